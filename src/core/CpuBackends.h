@@ -1,0 +1,14 @@
+#pragma once
+
+#include <memory>
+
+#include "Backend.h"
+
+namespace fishschool {
+
+/// SPEC.md's step on one thread.
+std::unique_ptr<Backend> makeCpuBackend();
+/// SPEC.md's step with tbb::parallel_for over fish; bit-identical to the cpu backend.
+std::unique_ptr<Backend> makeTbbBackend();
+
+}  // namespace fishschool

@@ -1,0 +1,281 @@
+#include "CpuSolver.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <numeric>
+
+namespace fishschool {
+namespace {
+
+// Eight float or int lanes (GCC/Clang vector extensions): AVX on x86-64, two SSE registers
+// without it. Spelling the lanes out makes the order of every sum fixed, whatever the compiler,
+// the alignment of the arrays or the split across threads.
+constexpr int kLanes = 8;
+using Floats = float __attribute__((vector_size(kLanes * sizeof(float))));
+using Ints = std::int32_t __attribute__((vector_size(kLanes * sizeof(std::int32_t))));
+
+inline Floats load(const float* p) {
+    Floats v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/// Keeps the lanes of x where mask is all ones, zeroes the others (exactly: adding 0 to a sum
+/// leaves it unchanged).
+inline Floats select(Ints mask, Floats x) {
+    return reinterpret_cast<Floats>(mask & reinterpret_cast<Ints>(x));
+}
+
+/// Accumulates fish [begin, end) into the neighbour sums of fish `self`.
+struct RangeAccumulator {
+    Floats cx{}, cy{}, cz{}, sx{}, sy{}, sz{}, ax{}, ay{}, az{};
+    Ints nc{}, ns{}, na{};
+
+    void add(const StepConstants& c, const float* px, const float* py, const float* pz,
+             const float* vx, const float* vy, const float* vz, std::size_t begin, std::size_t end,
+             std::size_t self, float pix, float piy, float piz) {
+        const Ints laneOffsets = {0, 1, 2, 3, 4, 5, 6, 7};
+        const auto selfIndex = static_cast<std::int32_t>(self);
+        std::size_t j = begin;
+        for (; j + kLanes <= end; j += kLanes) {
+            accumulateBlock(c, px, py, pz, vx, vy, vz, j,
+                            (laneOffsets + static_cast<std::int32_t>(j)) != selfIndex, pix, piy,
+                            piz);
+        }
+        if (j < end) {
+            // The last partial block: the arrays are padded, so a full block can be read and the
+            // lanes past `end` masked off.
+            const Ints inRange =
+                (laneOffsets + static_cast<std::int32_t>(j)) < static_cast<std::int32_t>(end);
+            accumulateBlock(c, px, py, pz, vx, vy, vz, j,
+                            inRange & ((laneOffsets + static_cast<std::int32_t>(j)) != selfIndex),
+                            pix, piy, piz);
+        }
+    }
+
+    inline void accumulateBlock(const StepConstants& c, const float* px, const float* py,
+                                const float* pz, const float* vx, const float* vy, const float* vz,
+                                std::size_t j, Ints use, float pix, float piy, float piz) {
+        const Floats dx = load(px + j) - pix, dy = load(py + j) - piy, dz = load(pz + j) - piz;
+        const Floats d2 = dx * dx + dy * dy + dz * dz;
+        const Ints inC = (d2 < c.cohesionRadius2) & use;
+        const Ints inS = (d2 < c.separationRadius2) & use;
+        const Ints inA = (d2 < c.alignmentRadius2) & use;
+        cx += select(inC, load(px + j));
+        cy += select(inC, load(py + j));
+        cz += select(inC, load(pz + j));
+        nc -= inC;  // a true comparison is -1
+        sx += select(inS, dx);
+        sy += select(inS, dy);
+        sz += select(inS, dz);
+        ns -= inS;
+        ax += select(inA, load(vx + j));
+        ay += select(inA, load(vy + j));
+        az += select(inA, load(vz + j));
+        na -= inA;
+    }
+
+    NeighborSums sums() const {
+        NeighborSums s;
+        for (int l = 0; l < kLanes; ++l) {
+            s.cohesion += glm::vec3(cx[l], cy[l], cz[l]);
+            s.separation += glm::vec3(sx[l], sy[l], sz[l]);
+            s.alignment += glm::vec3(ax[l], ay[l], az[l]);
+            s.cohesionCount += nc[l];
+            s.separationCount += ns[l];
+            s.alignmentCount += na[l];
+        }
+        return s;
+    }
+};
+
+constexpr int kCellsPerRadius = 1;
+constexpr std::size_t kAllPairsGrain = 64;
+constexpr std::size_t kGridGrain = 2048;
+
+}  // namespace
+
+void CpuSolver::Arrays::resize(std::size_t n) {
+    // kLanes zeros past the end let the search read whole blocks (see RangeAccumulator::add).
+    for (auto* a : {&px, &py, &pz, &vx, &vy, &vz}) a->assign(n + kLanes, 0.0f);
+}
+
+CpuSolver::CpuSolver(ParallelFor parallelFor) : parallelFor_(std::move(parallelFor)) {
+    setParams(SimParams{});
+}
+
+void CpuSolver::setParams(const SimParams& params) {
+    params_ = params;
+    constants_ = StepConstants::from(params_);
+}
+
+void CpuSolver::upload(std::span<const Fish> school) {
+    const std::size_t n = school.size();
+    current_.resize(n);
+    next_.resize(n);
+    for (auto* a : {&ax_, &ay_, &az_}) a->assign(n, 0.0f);
+    ids_.resize(n);
+    nextIds_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const Fish& f = school[i];
+        current_.px[i] = f.position.x;
+        current_.py[i] = f.position.y;
+        current_.pz[i] = f.position.z;
+        current_.vx[i] = f.velocity.x;
+        current_.vy[i] = f.velocity.y;
+        current_.vz[i] = f.velocity.z;
+        ax_[i] = f.acceleration.x;
+        ay_[i] = f.acceleration.y;
+        az_[i] = f.acceleration.z;
+        ids_[i] = static_cast<std::uint32_t>(i);
+    }
+}
+
+School CpuSolver::download() const {
+    School school(ids_.size());
+    for (std::size_t k = 0; k < ids_.size(); ++k) {
+        Fish& f = school[ids_[k]];
+        f.position = {current_.px[k], current_.py[k], current_.pz[k]};
+        f.velocity = {current_.vx[k], current_.vy[k], current_.vz[k]};
+        f.acceleration = {ax_[k], ay_[k], az_[k]};
+    }
+    return school;
+}
+
+void CpuSolver::step() {
+    const std::size_t n = size();
+    if (n == 0) return;
+    const bool useGrid = usesGrid();
+    if (useGrid) buildGrid();
+    parallelFor_(n, useGrid ? kGridGrain : kAllPairsGrain,
+                 [&](std::size_t begin, std::size_t end) { stepRange(begin, end, useGrid); });
+    std::swap(current_, next_);
+}
+
+/// Counting sort of the fish by cell: count, prefix sum, scatter, then reorder current_ so that
+/// the fish of a cell, and of a row of cells, sit together in memory. Within a cell the fish keep
+/// their previous relative order, however the scatter was split across threads.
+void CpuSolver::buildGrid() {
+    const std::size_t n = size();
+    grid_ = GridShape::forTank(params_.bounds, maxRadius(params_), 2 * n + 64, kCellsPerRadius);
+    const std::size_t cells = grid_.cellCount();
+    fishCell_.resize(n);
+    cellStart_.assign(cells + 1, 0);
+    sortedFrom_.resize(n);
+
+    parallelFor_(n, kGridGrain, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+            const std::uint32_t cell =
+                grid_.index(grid_.cellOf(current_.px[i], current_.py[i], current_.pz[i]));
+            fishCell_[i] = cell;
+            std::atomic_ref<std::uint32_t>(cellStart_[cell + 1])
+                .fetch_add(1, std::memory_order_relaxed);
+        }
+    });
+    std::partial_sum(cellStart_.begin(), cellStart_.end(), cellStart_.begin());
+
+    cellFill_.assign(cellStart_.begin(), cellStart_.end() - 1);
+    parallelFor_(n, kGridGrain, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+            const std::uint32_t slot = std::atomic_ref<std::uint32_t>(cellFill_[fishCell_[i]])
+                                           .fetch_add(1, std::memory_order_relaxed);
+            sortedFrom_[slot] = static_cast<std::uint32_t>(i);
+        }
+    });
+    // Concurrent scatters fill a cell in any order: restore the previous order within each cell.
+    parallelFor_(cells, 4096, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t cell = begin; cell < end; ++cell)
+            std::sort(sortedFrom_.begin() + cellStart_[cell],
+                      sortedFrom_.begin() + cellStart_[cell + 1]);
+    });
+
+    parallelFor_(n, kGridGrain, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k) {
+            const std::uint32_t from = sortedFrom_[k];
+            next_.px[k] = current_.px[from];
+            next_.py[k] = current_.py[from];
+            next_.pz[k] = current_.pz[from];
+            next_.vx[k] = current_.vx[from];
+            next_.vy[k] = current_.vy[from];
+            next_.vz[k] = current_.vz[from];
+            nextIds_[k] = ids_[from];
+        }
+    });
+    // The sorted copy becomes the previous state; its ids follow it.
+    std::swap(current_, next_);
+    std::swap(ids_, nextIds_);
+}
+
+bool CpuSolver::usesGrid() const {
+    return params_.neighborSearch == NeighborSearch::Grid && maxRadius(params_) > 0.0f;
+}
+
+template <class Visit>
+void CpuSolver::forCandidateRanges(std::size_t i, bool useGrid, Visit&& visit) const {
+    if (!useGrid) {
+        if (maxRadius(params_) > 0.0f) visit(std::size_t{0}, size());
+        return;
+    }
+    const glm::ivec3 cell = grid_.cellOf(current_.px[i], current_.py[i], current_.pz[i]);
+    const int r = grid_.reach;
+    const int x0 = std::max(cell.x - r, 0), x1 = std::min(cell.x + r, grid_.dimX - 1);
+    for (int z = std::max(cell.z - r, 0); z <= std::min(cell.z + r, grid_.dimZ - 1); ++z) {
+        for (int y = std::max(cell.y - r, 0); y <= std::min(cell.y + r, grid_.dimY - 1); ++y) {
+            // The cells x-r..x+r of one row are contiguous, hence one contiguous range of slots.
+            visit(std::size_t{cellStart_[grid_.index({x0, y, z})]},
+                  std::size_t{cellStart_[grid_.index({x1, y, z}) + 1]});
+        }
+    }
+}
+
+std::vector<std::uint32_t> CpuSolver::neighborsOf(std::uint32_t uploadIndex, float radius) {
+    const bool useGrid = usesGrid();
+    if (useGrid) buildGrid();
+    const auto slot =
+        static_cast<std::size_t>(std::find(ids_.begin(), ids_.end(), uploadIndex) - ids_.begin());
+    std::vector<std::uint32_t> found;
+    if (slot >= size()) return found;
+    const float r2 = radius * radius;
+    forCandidateRanges(slot, useGrid, [&](std::size_t first, std::size_t last) {
+        for (std::size_t j = first; j < last; ++j) {
+            const float dx = current_.px[j] - current_.px[slot];
+            const float dy = current_.py[j] - current_.py[slot];
+            const float dz = current_.pz[j] - current_.pz[slot];
+            if (j != slot && dx * dx + dy * dy + dz * dz < r2) found.push_back(ids_[j]);
+        }
+    });
+    std::sort(found.begin(), found.end());
+    return found;
+}
+
+void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid) {
+    const StepConstants& c = constants_;
+    const float* px = current_.px.data();
+    const float* py = current_.py.data();
+    const float* pz = current_.pz.data();
+    const float* vx = current_.vx.data();
+    const float* vy = current_.vy.data();
+    const float* vz = current_.vz.data();
+
+    for (std::size_t i = begin; i < end; ++i) {
+        const glm::vec3 p(px[i], py[i], pz[i]);
+        const glm::vec3 v(vx[i], vy[i], vz[i]);
+        RangeAccumulator acc;
+        forCandidateRanges(i, useGrid, [&](std::size_t first, std::size_t last) {
+            acc.add(c, px, py, pz, vx, vy, vz, first, last, i, p.x, p.y, p.z);
+        });
+        const FishUpdate u = integrateFish(c, p, v, acc.sums());
+        next_.px[i] = u.position.x;
+        next_.py[i] = u.position.y;
+        next_.pz[i] = u.position.z;
+        next_.vx[i] = u.velocity.x;
+        next_.vy[i] = u.velocity.y;
+        next_.vz[i] = u.velocity.z;
+        ax_[i] = u.acceleration.x;
+        ay_[i] = u.acceleration.y;
+        az_[i] = u.acceleration.z;
+    }
+}
+
+}  // namespace fishschool

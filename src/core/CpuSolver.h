@@ -1,0 +1,88 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "Backend.h"
+#include "Fish.h"
+#include "GridShape.h"
+#include "SimParams.h"
+#include "StepRule.h"
+
+namespace fishschool {
+
+/// SPEC.md's step over a structure-of-arrays copy of the school, with all-pairs or grid neighbour
+/// search. The cpu and tbb backends differ only in the ParallelFor they hand in; every result is
+/// independent of how the work is split, so the two are bit-identical.
+class CpuSolver {
+  public:
+    /// Runs body(begin, end) over chunks that cover [0, count), in any order or concurrently.
+    using ParallelFor =
+        std::function<void(std::size_t count, std::size_t grain,
+                           const std::function<void(std::size_t, std::size_t)>& body)>;
+
+    explicit CpuSolver(ParallelFor parallelFor);
+
+    void setParams(const SimParams& params);
+    void upload(std::span<const Fish> school);
+    /// The school in upload order.
+    School download() const;
+    std::size_t size() const { return ids_.size(); }
+    void step();
+
+    /// The upload indices of the fish within `radius` (strict <) of fish `uploadIndex`, as the
+    /// current search mode finds them; for tests. Builds the grid for the current state.
+    std::vector<std::uint32_t> neighborsOf(std::uint32_t uploadIndex, float radius);
+
+  private:
+    /// One buffer of the double-buffered state: n fish, then a few zeros of padding.
+    struct Arrays {
+        std::vector<float> px, py, pz, vx, vy, vz;
+        void resize(std::size_t n);
+    };
+
+    bool usesGrid() const;
+    void buildGrid();
+    void stepRange(std::size_t begin, std::size_t end, bool useGrid);
+    /// Calls visit(first, last) for the ranges of slots that may hold neighbours of slot i.
+    template <class Visit>
+    void forCandidateRanges(std::size_t i, bool useGrid, Visit&& visit) const;
+
+    ParallelFor parallelFor_;
+    SimParams params_;
+    StepConstants constants_;
+
+    Arrays current_, next_;
+    std::vector<float> ax_, ay_, az_;
+    std::vector<std::uint32_t> ids_, nextIds_;  ///< upload index of the fish in each slot
+
+    GridShape grid_;
+    std::vector<std::uint32_t> fishCell_;    ///< cell of each fish of current_
+    std::vector<std::uint32_t> cellStart_;   ///< first sorted slot of each cell; cellCount()+1 long
+    std::vector<std::uint32_t> cellFill_;    ///< scatter cursor per cell
+    std::vector<std::uint32_t> sortedFrom_;  ///< current_ slot of each sorted slot
+};
+
+/// The part of the cpu and tbb backends that is the same: everything but how work is split.
+class CpuSolverBackend : public Backend {
+  public:
+    explicit CpuSolverBackend(CpuSolver::ParallelFor parallelFor)
+        : solver_(std::move(parallelFor)) {}
+
+    void setParams(const SimParams& params) override { solver_.setParams(params); }
+    Result<void> upload(std::span<const Fish> school) override {
+        solver_.upload(school);
+        return {};
+    }
+    School download() override { return solver_.download(); }
+    std::size_t fishCount() const override { return solver_.size(); }
+    void step() override { solver_.step(); }
+
+  private:
+    CpuSolver solver_;
+};
+
+}  // namespace fishschool

@@ -1,0 +1,78 @@
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include <glm/vec3.hpp>
+
+namespace fishschool {
+
+/// The cells of a uniform grid over the tank [-bounds, bounds]. A cell is at least as wide as the
+/// largest neighbour radius (plus a margin against rounding), so two fish closer than that radius
+/// lie in the same or adjacent cells. Fish outside the tank are clamped to the border cells, which
+/// keeps that property and never indexes out of range.
+struct GridShape {
+    glm::dvec3 origin{0.0};
+    double cellSize = 1.0;
+    int dimX = 1, dimY = 1, dimZ = 1;
+
+    std::size_t cellCount() const {
+        return static_cast<std::size_t>(dimX) * static_cast<std::size_t>(dimY) *
+               static_cast<std::size_t>(dimZ);
+    }
+
+    /// Cell coordinate along one axis, clamped to [0, dim-1]; NaN goes to 0.
+    static int axisCell(float p, double origin, double cellSize, int dim) {
+        const double f = (static_cast<double>(p) - origin) / cellSize;
+        if (!(f > 0.0)) return 0;
+        if (f >= static_cast<double>(dim - 1)) return dim - 1;
+        return static_cast<int>(f);
+    }
+
+    glm::ivec3 cellOf(float x, float y, float z) const {
+        return {axisCell(x, origin.x, cellSize, dimX), axisCell(y, origin.y, cellSize, dimY),
+                axisCell(z, origin.z, cellSize, dimZ)};
+    }
+
+    /// Cells are numbered x fastest, so the three cells x-1..x+1 of a row are contiguous.
+    std::uint32_t index(const glm::ivec3& c) const {
+        return static_cast<std::uint32_t>(c.x + dimX * (c.y + dimY * c.z));
+    }
+
+    /// How many cells around a fish's own cell hold every fish within the radius.
+    int reach = 1;
+
+    /// A grid for a tank of half extents `bounds`, with cells at least `radius / cellsPerRadius`
+    /// wide, so that the fish within `radius` lie within `cellsPerRadius` cells, and at most about
+    /// `maxCells` cells (the cells grow when the tank is large for the radius).
+    static GridShape forTank(const glm::vec3& bounds, float radius, std::size_t maxCells,
+                             int cellsPerRadius = 1) {
+        constexpr double kRoundingMargin = 1.0 + 1e-4;
+        constexpr int kMaxDim = 1 << 12;
+        GridShape shape;
+        shape.origin = -glm::dvec3(bounds);
+        const glm::dvec3 extent = 2.0 * glm::dvec3(bounds);
+        const double largestExtent = std::max({extent.x, extent.y, extent.z});
+        shape.reach = cellsPerRadius;
+        double cell = std::max(static_cast<double>(radius) * kRoundingMargin / cellsPerRadius,
+                               largestExtent / kMaxDim);
+        if (!(cell > 0.0) || !std::isfinite(cell)) cell = std::max(largestExtent, 1.0);
+        maxCells = std::max<std::size_t>(maxCells, 1);
+        for (;;) {
+            auto dim = [&](double e) {
+                return static_cast<int>(std::clamp(std::ceil(e / cell), 1.0, double(kMaxDim)));
+            };
+            shape.dimX = dim(extent.x);
+            shape.dimY = dim(extent.y);
+            shape.dimZ = dim(extent.z);
+            shape.cellSize = cell;
+            if (shape.cellCount() <= maxCells) break;
+            cell *= 1.26;  // about 2x fewer cells each round
+        }
+        return shape;
+    }
+};
+
+}  // namespace fishschool

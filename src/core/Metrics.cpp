@@ -1,0 +1,132 @@
+#include "Metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include <glm/geometric.hpp>
+
+#include "GridShape.h"
+
+namespace fishschool {
+namespace {
+
+/// The school's fish sorted by grid cell (a sequential counting sort), for neighbour queries.
+struct CellIndex {
+    GridShape shape;
+    std::vector<std::uint32_t> cellStart;  // cellCount()+1
+    std::vector<std::uint32_t> fish;       // fish indices in cell order
+
+    CellIndex(std::span<const Fish> school, const glm::vec3& bounds, float cellWidth) {
+        shape = GridShape::forTank(bounds, cellWidth, 2 * school.size() + 64);
+        cellStart.assign(shape.cellCount() + 1, 0);
+        std::vector<std::uint32_t> cellOf(school.size());
+        for (std::size_t i = 0; i < school.size(); ++i) {
+            const glm::vec3& p = school[i].position;
+            cellOf[i] = shape.index(shape.cellOf(p.x, p.y, p.z));
+            ++cellStart[cellOf[i] + 1];
+        }
+        std::partial_sum(cellStart.begin(), cellStart.end(), cellStart.begin());
+        std::vector<std::uint32_t> fill(cellStart.begin(), cellStart.end() - 1);
+        fish.resize(school.size());
+        for (std::size_t i = 0; i < school.size(); ++i)
+            fish[fill[cellOf[i]]++] = static_cast<std::uint32_t>(i);
+    }
+
+    /// Calls visit(j) for every fish in the cells within `ring` cells of `cell` (a cube).
+    template <class Visit>
+    void forCellsAround(const glm::ivec3& cell, int ring, Visit&& visit) const {
+        for (int z = std::max(cell.z - ring, 0); z <= std::min(cell.z + ring, shape.dimZ - 1); ++z)
+            for (int y = std::max(cell.y - ring, 0); y <= std::min(cell.y + ring, shape.dimY - 1);
+                 ++y) {
+                const int x0 = std::max(cell.x - ring, 0),
+                          x1 = std::min(cell.x + ring, shape.dimX - 1);
+                for (std::uint32_t k = cellStart[shape.index({x0, y, z})];
+                     k < cellStart[shape.index({x1, y, z}) + 1]; ++k)
+                    visit(fish[k]);
+            }
+    }
+};
+
+/// Distance to the nearest other fish, searching cube rings of cells outward until no closer
+/// fish can remain.
+double nearestDistance(std::span<const Fish> school, const CellIndex& index, std::size_t i) {
+    const glm::vec3 p = school[i].position;
+    const glm::ivec3 cell = index.shape.cellOf(p.x, p.y, p.z);
+    const int maxRing = std::max({index.shape.dimX, index.shape.dimY, index.shape.dimZ});
+    double best2 = std::numeric_limits<double>::infinity();
+    for (int ring = 1; ring <= maxRing; ++ring) {
+        index.forCellsAround(cell, ring, [&](std::uint32_t j) {
+            if (j == i) return;
+            const glm::dvec3 d = glm::dvec3(school[j].position) - glm::dvec3(p);
+            best2 = std::min(best2, glm::dot(d, d));
+        });
+        // Every fish not yet seen lies at least `ring` whole cells away.
+        const double reach = ring * index.shape.cellSize;
+        if (best2 <= reach * reach) break;
+    }
+    return std::sqrt(best2);
+}
+
+}  // namespace
+
+SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& params) {
+    SchoolMetrics m;
+    const std::size_t n = school.size();
+    if (n == 0) return m;
+
+    glm::dvec3 centre(0.0), meanHeading(0.0);
+    for (const Fish& f : school) {
+        centre += glm::dvec3(f.position);
+        const double speed = glm::length(glm::dvec3(f.velocity));
+        if (speed > 0.0) meanHeading += glm::dvec3(f.velocity) / speed;
+    }
+    centre /= static_cast<double>(n);
+    m.polarization = glm::length(meanHeading / static_cast<double>(n));
+
+    glm::dvec3 meanMomentum(0.0);
+    for (const Fish& f : school) {
+        const glm::dvec3 r = glm::dvec3(f.position) - centre;
+        const glm::dvec3 v(f.velocity);
+        const double rl = glm::length(r), vl = glm::length(v);
+        if (rl > 0.0 && vl > 0.0) meanMomentum += glm::cross(r / rl, v / vl);
+    }
+    m.milling = glm::length(meanMomentum / static_cast<double>(n));
+
+    if (n < 2) return m;
+    const float radius = params.rCohesion;
+    const CellIndex index(school, params.bounds, std::max(radius, 1e-3f * params.bounds.x));
+    const double r2 = static_cast<double>(radius) * radius;
+    double neighbors = 0.0, nearestSum = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const glm::vec3 p = school[i].position;
+        index.forCellsAround(index.shape.cellOf(p.x, p.y, p.z), 1, [&](std::uint32_t j) {
+            if (j == i) return;
+            const glm::vec3 d = school[j].position - p;
+            if (glm::dot(d, d) < r2) neighbors += 1.0;
+        });
+        nearestSum += nearestDistance(school, index, i);
+    }
+    m.meanNeighbors = neighbors / static_cast<double>(n);
+    m.meanNearestNeighborDistance = nearestSum / static_cast<double>(n);
+    return m;
+}
+
+std::uint64_t pairsTestedPerStep(std::span<const Fish> school, const SimParams& params) {
+    const std::uint64_t n = school.size();
+    if (n == 0) return 0;
+    if (params.neighborSearch == NeighborSearch::AllPairs) return n * (n - 1);
+    if (maxRadius(params) <= 0.0f) return 0;  // the grid search is skipped
+    // The grid search tests every fish of the 27 cells around a fish, itself excluded.
+    const CellIndex index(school, params.bounds, maxRadius(params));
+    std::uint64_t pairs = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const glm::vec3 p = school[i].position;
+        index.forCellsAround(index.shape.cellOf(p.x, p.y, p.z), 1, [&](std::uint32_t) { ++pairs; });
+        --pairs;
+    }
+    return pairs;
+}
+
+}  // namespace fishschool

@@ -1,0 +1,177 @@
+#include "Scenario.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <glm/geometric.hpp>
+
+namespace fishschool {
+namespace {
+
+/// splitmix64: a small, well-mixed generator whose output is the same on every platform
+/// (std::uniform_real_distribution is not).
+struct SplitMix64 {
+    std::uint64_t state;
+    std::uint64_t next() {
+        std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    /// Uniform in [0, 1).
+    float unit() { return static_cast<float>(next() >> 40) * (1.0f / 16777216.0f); }
+    float symmetric() { return 2.0f * unit() - 1.0f; }
+};
+
+constexpr float kSpawnMargin = 0.05f;  // fraction of the tank kept free at the walls
+constexpr int kSpawnTries = 1000;
+
+bool insideRock(const glm::vec3& p, const Rock& rock) {
+    const glm::vec3 d = p - rock.center;
+    return glm::dot(d, d) < rock.radius * rock.radius;
+}
+
+/// The nearest point on or outside the rock's surface, nudged out so that rounding keeps it
+/// outside.
+glm::vec3 pushOutOfRock(const glm::vec3& p, const Rock& rock) {
+    glm::vec3 d = p - rock.center;
+    const float len = glm::length(d);
+    const glm::vec3 direction = len > 0.0f ? d / len : glm::vec3(0.0f, 1.0f, 0.0f);
+    float distance = rock.radius;
+    glm::vec3 out = rock.center + direction * distance;
+    while (insideRock(out, rock)) {
+        distance = std::nextafter(distance, INFINITY) * (1.0f + 1e-6f);
+        out = rock.center + direction * distance;
+    }
+    return out;
+}
+
+}  // namespace
+
+bool isInScene(const glm::vec3& position, const SimParams& params) {
+    for (int k = 0; k < 3; ++k) {
+        if (!(std::abs(position[k]) <= params.bounds[k])) return false;
+    }
+    return std::none_of(params.rocks.begin(), params.rocks.end(),
+                        [&](const Rock& rock) { return insideRock(position, rock); });
+}
+
+Fish makeInitialFish(const SimParams& params, std::uint64_t index) {
+    SplitMix64 rng{params.seed ^ (index * 0xD1B54A32D192ED03ull)};
+    rng.next();
+    const glm::vec3 spawnExtent = params.bounds * (1.0f - kSpawnMargin);
+    Fish fish;
+    for (int attempt = 0; attempt < kSpawnTries; ++attempt) {
+        fish.position = spawnExtent * glm::vec3(rng.symmetric(), rng.symmetric(), rng.symmetric());
+        if (isInScene(fish.position, params)) break;
+    }
+    if (!isInScene(fish.position, params)) {
+        School one{fish};
+        moveIntoScene(one, params);
+        fish = one.front();
+    }
+    // A direction uniform on the sphere, by rejection (no trigonometry: same bits everywhere).
+    glm::vec3 direction(1.0f, 0.0f, 0.0f);
+    for (int attempt = 0; attempt < kSpawnTries; ++attempt) {
+        const glm::vec3 d(rng.symmetric(), rng.symmetric(), rng.symmetric());
+        const float len2 = glm::dot(d, d);
+        if (len2 > 0.01f && len2 <= 1.0f) {
+            direction = d / std::sqrt(len2);
+            break;
+        }
+    }
+    fish.velocity = direction * (0.5f * params.maxVelocity);
+    return fish;
+}
+
+School makeInitialSchool(const SimParams& params) {
+    School school(static_cast<std::size_t>(std::max<std::int64_t>(params.fishCount, 0)));
+    for (std::size_t i = 0; i < school.size(); ++i) school[i] = makeInitialFish(params, i);
+    return school;
+}
+
+void resizeSchool(School& school, std::size_t count, const SimParams& params) {
+    const std::size_t old = school.size();
+    school.resize(count);
+    for (std::size_t i = old; i < count; ++i) school[i] = makeInitialFish(params, i);
+}
+
+std::size_t moveIntoScene(School& school, const SimParams& params) {
+    std::size_t moved = 0;
+    for (Fish& fish : school) {
+        if (isInScene(fish.position, params)) continue;
+        glm::vec3 p = fish.position;
+        // Overlapping rocks can push a fish from one into another: a few rounds settle it.
+        for (int round = 0; round < 8 && !isInScene(p, params); ++round) {
+            for (int k = 0; k < 3; ++k) {
+                const float b = params.bounds[k];
+                p[k] = std::isfinite(p[k]) ? std::clamp(p[k], -b, b) : 0.0f;
+            }
+            for (const Rock& rock : params.rocks) {
+                if (insideRock(p, rock)) p = pushOutOfRock(p, rock);
+            }
+        }
+        fish.position = p;
+        ++moved;
+    }
+    return moved;
+}
+
+SimParams fixedDensityParams(std::int64_t fishCount) {
+    const SimParams base;
+    const double ratio = static_cast<double>(std::max<std::int64_t>(fishCount, 1)) /
+                         static_cast<double>(base.fishCount);
+    const float scale = static_cast<float>(std::max(std::cbrt(ratio), 0.05));
+    SimParams params = base;
+    params.fishCount = fishCount;
+    params.bounds = base.bounds * scale;
+    params.rocks.clear();
+    for (const Rock& rock : base.rocks) {
+        SimParams candidate = params;
+        candidate.rocks = {{rock.center * scale, rock.radius * scale}};
+        // A tiny tank cannot keep a rock's gap to the walls: such a rock is left out.
+        if (validate(candidate)) params.rocks.push_back(candidate.rocks.front());
+    }
+    return params;
+}
+
+std::span<const Preset> presets() {
+    static const std::vector<Preset> all = [] {
+        std::vector<Preset> list;
+        list.push_back({"Default", "2,000 fish, three rocks, grid search", SimParams{}});
+
+        SimParams article;
+        article.neighborSearch = NeighborSearch::AllPairs;
+        article.lockVerticalSteering = true;
+        list.push_back({"Article",
+                        "The article's set-up: all-pairs search, steering locked to the horizontal",
+                        article});
+
+        SimParams tight;
+        tight.kCohesion = 2.0f;
+        tight.kAlignment = 0.5f;
+        tight.rSeparation = 1.5f;
+        list.push_back({"Tight ball", "Strong cohesion, weak alignment: a dense bait ball", tight});
+
+        SimParams swarm;
+        swarm.kAlignment = 0.0f;
+        swarm.kCohesion = 1.5f;
+        list.push_back({"Swarm", "No alignment: a milling, disordered swarm", swarm});
+
+        SimParams streams;
+        streams.kAlignment = 2.5f;
+        streams.rAlignment = 10.0f;
+        streams.kCohesion = 0.5f;
+        list.push_back(
+            {"Streams", "Strong alignment: polarised streams that sweep the tank", streams});
+
+        list.push_back({"100k fish", "100,000 fish in a tank scaled to the default density",
+                        fixedDensityParams(100'000)});
+        list.push_back({"1M fish", "1,000,000 fish in a tank scaled to the default density",
+                        fixedDensityParams(1'000'000)});
+        return list;
+    }();
+    return all;
+}
+
+}  // namespace fishschool

@@ -1,0 +1,51 @@
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "Fish.h"
+#include "SimParams.h"
+
+namespace fishschool {
+
+/// The scenes shared by the app, the CLI, the tests and the benchmarks, so that what is
+/// benchmarked is what is seen.
+
+/// The initial school of params.fishCount fish, from params.seed: uniform inside the tank (a
+/// margin from the walls), outside every rock, swimming at half maxVelocity in random directions.
+/// The same params give the same school on every machine.
+School makeInitialSchool(const SimParams& params);
+
+/// Fish number `index` of the school that makeInitialSchool(params) would make. Lets the app grow
+/// a school and keep the fish it has.
+Fish makeInitialFish(const SimParams& params, std::uint64_t index);
+
+/// Grows or shrinks `school` to `count` fish: keeps the first fish, adds fish as
+/// makeInitialFish would make them.
+void resizeSchool(School& school, std::size_t count, const SimParams& params);
+
+/// SPEC.md "Changing the scene": moves every fish that lies outside the tank or inside a rock to
+/// the nearest point inside the tank and outside the rocks, keeping its velocity. Returns how
+/// many fish moved.
+std::size_t moveIntoScene(School& school, const SimParams& params);
+
+/// True when the fish lies inside the closed tank and outside every rock.
+bool isInScene(const glm::vec3& position, const SimParams& params);
+
+/// The default parameters with the tank (and the rocks with it) scaled so that the mean number
+/// of fish per unit volume equals that of the default 2,000-fish scene.
+SimParams fixedDensityParams(std::int64_t fishCount);
+
+/// A named starting point for the panel's preset menu.
+struct Preset {
+    std::string name;
+    std::string description;
+    SimParams params;
+};
+
+/// The presets: "Default", "Article" and a few of our own.
+std::span<const Preset> presets();
+
+}  // namespace fishschool

@@ -1,0 +1,90 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <glm/vec3.hpp>
+
+#include "Result.h"
+
+namespace fishschool {
+
+/// A static spherical rock.
+struct Rock {
+    glm::vec3 center{0.0f};  ///< m, inside the tank
+    float radius = 1.0f;     ///< m, > 0
+
+    bool operator==(const Rock&) const = default;
+};
+
+/// How a backend finds the neighbours of a fish.
+enum class NeighborSearch {
+    AllPairs,  ///< every fish against every other, O(N^2): the article's algorithm
+    Grid,      ///< uniform grid of cells as wide as the largest radius, O(N)
+};
+
+std::string_view toString(NeighborSearch search);
+std::optional<NeighborSearch> parseNeighborSearch(std::string_view text);
+
+/// Every tunable of the simulation; the config file keys are the member names (SPEC.md).
+/// Defaults give a lively school of 2,000 fish in a 80 x 40 x 80 m tank with three rocks.
+struct SimParams {
+    /// Number of fish N. Integer, 0 to kMaxFishCount.
+    std::int64_t fishCount = 2000;
+    /// Seed of the initial state. Any unsigned 64-bit value.
+    std::uint64_t seed = 1;
+    /// Fixed time step. Seconds, finite, > 0; maxVelocity * dt < min(bounds).
+    float dt = 1.0f / 60.0f;
+
+    /// Weight of the steer toward the centre of the cohesion neighbours. Finite, any sign.
+    float kCohesion = 1.0f;
+    /// Weight of the steer away from the separation neighbours. Finite, any sign.
+    float kSeparation = 1.5f;
+    /// Weight of the steer along the mean velocity of the alignment neighbours. Finite, any sign.
+    float kAlignment = 1.0f;
+
+    /// Cohesion neighbour radius. m, finite, >= 0.
+    float rCohesion = 10.0f;
+    /// Separation neighbour radius. m, finite, >= 0.
+    float rSeparation = 2.5f;
+    /// Alignment neighbour radius. m, finite, >= 0.
+    float rAlignment = 6.0f;
+
+    /// Limit on the length of the acceleration. m/s^2, finite, > 0.
+    float maxAcceleration = 3.0f;
+    /// Limit on the length of the velocity. m/s, finite, > 0.
+    float maxVelocity = 5.0f;
+
+    /// Half extents of the tank [-bx,bx] x [-by,by] x [-bz,bz]; y is up. m, finite, > 0.
+    glm::vec3 bounds{40.0f, 20.0f, 40.0f};
+    /// When true the vertical (y) component of the acceleration is zeroed.
+    bool lockVerticalSteering = false;
+
+    /// Static spheres; each inside the tank with a gap >= maxVelocity * dt to every wall.
+    std::vector<Rock> rocks{
+        {{-14.0f, -13.0f, -10.0f}, 6.0f},
+        {{12.0f, -14.0f, 9.0f}, 5.0f},
+        {{2.0f, -15.0f, 22.0f}, 4.0f},
+    };
+
+    /// Neighbour search: "all-pairs" (the article's, the reference) or "grid".
+    NeighborSearch neighborSearch = NeighborSearch::Grid;
+
+    bool operator==(const SimParams&) const = default;
+};
+
+/// The largest fish count accepted anywhere (config, CLI, UI): 16 million fish, about 600 MB of
+/// state per copy.
+inline constexpr std::int64_t kMaxFishCount = 16'000'000;
+
+/// Checks every rule of SPEC.md. The error names the key, the value and what is allowed,
+/// e.g. "rCohesion: -1 is not allowed; must be finite and >= 0".
+Result<void> validate(const SimParams& params);
+
+/// The largest of the three neighbour radii.
+float maxRadius(const SimParams& params);
+
+}  // namespace fishschool

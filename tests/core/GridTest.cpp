@@ -1,0 +1,175 @@
+// Grid neighbour search against the all-pairs reference.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/CpuBackends.h"
+#include "core/CpuSolver.h"
+#include "core/Scenario.h"
+
+namespace fishschool {
+namespace {
+
+void serialFor(std::size_t count, std::size_t,
+               const std::function<void(std::size_t, std::size_t)>& body) {
+    if (count > 0) body(0, count);
+}
+
+SimParams sceneParams(NeighborSearch search) {
+    SimParams p;
+    p.bounds = {20.0f, 10.0f, 20.0f};
+    p.rocks = {{{5.0f, -5.0f, 5.0f}, 3.0f}};
+    p.rCohesion = 4.0f;
+    p.rSeparation = 1.0f;
+    p.rAlignment = 2.5f;
+    p.neighborSearch = search;
+    return p;
+}
+
+/// Random fish, plus fish exactly on cell borders: the grid's cells are rCohesion (slightly
+/// more) wide from -bounds, and many fish sit at exact multiples of the radius from each other.
+School borderlineSchool(const SimParams& p, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+    School school;
+    for (int i = 0; i < 400; ++i) {
+        Fish f;
+        f.position = p.bounds * glm::vec3(unit(rng), unit(rng), unit(rng));
+        f.velocity = glm::vec3(unit(rng), unit(rng), unit(rng));
+        school.push_back(f);
+    }
+    const float r = p.rCohesion;
+    for (int ix = -4; ix <= 4; ++ix)
+        for (int iy = -2; iy <= 2; ++iy)
+            for (int iz = -4; iz <= 4; iz += 2) {
+                Fish f;
+                f.position = {ix * r, iy * r * 0.5f, iz * r};
+                f.velocity = {1.0f, 0.0f, 0.0f};
+                school.push_back(f);
+            }
+    // Exactly at each radius from a fish, along each axis, and both walls.
+    for (float radius : {p.rCohesion, p.rSeparation, p.rAlignment}) {
+        school.push_back({{1.0f, 1.0f, 1.0f}, {0, 1, 0}, {}});
+        school.push_back({{1.0f + radius, 1.0f, 1.0f}, {0, 1, 0}, {}});
+        school.push_back({{1.0f, 1.0f - radius, 1.0f}, {0, 1, 0}, {}});
+    }
+    school.push_back({{p.bounds.x, p.bounds.y, p.bounds.z}, {1, 0, 0}, {}});
+    school.push_back({{-p.bounds.x, -p.bounds.y, -p.bounds.z}, {1, 0, 0}, {}});
+    moveIntoScene(school, p);
+    return school;
+}
+
+TEST(Grid, FindsExactlyTheNeighbourSetsOfAllPairs) {
+    for (std::uint32_t seed : {1u, 2u, 3u}) {
+        const SimParams gridParams = sceneParams(NeighborSearch::Grid);
+        const School school = borderlineSchool(gridParams, seed);
+        CpuSolver grid(serialFor), allPairs(serialFor);
+        grid.setParams(gridParams);
+        allPairs.setParams(sceneParams(NeighborSearch::AllPairs));
+        grid.upload(school);
+        allPairs.upload(school);
+        for (float radius : {gridParams.rCohesion, gridParams.rSeparation, gridParams.rAlignment}) {
+            std::size_t total = 0;
+            for (std::uint32_t i = 0; i < school.size(); ++i) {
+                const auto expected = allPairs.neighborsOf(i, radius);
+                ASSERT_EQ(grid.neighborsOf(i, radius), expected)
+                    << "fish " << i << " radius " << radius << " seed " << seed;
+                total += expected.size();
+            }
+            EXPECT_GT(total, 20u) << "the scene should have neighbours at radius " << radius;
+        }
+    }
+}
+
+TEST(Grid, ExcludesAFishExactlyAtTheRadius) {
+    SimParams p = sceneParams(NeighborSearch::Grid);
+    const School school{
+        {{0, 0, 0}, {1, 0, 0}, {}}, {{4, 0, 0}, {1, 0, 0}, {}}, {{0, 3.5f, 0}, {1, 0, 0}, {}}};
+    CpuSolver grid(serialFor);
+    grid.setParams(p);
+    grid.upload(school);
+    EXPECT_EQ(grid.neighborsOf(0, 4.0f), std::vector<std::uint32_t>{2});
+    EXPECT_EQ(grid.neighborsOf(0, 4.5f), (std::vector<std::uint32_t>{1, 2}));
+}
+
+TEST(Grid, OneStepAgreesWithAllPairsToFloatRounding) {
+    const SimParams gridParams = sceneParams(NeighborSearch::Grid);
+    const School school = borderlineSchool(gridParams, 7);
+    auto grid = makeCpuBackend();
+    auto allPairs = makeCpuBackend();
+    grid->setParams(gridParams);
+    allPairs->setParams(sceneParams(NeighborSearch::AllPairs));
+    ASSERT_TRUE(grid->upload(school));
+    ASSERT_TRUE(allPairs->upload(school));
+    grid->step();
+    allPairs->step();
+    const School a = grid->download(), b = allPairs->download();
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        for (int k = 0; k < 3; ++k) {
+            EXPECT_NEAR(a[i].position[k], b[i].position[k],
+                        1e-4f * (1.0f + std::abs(b[i].position[k])))
+                << "fish " << i;
+            EXPECT_NEAR(a[i].velocity[k], b[i].velocity[k],
+                        1e-4f * (1.0f + std::abs(b[i].velocity[k])))
+                << "fish " << i;
+        }
+    }
+}
+
+TEST(Grid, KeepsEveryFishInTheSceneOver1000Steps) {
+    SimParams p = sceneParams(NeighborSearch::Grid);
+    p.fishCount = 500;
+    p.seed = 11;
+    p.rocks = {{{5.0f, -5.0f, 5.0f}, 3.0f}, {{-8.0f, 2.0f, -6.0f}, 2.5f}};
+    auto backend = makeTbbBackend();
+    backend->setParams(p);
+    ASSERT_TRUE(backend->upload(makeInitialSchool(p)));
+    for (int s = 0; s < 1000; ++s) backend->step();
+    const School school = backend->download();
+    ASSERT_EQ(school.size(), 500u);
+    for (const Fish& f : school) {
+        for (int k = 0; k < 3; ++k) {
+            ASSERT_TRUE(std::isfinite(f.position[k]) && std::isfinite(f.velocity[k]));
+        }
+        ASSERT_TRUE(isInScene(f.position, p))
+            << f.position.x << " " << f.position.y << " " << f.position.z;
+    }
+}
+
+TEST(Grid, FishFarOutsideAShrunkenTankAreNotLost) {
+    SimParams big = sceneParams(NeighborSearch::Grid);
+    big.bounds = {500.0f, 500.0f, 500.0f};
+    big.rocks.clear();
+    big.fishCount = 300;
+    const School school = makeInitialSchool(big);
+
+    SimParams small = sceneParams(NeighborSearch::Grid);  // a tank 25 times smaller
+    for (auto make : {makeCpuBackend, makeTbbBackend}) {
+        auto backend = make();
+        backend->setParams(small);
+        ASSERT_TRUE(backend->upload(school));
+        backend->step();
+        const School after = backend->download();
+        ASSERT_EQ(after.size(), school.size());
+        for (const Fish& f : after) {
+            for (int k = 0; k < 3; ++k) ASSERT_TRUE(std::isfinite(f.position[k]));
+        }
+    }
+}
+
+TEST(Grid, MatchesAllPairsWhenEveryRadiusIsZero) {
+    SimParams p = sceneParams(NeighborSearch::Grid);
+    p.rCohesion = p.rSeparation = p.rAlignment = 0.0f;
+    p.fishCount = 50;
+    auto backend = makeCpuBackend();
+    backend->setParams(p);
+    ASSERT_TRUE(backend->upload(makeInitialSchool(p)));
+    backend->step();
+    for (const Fish& f : backend->download()) EXPECT_EQ(f.acceleration, glm::vec3(0.0f));
+}
+
+}  // namespace
+}  // namespace fishschool

@@ -1,0 +1,135 @@
+// Scenes (initial school, resizing, moving fish into a changed scene) and school measures.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <glm/geometric.hpp>
+
+#include "core/Metrics.h"
+#include "core/Scenario.h"
+
+namespace fishschool {
+namespace {
+
+TEST(Scenario, InitialSchoolIsDeterministicAndInsideTheScene) {
+    SimParams p;
+    p.fishCount = 3000;
+    p.seed = 42;
+    const School a = makeInitialSchool(p), b = makeInitialSchool(p);
+    ASSERT_EQ(a.size(), 3000u);
+    EXPECT_EQ(a, b);
+    for (const Fish& f : a) {
+        EXPECT_TRUE(isInScene(f.position, p));
+        EXPECT_NEAR(glm::length(f.velocity), 0.5f * p.maxVelocity, 1e-4f);
+    }
+    p.seed = 43;
+    EXPECT_NE(makeInitialSchool(p), a);
+}
+
+TEST(Scenario, ResizeKeepsTheFishItHas) {
+    SimParams p;
+    p.fishCount = 100;
+    School school = makeInitialSchool(p);
+    school[0].position = {1.0f, 2.0f, 3.0f};
+    const School before = school;
+    resizeSchool(school, 250, p);
+    ASSERT_EQ(school.size(), 250u);
+    EXPECT_TRUE(std::equal(before.begin(), before.end(), school.begin()));
+    EXPECT_EQ(school[200], makeInitialFish(p, 200));
+    resizeSchool(school, 10, p);
+    ASSERT_EQ(school.size(), 10u);
+    EXPECT_EQ(school[0].position, glm::vec3(1.0f, 2.0f, 3.0f));
+}
+
+TEST(Scenario, MoveIntoSceneBringsFishInsideAndKeepsVelocity) {
+    SimParams p;
+    School school{{{100.0f, 0.0f, 0.0f}, {1, 2, 3}, {}},
+                  {p.rocks[0].center + glm::vec3(0.5f, 0.0f, 0.0f), {4, 5, 6}, {}},
+                  {p.rocks[1].center, {0, 0, 1}, {}},
+                  {{0.0f, 0.0f, 0.0f}, {1, 0, 0}, {}}};
+    const School before = school;
+    EXPECT_EQ(moveIntoScene(school, p), 3u);
+    for (std::size_t i = 0; i < school.size(); ++i) {
+        EXPECT_TRUE(isInScene(school[i].position, p)) << i;
+        EXPECT_EQ(school[i].velocity, before[i].velocity);
+    }
+    EXPECT_FLOAT_EQ(school[0].position.x, p.bounds.x);  // nearest point: on the wall
+    EXPECT_NEAR(glm::distance(school[1].position, p.rocks[0].center), p.rocks[0].radius, 1e-3f);
+    EXPECT_EQ(school[3].position, glm::vec3(0.0f));
+}
+
+TEST(Scenario, FixedDensityKeepsFishPerVolume) {
+    const SimParams base;
+    const double baseDensity =
+        base.fishCount / (8.0 * base.bounds.x * base.bounds.y * base.bounds.z);
+    for (std::int64_t n : {500, 20'000, 1'000'000}) {
+        const SimParams p = fixedDensityParams(n);
+        ASSERT_TRUE(validate(p)) << validate(p).error();
+        const double density = n / (8.0 * p.bounds.x * p.bounds.y * p.bounds.z);
+        EXPECT_NEAR(density / baseDensity, 1.0, 1e-3) << n;
+    }
+}
+
+TEST(Scenario, EveryPresetIsValid) {
+    ASSERT_GE(presets().size(), 3u);
+    for (const Preset& preset : presets()) EXPECT_TRUE(validate(preset.params)) << preset.name;
+}
+
+TEST(Metrics, PolarizationIsOneForAParallelSchoolAndSmallForOpposedFish) {
+    SimParams p;
+    School school;
+    for (int i = 0; i < 10; ++i) school.push_back({{float(i), 0, 0}, {0, 0, 2}, {}});
+    EXPECT_NEAR(measureSchool(school, p).polarization, 1.0, 1e-9);
+    for (int i = 0; i < 10; ++i) school.push_back({{float(i), 1, 0}, {0, 0, -3}, {}});
+    EXPECT_NEAR(measureSchool(school, p).polarization, 0.0, 1e-9);
+}
+
+TEST(Metrics, MillingIsOneForFishCirclingTheCentre) {
+    SimParams p;
+    School school;
+    for (int i = 0; i < 36; ++i) {
+        const float a = static_cast<float>(i) * 0.17453292f;
+        school.push_back(
+            {{10 * std::cos(a), 0, 10 * std::sin(a)}, {-std::sin(a), 0, std::cos(a)}, {}});
+    }
+    const SchoolMetrics m = measureSchool(school, p);
+    EXPECT_NEAR(m.milling, 1.0, 1e-5);
+    EXPECT_LT(m.polarization, 0.05);
+}
+
+TEST(Metrics, NearestNeighbourDistanceAndNeighbourCountOnALattice) {
+    SimParams p;
+    p.rCohesion = 2.5f;  // 6 lattice neighbours at 2, none at 2.83
+    School school;
+    for (int x = 0; x < 8; ++x)
+        for (int y = 0; y < 8; ++y)
+            for (int z = 0; z < 8; ++z)
+                school.push_back({{2.0f * x - 7, 2.0f * y - 7, 2.0f * z - 7}, {1, 0, 0}, {}});
+    const SchoolMetrics m = measureSchool(school, p);
+    EXPECT_NEAR(m.meanNearestNeighborDistance, 2.0, 1e-6);
+    // Interior fish have 6, faces 5, edges 4, corners 3: 6 - 6 * 64 / 512 on average.
+    EXPECT_NEAR(m.meanNeighbors, 6.0 - 6.0 * 64.0 / 512.0, 1e-9);
+}
+
+TEST(Metrics, NearestNeighbourFarAwayIsFound) {
+    SimParams p;
+    p.rCohesion = 1.0f;
+    const School school{{{-30, 0, 0}, {1, 0, 0}, {}}, {{30, 0, 0}, {1, 0, 0}, {}}};
+    EXPECT_NEAR(measureSchool(school, p).meanNearestNeighborDistance, 60.0, 1e-6);
+}
+
+TEST(Metrics, PairsTestedCountsAllPairsOrGridCandidates) {
+    SimParams p;
+    p.fishCount = 400;
+    const School school = makeInitialSchool(p);
+    p.neighborSearch = NeighborSearch::AllPairs;
+    EXPECT_EQ(pairsTestedPerStep(school, p), 400u * 399u);
+    p.neighborSearch = NeighborSearch::Grid;
+    const auto gridPairs = pairsTestedPerStep(school, p);
+    EXPECT_GT(gridPairs, 0u);
+    EXPECT_LT(gridPairs, 400u * 399u);
+}
+
+}  // namespace
+}  // namespace fishschool
