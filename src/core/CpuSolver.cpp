@@ -92,7 +92,7 @@ struct RangeAccumulator {
 
 constexpr int kCellsPerRadius = 1;
 constexpr std::size_t kAllPairsGrain = 64;
-constexpr std::size_t kGridGrain = 2048;
+constexpr std::size_t kGridGrain = 256;
 
 }  // namespace
 
@@ -154,8 +154,7 @@ void CpuSolver::step() {
 }
 
 /// Counting sort of the fish by cell: count, prefix sum, scatter, then reorder current_ so that
-/// the fish of a cell, and of a row of cells, sit together in memory. Within a cell the fish keep
-/// their previous relative order, however the scatter was split across threads.
+/// the fish of a cell, and of a row of cells, sit together in memory.
 void CpuSolver::buildGrid() {
     const std::size_t n = size();
     grid_ = GridShape::forTank(params_.bounds, maxRadius(params_), 2 * n + 64, kCellsPerRadius);
@@ -183,11 +182,14 @@ void CpuSolver::buildGrid() {
             sortedFrom_[slot] = static_cast<std::uint32_t>(i);
         }
     });
-    // Concurrent scatters fill a cell in any order: restore the previous order within each cell.
+    // Concurrent scatters fill a cell in any order: order each cell by upload index, so the
+    // sums depend only on the school, not on how threads or earlier steps ordered it (a school
+    // saved and loaded again steps to the same bits).
     parallelFor_(cells, 4096, [&](std::size_t begin, std::size_t end) {
         for (std::size_t cell = begin; cell < end; ++cell)
             std::sort(sortedFrom_.begin() + cellStart_[cell],
-                      sortedFrom_.begin() + cellStart_[cell + 1]);
+                      sortedFrom_.begin() + cellStart_[cell + 1],
+                      [&](std::uint32_t a, std::uint32_t b) { return ids_[a] < ids_[b]; });
     });
 
     parallelFor_(n, kGridGrain, [&](std::size_t begin, std::size_t end) {

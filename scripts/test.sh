@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds every target with warnings as errors and runs every test; then
+# builds the core and the CLI with AddressSanitizer and UndefinedBehaviorSanitizer and runs their
+# tests again. GL tests run on Mesa's software rasteriser where no GPU is present.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+
+install_missing_packages
+
+echo "== Release build, all targets, warnings as errors"
+configure_and_build "$FISHSCHOOL_ROOT/build" -DFISHSCHOOL_WERROR=ON
+(cd "$FISHSCHOOL_ROOT/build" && ctest --output-on-failure -j 2)
+
+echo "== Core and CLI under AddressSanitizer and UndefinedBehaviorSanitizer"
+configure_and_build "$FISHSCHOOL_ROOT/build-sanitize" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DFISHSCHOOL_WERROR=ON -DFISHSCHOOL_SANITIZE=ON -DFISHSCHOOL_BUILD_APP=OFF \
+    -DFISHSCHOOL_BUILD_GPU=OFF -DFISHSCHOOL_BUILD_BENCH=OFF
+(cd "$FISHSCHOOL_ROOT/build-sanitize" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --output-on-failure -j 2)

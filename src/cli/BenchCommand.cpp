@@ -1,0 +1,192 @@
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "CliBackends.h"
+#include "Commands.h"
+#include "core/ConfigIO.h"
+#include "core/Metrics.h"
+#include "core/Scenario.h"
+#include "core/StateIO.h"
+
+namespace fishschool::cli {
+namespace {
+
+struct BenchRow {
+    std::string backend;
+    std::string neighbors;
+    std::int64_t fish = 0;
+    std::int64_t steps = 0;
+    double msPerStep = 0.0;
+    double meanNeighbors = 0.0;
+    std::uint64_t pairsPerStep = 0;
+
+    double stepsPerSecond() const { return msPerStep > 0.0 ? 1000.0 / msPerStep : 0.0; }
+};
+
+std::string csvLine(const BenchRow& r) {
+    char line[320];
+    std::snprintf(line, sizeof line, "%s,%s,%lld,%lld,%.6g,%.6g,%.6g,%.6g,%.4g\n",
+                  r.backend.c_str(), r.neighbors.c_str(), static_cast<long long>(r.fish),
+                  static_cast<long long>(r.steps), r.msPerStep, r.stepsPerSecond(),
+                  r.stepsPerSecond() * static_cast<double>(r.fish),
+                  r.stepsPerSecond() * static_cast<double>(r.pairsPerStep), r.meanNeighbors);
+    return line;
+}
+
+void printTableHeader() {
+    std::printf("%-8s %-10s %10s %12s %10s %14s %14s %10s\n", "backend", "neighbors", "fish",
+                "ms/step", "steps/s", "fish-steps/s", "pairs/s", "neighbors");
+}
+
+void printTableRow(const BenchRow& r) {
+    std::printf("%-8s %-10s %10lld %12.4f %10.2f %14.4g %14.4g %10.1f\n", r.backend.c_str(),
+                r.neighbors.c_str(), static_cast<long long>(r.fish), r.msPerStep,
+                r.stepsPerSecond(), r.stepsPerSecond() * static_cast<double>(r.fish),
+                r.stepsPerSecond() * static_cast<double>(r.pairsPerStep), r.meanNeighbors);
+    std::fflush(stdout);
+}
+
+double nowMs() {
+    using Clock = std::chrono::steady_clock;
+    return std::chrono::duration<double, std::milli>(Clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+void addBenchCommand(CLI::App& app, BenchOptions& o) {
+    CLI::App* cmd =
+        app.add_subcommand("bench", "Time the step per backend, neighbour search and fish count");
+    cmd->add_option("--backend", o.backends, "Comma-separated backends: cpu, tbb, gpu")
+        ->default_val("cpu,tbb");
+    cmd->add_option("--fish", o.fish, "Comma-separated fish counts")
+        ->default_val("1000,2000,5000,10000");
+    cmd->add_option("--neighbors", o.neighbors,
+                    "Comma-separated searches: all-pairs, grid (default: the config's)");
+    cmd->add_option("--density", o.density,
+                    "tank: the config's tank for every count (as the article); fixed: the tank "
+                    "scales with the count to keep the default scene's density")
+        ->default_val("tank");
+    cmd->add_option("--steps", o.steps, "Timed steps per case (>= 1)")->required();
+    cmd->add_option("--warmup", o.warmup, "Untimed steps first, to let the school form (>= 0)")
+        ->default_val(20);
+    cmd->add_option("--config", o.configPath, "Config JSON (default: the built-in defaults)");
+    cmd->add_option("--csv", o.csvPath, "Also write the results as CSV to this file");
+}
+
+int runBench(const BenchOptions& o) {
+    auto fail = [](const std::string& message) {
+        std::cerr << "error: " << message << "\n";
+        return kExitBadInput;
+    };
+    if (o.steps < 1)
+        return fail("--steps: " + std::to_string(o.steps) + " is not allowed; must be >= 1");
+    if (o.warmup < 0)
+        return fail("--warmup: " + std::to_string(o.warmup) + " is not allowed; must be >= 0");
+    if (o.density != "tank" && o.density != "fixed")
+        return fail("--density: '" + o.density + "' is not allowed; must be tank or fixed");
+
+    SimParams base;
+    if (!o.configPath.empty()) {
+        auto loaded = loadConfig(o.configPath);
+        if (!loaded) return fail(loaded.error());
+        base = *loaded;
+    }
+
+    std::vector<BackendKind> kinds;
+    for (const std::string& name : splitList(o.backends)) {
+        const auto kind = parseBackendKind(name);
+        if (!kind) return fail("--backend: '" + name + "' is not allowed; must be cpu, tbb or gpu");
+        kinds.push_back(*kind);
+    }
+    std::vector<NeighborSearch> searches;
+    for (const std::string& name : splitList(o.neighbors)) {
+        const auto search = parseNeighborSearch(name);
+        if (!search)
+            return fail("--neighbors: '" + name + "' is not allowed; must be all-pairs or grid");
+        searches.push_back(*search);
+    }
+    if (searches.empty()) searches.push_back(base.neighborSearch);
+    std::vector<std::int64_t> counts;
+    for (const std::string& item : splitList(o.fish)) {
+        std::int64_t n = -1;
+        const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), n);
+        if (ec != std::errc() || ptr != item.data() + item.size() || n < 1 || n > kMaxFishCount)
+            return fail("--fish: '" + item + "' is not allowed; must be whole numbers from 1 to " +
+                        std::to_string(kMaxFishCount));
+        counts.push_back(n);
+    }
+    if (kinds.empty() || counts.empty())
+        return fail("--backend and --fish need at least one item each");
+
+    // Check every scene before the first long run.
+    auto sceneFor = [&](std::int64_t n, NeighborSearch search) {
+        SimParams p = o.density == "fixed" ? fixedDensityParams(n) : base;
+        p.fishCount = n;
+        p.neighborSearch = search;
+        return p;
+    };
+    for (std::int64_t n : counts)
+        if (auto ok = validate(sceneFor(n, searches.front())); !ok) return fail(ok.error());
+
+    CliBackends backends;
+    std::string csv =
+        "backend,neighbors,fish,steps,ms_per_step,steps_per_s,fish_steps_per_s,pairs_per_s,mean_"
+        "neighbors\n";
+    printTableHeader();
+    for (BackendKind kind : kinds) {
+        for (NeighborSearch search : searches) {
+            for (std::int64_t n : counts) {
+                const SimParams params = sceneFor(n, search);
+                auto backend = backends.create(kind, params);
+                if (!backend) return fail(backend.error());
+                Backend& b = **backend;
+                b.setParams(params);
+                if (auto ok = b.upload(makeInitialSchool(params)); !ok) return fail(ok.error());
+
+                BenchRow row{std::string(toString(kind)), std::string(toString(search)), n,
+                             o.steps};
+                const std::string label =
+                    row.backend + " " + row.neighbors + " " + std::to_string(n) + " fish";
+                double lastReport = nowMs();
+                for (std::int64_t s = 0; s < o.warmup; ++s) {
+                    b.step();
+                    b.finish();
+                    if (nowMs() - lastReport > 2000.0) {
+                        std::cerr << label << ": warm-up " << (s + 1) << "/" << o.warmup << "\n";
+                        lastReport = nowMs();
+                    }
+                }
+                {
+                    const School formed = b.download();
+                    row.meanNeighbors = measureSchool(formed, params).meanNeighbors;
+                    row.pairsPerStep = pairsTestedPerStep(formed, params);
+                }
+                std::vector<double> times;
+                times.reserve(static_cast<std::size_t>(o.steps));
+                for (std::int64_t s = 0; s < o.steps; ++s) {
+                    const double start = nowMs();
+                    b.step();
+                    b.finish();
+                    times.push_back(nowMs() - start);
+                    if (nowMs() - lastReport > 2000.0) {
+                        std::cerr << label << ": step " << (s + 1) << "/" << o.steps << "\n";
+                        lastReport = nowMs();
+                    }
+                }
+                std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+                row.msPerStep = times[times.size() / 2];
+                printTableRow(row);
+                csv += csvLine(row);
+            }
+        }
+    }
+    if (!o.csvPath.empty()) {
+        if (auto ok = writeFileAtomically(o.csvPath, csv); !ok) return fail(ok.error());
+    }
+    return 0;
+}
+
+}  // namespace fishschool::cli

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace fishschool::cli {
+
+struct SimulateOptions {
+    std::string configPath;
+    std::string stateIn;
+    std::string stateOut;
+    std::int64_t steps = 0;
+    std::optional<std::int64_t> fish;
+    std::optional<std::uint64_t> seed;
+    std::string backend = "cpu";
+    std::string neighbors;
+};
+
+struct BenchOptions {
+    std::string configPath;
+    std::string backends = "cpu,tbb";
+    std::string fish = "1000,2000,5000,10000";
+    std::string neighbors;
+    std::string density = "tank";
+    std::int64_t steps = 20;
+    std::int64_t warmup = 20;
+    std::string csvPath;
+};
+
+void addSimulateCommand(CLI::App& app, SimulateOptions& options);
+void addBenchCommand(CLI::App& app, BenchOptions& options);
+
+/// Each returns the process exit status and prints its one error line to stderr.
+int runSimulate(const SimulateOptions& options);
+int runBench(const BenchOptions& options);
+
+}  // namespace fishschool::cli

@@ -1,0 +1,212 @@
+#include "ConfigIO.h"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "StateIO.h"
+
+namespace fishschool {
+namespace {
+
+using Json = nlohmann::json;
+
+const char* typeName(const Json& value) {
+    return value.type_name();
+}
+
+/// Reads one typed value; errors name the key and the type it needs.
+class Reader {
+  public:
+    explicit Reader(std::string source) : source_(std::move(source)) {}
+
+    Result<float> number(const Json& value, const std::string& key) const {
+        if (!value.is_number())
+            return fail(where(key) + "must be a number, got " + typeName(value));
+        const double d = value.get<double>();
+        if (std::isfinite(d) && std::abs(d) > std::numeric_limits<float>::max())
+            return fail(where(key) + "is out of the range of a float");
+        return static_cast<float>(d);
+    }
+
+    Result<glm::vec3> vec3(const Json& value, const std::string& key) const {
+        if (!value.is_array() || value.size() != 3)
+            return fail(where(key) + "must be an array of 3 numbers, got " + value.dump());
+        glm::vec3 v;
+        for (int k = 0; k < 3; ++k) {
+            auto n = number(value[k], key + "[" + std::to_string(k) + "]");
+            if (!n) return std::unexpected(n.error());
+            v[k] = *n;
+        }
+        return v;
+    }
+
+    std::string where(const std::string& key) const { return source_ + ": key '" + key + "': "; }
+
+    const std::string& source() const { return source_; }
+
+  private:
+    std::string source_;
+};
+
+Result<std::vector<Rock>> readRocks(const Json& value, const Reader& reader) {
+    if (!value.is_array())
+        return fail(reader.where("rocks") +
+                    "must be an array of {\"center\": [x,y,z], \"radius\": r}");
+    std::vector<Rock> rocks;
+    for (std::size_t r = 0; r < value.size(); ++r) {
+        const std::string key = "rocks[" + std::to_string(r) + "]";
+        const Json& item = value[r];
+        if (!item.is_object())
+            return fail(reader.where(key) +
+                        "must be an object {\"center\": [x,y,z], \"radius\": r}");
+        Rock rock;
+        for (const auto& [name, field] : item.items()) {
+            if (name == "center") {
+                auto v = reader.vec3(field, key + ".center");
+                if (!v) return std::unexpected(v.error());
+                rock.center = *v;
+            } else if (name == "radius") {
+                auto v = reader.number(field, key + ".radius");
+                if (!v) return std::unexpected(v.error());
+                rock.radius = *v;
+            } else {
+                return fail(reader.where(key + "." + name) +
+                            "unknown key; a rock has only \"center\" and \"radius\"");
+            }
+        }
+        if (!item.contains("center") || !item.contains("radius"))
+            return fail(reader.where(key) + "needs both \"center\" and \"radius\"");
+        rocks.push_back(rock);
+    }
+    return rocks;
+}
+
+}  // namespace
+
+Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName) {
+    const Reader reader{std::string(sourceName)};
+    Json root;
+    try {
+        root = Json::parse(text);
+    } catch (const Json::parse_error& e) {
+        return fail(reader.source() + ": malformed JSON at byte " + std::to_string(e.byte) + ": " +
+                    e.what());
+    }
+    if (!root.is_object())
+        return fail(reader.source() + ": the config must be a JSON object, got " + typeName(root));
+
+    SimParams p;
+    struct FloatKey {
+        const char* name;
+        float* field;
+    };
+    const FloatKey floats[] = {
+        {"dt", &p.dt},
+        {"kCohesion", &p.kCohesion},
+        {"kSeparation", &p.kSeparation},
+        {"kAlignment", &p.kAlignment},
+        {"rCohesion", &p.rCohesion},
+        {"rSeparation", &p.rSeparation},
+        {"rAlignment", &p.rAlignment},
+        {"maxAcceleration", &p.maxAcceleration},
+        {"maxVelocity", &p.maxVelocity},
+    };
+
+    for (const auto& [key, value] : root.items()) {
+        bool known = false;
+        for (const FloatKey& f : floats) {
+            if (key != f.name) continue;
+            auto v = reader.number(value, key);
+            if (!v) return std::unexpected(v.error());
+            *f.field = *v;
+            known = true;
+        }
+        if (known) continue;
+        if (key == "fishCount") {
+            if (!value.is_number_integer())
+                return fail(reader.where(key) + "must be an integer, got " + value.dump());
+            if (value.is_number_unsigned() &&
+                value.get<std::uint64_t>() > std::uint64_t(kMaxFishCount))
+                return fail(reader.where(key) + value.dump() +
+                            " is not allowed; must be from 0 to " + std::to_string(kMaxFishCount));
+            p.fishCount = value.get<std::int64_t>();
+        } else if (key == "seed") {
+            if (!value.is_number_unsigned())
+                return fail(reader.where(key) + "must be an unsigned 64-bit integer, got " +
+                            value.dump());
+            p.seed = value.get<std::uint64_t>();
+        } else if (key == "bounds") {
+            auto v = reader.vec3(value, key);
+            if (!v) return std::unexpected(v.error());
+            p.bounds = *v;
+        } else if (key == "lockVerticalSteering") {
+            if (!value.is_boolean())
+                return fail(reader.where(key) + "must be true or false, got " + value.dump());
+            p.lockVerticalSteering = value.get<bool>();
+        } else if (key == "rocks") {
+            auto rocks = readRocks(value, reader);
+            if (!rocks) return std::unexpected(rocks.error());
+            p.rocks = std::move(*rocks);
+        } else if (key == "neighborSearch") {
+            const auto search =
+                value.is_string() ? parseNeighborSearch(value.get<std::string>()) : std::nullopt;
+            if (!search)
+                return fail(reader.where(key) + value.dump() +
+                            " is not allowed; must be \"all-pairs\" or \"grid\"");
+            p.neighborSearch = *search;
+        } else {
+            return fail(reader.where(key) + "unknown key (see docs/config.md for the keys)");
+        }
+    }
+
+    if (auto ok = validate(p); !ok) return fail(reader.source() + ": " + ok.error());
+    return p;
+}
+
+Result<SimParams> loadConfig(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return fail(path.string() + ": cannot open the config file");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return parseConfig(text.str(), path.string());
+}
+
+std::string configToJson(const SimParams& p) {
+    // Floats go through double, which prints the shortest text that reads back the same double,
+    // hence the same float.
+    auto vec = [](const glm::vec3& v) {
+        return Json::array({double(v.x), double(v.y), double(v.z)});
+    };
+    Json rocks = Json::array();
+    for (const Rock& rock : p.rocks)
+        rocks.push_back({{"center", vec(rock.center)}, {"radius", double(rock.radius)}});
+    const Json root = {
+        {"fishCount", p.fishCount},
+        {"seed", p.seed},
+        {"dt", double(p.dt)},
+        {"kCohesion", double(p.kCohesion)},
+        {"kSeparation", double(p.kSeparation)},
+        {"kAlignment", double(p.kAlignment)},
+        {"rCohesion", double(p.rCohesion)},
+        {"rSeparation", double(p.rSeparation)},
+        {"rAlignment", double(p.rAlignment)},
+        {"maxAcceleration", double(p.maxAcceleration)},
+        {"maxVelocity", double(p.maxVelocity)},
+        {"bounds", vec(p.bounds)},
+        {"lockVerticalSteering", p.lockVerticalSteering},
+        {"rocks", rocks},
+        {"neighborSearch", std::string(toString(p.neighborSearch))},
+    };
+    return root.dump(2) + "\n";
+}
+
+Result<void> saveConfig(const std::filesystem::path& path, const SimParams& params) {
+    return writeFileAtomically(path, configToJson(params));
+}
+
+}  // namespace fishschool

@@ -1,0 +1,137 @@
+#include "StateIO.h"
+
+#include <unistd.h>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "Scenario.h"
+
+namespace fishschool {
+namespace {
+
+constexpr std::string_view kHeader = "x,y,z,vx,vy,vz";
+const char* const kColumns[] = {"x", "y", "z", "vx", "vy", "vz"};
+
+std::string_view trimLineEnd(std::string_view line) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    return line;
+}
+
+}  // namespace
+
+Result<School> parseStateCsv(std::string_view text, const SimParams& params,
+                             std::string_view sourceName) {
+    const std::string source(sourceName);
+    School school;
+    std::size_t lineNumber = 0;
+    bool sawHeader = false;
+    while (!text.empty()) {
+        const std::size_t end = text.find('\n');
+        std::string_view line = trimLineEnd(text.substr(0, end));
+        text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+        ++lineNumber;
+        const std::string where = source + ":" + std::to_string(lineNumber) + ": ";
+        if (!sawHeader) {
+            if (line != kHeader)
+                return fail(where + "bad header '" + std::string(line) + "'; expected '" +
+                            std::string(kHeader) + "'");
+            sawHeader = true;
+            continue;
+        }
+        if (line.empty() && text.empty()) break;  // a final newline
+
+        std::array<float, 6> values{};
+        std::size_t column = 0;
+        std::string_view rest = line;
+        for (;;) {
+            const std::size_t comma = rest.find(',');
+            const std::string_view field = rest.substr(0, comma);
+            if (column == values.size())
+                return fail(where + "too many values; a row has 6: " + std::string(kHeader));
+            const char* first = field.data();
+            const char* last = field.data() + field.size();
+            const auto [ptr, ec] = std::from_chars(first, last, values[column]);
+            if (ec != std::errc() || ptr != last || field.empty())
+                return fail(where + "'" + kColumns[column] + "' value '" + std::string(field) +
+                            "' is not a number");
+            if (!std::isfinite(values[column]))
+                return fail(where + "'" + kColumns[column] + "' is " + std::string(field) +
+                            "; values must be finite");
+            ++column;
+            if (comma == std::string_view::npos) break;
+            rest.remove_prefix(comma + 1);
+        }
+        if (column != values.size())
+            return fail(where + "only " + std::to_string(column) +
+                        " values; a row has 6: " + std::string(kHeader));
+        Fish fish;
+        fish.position = {values[0], values[1], values[2]};
+        fish.velocity = {values[3], values[4], values[5]};
+        if (!isInScene(fish.position, params)) {
+            char position[96];
+            std::snprintf(position, sizeof position, "(%.9g, %.9g, %.9g)", double(values[0]),
+                          double(values[1]), double(values[2]));
+            return fail(where + "the fish at " + position +
+                        " lies outside the tank or inside a rock of the configuration");
+        }
+        school.push_back(fish);
+    }
+    if (!sawHeader)
+        return fail(source + ":1: empty file; expected the header '" + std::string(kHeader) + "'");
+    return school;
+}
+
+Result<School> loadStateCsv(const std::filesystem::path& path, const SimParams& params) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return fail(path.string() + ": cannot open the state file");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return parseStateCsv(text.str(), params, path.string());
+}
+
+std::string stateToCsv(std::span<const Fish> school) {
+    std::string out(kHeader);
+    out += '\n';
+    char line[160];
+    for (const Fish& f : school) {
+        const int n =
+            std::snprintf(line, sizeof line, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n",
+                          double(f.position.x), double(f.position.y), double(f.position.z),
+                          double(f.velocity.x), double(f.velocity.y), double(f.velocity.z));
+        out.append(line, static_cast<std::size_t>(n));
+    }
+    return out;
+}
+
+Result<void> saveStateCsv(const std::filesystem::path& path, std::span<const Fish> school) {
+    return writeFileAtomically(path, stateToCsv(school));
+}
+
+Result<void> writeFileAtomically(const std::filesystem::path& path, std::string_view content) {
+    const std::filesystem::path temp = path.string() + ".tmp-" + std::to_string(::getpid());
+    {
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        if (!out) return fail(path.string() + ": cannot write (is the folder there and writable?)");
+        out.write(content.data(), static_cast<std::streamsize>(content.size()));
+        out.flush();
+        if (!out) {
+            std::error_code ignored;
+            std::filesystem::remove(temp, ignored);
+            return fail(path.string() + ": writing failed (disk full?)");
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(temp, path, ec);
+    if (ec) {
+        std::error_code ignored;
+        std::filesystem::remove(temp, ignored);
+        return fail(path.string() + ": cannot replace the file: " + ec.message());
+    }
+    return {};
+}
+
+}  // namespace fishschool

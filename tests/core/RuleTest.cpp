@@ -1,0 +1,196 @@
+// SPEC.md's step on small hand-built scenes, through the cpu backend, with both searches.
+// Expected values come from the SPEC's formulas written out here.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <glm/geometric.hpp>
+
+#include "core/CpuBackends.h"
+
+namespace fishschool {
+namespace {
+
+class Rules : public ::testing::TestWithParam<NeighborSearch> {
+  protected:
+    /// A quiet scene: one rule at a time is switched on by the test.
+    SimParams quiet() const {
+        SimParams p;
+        p.bounds = {50.0f, 50.0f, 50.0f};
+        p.rocks.clear();
+        p.kCohesion = p.kSeparation = p.kAlignment = 0.0f;
+        p.rCohesion = p.rSeparation = p.rAlignment = 0.0f;
+        p.maxAcceleration = 1000.0f;
+        p.maxVelocity = 1000.0f;
+        p.dt = 0.01f;
+        p.neighborSearch = GetParam();
+        return p;
+    }
+
+    School step(const SimParams& p, const School& school) const {
+        auto backend = makeCpuBackend();
+        backend->setParams(p);
+        EXPECT_TRUE(backend->upload(school));
+        backend->step();
+        return backend->download();
+    }
+};
+
+void expectVec(const glm::vec3& actual, const glm::vec3& expected, float tolerance = 1e-5f) {
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(actual[k], expected[k], tolerance) << "component " << k;
+}
+
+TEST_P(Rules, CohesionSteersTowardTheCentreOfTheNeighbours) {
+    SimParams p = quiet();
+    p.kCohesion = 2.0f;
+    p.rCohesion = 5.0f;
+    const School school{{{0, 0, 0}, {}, {}},
+                        {{3, 0, 0}, {}, {}},
+                        {{0, 4, 0}, {}, {}},
+                        {{20, 0, 0}, {}, {}}};  // the last is out of range of fish 0
+    const School next = step(p, school);
+    const glm::vec3 centre = (school[1].position + school[2].position) / 2.0f;
+    expectVec(next[0].acceleration, 2.0f * glm::normalize(centre));
+    expectVec(next[0].velocity, next[0].acceleration * p.dt);
+    expectVec(next[0].position, next[0].velocity * p.dt);
+}
+
+TEST_P(Rules, SeparationSteersAwayFromTheNeighbours) {
+    SimParams p = quiet();
+    p.kSeparation = 3.0f;
+    p.rSeparation = 2.0f;
+    const School school{{{0, 0, 0}, {}, {}}, {{1, 0, 0}, {}, {}}, {{0, 0, 1.5f}, {}, {}}};
+    const School next = step(p, school);
+    const glm::vec3 sum = school[1].position + school[2].position;  // sum of p_j - p_i
+    expectVec(next[0].acceleration, 3.0f * glm::normalize(-sum / 2.0f));
+}
+
+TEST_P(Rules, AlignmentSteersAlongTheMeanVelocity) {
+    SimParams p = quiet();
+    p.kAlignment = 1.5f;
+    p.rAlignment = 3.0f;
+    const School school{
+        {{0, 0, 0}, {0, 0, 1}, {}}, {{1, 0, 0}, {2, 0, 0}, {}}, {{0, 1, 0}, {0, 4, 0}, {}}};
+    const School next = step(p, school);
+    expectVec(next[0].acceleration, 1.5f * glm::normalize(glm::vec3(2, 4, 0) / 2.0f));
+}
+
+TEST_P(Rules, ANeighbourExactlyAtTheRadiusIsNotCounted) {
+    for (int rule = 0; rule < 3; ++rule) {
+        SimParams p = quiet();
+        float* weight[] = {&p.kCohesion, &p.kSeparation, &p.kAlignment};
+        float* radius[] = {&p.rCohesion, &p.rSeparation, &p.rAlignment};
+        *weight[rule] = 1.0f;
+        *radius[rule] = 2.0f;
+        const School school{{{0, 0, 0}, {1, 0, 0}, {}}, {{2, 0, 0}, {0, 1, 0}, {}}};
+        EXPECT_EQ(step(p, school)[0].acceleration, glm::vec3(0.0f)) << "rule " << rule;
+        *radius[rule] = 2.0001f;
+        EXPECT_NE(step(p, school)[0].acceleration, glm::vec3(0.0f)) << "rule " << rule;
+    }
+}
+
+TEST_P(Rules, AFishIsNotItsOwnNeighbour) {
+    SimParams p = quiet();
+    p.kCohesion = p.kSeparation = p.kAlignment = 1.0f;
+    p.rCohesion = p.rSeparation = p.rAlignment = 5.0f;
+    const School alone{{{1, 2, 3}, {0.5f, 0, 0}, {}}};
+    const School next = step(p, alone);
+    EXPECT_EQ(next[0].acceleration, glm::vec3(0.0f));
+    expectVec(next[0].velocity, {0.5f, 0, 0});
+}
+
+TEST_P(Rules, NoNeighboursGivesZeroAcceleration) {
+    SimParams p = quiet();
+    p.kCohesion = p.kSeparation = p.kAlignment = 1.0f;
+    p.rCohesion = p.rSeparation = p.rAlignment = 1.0f;
+    const School school{{{0, 0, 0}, {1, 0, 0}, {}}, {{10, 0, 0}, {0, 1, 0}, {}}};
+    for (const Fish& f : step(p, school)) EXPECT_EQ(f.acceleration, glm::vec3(0.0f));
+}
+
+TEST_P(Rules, NormalizeOfZeroIsZero) {
+    // Fish 0 sits at the centre of its two neighbours (cohesion direction zero), one neighbour
+    // shares its position (separation sum zero), and their velocities cancel (alignment zero).
+    SimParams p = quiet();
+    p.kCohesion = p.kSeparation = p.kAlignment = 1.0f;
+    p.rCohesion = p.rAlignment = 3.0f;
+    p.rSeparation = 0.5f;
+    const School school{{{0, 0, 0}, {0, 0, 1}, {}},
+                        {{-1, 0, 0}, {1, 0, 0}, {}},
+                        {{1, 0, 0}, {-1, 0, 0}, {}},
+                        {{0, 0, 0}, {0, 0, 1}, {}}};
+    // Fish 3 is a neighbour too: centre (0,0,0), separation sum 0, velocities sum (0,0,1).
+    const School next = step(p, school);
+    expectVec(next[0].acceleration, {0.0f, 0.0f, 1.0f});
+    EXPECT_TRUE(std::isfinite(next[0].position.x));
+    // Without fish 3 every direction is normalize(0) = 0.
+    const School alone = step(p, {school[0], school[1], school[2]});
+    EXPECT_EQ(alone[0].acceleration, glm::vec3(0.0f));
+}
+
+TEST_P(Rules, AccelerationAndVelocityAreClampedByLength) {
+    SimParams p = quiet();
+    p.kCohesion = 10.0f;
+    p.rCohesion = 5.0f;
+    p.maxAcceleration = 2.0f;
+    p.maxVelocity = 3.0f;
+    p.dt = 0.5f;
+    const School school{{{0, 0, 0}, {2, 2, 0}, {}}, {{1, 1, 1}, {}, {}}};
+    const School next = step(p, school);
+    const glm::vec3 a = 2.0f * glm::normalize(glm::vec3(1, 1, 1));  // length 10 clamped to 2
+    expectVec(next[0].acceleration, a);
+    const glm::vec3 v = glm::vec3(2, 2, 0) + a * 0.5f;  // length > 3: clamped by length
+    expectVec(next[0].velocity, v * (3.0f / glm::length(v)));
+    EXPECT_NEAR(glm::length(next[0].velocity), 3.0f, 1e-5f);
+}
+
+TEST_P(Rules, LockVerticalSteeringZeroesTheVerticalAcceleration) {
+    SimParams p = quiet();
+    p.kCohesion = 1.0f;
+    p.rCohesion = 5.0f;
+    p.lockVerticalSteering = true;
+    const School school{{{0, 0, 0}, {0, 1, 0}, {}}, {{1, 2, 0}, {}, {}}};
+    const School next = step(p, school);
+    const glm::vec3 direction = glm::normalize(glm::vec3(1, 2, 0));
+    expectVec(next[0].acceleration, {direction.x, 0.0f, 0.0f});
+    EXPECT_FLOAT_EQ(next[0].velocity.y, 1.0f);
+}
+
+TEST_P(Rules, EachWallReflectsPositionAndVelocity) {
+    SimParams p = quiet();
+    p.bounds = {10.0f, 5.0f, 8.0f};
+    p.dt = 0.1f;
+    for (int axis = 0; axis < 3; ++axis) {
+        for (float side : {1.0f, -1.0f}) {
+            Fish f;
+            f.position[axis] = side * (p.bounds[axis] - 0.05f);
+            f.velocity[axis] = side * 2.0f;  // crosses the wall by 0.15 this step
+            const Fish next = step(p, {f})[0];
+            EXPECT_NEAR(next.position[axis], side * (p.bounds[axis] - 0.15f), 1e-5f)
+                << "axis " << axis << " side " << side;
+            EXPECT_FLOAT_EQ(next.velocity[axis], -side * 2.0f);
+        }
+    }
+}
+
+TEST_P(Rules, ARockBouncesTheFishBack) {
+    SimParams p = quiet();
+    p.rocks = {{{5.0f, 0.0f, 0.0f}, 2.0f}};
+    p.dt = 0.5f;
+    const Fish f{{2.5f, 0.0f, 0.0f}, {2.0f, 0.0f, 0.0f}, {}};  // would end at 3.5, inside
+    const Fish next = step(p, {f})[0];
+    expectVec(next.position, {1.5f, 0.0f, 0.0f});
+    expectVec(next.velocity, {-2.0f, 0.0f, 0.0f});
+    // A segment that only grazes past the rock does not bounce.
+    const Fish past{{2.5f, 2.5f, 0.0f}, {2.0f, 0.0f, 0.0f}, {}};
+    expectVec(step(p, {past})[0].position, {3.5f, 2.5f, 0.0f});
+}
+
+INSTANTIATE_TEST_SUITE_P(BothSearches, Rules,
+                         ::testing::Values(NeighborSearch::AllPairs, NeighborSearch::Grid),
+                         [](const auto& info) {
+                             return info.param == NeighborSearch::Grid ? "Grid" : "AllPairs";
+                         });
+
+}  // namespace
+}  // namespace fishschool
