@@ -1,0 +1,102 @@
+// SPEC.md's step for one fish: the GLSL twin of src/core/StepRule.h, line for line.
+
+struct NeighborSums {
+    vec3 cohesion;
+    vec3 separation;
+    vec3 alignment;
+    uint cohesionCount;
+    uint separationCount;
+    uint alignmentCount;
+};
+
+NeighborSums emptySums() {
+    return NeighborSums(vec3(0.0), vec3(0.0), vec3(0.0), 0u, 0u, 0u);
+}
+
+void accumulateNeighbor(vec3 pi, vec3 pj, vec3 vj, inout NeighborSums s) {
+    vec3 d = pj - pi;
+    float d2 = dot(d, d);
+    if (d2 < params.radiiSquared.x) {
+        s.cohesion += pj;
+        s.cohesionCount++;
+    }
+    if (d2 < params.radiiSquared.y) {
+        s.separation += d;
+        s.separationCount++;
+    }
+    if (d2 < params.radiiSquared.z) {
+        s.alignment += vj;
+        s.alignmentCount++;
+    }
+}
+
+vec3 normalizeOrZero(vec3 x) {
+    float len = length(x);
+    return len < 1e-12 ? vec3(0.0) : x / len;
+}
+
+vec3 clampLength(vec3 x, float m) {
+    float len = length(x);
+    return len <= m ? x : x * (m / len);
+}
+
+bool segmentEntersSphere(vec3 a, vec3 b, vec3 center, float radius) {
+    vec3 ab = b - a;
+    float lengthSquared = dot(ab, ab);
+    vec3 fromCenter = a - center;
+    float reach = (radius + sqrt(lengthSquared)) * 1.001;
+    if (dot(fromCenter, fromCenter) > reach * reach) return false;
+    float t = 0.0;
+    if (lengthSquared > 0.0) t = clamp(dot(center - a, ab) / lengthSquared, 0.0, 1.0);
+    vec3 offset = a + t * ab - center;
+    return dot(offset, offset) < radius * radius;
+}
+
+Fish integrateFish(Fish f, NeighborSums s) {
+    vec3 p = f.position;
+    vec3 v = f.velocity;
+    vec3 cohesion = vec3(0.0), separation = vec3(0.0), alignment = vec3(0.0);
+    if (s.cohesionCount > 0u) cohesion = normalizeOrZero(s.cohesion / float(s.cohesionCount) - p);
+    if (s.separationCount > 0u) separation = normalizeOrZero(-s.separation / float(s.separationCount));
+    if (s.alignmentCount > 0u) alignment = normalizeOrZero(s.alignment / float(s.alignmentCount));
+
+    vec3 a = clampLength(params.weights.x * cohesion + params.weights.y * separation +
+                             params.weights.z * alignment,
+                         params.limits.x);
+    if (params.limits.w != 0.0) a.y = 0.0;
+
+    float dt = params.limits.z;
+    vec3 vNext = clampLength(v + a * dt, params.limits.y);
+    vec3 pNext = p + vNext * dt;
+
+    for (uint r = 0u; r < params.counts.y; ++r) {
+        if (segmentEntersSphere(p, pNext, rocks[r].xyz, rocks[r].w)) {
+            pNext = p - vNext * dt;
+            vNext = -vNext;
+            break;
+        }
+    }
+
+    for (int k = 0; k < 3; ++k) {
+        float b = params.bounds[k];
+        if (pNext[k] > b) {
+            pNext[k] = 2.0 * b - pNext[k];
+            vNext[k] = -abs(vNext[k]);
+        } else if (pNext[k] < -b) {
+            pNext[k] = -2.0 * b - pNext[k];
+            vNext[k] = abs(vNext[k]);
+        }
+    }
+    return Fish(pNext, f.id, vNext, 0.0, a, 0.0);
+}
+
+// The grid cell of a position, clamped to the grid (fish outside it fall in the border cells).
+uvec3 cellOf(vec3 p) {
+    vec3 f = (p - params.gridOrigin.xyz) / params.gridOrigin.w;
+    vec3 highest = vec3(params.gridDims.xyz) - 1.0;
+    return uvec3(clamp(floor(f), vec3(0.0), highest));
+}
+
+uint cellIndex(uvec3 c) {
+    return c.x + params.gridDims.x * (c.y + params.gridDims.y * c.z);
+}

@@ -1,0 +1,235 @@
+#include "GpuBackend.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "ShaderFiles.h"
+#include "core/GridShape.h"
+
+namespace fishschool::gpu {
+namespace {
+
+// Cells a little wider than on the CPU: the shaders find cells in float, not double.
+constexpr float kGpuCellMargin = 1.001f;
+
+std::string glString(GLenum name) {
+    const auto* text = reinterpret_cast<const char*>(glGetString(name));
+    return text ? text : "unknown";
+}
+
+std::string workgroupDefine(unsigned size) {
+    return "#define WORKGROUP_SIZE " + std::to_string(size) + "u\n";
+}
+
+GLuint groupsFor(std::size_t count) {
+    return static_cast<GLuint>((count + GpuBackend::kWorkgroupSize - 1) /
+                               GpuBackend::kWorkgroupSize);
+}
+
+}  // namespace
+
+Result<void> probeComputeSupport() {
+    if (glGetString == nullptr || glGetIntegerv == nullptr)
+        return fail("GL 4.3 compute not available: no OpenGL context is current");
+    GLint major = 0, minor = 0;
+    glGetIntegerv(GL_MAJOR_VERSION, &major);
+    glGetIntegerv(GL_MINOR_VERSION, &minor);
+    if (major < 4 || (major == 4 && minor < 3) || glDispatchCompute == nullptr)
+        return fail("GL 4.3 compute not available: this context is " + std::to_string(major) + "." +
+                    std::to_string(minor) + " (" + glString(GL_RENDERER) + ")");
+    return {};
+}
+
+Result<std::unique_ptr<GpuBackend>> GpuBackend::create(const SimParams& params,
+                                                       const ShaderOverrides& overrides) {
+    if (auto ok = probeComputeSupport(); !ok) return fail(ok.error());
+    auto backend = std::unique_ptr<GpuBackend>(new GpuBackend);
+    backend->renderer_ = "gpu, " + glString(GL_RENDERER);
+    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &backend->maxStorageBlockBytes_);
+
+    const std::string defines = workgroupDefine(kWorkgroupSize);
+    auto compile = [&](const char* file, const std::string& extra = "") -> Result<GlProgram> {
+        return GlProgram::fromFiles({{GL_COMPUTE_SHADER, file}}, defines + extra);
+    };
+    Result<GlProgram> allPairs = [&]() -> Result<GlProgram> {
+        if (overrides.allPairsSource.empty()) return compile("step_all_pairs.comp");
+        return GlProgram::fromSources(
+            {{GL_COMPUTE_SHADER, "step_all_pairs.comp (override)", overrides.allPairsSource}});
+    }();
+    if (!allPairs) return fail(allPairs.error());
+    backend->allPairs_ = std::move(*allPairs);
+
+    struct Named {
+        GlProgram* program;
+        const char* file;
+        const char* extra;
+    };
+    const Named programs[] = {
+        {&backend->gridCount_, "grid_count.comp", ""},
+        {&backend->gridScanBlocks_, "grid_scan.comp", "#define SCAN_PASS 0\n"},
+        {&backend->gridScanSums_, "grid_scan.comp", "#define SCAN_PASS 1\n"},
+        {&backend->gridScanAdd_, "grid_scan.comp", "#define SCAN_PASS 2\n"},
+        {&backend->gridScatter_, "grid_scatter.comp", ""},
+        {&backend->gridStep_, "step_grid.comp", ""},
+    };
+    for (const Named& named : programs) {
+        auto program = compile(named.file, named.extra);
+        if (!program) return fail(program.error());
+        *named.program = std::move(*program);
+    }
+
+    backend->paramsBuffer_ =
+        GlBuffer::create(sizeof(GpuStepParams), nullptr, GL_DYNAMIC_STORAGE_BIT);
+    backend->setParams(params);
+    if (auto ok = checkGlErrors("GpuBackend::create"); !ok) return fail(ok.error());
+    return backend;
+}
+
+void GpuBackend::setParams(const SimParams& params) {
+    params_ = params;
+    std::vector<GpuRock> rocks;
+    for (const Rock& rock : params.rocks) rocks.emplace_back(rock.center, rock.radius);
+    if (rocks.empty()) rocks.emplace_back(0.0f);  // a zero-sized buffer cannot be bound
+    rockBuffer_ =
+        GlBuffer::create(static_cast<GLsizeiptr>(rocks.size() * sizeof(GpuRock)), rocks.data(), 0);
+    checkGlErrors("GpuBackend::setParams");
+}
+
+Result<void> GpuBackend::upload(std::span<const Fish> school) {
+    const std::size_t n = school.size();
+    const std::size_t bytes = std::max<std::size_t>(2 * n, 1) * sizeof(GpuFish);
+    if (static_cast<GLint64>(bytes) > maxStorageBlockBytes_)
+        return fail("gpu: " + std::to_string(n) + " fish need a storage buffer of " +
+                    std::to_string(bytes) + " bytes; this GPU allows at most " +
+                    std::to_string(maxStorageBlockBytes_) + " (GL_MAX_SHADER_STORAGE_BLOCK_SIZE)");
+    std::vector<GpuFish> data(std::max<std::size_t>(2 * n, 1), GpuFish{});
+    for (std::size_t i = 0; i < n; ++i) {
+        const Fish& f = school[i];
+        data[i] = {f.position, static_cast<std::uint32_t>(i), f.velocity, 0.0f, f.acceleration,
+                   0.0f};
+    }
+    while (glGetError() != GL_NO_ERROR) {
+    }
+    GlBuffer buffer =
+        GlBuffer::create(static_cast<GLsizeiptr>(bytes), data.data(), GL_DYNAMIC_STORAGE_BIT);
+    if (glGetError() == GL_OUT_OF_MEMORY)
+        return fail("gpu: out of GPU memory for " + std::to_string(n) + " fish (" +
+                    std::to_string(bytes) + " bytes)");
+    fishBuffer_ = std::move(buffer);
+    fishCount_ = n;
+    currentHalf_ = 0;
+    return {};
+}
+
+School GpuBackend::download() {
+    School school(fishCount_);
+    if (fishCount_ == 0) return school;
+    std::vector<GpuFish> data(fishCount_);
+    glGetNamedBufferSubData(fishBuffer_.id(),
+                            static_cast<GLintptr>(currentFirstFish() * sizeof(GpuFish)),
+                            static_cast<GLsizeiptr>(fishCount_ * sizeof(GpuFish)), data.data());
+    for (const GpuFish& g : data) {
+        if (g.id < fishCount_) school[g.id] = {g.position, g.velocity, g.acceleration};
+    }
+    checkGlErrors("GpuBackend::download");
+    return school;
+}
+
+void GpuBackend::writeStepParams(std::size_t readFirst, std::size_t writeFirst) {
+    GpuStepParams p{};
+    p.radiiSquared = {params_.rCohesion * params_.rCohesion,
+                      params_.rSeparation * params_.rSeparation,
+                      params_.rAlignment * params_.rAlignment, 0.0f};
+    p.weights = {params_.kCohesion, params_.kSeparation, params_.kAlignment, 0.0f};
+    p.limits = {params_.maxAcceleration, params_.maxVelocity, params_.dt,
+                params_.lockVerticalSteering ? 1.0f : 0.0f};
+    p.bounds = glm::vec4(params_.bounds, 0.0f);
+    const GridShape grid = GridShape::forTank(params_.bounds, maxRadius(params_) * kGpuCellMargin,
+                                              2 * fishCount_ + 64);
+    p.gridOrigin = glm::vec4(glm::vec3(grid.origin), static_cast<float>(grid.cellSize));
+    p.gridDims = {static_cast<unsigned>(grid.dimX), static_cast<unsigned>(grid.dimY),
+                  static_cast<unsigned>(grid.dimZ), static_cast<unsigned>(grid.reach)};
+    p.counts = {static_cast<unsigned>(fishCount_), static_cast<unsigned>(params_.rocks.size()),
+                static_cast<unsigned>(readFirst), static_cast<unsigned>(writeFirst)};
+    glNamedBufferSubData(paramsBuffer_.id(), 0, sizeof p, &p);
+}
+
+void GpuBackend::ensureGridBuffers(std::size_t cells) {
+    const std::size_t blocks = (cells + kWorkgroupSize - 1) / kWorkgroupSize;
+    if (cells > gridCellCapacity_ || !fishCells_ ||
+        fishCells_.size() < GLsizeiptr(fishCount_ * 8)) {
+        gridCellCapacity_ = std::max(cells, gridCellCapacity_);
+        const std::size_t blockCapacity = (gridCellCapacity_ + kWorkgroupSize - 1) / kWorkgroupSize;
+        cellCounts_ =
+            GlBuffer::create(GLsizeiptr(gridCellCapacity_ * 4), nullptr, GL_DYNAMIC_STORAGE_BIT);
+        cellStarts_ = GlBuffer::create(GLsizeiptr((gridCellCapacity_ + 1) * 4), nullptr,
+                                       GL_DYNAMIC_STORAGE_BIT);
+        blockSums_ = GlBuffer::create(GLsizeiptr(std::max<std::size_t>(blockCapacity, 1) * 4),
+                                      nullptr, GL_DYNAMIC_STORAGE_BIT);
+        fishCells_ = GlBuffer::create(GLsizeiptr(std::max<std::size_t>(fishCount_, 1) * 8), nullptr,
+                                      GL_DYNAMIC_STORAGE_BIT);
+    }
+    (void)blocks;
+}
+
+void GpuBackend::dispatchOverFish(const GlProgram& program) {
+    glUseProgram(program.id());
+    glDispatchCompute(groupsFor(fishCount_), 1, 1);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_UNIFORM_BARRIER_BIT);
+}
+
+void GpuBackend::step() {
+    if (fishCount_ == 0) return;
+    const std::size_t n = fishCount_;
+    const std::size_t read = currentHalf_ * n, other = (1 - currentHalf_) * n;
+    glBindBufferBase(GL_UNIFORM_BUFFER, kParamsBinding, paramsBuffer_.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kFishBinding, fishBuffer_.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kRockBinding, rockBuffer_.id());
+
+    const bool useGrid =
+        params_.neighborSearch == NeighborSearch::Grid && maxRadius(params_) > 0.0f;
+    if (!useGrid) {
+        writeStepParams(read, other);
+        dispatchOverFish(allPairs_);
+        currentHalf_ = 1 - currentHalf_;
+        checkGlErrors("GpuBackend::step (all-pairs)");
+        return;
+    }
+
+    // Sort into the other half by cell, then step from there back into this half: the current
+    // half stays the same, and the fish in it are in cell order.
+    writeStepParams(read, other);
+    const GridShape grid =
+        GridShape::forTank(params_.bounds, maxRadius(params_) * kGpuCellMargin, 2 * n + 64);
+    const std::size_t cells = grid.cellCount();
+    ensureGridBuffers(cells);
+    const GLuint zero = 0;
+    glClearNamedBufferSubData(cellCounts_.id(), GL_R32UI, 0, GLsizeiptr(cells * 4), GL_RED_INTEGER,
+                              GL_UNSIGNED_INT, &zero);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCellCountBinding, cellCounts_.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCellStartBinding, cellStarts_.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kFishCellBinding, fishCells_.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kBlockSumBinding, blockSums_.id());
+    dispatchOverFish(gridCount_);
+
+    const auto blocks = static_cast<GLuint>((cells + kWorkgroupSize - 1) / kWorkgroupSize);
+    for (const GlProgram* scan : {&gridScanBlocks_, &gridScanSums_, &gridScanAdd_}) {
+        glUseProgram(scan->id());
+        glUniform1ui(scan->uniformLocation("cellCount"), static_cast<GLuint>(cells));
+        glUniform1ui(scan->uniformLocation("blockCount"), blocks);
+        glDispatchCompute(scan == &gridScanSums_ ? 1 : blocks, 1, 1);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    }
+    dispatchOverFish(gridScatter_);
+
+    writeStepParams(other, read);
+    dispatchOverFish(gridStep_);
+    checkGlErrors("GpuBackend::step (grid)");
+}
+
+void GpuBackend::finish() {
+    glFinish();
+}
+
+}  // namespace fishschool::gpu

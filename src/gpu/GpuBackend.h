@@ -1,0 +1,66 @@
+#pragma once
+
+#include <glad/gl.h>
+
+#include <memory>
+#include <string>
+
+#include "GlObjects.h"
+#include "GpuLayout.h"
+#include "core/Backend.h"
+
+namespace fishschool::gpu {
+
+/// SPEC.md's step as OpenGL compute shaders, one invocation per fish, over one storage buffer of
+/// 2N fish: one half holds the previous state, the other receives the next, and the halves swap
+/// roles by offset, never by copy. The renderer draws straight from that buffer.
+class GpuBackend final : public Backend {
+  public:
+    /// Shader sources can be replaced (by file name) for tests of the failure path.
+    struct ShaderOverrides {
+        std::string allPairsSource;  ///< replaces step_all_pairs.comp when not empty
+    };
+
+    /// Needs a current OpenGL 4.3+ context on this thread. Fails with the reason (missing
+    /// compute support, a shader's compile log, ...) rather than crashing.
+    static Result<std::unique_ptr<GpuBackend>> create(const SimParams& params,
+                                                      const ShaderOverrides& overrides = {});
+
+    BackendKind kind() const override { return BackendKind::Gpu; }
+    std::string description() const override { return renderer_; }
+    void setParams(const SimParams& params) override;
+    Result<void> upload(std::span<const Fish> school) override;
+    School download() override;
+    std::size_t fishCount() const override { return fishCount_; }
+    void step() override;
+    void finish() override;
+
+    /// The storage buffer of 2N GpuFish, and the index of the first fish of the current half.
+    GLuint fishBuffer() const { return fishBuffer_.id(); }
+    std::size_t currentFirstFish() const { return currentHalf_ * fishCount_; }
+
+    static constexpr unsigned kWorkgroupSize = 256;
+
+  private:
+    GpuBackend() = default;
+    void writeStepParams(std::size_t readFirst, std::size_t writeFirst);
+    void ensureGridBuffers(std::size_t cells);
+    void dispatchOverFish(const GlProgram& program);
+
+    std::string renderer_;
+    SimParams params_;
+    GLint64 maxStorageBlockBytes_ = 0;
+
+    GlProgram allPairs_, gridCount_, gridScanBlocks_, gridScanSums_, gridScanAdd_, gridScatter_,
+        gridStep_;
+    GlBuffer paramsBuffer_, fishBuffer_, rockBuffer_;
+    GlBuffer cellCounts_, cellStarts_, fishCells_, blockSums_;
+    std::size_t gridCellCapacity_ = 0;
+    std::size_t fishCount_ = 0;
+    std::size_t currentHalf_ = 0;  ///< 0 or 1
+};
+
+/// Whether this thread's current context can run the gpu backend; the error says why not.
+Result<void> probeComputeSupport();
+
+}  // namespace fishschool::gpu
