@@ -1,0 +1,52 @@
+#version 450
+// One fish mesh instance per fish, read straight from a storage buffer of fish (the gpu
+// backend's own simulation buffer, or the copy the CPU backends upload each frame).
+#include "fish_layout.glsl"
+
+layout(location = 0) in vec3 meshPosition;  // 1 m fish along +z, head at +z
+layout(location = 1) in vec3 meshNormal;
+
+uniform mat4 viewProjection;
+uniform uint firstFish;
+uniform float time;        // s, wall clock
+uniform float fishLength;  // m
+uniform float maxVelocity;
+uniform int colorMode;     // 0 by speed, 1 by heading
+
+out vec3 worldNormal;
+out vec3 worldPosition;
+out vec3 baseColor;
+
+vec3 hsv(float h, float s, float v) {
+    vec3 k = clamp(abs(mod(h * 6.0 + vec3(0.0, 4.0, 2.0), 6.0) - 3.0) - 1.0, 0.0, 1.0);
+    return v * mix(vec3(1.0), k, s);
+}
+
+void main() {
+    Fish f = fish[firstFish + uint(gl_InstanceID)];
+    float speed = length(f.velocity);
+    vec3 forward = speed > 1e-6 ? f.velocity / speed : vec3(0.0, 0.0, 1.0);
+    vec3 side = cross(vec3(0.0, 1.0, 0.0), forward);
+    side = length(side) > 1e-4 ? normalize(side) : vec3(1.0, 0.0, 0.0);
+    vec3 up = cross(forward, side);
+
+    // The tail sways more toward its end, faster when the fish swims faster.
+    float speedRatio = clamp(speed / max(maxVelocity, 1e-6), 0.0, 1.0);
+    float tail = clamp(-meshPosition.z * 2.0, 0.0, 1.0);
+    float phase = float(gl_InstanceID % 97) * 0.61;
+    vec3 local = meshPosition;
+    local.x += tail * tail * 0.12 * sin(time * (4.0 + 10.0 * speedRatio) + phase);
+
+    mat3 basis = mat3(side, up, forward);
+    worldPosition = f.position + basis * (local * fishLength);
+    worldNormal = basis * meshNormal;
+    gl_Position = viewProjection * vec4(worldPosition, 1.0);
+
+    if (colorMode == 0) {
+        baseColor = mix(vec3(0.15, 0.35, 0.85), vec3(1.0, 0.55, 0.15), speedRatio);
+    } else {
+        baseColor = hsv(atan(forward.z, forward.x) / 6.2831853 + 0.5, 0.65, 0.95);
+    }
+    // A lighter belly.
+    baseColor = mix(baseColor, vec3(0.9), clamp(-meshPosition.y * 4.0, 0.0, 0.6));
+}

@@ -1,0 +1,379 @@
+#include "App.h"
+
+#include <SDL.h>
+#include <glad/gl.h>
+#include <imgui.h>
+#include <imgui_impl_opengl3.h>
+#include <imgui_impl_sdl.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <deque>
+#include <iostream>
+
+#include "Screenshot.h"
+#include "SimulationController.h"
+#include "core/ConfigIO.h"
+#include "core/StateIO.h"
+#include "gpu/GlObjects.h"
+#include "gpu/GpuBackend.h"
+#include "render/SceneRenderer.h"
+#include "ui/FpsRecorder.h"
+#include "ui/Panel.h"
+
+namespace fishschool::app {
+namespace {
+
+constexpr int kBadInput = 2;
+constexpr int kInternal = 1;
+
+double seconds() {
+    using Clock = std::chrono::steady_clock;
+    return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+}
+
+/// SDL with a GL 4.5 core window; torn down in reverse.
+struct Window {
+    SDL_Window* window = nullptr;
+    SDL_GLContext context = nullptr;
+    ~Window() {
+        if (context) SDL_GL_DeleteContext(context);
+        if (window) SDL_DestroyWindow(window);
+        SDL_Quit();
+    }
+};
+
+std::string timestampedScreenshotName() {
+    char name[64];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(name, sizeof name, "fishschool-%Y%m%d-%H%M%S.png", std::localtime(&now));
+    return name;
+}
+
+class App {
+  public:
+    App(const AppOptions& options, Window& window, std::unique_ptr<SimulationController> sim,
+        render::SceneRenderer renderer)
+        : options_(options), window_(window), sim_(std::move(sim)), renderer_(std::move(renderer)) {
+        camera_.reset(sim_->params().bounds);
+        panel_.view.vsync = options.vsync;
+        panel_.view.showPanel = panel_.view.showOverlay = !options.hideUi;
+        // Metrics of a very large school cost a download each time: off by default there.
+        panel_.view.measureSchool = sim_->fishCount() <= 200'000;
+        recorder_.measureFrames = options.sweepFrames;
+        recorder_.warmupFrames = std::max(options.sweepFrames / 3, 2);
+    }
+
+    int run();
+
+  private:
+    void handleEvent(const SDL_Event& event);
+    void apply(const ui::PanelActions& actions);
+    void report(const Result<void>& result) {
+        if (result)
+            panel_.clearError();
+        else
+            panel_.showError(result.error());
+    }
+    render::FishSource fishSource();
+
+    const AppOptions& options_;
+    Window& window_;
+    std::unique_ptr<SimulationController> sim_;
+    render::SceneRenderer renderer_;
+    render::OrbitCamera camera_;
+    ui::Panel panel_;
+    ui::FpsRecorder recorder_;
+    bool quit_ = false;
+    bool screenshotRequested_ = false;
+    std::deque<float> frameHistory_;
+};
+
+void App::handleEvent(const SDL_Event& event) {
+    ImGui_ImplSDL2_ProcessEvent(&event);
+    const ImGuiIO& io = ImGui::GetIO();
+    switch (event.type) {
+        case SDL_QUIT:
+            quit_ = true;
+            break;
+        case SDL_KEYDOWN: {
+            if (io.WantCaptureKeyboard) break;
+            ui::PanelActions actions;
+            switch (event.key.keysym.sym) {
+                case SDLK_1:
+                    actions.switchBackend = BackendKind::Cpu;
+                    break;
+                case SDLK_2:
+                    actions.switchBackend = BackendKind::Tbb;
+                    break;
+                case SDLK_3:
+                    actions.switchBackend = BackendKind::Gpu;
+                    break;
+                case SDLK_SPACE:
+                    actions.togglePause = true;
+                    break;
+                case SDLK_n:
+                    actions.step = true;
+                    break;
+                case SDLK_r:
+                    actions.resetSeed = sim_->params().seed;
+                    break;
+                case SDLK_c:
+                    camera_.reset(sim_->params().bounds);
+                    break;
+                case SDLK_F1:
+                    panel_.view.showPanel = !panel_.view.showPanel;
+                    break;
+                case SDLK_F12:
+                    screenshotRequested_ = true;
+                    break;
+                case SDLK_ESCAPE:
+                    quit_ = true;
+                    break;
+                default:
+                    break;
+            }
+            apply(actions);
+            break;
+        }
+        case SDL_MOUSEMOTION:
+            if (io.WantCaptureMouse) break;
+            if (event.motion.state & SDL_BUTTON_LMASK) {
+                camera_.orbit(static_cast<float>(event.motion.xrel),
+                              static_cast<float>(event.motion.yrel));
+            } else if (event.motion.state & (SDL_BUTTON_RMASK | SDL_BUTTON_MMASK)) {
+                int w = 0, h = 0;
+                SDL_GL_GetDrawableSize(window_.window, &w, &h);
+                camera_.pan(static_cast<float>(event.motion.xrel),
+                            static_cast<float>(event.motion.yrel), static_cast<float>(h));
+            }
+            break;
+        case SDL_MOUSEWHEEL:
+            if (!io.WantCaptureMouse) camera_.zoom(static_cast<float>(event.wheel.y));
+            break;
+        default:
+            break;
+    }
+}
+
+void App::apply(const ui::PanelActions& actions) {
+    if (actions.switchBackend) report(sim_->switchBackend(*actions.switchBackend));
+    if (actions.newParams) {
+        const bool tankChanged = actions.newParams->bounds != sim_->params().bounds;
+        report(sim_->applyParams(*actions.newParams));
+        if (tankChanged) camera_.reset(sim_->params().bounds);
+    }
+    if (actions.togglePause) sim_->paused = !sim_->paused;
+    if (actions.step) sim_->stepOnce();
+    if (actions.resetSeed) sim_->reset(*actions.resetSeed);
+}
+
+render::FishSource App::fishSource() {
+    if (auto* gpu = dynamic_cast<gpu::GpuBackend*>(&sim_->backend()))
+        return {gpu->fishBuffer(), gpu->currentFirstFish(), gpu->fishCount()};  // no read-back
+    return renderer_.uploadSchool(sim_->backend().download());
+}
+
+int App::run() {
+    const bool sweeping = !options_.sweepFish.empty();
+    if (sweeping) {
+        std::vector<BackendKind> backends;
+        for (BackendKind kind : {BackendKind::Cpu, BackendKind::Tbb, BackendKind::Gpu}) {
+            const std::string& reason = sim_->unavailableReason(kind);
+            if (reason.empty())
+                backends.push_back(kind);
+            else
+                std::cerr << "sweep: skipping " << toString(kind) << ": " << reason << "\n";
+        }
+        if (auto ok = recorder_.startSweep(backends, options_.sweepFish); !ok) {
+            std::cerr << "error: " << ok.error() << "\n";
+            return kBadInput;
+        }
+    }
+    const double start = seconds();
+    double last = start;
+    double renderMs = 0.0;
+    std::int64_t frame = 0;
+    bool vsync = !panel_.view.vsync;  // forces the first SetSwapInterval
+    while (!quit_) {
+        SDL_Event event;
+        while (SDL_PollEvent(&event)) handleEvent(event);
+        if (vsync != panel_.view.vsync) {
+            vsync = panel_.view.vsync;
+            SDL_GL_SetSwapInterval(vsync ? 1 : 0);
+        }
+
+        const double now = seconds();
+        const double frameSeconds = now - last;
+        last = now;
+        frameHistory_.push_back(static_cast<float>(frameSeconds * 1000.0));
+        if (frameHistory_.size() > 240) frameHistory_.pop_front();
+
+        const int steps = sim_->advance(frameSeconds);
+        const double simulationMs = steps > 0 ? sim_->stepMilliseconds() * steps : 0.0;
+
+        ui::FrameSample sample{frameSeconds, simulationMs, renderMs, sim_->backendKind(),
+                               static_cast<std::int64_t>(sim_->fishCount())};
+        const ui::FpsRecorder::Request request = recorder_.onFrame(sample);
+        if (request.backend) report(sim_->switchBackend(*request.backend));
+        if (request.fish) {
+            SimParams p = sim_->params();
+            p.fishCount = *request.fish;
+            report(sim_->applyParams(p));
+        }
+        if (sweeping && !recorder_.busy()) {
+            quit_ = true;
+            if (auto ok = writeFileAtomically(options_.sweepCsvPath, recorder_.csv()); !ok) {
+                std::cerr << "error: " << ok.error() << "\n";
+                return kBadInput;
+            }
+        }
+
+        const double renderStart = seconds();
+        int width = 0, height = 0;
+        SDL_GL_GetDrawableSize(window_.window, &width, &height);
+        renderer_.draw(sim_->params(), camera_, width, height, fishSource(),
+                       static_cast<float>(now - start),
+                       panel_.view.colorByHeading ? render::FishColoring::ByHeading
+                                                  : render::FishColoring::BySpeed);
+
+        ImGui_ImplOpenGL3_NewFrame();
+        ImGui_ImplSDL2_NewFrame();
+        ImGui::NewFrame();
+        std::vector<float> history(frameHistory_.begin(), frameHistory_.end());
+        ui::PanelState state;
+        state.params = &sim_->params();
+        state.backend = sim_->backendKind();
+        state.backendDescription = sim_->backend().description();
+        for (BackendKind kind : {BackendKind::Cpu, BackendKind::Tbb, BackendKind::Gpu})
+            state.unavailable[static_cast<std::size_t>(kind)] = sim_->unavailableReason(kind);
+        state.paused = sim_->paused;
+        state.fishCount = sim_->fishCount();
+        state.metrics = panel_.view.measureSchool ? &sim_->metrics(now) : nullptr;
+        state.fps = frameSeconds > 0.0 ? 1.0 / frameSeconds : 0.0;
+        if (history.size() >= 30) {
+            double sum = 0.0;
+            for (std::size_t k = history.size() - 30; k < history.size(); ++k) sum += history[k];
+            state.fps = 1000.0 * 30.0 / sum;
+        }
+        state.frameMs = frameSeconds * 1000.0;
+        state.simulationMs = simulationMs;
+        state.renderMs = renderMs;
+        state.frameHistoryMs = history;
+        apply(panel_.draw(state, recorder_));
+        ImGui::Render();
+        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+        glFinish();  // so the render time is the GPU's too
+        renderMs = (seconds() - renderStart) * 1000.0;
+
+        ++frame;
+        const bool lastFrame = options_.frames > 0 && frame >= options_.frames;
+        if (screenshotRequested_ || (lastFrame && !options_.screenshotPath.empty())) {
+            const std::string path =
+                screenshotRequested_ ? timestampedScreenshotName() : options_.screenshotPath;
+            screenshotRequested_ = false;
+            if (auto ok = saveScreenshot(path, width, height); !ok) {
+                std::cerr << "error: " << ok.error() << "\n";
+                if (lastFrame) return kBadInput;
+            }
+        }
+        SDL_GL_SwapWindow(window_.window);
+        if (lastFrame) quit_ = true;
+        if (auto ok = gpu::checkGlErrors("frame"); !ok) return kInternal;
+    }
+    return 0;
+}
+
+}  // namespace
+
+int runApp(const AppOptions& options) {
+    SimParams params;
+    if (!options.configPath.empty()) {
+        auto loaded = loadConfig(options.configPath);
+        if (!loaded) {
+            std::cerr << "error: " << loaded.error() << "\n";
+            return kBadInput;
+        }
+        params = *loaded;
+    }
+    if (options.fish) params.fishCount = *options.fish;
+    if (options.neighbors) {
+        const auto search = parseNeighborSearch(*options.neighbors);
+        if (!search) {
+            std::cerr << "error: --neighbors: '" << *options.neighbors
+                      << "' is not allowed; must be all-pairs or grid\n";
+            return kBadInput;
+        }
+        params.neighborSearch = *search;
+    }
+    if (auto ok = validate(params); !ok) {
+        std::cerr << "error: " << ok.error() << "\n";
+        return kBadInput;
+    }
+
+    Window window;
+    if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {
+        std::cerr << "error: cannot open a display: " << SDL_GetError()
+                  << " (run it on a desktop, or under xvfb-run)\n";
+        return kBadInput;
+    }
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 4);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 5);
+    SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
+    SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 24);
+#ifndef NDEBUG
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, SDL_GL_CONTEXT_DEBUG_FLAG);
+#endif
+    window.window = SDL_CreateWindow(
+        "FishSchool", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, options.width, options.height,
+        SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    if (window.window == nullptr) {
+        std::cerr << "error: cannot create a window: " << SDL_GetError() << "\n";
+        return kBadInput;
+    }
+    window.context = SDL_GL_CreateContext(window.window);
+    if (window.context == nullptr) {
+        std::cerr << "error: OpenGL 4.5 core is not available here: " << SDL_GetError() << "\n";
+        return kBadInput;
+    }
+    SDL_GL_MakeCurrent(window.window, window.context);
+    if (gladLoadGL(reinterpret_cast<GLADloadfunc>(SDL_GL_GetProcAddress)) == 0 ||
+        !GLAD_GL_VERSION_4_5) {
+        std::cerr << "error: OpenGL 4.5 core is not available here\n";
+        return kBadInput;
+    }
+    gpu::enableGlDebugOutput();
+
+    const BackendKind kind = options.backend.value_or(BackendKind::Tbb);
+    auto sim = SimulationController::create(params, kind);
+    if (!sim) {
+        std::cerr << "error: " << sim.error() << "\n";
+        return kBadInput;
+    }
+    auto renderer = render::SceneRenderer::create();
+    if (!renderer) {
+        std::cerr << "error: " << renderer.error() << "\n";
+        return kInternal;
+    }
+
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini in the working directory
+    ImGui::StyleColorsDark();
+    ImGui_ImplSDL2_InitForOpenGL(window.window, window.context);
+    ImGui_ImplOpenGL3_Init("#version 450");
+
+    int status = 0;
+    {
+        App app(options, window, std::move(*sim), std::move(*renderer));
+        status = app.run();
+    }
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplSDL2_Shutdown();
+    ImGui::DestroyContext();
+    return status;
+}
+
+}  // namespace fishschool::app

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/Backend.h"
+
+namespace fishschool::app {
+
+/// The app's command-line options.
+struct AppOptions {
+    std::string configPath;
+    std::optional<BackendKind> backend;
+    std::optional<std::int64_t> fish;
+    std::optional<std::string> neighbors;
+    std::int64_t frames = 0;  ///< quit after this many frames (0: run until closed)
+    std::string screenshotPath;
+    std::vector<std::int64_t> sweepFish;  ///< run the FPS sweep over these counts, then quit
+    std::string sweepCsvPath;
+    int sweepFrames = 90;  ///< measured frames per sweep case
+    bool vsync = true;
+    bool hideUi = false;
+    int width = 1600, height = 900;
+};
+
+/// Opens the window and runs until the user quits or the options say so. Returns the exit
+/// status: 0, 2 for bad input or no usable display/GL, 1 for an internal failure.
+int runApp(const AppOptions& options);
+
+}  // namespace fishschool::app

@@ -1,0 +1,12 @@
+#pragma once
+
+#include <filesystem>
+
+#include "core/Result.h"
+
+namespace fishschool::app {
+
+/// Writes the current framebuffer (width x height) as a PNG, through a temporary file.
+Result<void> saveScreenshot(const std::filesystem::path& path, int width, int height);
+
+}  // namespace fishschool::app

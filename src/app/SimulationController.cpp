@@ -1,0 +1,116 @@
+#include "SimulationController.h"
+
+#include <chrono>
+
+#include "core/Scenario.h"
+#include "gpu/BackendFactory.h"
+
+namespace fishschool::app {
+
+Result<std::unique_ptr<SimulationController>> SimulationController::create(const SimParams& params,
+                                                                           BackendKind kind) {
+    if (auto ok = validate(params); !ok) return fail(ok.error());
+    auto backend = createBackend(kind, params);
+    if (!backend) return fail(backend.error());
+    auto controller = std::unique_ptr<SimulationController>(new SimulationController);
+    controller->params_ = params;
+    controller->backend_ = std::move(*backend);
+    if (auto ok = controller->backend_->upload(makeInitialSchool(params)); !ok)
+        return fail(ok.error());
+    return controller;
+}
+
+const std::string& SimulationController::unavailableReason(BackendKind kind) {
+    auto& reason = unavailable_[static_cast<std::size_t>(kind)];
+    if (!reason) {
+        if (kind == backend_->kind()) {
+            reason = "";
+        } else {
+            auto probe = createBackend(kind, params_);
+            reason = probe ? "" : probe.error();
+        }
+    }
+    return *reason;
+}
+
+Result<void> SimulationController::switchBackend(BackendKind kind) {
+    if (kind == backend_->kind()) return {};
+    auto next = createBackend(kind, params_);
+    if (!next) {
+        unavailable_[static_cast<std::size_t>(kind)] = next.error();
+        return fail(next.error());
+    }
+    if (auto ok = (*next)->upload(backend_->download()); !ok) return fail(ok.error());
+    backend_ = std::move(*next);
+    return {};
+}
+
+Result<void> SimulationController::applyParams(const SimParams& params) {
+    if (auto ok = validate(params); !ok) return fail(ok.error());
+    School school = backend_->download();
+    const bool sceneChanged = params.bounds != params_.bounds || params.rocks != params_.rocks;
+    const bool countChanged = static_cast<std::size_t>(params.fishCount) != school.size();
+    if (countChanged) resizeSchool(school, static_cast<std::size_t>(params.fishCount), params);
+    if (sceneChanged || countChanged) moveIntoScene(school, params);
+    backend_->setParams(params);
+    if (sceneChanged || countChanged) {
+        if (auto ok = backend_->upload(school); !ok) {
+            backend_->setParams(params_);
+            return fail(ok.error());
+        }
+    }
+    params_ = params;
+    metricsTime_ = -1e9;
+    return {};
+}
+
+void SimulationController::reset(std::uint64_t seed) {
+    params_.seed = seed;
+    backend_->setParams(params_);
+    (void)backend_->upload(makeInitialSchool(params_));  // same count as before: it fits
+    accumulator_ = 0.0;
+    metricsTime_ = -1e9;
+}
+
+void SimulationController::runSteps(int count) {
+    if (count <= 0) return;
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < count; ++i) backend_->step();
+    backend_->finish();
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const double perStep = ms / count;
+    stepMilliseconds_ =
+        stepMilliseconds_ == 0.0 ? perStep : 0.9 * stepMilliseconds_ + 0.1 * perStep;
+}
+
+int SimulationController::advance(double wallSeconds) {
+    if (paused) {
+        accumulator_ = 0.0;
+        return 0;
+    }
+    accumulator_ += wallSeconds;
+    int steps = static_cast<int>(accumulator_ / params_.dt);
+    if (steps > kMaxStepsPerFrame) {
+        steps = kMaxStepsPerFrame;
+        accumulator_ = 0.0;  // drop what cannot be caught up
+    } else {
+        accumulator_ -= steps * static_cast<double>(params_.dt);
+    }
+    runSteps(steps);
+    return steps;
+}
+
+void SimulationController::stepOnce() {
+    runSteps(1);
+}
+
+const SchoolMetrics& SimulationController::metrics(double nowSeconds, double everySeconds) {
+    if (nowSeconds - metricsTime_ >= everySeconds) {
+        metrics_ = measureSchool(backend_->download(), params_);
+        metricsTime_ = nowSeconds;
+    }
+    return metrics_;
+}
+
+}  // namespace fishschool::app

@@ -1,0 +1,69 @@
+#pragma once
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/Backend.h"
+#include "core/Metrics.h"
+#include "core/Result.h"
+#include "core/SimParams.h"
+
+namespace fishschool::app {
+
+/// Owns the running school and its backend for the app: switching backends, changing the fish
+/// count or the parameters keeps the school; the fixed-step clock lives here too. Needs no window,
+/// only a current GL context for the gpu backend, so tests can drive it.
+class SimulationController {
+  public:
+    /// Starts with `params` (valid) and a fresh school on `kind`; fails if the backend cannot run.
+    static Result<std::unique_ptr<SimulationController>> create(const SimParams& params,
+                                                                BackendKind kind);
+
+    const SimParams& params() const { return params_; }
+    Backend& backend() { return *backend_; }
+    BackendKind backendKind() const { return backend_->kind(); }
+    std::size_t fishCount() const { return backend_->fishCount(); }
+
+    /// Why a backend cannot run here (empty when it can), checked once and remembered.
+    const std::string& unavailableReason(BackendKind kind);
+
+    /// Hands the school to a new backend. On failure the old backend keeps running.
+    Result<void> switchBackend(BackendKind kind);
+    /// Validates, then applies new parameters; fish that the new tank or rocks leave outside are
+    /// moved inside; a new fishCount adds or removes fish and keeps the others. On failure
+    /// nothing changes and the error names the key.
+    Result<void> applyParams(const SimParams& params);
+    /// A fresh school from `seed`.
+    void reset(std::uint64_t seed);
+
+    /// Advances the fixed-step clock by `wallSeconds`: runs whole steps of params.dt, at most
+    /// kMaxStepsPerFrame, and drops the rest so a slow machine never spirals. Returns the steps
+    /// run.
+    int advance(double wallSeconds);
+    /// One step now, paused or not.
+    void stepOnce();
+
+    bool paused = false;
+    static constexpr int kMaxStepsPerFrame = 4;
+
+    /// The measures of the school, recomputed at most every `everySeconds` of wall time.
+    const SchoolMetrics& metrics(double nowSeconds, double everySeconds = 0.5);
+    /// Mean milliseconds per step over the last steps (the simulation's cost, GPU included).
+    double stepMilliseconds() const { return stepMilliseconds_; }
+
+  private:
+    SimulationController() = default;
+    void runSteps(int count);
+
+    SimParams params_;
+    std::unique_ptr<Backend> backend_;
+    double accumulator_ = 0.0;
+    double stepMilliseconds_ = 0.0;
+    SchoolMetrics metrics_;
+    double metricsTime_ = -1e9;
+    std::array<std::optional<std::string>, 3> unavailable_;
+};
+
+}  // namespace fishschool::app

@@ -1,0 +1,52 @@
+#include "Camera.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <glm/geometric.hpp>
+#include <glm/gtc/matrix_transform.hpp>
+
+namespace fishschool::render {
+
+void OrbitCamera::reset(const glm::vec3& bounds) {
+    target_ = glm::vec3(0.0f, -0.2f * bounds.y, 0.0f);
+    yaw_ = 0.6f;
+    pitch_ = 0.35f;
+    const float radius = glm::length(bounds);
+    distance_ = 1.9f * radius;
+    farPlane_ = 20.0f * radius;
+}
+
+void OrbitCamera::orbit(float dx, float dy) {
+    yaw_ += dx * 0.005f;
+    pitch_ = std::clamp(pitch_ + dy * 0.005f, -1.5f, 1.5f);
+}
+
+void OrbitCamera::pan(float dx, float dy, float viewportHeight) {
+    const glm::vec3 forward = glm::normalize(target_ - eye());
+    const glm::vec3 right = glm::normalize(glm::cross(forward, glm::vec3(0, 1, 0)));
+    const glm::vec3 up = glm::cross(right, forward);
+    const float unitsPerPixel =
+        2.0f * distance_ * std::tan(0.5f * glm::radians(50.0f)) / std::max(viewportHeight, 1.0f);
+    target_ += (-dx * right + dy * up) * unitsPerPixel;
+}
+
+void OrbitCamera::zoom(float steps) {
+    distance_ = std::clamp(distance_ * std::pow(0.9f, steps), 1.0f, farPlane_ * 0.5f);
+}
+
+glm::vec3 OrbitCamera::eye() const {
+    return target_ + distance_ * glm::vec3(std::cos(pitch_) * std::sin(yaw_), std::sin(pitch_),
+                                           std::cos(pitch_) * std::cos(yaw_));
+}
+
+glm::mat4 OrbitCamera::view() const {
+    return glm::lookAt(eye(), target_, glm::vec3(0, 1, 0));
+}
+
+glm::mat4 OrbitCamera::projection(float aspect) const {
+    return glm::perspective(glm::radians(50.0f), aspect, std::max(0.1f, distance_ * 0.01f),
+                            farPlane_);
+}
+
+}  // namespace fishschool::render

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <glm/mat4x4.hpp>
+#include <glm/vec3.hpp>
+
+namespace fishschool::render {
+
+/// An orbit camera around a target: drag to orbit, drag to pan, wheel to zoom.
+class OrbitCamera {
+  public:
+    /// Frames a tank of half extents `bounds`.
+    void reset(const glm::vec3& bounds);
+    void orbit(float dxPixels, float dyPixels);
+    void pan(float dxPixels, float dyPixels, float viewportHeight);
+    void zoom(float wheelSteps);
+
+    glm::vec3 eye() const;
+    glm::mat4 view() const;
+    glm::mat4 projection(float aspect) const;
+    float distance() const { return distance_; }
+
+  private:
+    glm::vec3 target_{0.0f};
+    float yaw_ = 0.6f;     // radians about y
+    float pitch_ = 0.35f;  // radians above the horizon
+    float distance_ = 100.0f;
+    float farPlane_ = 1000.0f;
+};
+
+}  // namespace fishschool::render

@@ -1,0 +1,101 @@
+#include "FpsRecorder.h"
+
+#include <cstdio>
+
+namespace fishschool::ui {
+
+void FpsRecorder::startRecord() {
+    mode_ = Mode::Record;
+    cases_.clear();
+    beginCase();
+}
+
+Result<void> FpsRecorder::startSweep(const std::vector<BackendKind>& backends,
+                                     const std::vector<std::int64_t>& fishCounts) {
+    if (backends.empty()) return fail("sweep: choose at least one backend");
+    if (fishCounts.empty()) return fail("sweep: give at least one fish count");
+    cases_.clear();
+    for (BackendKind backend : backends)
+        for (std::int64_t fish : fishCounts) cases_.push_back({backend, fish});
+    caseIndex_ = 0;
+    mode_ = Mode::Sweep;
+    requested_ = false;
+    beginCase();
+    return {};
+}
+
+void FpsRecorder::cancel() {
+    mode_ = Mode::Idle;
+}
+
+void FpsRecorder::beginCase() {
+    framesSeen_ = 0;
+    measured_ = 0;
+    seconds_ = simulationMs_ = renderMs_ = 0.0;
+}
+
+std::string FpsRecorder::status() const {
+    char text[128];
+    if (mode_ == Mode::Record) {
+        std::snprintf(text, sizeof text, "recording: frame %d/%d", framesSeen_,
+                      warmupFrames + measureFrames);
+    } else if (mode_ == Mode::Sweep && caseIndex_ < cases_.size()) {
+        const Case& c = cases_[caseIndex_];
+        std::snprintf(text, sizeof text, "sweep %zu/%zu: %s, %lld fish", caseIndex_ + 1,
+                      cases_.size(), std::string(toString(c.backend)).c_str(),
+                      static_cast<long long>(c.fish));
+    } else {
+        return "idle";
+    }
+    return text;
+}
+
+FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
+    Request request;
+    if (mode_ == Mode::Idle) return request;
+    if (mode_ == Mode::Sweep) {
+        const Case& c = cases_[caseIndex_];
+        if (sample.backend != c.backend || sample.fish != c.fish) {
+            // The scene is not set yet: ask once, then wait for it.
+            if (!requested_) {
+                request.backend = c.backend;
+                request.fish = c.fish;
+                requested_ = true;
+            }
+            beginCase();
+            return request;
+        }
+    }
+    ++framesSeen_;
+    if (framesSeen_ <= warmupFrames) return request;
+    seconds_ += sample.frameSeconds;
+    simulationMs_ += sample.simulationMs;
+    renderMs_ += sample.renderMs;
+    if (++measured_ < measureFrames) return request;
+
+    FpsRecord row{sample.backend, sample.fish, seconds_ > 0.0 ? measured_ / seconds_ : 0.0,
+                  simulationMs_ / measured_, renderMs_ / measured_};
+    records_.push_back(row);
+    if (mode_ == Mode::Record || ++caseIndex_ >= cases_.size()) {
+        mode_ = Mode::Idle;
+    } else {
+        requested_ = false;
+        beginCase();
+        return onFrame(sample);  // ask for the next case now
+    }
+    return request;
+}
+
+std::string FpsRecorder::csv() const {
+    std::string out = "backend,fish,fps,sim_ms,render_ms\n";
+    char line[160];
+    for (const FpsRecord& r : records_) {
+        std::snprintf(line, sizeof line, "%s,%lld,%.2f,%.3f,%.3f\n",
+                      std::string(toString(r.backend)).c_str(), static_cast<long long>(r.fish),
+                      r.fps, r.simulationMs, r.renderMs);
+        out += line;
+    }
+    return out;
+}
+
+}  // namespace fishschool::ui

@@ -1,0 +1,77 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/Backend.h"
+#include "core/Result.h"
+
+namespace fishschool::ui {
+
+/// One measured row: the app's frames per second with a backend and a fish count.
+struct FpsRecord {
+    BackendKind backend = BackendKind::Cpu;
+    std::int64_t fish = 0;
+    double fps = 0.0;
+    double simulationMs = 0.0;  ///< per frame
+    double renderMs = 0.0;      ///< per frame
+};
+
+/// What one frame cost, fed to the recorder by the app.
+struct FrameSample {
+    double frameSeconds = 0.0;
+    double simulationMs = 0.0;
+    double renderMs = 0.0;
+    BackendKind backend = BackendKind::Cpu;
+    std::int64_t fish = 0;
+};
+
+/// Records FPS rows: one at a time ("Record"), or a sweep over fish counts and backends that sets
+/// the scene itself (warm-up frames, then measured frames), laid out like the article's Table 1.
+class FpsRecorder {
+  public:
+    struct Request {  ///< what the recorder needs the app to set before the next frame
+        std::optional<BackendKind> backend;
+        std::optional<std::int64_t> fish;
+    };
+
+    int warmupFrames = 30;
+    int measureFrames = 90;
+
+    void startRecord();
+    Result<void> startSweep(const std::vector<BackendKind>& backends,
+                            const std::vector<std::int64_t>& fishCounts);
+    void cancel();
+    bool busy() const { return mode_ != Mode::Idle; }
+    bool sweeping() const { return mode_ == Mode::Sweep; }
+    /// "sweep 3/12: tbb, 5000 fish"
+    std::string status() const;
+
+    /// Call once per frame; returns what to change before the next frame (sweeps only).
+    Request onFrame(const FrameSample& sample);
+
+    const std::vector<FpsRecord>& records() const { return records_; }
+    void clear() { records_.clear(); }
+    /// CSV with the header backend,fish,fps,sim_ms,render_ms.
+    std::string csv() const;
+
+  private:
+    enum class Mode { Idle, Record, Sweep };
+    struct Case {
+        BackendKind backend;
+        std::int64_t fish;
+    };
+    void beginCase();
+
+    Mode mode_ = Mode::Idle;
+    std::vector<Case> cases_;
+    std::size_t caseIndex_ = 0;
+    int framesSeen_ = 0;
+    double seconds_ = 0.0, simulationMs_ = 0.0, renderMs_ = 0.0;
+    int measured_ = 0;
+    bool requested_ = false;
+    std::vector<FpsRecord> records_;
+};
+
+}  // namespace fishschool::ui

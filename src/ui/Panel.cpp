@@ -1,0 +1,328 @@
+#include "Panel.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "core/ConfigIO.h"
+#include "core/Scenario.h"
+#include "core/StateIO.h"
+
+namespace fishschool::ui {
+namespace {
+
+constexpr const char* kBackendLabels[] = {"CPU single", "CPU TBB", "GPU compute"};
+
+/// A slider that edits a copy; the caller validates before anything changes.
+bool sliderFloat(const char* label, float* value, float min, float max, const char* format = "%.3f",
+                 ImGuiSliderFlags flags = 0) {
+    return ImGui::SliderFloat(label, value, min, max, format, flags);
+}
+
+void helpMarker(const char* text) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("(?)");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+}
+
+}  // namespace
+
+PanelActions Panel::draw(const PanelState& state, FpsRecorder& recorder) {
+    PanelActions actions;
+    if (view.showOverlay) drawOverlay(state);
+    if (!view.showPanel) return actions;
+
+    ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(360, 640), ImGuiCond_FirstUseEver);
+    ImGui::Begin("FishSchool");
+
+    if (!error_.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+        ImGui::TextWrapped("%s", error_.c_str());
+        ImGui::PopStyleColor();
+        if (ImGui::SmallButton("dismiss")) error_.clear();
+        ImGui::Separator();
+    }
+
+    ImGui::TextUnformatted("Backend");
+    for (int k = 0; k < 3; ++k) {
+        const auto kind = static_cast<BackendKind>(k);
+        const bool unavailable = !state.unavailable[static_cast<std::size_t>(k)].empty();
+        ImGui::BeginDisabled(unavailable);
+        if (ImGui::RadioButton(kBackendLabels[k], state.backend == kind) && state.backend != kind)
+            actions.switchBackend = kind;
+        ImGui::EndDisabled();
+        if (unavailable && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+            ImGui::SetTooltip("%s", state.unavailable[static_cast<std::size_t>(k)].c_str());
+        if (k < 2) ImGui::SameLine();
+    }
+    for (int k = 0; k < 3; ++k) {
+        if (!state.unavailable[static_cast<std::size_t>(k)].empty())
+            ImGui::TextDisabled("%s: %s", kBackendLabels[k],
+                                state.unavailable[static_cast<std::size_t>(k)].c_str());
+    }
+
+    if (ImGui::Button(state.paused ? "Resume (Space)" : "Pause (Space)"))
+        actions.togglePause = true;
+    ImGui::SameLine();
+    if (ImGui::Button("Step (N)")) actions.step = true;
+    ImGui::SameLine();
+    if (ImGui::Button("Reset (R)")) actions.resetSeed = static_cast<std::uint64_t>(resetSeed_);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(80);
+    ImGui::InputInt("seed", &resetSeed_);
+    resetSeed_ = std::max(resetSeed_, 0);
+
+    drawParameters(state, actions);
+    drawRecorder(state, recorder);
+    ImGui::End();
+    return actions;
+}
+
+void Panel::drawOverlay(const PanelState& state) {
+    const ImGuiViewport* viewport = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(
+        ImVec2(viewport->WorkPos.x + viewport->WorkSize.x - 10, viewport->WorkPos.y + 10),
+        ImGuiCond_Always, ImVec2(1.0f, 0.0f));
+    ImGui::SetNextWindowBgAlpha(0.45f);
+    ImGui::Begin("Overlay", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                     ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                     ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove);
+    ImGui::Text("%.1f FPS   frame %.2f ms", state.fps, state.frameMs);
+    ImGui::Text("simulation %.2f ms   render %.2f ms", state.simulationMs, state.renderMs);
+    ImGui::Text("%zu fish   %s", state.fishCount, state.backendDescription.c_str());
+    if (state.metrics) {
+        ImGui::Text("polarization %.2f   milling %.2f", state.metrics->polarization,
+                    state.metrics->milling);
+        ImGui::Text("nearest neighbour %.2f m   neighbours %.1f",
+                    state.metrics->meanNearestNeighborDistance, state.metrics->meanNeighbors);
+    }
+    if (!state.frameHistoryMs.empty()) {
+        const float peak =
+            *std::max_element(state.frameHistoryMs.begin(), state.frameHistoryMs.end());
+        ImGui::PlotLines("##frames", state.frameHistoryMs.data(),
+                         static_cast<int>(state.frameHistoryMs.size()), 0, "frame ms", 0.0f,
+                         std::max(peak * 1.2f, 20.0f), ImVec2(300, 50));
+    }
+    ImGui::End();
+}
+
+void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
+    SimParams edited = *state.params;
+    bool changed = false;
+
+    if (ImGui::CollapsingHeader("School", ImGuiTreeNodeFlags_DefaultOpen)) {
+        int fish = static_cast<int>(std::min<std::int64_t>(edited.fishCount, 1'000'000));
+        if (ImGui::SliderInt("fish", &fish, 0, 1'000'000, "%d", ImGuiSliderFlags_Logarithmic)) {
+            edited.fishCount = fish;
+            changed = true;
+        }
+        helpMarker("Ctrl+click to type a number. Adding or removing fish keeps the others.");
+        int search = edited.neighborSearch == NeighborSearch::Grid ? 1 : 0;
+        if (ImGui::Combo("neighbours", &search, "all-pairs\0grid\0")) {
+            edited.neighborSearch = search == 1 ? NeighborSearch::Grid : NeighborSearch::AllPairs;
+            changed = true;
+        }
+        ImGui::TextUnformatted("Presets");
+        const auto all = presets();
+        presetIndex_ = std::clamp(presetIndex_, 0, static_cast<int>(all.size()) - 1);
+        if (ImGui::BeginCombo("##preset",
+                              all[static_cast<std::size_t>(presetIndex_)].name.c_str())) {
+            for (std::size_t p = 0; p < all.size(); ++p) {
+                if (ImGui::Selectable(all[p].name.c_str(), static_cast<int>(p) == presetIndex_))
+                    presetIndex_ = static_cast<int>(p);
+                if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", all[p].description.c_str());
+            }
+            ImGui::EndCombo();
+        }
+        ImGui::SameLine();
+        if (ImGui::Button("Apply preset")) {
+            edited = all[static_cast<std::size_t>(presetIndex_)].params;
+            changed = true;
+        }
+    }
+
+    if (ImGui::CollapsingHeader("Behaviour", ImGuiTreeNodeFlags_DefaultOpen)) {
+        changed |= sliderFloat("kCohesion", &edited.kCohesion, -5.0f, 5.0f);
+        changed |= sliderFloat("kSeparation", &edited.kSeparation, -5.0f, 5.0f);
+        changed |= sliderFloat("kAlignment", &edited.kAlignment, -5.0f, 5.0f);
+        changed |= sliderFloat("rCohesion (m)", &edited.rCohesion, 0.0f, 30.0f);
+        changed |= sliderFloat("rSeparation (m)", &edited.rSeparation, 0.0f, 30.0f);
+        changed |= sliderFloat("rAlignment (m)", &edited.rAlignment, 0.0f, 30.0f);
+        changed |= sliderFloat("maxAcceleration (m/s2)", &edited.maxAcceleration, 0.01f, 50.0f,
+                               "%.2f", ImGuiSliderFlags_Logarithmic);
+        changed |= sliderFloat("maxVelocity (m/s)", &edited.maxVelocity, 0.01f, 50.0f, "%.2f",
+                               ImGuiSliderFlags_Logarithmic);
+        changed |=
+            sliderFloat("dt (s)", &edited.dt, 0.001f, 0.1f, "%.4f", ImGuiSliderFlags_Logarithmic);
+        changed |= ImGui::Checkbox("lockVerticalSteering", &edited.lockVerticalSteering);
+    }
+
+    if (ImGui::CollapsingHeader("Tank and rocks")) {
+        changed |= ImGui::SliderFloat3("bounds (m)", &edited.bounds.x, 1.0f, 500.0f, "%.1f",
+                                       ImGuiSliderFlags_Logarithmic);
+        changed |= drawRocks(edited);
+    }
+
+    if (ImGui::CollapsingHeader("View")) {
+        ImGui::Checkbox("colour by heading (else by speed)", &view.colorByHeading);
+        ImGui::Checkbox("vsync", &view.vsync);
+        ImGui::Checkbox("measure the school", &view.measureSchool);
+        helpMarker("Polarization, milling and nearest-neighbour distance in the overlay.");
+    }
+
+    if (ImGui::CollapsingHeader("Config file")) {
+        ImGui::InputText("path", configPath_, sizeof configPath_);
+        if (ImGui::Button("Load")) {
+            auto loaded = loadConfig(configPath_);
+            if (loaded) {
+                edited = *loaded;
+                changed = true;
+                message_ = std::string("loaded ") + configPath_;
+            } else {
+                error_ = loaded.error();
+            }
+        }
+        ImGui::SameLine();
+        if (ImGui::Button("Save")) {
+            auto saved = saveConfig(configPath_, *state.params);
+            if (saved)
+                message_ = std::string("saved ") + configPath_;
+            else
+                error_ = saved.error();
+        }
+        if (!message_.empty()) ImGui::TextDisabled("%s", message_.c_str());
+    }
+
+    if (changed) actions.newParams = edited;
+}
+
+bool Panel::drawRocks(SimParams& edited) {
+    bool changed = false;
+    int removeIndex = -1;
+    for (std::size_t r = 0; r < edited.rocks.size(); ++r) {
+        ImGui::PushID(static_cast<int>(r));
+        Rock& rock = edited.rocks[r];
+        ImGui::Text("rock %zu", r);
+        ImGui::SameLine();
+        if (ImGui::SmallButton("remove")) removeIndex = static_cast<int>(r);
+        const float reach = std::max({edited.bounds.x, edited.bounds.y, edited.bounds.z});
+        changed |= ImGui::SliderFloat3("center", &rock.center.x, -reach, reach, "%.1f");
+        changed |= ImGui::SliderFloat("radius", &rock.radius, 0.1f, reach, "%.2f");
+        ImGui::PopID();
+    }
+    if (removeIndex >= 0) {
+        edited.rocks.erase(edited.rocks.begin() + removeIndex);
+        changed = true;
+    }
+    if (ImGui::Button("Add rock")) {
+        edited.rocks.push_back({{0.0f, -0.5f * edited.bounds.y, 0.0f},
+                                0.2f * std::min(edited.bounds.x, edited.bounds.y)});
+        changed = true;
+    }
+    return changed;
+}
+
+void Panel::drawRecorder(const PanelState& state, FpsRecorder& recorder) {
+    if (!ImGui::CollapsingHeader("FPS recorder")) return;
+    ImGui::BeginDisabled(recorder.busy());
+    if (ImGui::Button("Record")) recorder.startRecord();
+    ImGui::SameLine();
+    if (ImGui::Button("Sweep")) {
+        std::vector<BackendKind> backends;
+        for (int k = 0; k < 3; ++k)
+            if (sweepBackends_[static_cast<std::size_t>(k)] &&
+                state.unavailable[static_cast<std::size_t>(k)].empty())
+                backends.push_back(static_cast<BackendKind>(k));
+        std::vector<std::int64_t> counts;
+        std::stringstream list(sweepFish_);
+        std::string item;
+        bool bad = false;
+        while (std::getline(list, item, ',')) {
+            try {
+                const long long n = std::stoll(item);
+                if (n < 0 || n > kMaxFishCount)
+                    bad = true;
+                else
+                    counts.push_back(n);
+            } catch (const std::exception&) {
+                bad = true;
+            }
+        }
+        if (bad)
+            error_ = "sweep: fish counts must be whole numbers from 0 to " +
+                     std::to_string(kMaxFishCount) + ", separated by commas";
+        else if (auto ok = recorder.startSweep(backends, counts); !ok)
+            error_ = ok.error();
+    }
+    ImGui::EndDisabled();
+    if (recorder.busy()) {
+        ImGui::SameLine();
+        if (ImGui::Button("Cancel")) recorder.cancel();
+        ImGui::TextUnformatted(recorder.status().c_str());
+    }
+    ImGui::InputText("sweep fish", sweepFish_, sizeof sweepFish_);
+    for (int k = 0; k < 3; ++k) {
+        bool on = sweepBackends_[static_cast<std::size_t>(k)];
+        if (ImGui::Checkbox(std::string(toString(static_cast<BackendKind>(k))).c_str(), &on))
+            sweepBackends_[static_cast<std::size_t>(k)] = on;
+        if (k < 2) ImGui::SameLine();
+    }
+
+    // The article's Table 1 layout: a row per fish count, a column per backend.
+    const auto& rows = recorder.records();
+    std::vector<std::int64_t> fishCounts;
+    for (const FpsRecord& r : rows) fishCounts.push_back(r.fish);
+    std::sort(fishCounts.begin(), fishCounts.end());
+    fishCounts.erase(std::unique(fishCounts.begin(), fishCounts.end()), fishCounts.end());
+    if (!rows.empty() &&
+        ImGui::BeginTable("table1", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
+        ImGui::TableSetupColumn("fish");
+        for (const char* label : kBackendLabels) ImGui::TableSetupColumn(label);
+        ImGui::TableHeadersRow();
+        for (std::int64_t fish : fishCounts) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::Text("%lld", static_cast<long long>(fish));
+            for (int k = 0; k < 3; ++k) {
+                ImGui::TableNextColumn();
+                for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
+                    if (it->fish == fish && it->backend == static_cast<BackendKind>(k)) {
+                        ImGui::Text("%.1f", it->fps);
+                        break;
+                    }
+                }
+            }
+        }
+        ImGui::EndTable();
+        // FPS against fish count, one line per backend.
+        for (int k = 0; k < 3; ++k) {
+            std::vector<float> fps;
+            for (std::int64_t fish : fishCounts)
+                for (auto it = rows.rbegin(); it != rows.rend(); ++it)
+                    if (it->fish == fish && it->backend == static_cast<BackendKind>(k)) {
+                        fps.push_back(static_cast<float>(it->fps));
+                        break;
+                    }
+            if (fps.size() >= 2)
+                ImGui::PlotLines(kBackendLabels[k], fps.data(), static_cast<int>(fps.size()), 0,
+                                 "FPS by fish count", 0.0f, FLT_MAX, ImVec2(220, 60));
+        }
+    }
+    ImGui::InputText("csv", csvPath_, sizeof csvPath_);
+    ImGui::SameLine();
+    if (ImGui::Button("Export")) {
+        auto saved = writeFileAtomically(csvPath_, recorder.csv());
+        if (saved)
+            message_ = std::string("wrote ") + csvPath_;
+        else
+            error_ = saved.error();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Clear")) recorder.clear();
+}
+
+}  // namespace fishschool::ui

@@ -1,0 +1,75 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "FpsRecorder.h"
+#include "core/Backend.h"
+#include "core/Metrics.h"
+#include "core/SimParams.h"
+
+namespace fishschool::ui {
+
+/// What the panel shows this frame.
+struct PanelState {
+    const SimParams* params = nullptr;
+    BackendKind backend = BackendKind::Cpu;
+    std::string backendDescription;
+    std::array<std::string, 3> unavailable;  ///< per BackendKind: why it cannot run, or empty
+    bool paused = false;
+    std::size_t fishCount = 0;
+    const SchoolMetrics* metrics = nullptr;  ///< null while not measured
+    double fps = 0.0, frameMs = 0.0, simulationMs = 0.0, renderMs = 0.0;
+    std::span<const float> frameHistoryMs;
+};
+
+/// What the user asked for this frame; the app carries it out and reports errors back.
+struct PanelActions {
+    std::optional<BackendKind> switchBackend;
+    std::optional<SimParams> newParams;
+    bool togglePause = false;
+    bool step = false;
+    std::optional<std::uint64_t> resetSeed;
+};
+
+/// Display settings the panel owns and the renderer reads.
+struct ViewSettings {
+    bool colorByHeading = false;
+    bool vsync = true;
+    bool measureSchool = true;
+    bool showPanel = true;
+    bool showOverlay = true;
+};
+
+/// The Dear ImGui panel (every parameter, the backend, presets, config files, the recorder) and
+/// the overlay (FPS, frame, simulation and render times, a frame-time graph).
+class Panel {
+  public:
+    PanelActions draw(const PanelState& state, FpsRecorder& recorder);
+    /// Shows an error until the next successful change, e.g. a refused value or file.
+    void showError(std::string message) { error_ = std::move(message); }
+    void clearError() { error_.clear(); }
+    const std::string& error() const { return error_; }
+
+    ViewSettings view;
+
+  private:
+    void drawOverlay(const PanelState& state);
+    void drawParameters(const PanelState& state, PanelActions& actions);
+    bool drawRocks(SimParams& edited);
+    void drawRecorder(const PanelState& state, FpsRecorder& recorder);
+
+    std::string error_;
+    std::string message_;
+    char configPath_[256] = "fishschool.json";
+    char csvPath_[256] = "fps.csv";
+    char sweepFish_[256] = "1000,2000,5000,10000,20000";
+    std::array<bool, 3> sweepBackends_{true, true, true};
+    int resetSeed_ = 1;
+    int presetIndex_ = 0;
+};
+
+}  // namespace fishschool::ui

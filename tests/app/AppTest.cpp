@@ -1,0 +1,127 @@
+// The desktop app run as a user runs it, in a real window under Xvfb.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stb_image.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+class App : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (std::string(FISHSCHOOL_XVFB_RUN).empty()) GTEST_SKIP() << "xvfb-run is not installed";
+        dir_ = fs::temp_directory_path() /
+               ("fishschool_app_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+    /// Runs the app in a virtual X display; returns its exit status, stderr in `err_`.
+    int app(const std::string& args, bool withDisplay = true) {
+        const std::string prefix = withDisplay ? std::string(FISHSCHOOL_XVFB_RUN) + " -a -s '-screen 0 1024x768x24' "
+                                               : "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=x11 ";
+        const std::string command = prefix + FISHSCHOOL_APP_PATH + " " + args + " 2>" + path("stderr.txt") + " >/dev/null";
+        const int raw = std::system(command.c_str());
+        std::ifstream in(path("stderr.txt"));
+        std::stringstream s;
+        s << in.rdbuf();
+        err_ = s.str();
+        return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    }
+
+    fs::path dir_;
+    std::string err_;
+};
+
+struct Image {
+    int width = 0, height = 0;
+    std::vector<unsigned char> rgb;
+};
+
+Image load(const std::string& file) {
+    Image image;
+    int channels = 0;
+    unsigned char* data = stbi_load(file.c_str(), &image.width, &image.height, &channels, 3);
+    if (data) {
+        image.rgb.assign(data, data + static_cast<std::size_t>(image.width) * image.height * 3);
+        stbi_image_free(data);
+    }
+    return image;
+}
+
+TEST_F(App, AfterSomeFramesTheScreenshotShowsFish) {
+    const std::string common = "--frames 12 --width 640 --height 360 --hide-ui --backend tbb ";
+    ASSERT_EQ(app(common + "--fish 0 --screenshot " + path("empty.png")), 0) << err_;
+    ASSERT_EQ(app(common + "--fish 3000 --screenshot " + path("fish.png")), 0) << err_;
+    const Image empty = load(path("empty.png")), fish = load(path("fish.png"));
+    ASSERT_EQ(empty.width, 640);
+    ASSERT_EQ(empty.height, 360);
+    ASSERT_EQ(fish.rgb.size(), empty.rgb.size());
+
+    // The tank without fish is not blank: water, sand, rocks.
+    std::set<int> colours;
+    for (std::size_t p = 0; p < empty.rgb.size(); p += 3)
+        colours.insert(empty.rgb[p] << 16 | empty.rgb[p + 1] << 8 | empty.rgb[p + 2]);
+    EXPECT_GT(colours.size(), 20u);
+
+    // Fish: pixels that differ clearly from the empty tank, over a good part of the picture.
+    std::size_t changed = 0;
+    for (std::size_t p = 0; p < fish.rgb.size(); p += 3) {
+        const int d = std::abs(fish.rgb[p] - empty.rgb[p]) + std::abs(fish.rgb[p + 1] - empty.rgb[p + 1]) +
+                      std::abs(fish.rgb[p + 2] - empty.rgb[p + 2]);
+        if (d > 60) ++changed;
+    }
+    const double share = static_cast<double>(changed) / (640.0 * 360.0);
+    EXPECT_GT(share, 0.01) << "only " << changed << " pixels show fish";
+    EXPECT_LT(share, 0.9);
+}
+
+TEST_F(App, ASweepWritesARowForEveryBackendAndCount) {
+    ASSERT_EQ(app("--width 320 --height 200 --sweep 100,300 --sweep-frames 3 --csv " + path("sweep.csv")), 0) << err_;
+    std::ifstream in(path("sweep.csv"));
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line, "backend,fish,fps,sim_ms,render_ms");
+    std::set<std::string> cases;
+    while (std::getline(in, line)) {
+        std::stringstream fields(line);
+        std::string backend, fish, fps;
+        std::getline(fields, backend, ',');
+        std::getline(fields, fish, ',');
+        std::getline(fields, fps, ',');
+        EXPECT_GT(std::stod(fps), 0.0) << line;
+        cases.insert(backend + "," + fish);
+    }
+    for (const char* expected : {"cpu,100", "cpu,300", "tbb,100", "tbb,300"}) EXPECT_TRUE(cases.count(expected)) << expected;
+    // The gpu backend runs wherever GL 4.5 does, software GL included, unless the app said why not.
+    if (err_.find("skipping gpu") == std::string::npos) {
+        EXPECT_TRUE(cases.count("gpu,100"));
+        EXPECT_TRUE(cases.count("gpu,300"));
+    }
+}
+
+TEST_F(App, BadFlagsAndNoDisplayExitTwoWithAMessage) {
+    EXPECT_EQ(app("--backend quantum --frames 1"), 2);
+    EXPECT_THAT(err_, ::testing::HasSubstr("--backend"));
+    EXPECT_EQ(app("--fish -5 --frames 1"), 2);
+    EXPECT_THAT(err_, ::testing::HasSubstr("--fish"));
+    EXPECT_EQ(app("--sweep 10,x --csv " + path("s.csv")), 2);
+    EXPECT_THAT(err_, ::testing::HasSubstr("--sweep"));
+    EXPECT_EQ(app("--frames 1", /*withDisplay=*/false), 2);
+    EXPECT_THAT(err_, ::testing::HasSubstr("display"));
+    EXPECT_FALSE(fs::exists(path("s.csv")));
+}
+
+}  // namespace
