@@ -1,16 +1,22 @@
 #version 430
 // Grid pass 3: copies each fish from the half it was read from into the other half, in cell
-// order, so that the fish of a row of cells sit together for the search.
+// order, so that the fish of a row of cells sit together for the search, and packs their positions.
 layout(local_size_x = WORKGROUP_SIZE) in;
 
 #include "fish_layout.glsl"
 
 layout(std430, binding = 4) readonly buffer CellStarts { uint cellStarts[]; };
 layout(std430, binding = 5) readonly buffer FishCells { uvec2 fishCells[]; };
+layout(std430, binding = 7) writeonly buffer SortedPositions { vec4 sortedPositions[]; };
 
 void main() {
     uint i = gl_GlobalInvocationID.x;
     if (i >= params.counts.x) return;
     uvec2 cellAndRank = fishCells[i];
-    fish[params.counts.w + cellStarts[cellAndRank.x] + cellAndRank.y] = fish[params.counts.z + i];
+    uint slot = cellStarts[cellAndRank.x] + cellAndRank.y;
+    Fish f = fish[params.counts.z + i];
+    fish[params.counts.w + slot] = f;
+    // A packed copy of the positions: the search reads every candidate's position but only the
+    // velocities of alignment neighbours.
+    sortedPositions[slot] = vec4(f.position, 0.0);
 }

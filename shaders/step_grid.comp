@@ -7,6 +7,7 @@ layout(local_size_x = WORKGROUP_SIZE) in;
 #include "step_rule.glsl"
 
 layout(std430, binding = 4) readonly buffer CellStarts { uint cellStarts[]; };
+layout(std430, binding = 7) readonly buffer SortedPositions { vec4 sortedPositions[]; };
 
 void main() {
     uint i = gl_GlobalInvocationID.x;
@@ -23,7 +24,22 @@ void main() {
             uint first = cellStarts[cellIndex(uvec3(x0, y, z))];
             uint last = cellStarts[cellIndex(uvec3(x1, y, z)) + 1u];
             for (uint j = first; j < last; ++j) {
-                if (j != i) accumulateNeighbor(self.position, fish[src + j].position, fish[src + j].velocity, sums);
+                vec3 pj = sortedPositions[j].xyz;
+                vec3 d = pj - self.position;
+                float d2 = dot(d, d);
+                if (j == i) continue;
+                if (d2 < params.radiiSquared.x) {
+                    sums.cohesion += pj;
+                    sums.cohesionCount++;
+                }
+                if (d2 < params.radiiSquared.y) {
+                    sums.separation += d;
+                    sums.separationCount++;
+                }
+                if (d2 < params.radiiSquared.z) {
+                    sums.alignment += fish[src + j].velocity;
+                    sums.alignmentCount++;
+                }
             }
         }
     }

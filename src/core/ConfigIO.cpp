@@ -1,6 +1,8 @@
 #include "ConfigIO.h"
 
+#include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -176,27 +178,37 @@ Result<SimParams> loadConfig(const std::filesystem::path& path) {
     return parseConfig(text.str(), path.string());
 }
 
+namespace {
+
+/// The double nearest to the shortest decimal text of `f`: prints as 0.0166666675 rather than
+/// 0.01666666753590107, and still reads back as the same float.
+double shortest(float f) {
+    char text[32];
+    const auto end = std::to_chars(text, text + sizeof text, f).ptr;
+    return std::strtod(std::string(text, end).c_str(), nullptr);
+}
+
+}  // namespace
+
 std::string configToJson(const SimParams& p) {
-    // Floats go through double, which prints the shortest text that reads back the same double,
-    // hence the same float.
     auto vec = [](const glm::vec3& v) {
-        return Json::array({double(v.x), double(v.y), double(v.z)});
+        return Json::array({shortest(v.x), shortest(v.y), shortest(v.z)});
     };
     Json rocks = Json::array();
     for (const Rock& rock : p.rocks)
-        rocks.push_back({{"center", vec(rock.center)}, {"radius", double(rock.radius)}});
+        rocks.push_back({{"center", vec(rock.center)}, {"radius", shortest(rock.radius)}});
     const Json root = {
         {"fishCount", p.fishCount},
         {"seed", p.seed},
-        {"dt", double(p.dt)},
-        {"kCohesion", double(p.kCohesion)},
-        {"kSeparation", double(p.kSeparation)},
-        {"kAlignment", double(p.kAlignment)},
-        {"rCohesion", double(p.rCohesion)},
-        {"rSeparation", double(p.rSeparation)},
-        {"rAlignment", double(p.rAlignment)},
-        {"maxAcceleration", double(p.maxAcceleration)},
-        {"maxVelocity", double(p.maxVelocity)},
+        {"dt", shortest(p.dt)},
+        {"kCohesion", shortest(p.kCohesion)},
+        {"kSeparation", shortest(p.kSeparation)},
+        {"kAlignment", shortest(p.kAlignment)},
+        {"rCohesion", shortest(p.rCohesion)},
+        {"rSeparation", shortest(p.rSeparation)},
+        {"rAlignment", shortest(p.rAlignment)},
+        {"maxAcceleration", shortest(p.maxAcceleration)},
+        {"maxVelocity", shortest(p.maxVelocity)},
         {"bounds", vec(p.bounds)},
         {"lockVerticalSteering", p.lockVerticalSteering},
         {"rocks", rocks},

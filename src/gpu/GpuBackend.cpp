@@ -34,6 +34,8 @@ Result<void> probeComputeSupport() {
     GLint major = 0, minor = 0;
     glGetIntegerv(GL_MAJOR_VERSION, &major);
     glGetIntegerv(GL_MINOR_VERSION, &minor);
+    // Loaded once, but no context current now: GL answers nothing.
+    if (major == 0) return fail("GL 4.3 compute not available: no OpenGL context is current");
     if (major < 4 || (major == 4 && minor < 3) || glDispatchCompute == nullptr)
         return fail("GL 4.3 compute not available: this context is " + std::to_string(major) + "." +
                     std::to_string(minor) + " (" + glString(GL_RENDERER) + ")");
@@ -46,6 +48,10 @@ Result<std::unique_ptr<GpuBackend>> GpuBackend::create(const SimParams& params,
     auto backend = std::unique_ptr<GpuBackend>(new GpuBackend);
     backend->renderer_ = "gpu, " + glString(GL_RENDERER);
     glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &backend->maxStorageBlockBytes_);
+    if (params.fishCount > 0) {
+        if (auto ok = backend->checkStorageFits(static_cast<std::size_t>(params.fishCount)); !ok)
+            return fail(ok.error());
+    }
 
     const std::string defines = workgroupDefine(kWorkgroupSize);
     auto compile = [&](const char* file, const std::string& extra = "") -> Result<GlProgram> {
@@ -95,13 +101,20 @@ void GpuBackend::setParams(const SimParams& params) {
     checkGlErrors("GpuBackend::setParams");
 }
 
+Result<void> GpuBackend::checkStorageFits(std::size_t fishCount) const {
+    const std::size_t bytes = std::max<std::size_t>(2 * fishCount, 1) * sizeof(GpuFish);
+    if (static_cast<GLint64>(bytes) <= maxStorageBlockBytes_) return {};
+    return fail("gpu: " + std::to_string(fishCount) + " fish need a storage buffer of " +
+                std::to_string(bytes) + " bytes (2 copies of 48 bytes per fish); this GPU allows " +
+                "at most " + std::to_string(maxStorageBlockBytes_) +
+                " (GL_MAX_SHADER_STORAGE_BLOCK_SIZE), that is " +
+                std::to_string(maxStorageBlockBytes_ / GLint64(2 * sizeof(GpuFish))) + " fish");
+}
+
 Result<void> GpuBackend::upload(std::span<const Fish> school) {
     const std::size_t n = school.size();
     const std::size_t bytes = std::max<std::size_t>(2 * n, 1) * sizeof(GpuFish);
-    if (static_cast<GLint64>(bytes) > maxStorageBlockBytes_)
-        return fail("gpu: " + std::to_string(n) + " fish need a storage buffer of " +
-                    std::to_string(bytes) + " bytes; this GPU allows at most " +
-                    std::to_string(maxStorageBlockBytes_) + " (GL_MAX_SHADER_STORAGE_BLOCK_SIZE)");
+    if (auto ok = checkStorageFits(n); !ok) return ok;
     std::vector<GpuFish> data(std::max<std::size_t>(2 * n, 1), GpuFish{});
     for (std::size_t i = 0; i < n; ++i) {
         const Fish& f = school[i];
@@ -135,7 +148,8 @@ School GpuBackend::download() {
     return school;
 }
 
-void GpuBackend::writeStepParams(std::size_t readFirst, std::size_t writeFirst) {
+void GpuBackend::writeStepParams(std::size_t readFirst, std::size_t writeFirst,
+                                 const GridShape& grid) {
     GpuStepParams p{};
     p.radiiSquared = {params_.rCohesion * params_.rCohesion,
                       params_.rSeparation * params_.rSeparation,
@@ -144,8 +158,6 @@ void GpuBackend::writeStepParams(std::size_t readFirst, std::size_t writeFirst) 
     p.limits = {params_.maxAcceleration, params_.maxVelocity, params_.dt,
                 params_.lockVerticalSteering ? 1.0f : 0.0f};
     p.bounds = glm::vec4(params_.bounds, 0.0f);
-    const GridShape grid = GridShape::forTank(params_.bounds, maxRadius(params_) * kGpuCellMargin,
-                                              2 * fishCount_ + 64);
     p.gridOrigin = glm::vec4(glm::vec3(grid.origin), static_cast<float>(grid.cellSize));
     p.gridDims = {static_cast<unsigned>(grid.dimX), static_cast<unsigned>(grid.dimY),
                   static_cast<unsigned>(grid.dimZ), static_cast<unsigned>(grid.reach)};
@@ -155,21 +167,20 @@ void GpuBackend::writeStepParams(std::size_t readFirst, std::size_t writeFirst) 
 }
 
 void GpuBackend::ensureGridBuffers(std::size_t cells) {
-    const std::size_t blocks = (cells + kWorkgroupSize - 1) / kWorkgroupSize;
-    if (cells > gridCellCapacity_ || !fishCells_ ||
-        fishCells_.size() < GLsizeiptr(fishCount_ * 8)) {
-        gridCellCapacity_ = std::max(cells, gridCellCapacity_);
-        const std::size_t blockCapacity = (gridCellCapacity_ + kWorkgroupSize - 1) / kWorkgroupSize;
-        cellCounts_ =
-            GlBuffer::create(GLsizeiptr(gridCellCapacity_ * 4), nullptr, GL_DYNAMIC_STORAGE_BIT);
-        cellStarts_ = GlBuffer::create(GLsizeiptr((gridCellCapacity_ + 1) * 4), nullptr,
-                                       GL_DYNAMIC_STORAGE_BIT);
-        blockSums_ = GlBuffer::create(GLsizeiptr(std::max<std::size_t>(blockCapacity, 1) * 4),
+    const auto bytes = [](std::size_t count, std::size_t size) {
+        return static_cast<GLsizeiptr>(std::max<std::size_t>(count, 1) * size);
+    };
+    if (cells > gridCellCapacity_ || !cellCounts_) {
+        gridCellCapacity_ = cells;
+        cellCounts_ = GlBuffer::create(bytes(cells, 4), nullptr, GL_DYNAMIC_STORAGE_BIT);
+        cellStarts_ = GlBuffer::create(bytes(cells + 1, 4), nullptr, GL_DYNAMIC_STORAGE_BIT);
+        blockSums_ = GlBuffer::create(bytes((cells + kWorkgroupSize - 1) / kWorkgroupSize, 4),
                                       nullptr, GL_DYNAMIC_STORAGE_BIT);
-        fishCells_ = GlBuffer::create(GLsizeiptr(std::max<std::size_t>(fishCount_, 1) * 8), nullptr,
-                                      GL_DYNAMIC_STORAGE_BIT);
     }
-    (void)blocks;
+    if (!fishCells_ || fishCells_.size() < bytes(fishCount_, 8)) {
+        fishCells_ = GlBuffer::create(bytes(fishCount_, 8), nullptr, GL_DYNAMIC_STORAGE_BIT);
+        sortedPositions_ = GlBuffer::create(bytes(fishCount_, 16), nullptr, GL_DYNAMIC_STORAGE_BIT);
+    }
 }
 
 void GpuBackend::dispatchOverFish(const GlProgram& program) {
@@ -189,7 +200,7 @@ void GpuBackend::step() {
     const bool useGrid =
         params_.neighborSearch == NeighborSearch::Grid && maxRadius(params_) > 0.0f;
     if (!useGrid) {
-        writeStepParams(read, other);
+        writeStepParams(read, other, GridShape{});
         dispatchOverFish(allPairs_);
         currentHalf_ = 1 - currentHalf_;
         checkGlErrors("GpuBackend::step (all-pairs)");
@@ -198,9 +209,10 @@ void GpuBackend::step() {
 
     // Sort into the other half by cell, then step from there back into this half: the current
     // half stays the same, and the fish in it are in cell order.
-    writeStepParams(read, other);
+    // At most about 2 cells per fish: the scan stays cheap and most cells hold a fish or two.
     const GridShape grid =
         GridShape::forTank(params_.bounds, maxRadius(params_) * kGpuCellMargin, 2 * n + 64);
+    writeStepParams(read, other, grid);
     const std::size_t cells = grid.cellCount();
     ensureGridBuffers(cells);
     const GLuint zero = 0;
@@ -211,6 +223,7 @@ void GpuBackend::step() {
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCellStartBinding, cellStarts_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kFishCellBinding, fishCells_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kBlockSumBinding, blockSums_.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kSortedPositionBinding, sortedPositions_.id());
     dispatchOverFish(gridCount_);
 
     const auto blocks = static_cast<GLuint>((cells + kWorkgroupSize - 1) / kWorkgroupSize);
@@ -223,7 +236,7 @@ void GpuBackend::step() {
     }
     dispatchOverFish(gridScatter_);
 
-    writeStepParams(other, read);
+    writeStepParams(other, read, grid);
     dispatchOverFish(gridStep_);
     checkGlErrors("GpuBackend::step (grid)");
 }

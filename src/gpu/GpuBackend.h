@@ -8,6 +8,7 @@
 #include "GlObjects.h"
 #include "GpuLayout.h"
 #include "core/Backend.h"
+#include "core/GridShape.h"
 
 namespace fishschool::gpu {
 
@@ -43,7 +44,9 @@ class GpuBackend final : public Backend {
 
   private:
     GpuBackend() = default;
-    void writeStepParams(std::size_t readFirst, std::size_t writeFirst);
+    /// Fails when 2 * fishCount fish exceed GL_MAX_SHADER_STORAGE_BLOCK_SIZE.
+    Result<void> checkStorageFits(std::size_t fishCount) const;
+    void writeStepParams(std::size_t readFirst, std::size_t writeFirst, const GridShape& grid);
     void ensureGridBuffers(std::size_t cells);
     void dispatchOverFish(const GlProgram& program);
 
@@ -54,7 +57,7 @@ class GpuBackend final : public Backend {
     GlProgram allPairs_, gridCount_, gridScanBlocks_, gridScanSums_, gridScanAdd_, gridScatter_,
         gridStep_;
     GlBuffer paramsBuffer_, fishBuffer_, rockBuffer_;
-    GlBuffer cellCounts_, cellStarts_, fishCells_, blockSums_;
+    GlBuffer cellCounts_, cellStarts_, fishCells_, blockSums_, sortedPositions_;
     std::size_t gridCellCapacity_ = 0;
     std::size_t fishCount_ = 0;
     std::size_t currentHalf_ = 0;  ///< 0 or 1

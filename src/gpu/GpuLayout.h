@@ -49,13 +49,14 @@ static_assert(offsetof(GpuStepParams, counts) == 96);
 
 /// Binding points shared with the shaders.
 enum Binding : unsigned {
-    kParamsBinding = 0,     ///< uniform StepParams
-    kFishBinding = 1,       ///< buffer FishBuffer: the 2N fish
-    kRockBinding = 2,       ///< buffer RockBuffer
-    kCellCountBinding = 3,  ///< buffer CellCounts: fish per cell
-    kCellStartBinding = 4,  ///< buffer CellStarts: first sorted slot per cell, cells + 1
-    kFishCellBinding = 5,   ///< buffer FishCells: (cell, rank in cell) per fish
-    kBlockSumBinding = 6,   ///< buffer BlockSums: scan partial sums
+    kParamsBinding = 0,          ///< uniform StepParams
+    kFishBinding = 1,            ///< buffer FishBuffer: the 2N fish
+    kRockBinding = 2,            ///< buffer RockBuffer
+    kCellCountBinding = 3,       ///< buffer CellCounts: fish per cell
+    kCellStartBinding = 4,       ///< buffer CellStarts: first sorted slot per cell, cells + 1
+    kFishCellBinding = 5,        ///< buffer FishCells: (cell, rank in cell) per fish
+    kBlockSumBinding = 6,        ///< buffer BlockSums: scan partial sums
+    kSortedPositionBinding = 7,  ///< buffer SortedPositions: positions in cell order, packed
 };
 
 }  // namespace fishschool::gpu

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <random>
 
 #include <glm/geometric.hpp>
@@ -45,7 +46,9 @@ class Gpu : public ::testing::Test {
 gpu::HeadlessGlContext* Gpu::context_ = nullptr;
 std::string* Gpu::skipReason_ = nullptr;
 
-/// A random scene with rocks, and fish pressed against every wall.
+/// A random scene of 1,000 to 4,000 fish with random weights and radii, fish pressed against
+/// every wall and fish about to swim into the rocks. Seed 4 has no rocks; even seeds lock
+/// vertical steering.
 std::pair<SimParams, School> randomScene(std::uint32_t seed, NeighborSearch search) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> unit(0.0f, 1.0f);
@@ -54,8 +57,17 @@ std::pair<SimParams, School> randomScene(std::uint32_t seed, NeighborSearch sear
     p.seed = seed;
     p.neighborSearch = search;
     p.bounds = {25.0f + 10 * unit(rng), 12.0f + 5 * unit(rng), 25.0f + 10 * unit(rng)};
+    p.rCohesion = 4.0f + 6.0f * unit(rng);
+    p.rSeparation = 1.0f + 2.0f * unit(rng);
+    p.rAlignment = 3.0f + 5.0f * unit(rng);
+    p.kCohesion = 0.5f + 1.5f * unit(rng);
+    p.kSeparation = 0.5f + 2.0f * unit(rng);
+    p.kAlignment = 0.5f + 1.5f * unit(rng);
+    p.lockVerticalSteering = seed % 2 == 0;
     p.rocks = {{{-8.0f, -4.0f, 3.0f}, 3.0f}, {{9.0f, 2.0f, -6.0f}, 2.0f}};
+    if (seed == 4) p.rocks.clear();
     p.dt = 0.05f;
+    EXPECT_TRUE(validate(p)) << validate(p).error();
     School school = makeInitialSchool(p);
     for (std::size_t i = 0; i < 60; ++i) {
         Fish& f = school[i];
@@ -64,26 +76,46 @@ std::pair<SimParams, School> randomScene(std::uint32_t seed, NeighborSearch sear
         f.position[axis] = side * p.bounds[axis];  // on the wall, heading out
         f.velocity[axis] = side * p.maxVelocity * 0.9f;
     }
+    // Just outside a rock, heading for its centre: the step's segment enters the rock.
+    for (std::size_t i = 60; i < 120 && !p.rocks.empty(); ++i) {
+        const Rock& rock = p.rocks[i % p.rocks.size()];
+        const glm::vec3 direction =
+            glm::normalize(glm::vec3(unit(rng) - 0.5f, unit(rng) - 0.5f, unit(rng) - 0.5f));
+        school[i].position = rock.center + direction * (rock.radius + 0.3f * p.maxVelocity * p.dt);
+        school[i].velocity = -direction * 0.9f * p.maxVelocity;
+    }
     return {p, school};
 }
 
-/// |a - b| relative to the size of the quantity, for every component of every fish.
-double maxRelativeError(const School& a, const School& b, float positionScale,
-                        float velocityScale) {
+/// |a - b| / max(|b|, scale) for every component of every fish, with the scales of the scene:
+/// the tank for positions, the limits for velocities and accelerations.
+double maxRelativeError(const School& a, const School& b, const SimParams& p) {
+    const double positionScale = glm::length(p.bounds) * 1e-2;
+    auto relative = [](float x, float reference, double scale) {
+        return std::abs(double(x) - reference) / std::max(std::abs(double(reference)), scale);
+    };
     double worst = 0.0;
     for (std::size_t i = 0; i < a.size(); ++i) {
         for (int k = 0; k < 3; ++k) {
-            worst = std::max(worst,
-                             std::abs(double(a[i].position[k]) - b[i].position[k]) / positionScale);
-            worst = std::max(worst,
-                             std::abs(double(a[i].velocity[k]) - b[i].velocity[k]) / velocityScale);
+            worst = std::max(worst, relative(a[i].position[k], b[i].position[k], positionScale));
+            worst = std::max(worst, relative(a[i].velocity[k], b[i].velocity[k], p.maxVelocity));
+            worst = std::max(
+                worst, relative(a[i].acceleration[k], b[i].acceleration[k], p.maxAcceleration));
         }
     }
     return worst;
 }
 
+/// How many fish of `after` bounced off a rock or a wall: their velocity turned round.
+std::size_t countReversals(const School& before, const School& after) {
+    std::size_t reversed = 0;
+    for (std::size_t i = 0; i < before.size(); ++i)
+        if (glm::dot(before[i].velocity, after[i].velocity) < 0.0f) ++reversed;
+    return reversed;
+}
+
 void expectOneStepAgrees(NeighborSearch search) {
-    for (std::uint32_t seed : {1u, 2u, 3u}) {
+    for (std::uint32_t seed : {1u, 2u, 3u, 4u}) {
         const auto [p, school] = randomScene(seed, search);
         auto gpu = gpu::GpuBackend::create(p);
         ASSERT_TRUE(gpu) << gpu.error();
@@ -95,10 +127,10 @@ void expectOneStepAgrees(NeighborSearch search) {
         (*gpu)->step();
         const School expected = cpu->download(), actual = (*gpu)->download();
         ASSERT_EQ(actual.size(), expected.size());
-        // Positions relative to the tank, velocities relative to the speed limit.
-        const double error =
-            maxRelativeError(actual, expected, glm::length(p.bounds), p.maxVelocity);
-        EXPECT_LT(error, 1e-4) << "seed " << seed << ", " << school.size() << " fish";
+        EXPECT_LT(maxRelativeError(actual, expected, p), 1e-4)
+            << "seed " << seed << ", " << school.size() << " fish";
+        // The scene really tested the walls and the rocks.
+        EXPECT_GE(countReversals(school, expected), p.rocks.empty() ? 60u : 120u);
     }
 }
 
@@ -109,15 +141,15 @@ TEST_F(Gpu, OneGridStepAgreesWithCpu) {
     expectOneStepAgrees(NeighborSearch::Grid);
 }
 
-TEST_F(Gpu, EveryFishStaysInTheSceneFor500Steps) {
-    for (NeighborSearch search : {NeighborSearch::AllPairs, NeighborSearch::Grid}) {
+void expectFishStayInTheSceneFor500Steps(NeighborSearch search) {
+    {
         auto [p, school] = randomScene(7, search);
-        school.resize(1500);
-        auto gpu = makeGpu(p);
-        ASSERT_TRUE(gpu);
-        ASSERT_TRUE(gpu->upload(school));
-        for (int s = 0; s < 500; ++s) gpu->step();
-        const School after = gpu->download();
+        school.resize(600);
+        auto gpu = gpu::GpuBackend::create(p);
+        ASSERT_TRUE(gpu) << gpu.error();
+        ASSERT_TRUE((*gpu)->upload(school));
+        for (int s = 0; s < 500; ++s) (*gpu)->step();
+        const School after = (*gpu)->download();
         ASSERT_EQ(after.size(), school.size());
         for (const Fish& f : after) {
             for (int k = 0; k < 3; ++k)
@@ -127,6 +159,13 @@ TEST_F(Gpu, EveryFishStaysInTheSceneFor500Steps) {
         }
         EXPECT_NE(after, school);
     }
+}
+
+TEST_F(Gpu, EveryFishStaysInTheSceneFor500AllPairsSteps) {
+    expectFishStayInTheSceneFor500Steps(NeighborSearch::AllPairs);
+}
+TEST_F(Gpu, EveryFishStaysInTheSceneFor500GridSteps) {
+    expectFishStayInTheSceneFor500Steps(NeighborSearch::Grid);
 }
 
 TEST_F(Gpu, UploadThenDownloadIsBitIdentical) {
@@ -181,6 +220,126 @@ TEST_F(Gpu, AnEmptySchoolSteps) {
     ASSERT_TRUE(gpu->upload({}));
     gpu->step();
     EXPECT_TRUE(gpu->download().empty());
+}
+
+/// The renderer draws fishBuffer() from currentFirstFish(): that range must hold the school.
+TEST_F(Gpu, TheCurrentHalfOfTheBufferHoldsTheSchool) {
+    for (NeighborSearch search : {NeighborSearch::AllPairs, NeighborSearch::Grid}) {
+        const auto [p, school] = randomScene(5, search);
+        auto gpu = makeGpu(p);
+        ASSERT_TRUE(gpu);
+        ASSERT_TRUE(gpu->upload(school));
+        const std::size_t n = school.size();
+        for (int s = 0; s < 3; ++s) {
+            const std::size_t before = gpu->currentFirstFish();
+            gpu->step();
+            const std::size_t first = gpu->currentFirstFish();
+            ASSERT_TRUE(first == 0 || first == n) << first;
+            // All-pairs writes the other half; grid sorts into the other half and steps back.
+            if (search == NeighborSearch::AllPairs) {
+                EXPECT_NE(first, before);
+            }
+
+            std::vector<gpu::GpuFish> drawn(n);
+            glGetNamedBufferSubData(
+                gpu->fishBuffer(), static_cast<GLintptr>(first * sizeof(gpu::GpuFish)),
+                static_cast<GLsizeiptr>(n * sizeof(gpu::GpuFish)), drawn.data());
+            const School downloaded = gpu->download();
+            std::vector<bool> seen(n, false);
+            for (const gpu::GpuFish& g : drawn) {
+                ASSERT_LT(g.id, n);
+                ASSERT_FALSE(seen[g.id]) << "fish " << g.id << " twice";
+                seen[g.id] = true;
+                EXPECT_EQ(g.position, downloaded[g.id].position);
+                EXPECT_EQ(g.velocity, downloaded[g.id].velocity);
+            }
+        }
+    }
+}
+
+/// fish_layout.glsl and GpuLayout.h describe the same bytes, as GL itself lays them out.
+TEST_F(Gpu, TheShaderLayoutMatchesGpuLayout) {
+    auto program = gpu::GlProgram::fromFiles({{GL_COMPUTE_SHADER, "step_grid.comp"}},
+                                             "#define WORKGROUP_SIZE 64u\n");
+    ASSERT_TRUE(program) << program.error();
+    auto property = [&](GLenum interface, const char* name, GLenum what) {
+        const GLuint index = glGetProgramResourceIndex(program->id(), interface, name);
+        EXPECT_NE(index, GL_INVALID_INDEX) << name;
+        GLint value = -1;
+        if (index != GL_INVALID_INDEX)
+            glGetProgramResourceiv(program->id(), interface, index, 1, &what, 1, nullptr, &value);
+        return value;
+    };
+    EXPECT_EQ(property(GL_BUFFER_VARIABLE, "fish[0].position", GL_OFFSET),
+              GLint(offsetof(gpu::GpuFish, position)));
+    EXPECT_EQ(property(GL_BUFFER_VARIABLE, "fish[0].id", GL_OFFSET),
+              GLint(offsetof(gpu::GpuFish, id)));
+    EXPECT_EQ(property(GL_BUFFER_VARIABLE, "fish[0].velocity", GL_OFFSET),
+              GLint(offsetof(gpu::GpuFish, velocity)));
+    EXPECT_EQ(property(GL_BUFFER_VARIABLE, "fish[0].acceleration", GL_OFFSET),
+              GLint(offsetof(gpu::GpuFish, acceleration)));
+    EXPECT_EQ(property(GL_BUFFER_VARIABLE, "fish[0].position", GL_TOP_LEVEL_ARRAY_STRIDE),
+              GLint(sizeof(gpu::GpuFish)));
+    EXPECT_EQ(property(GL_UNIFORM_BLOCK, "StepParams", GL_BUFFER_DATA_SIZE),
+              GLint(sizeof(gpu::GpuStepParams)));
+    EXPECT_EQ(property(GL_UNIFORM, "StepParams.limits", GL_OFFSET),
+              GLint(offsetof(gpu::GpuStepParams, limits)));
+    EXPECT_EQ(property(GL_UNIFORM, "StepParams.gridOrigin", GL_OFFSET),
+              GLint(offsetof(gpu::GpuStepParams, gridOrigin)));
+    EXPECT_EQ(property(GL_UNIFORM, "StepParams.counts", GL_OFFSET),
+              GLint(offsetof(gpu::GpuStepParams, counts)));
+}
+
+TEST_F(Gpu, ALinkErrorNamesTheStagesAndGivesTheLog) {
+    const std::string vertex = "#version 450\nvoid main() { gl_Position = vec4(0.0); }\n";
+    const std::string fragment =
+        "#version 450\nvec3 shade();\nout vec4 color;\nvoid main() { color = vec4(shade(), 1.0); "
+        "}\n";
+    auto program = gpu::GlProgram::fromSources(
+        {{GL_VERTEX_SHADER, "plain.vert", vertex}, {GL_FRAGMENT_SHADER, "shaded.frag", fragment}});
+    ASSERT_FALSE(program);
+    EXPECT_THAT(program.error(), ::testing::HasSubstr("failed to link"));
+    EXPECT_THAT(program.error(), ::testing::HasSubstr("plain.vert, shaded.frag"));
+    EXPECT_THAT(program.error(), ::testing::HasSubstr("shade"));
+}
+
+TEST_F(Gpu, ACompileErrorNamesTheFile) {
+    auto program = gpu::GlProgram::fromSources(
+        {{GL_COMPUTE_SHADER, "typo.comp",
+          "#version 430\nlayout(local_size_x = 1) in;\nvoid main() { flaot x; }\n"}});
+    ASSERT_FALSE(program);
+    EXPECT_THAT(program.error(), ::testing::HasSubstr("typo.comp"));
+    EXPECT_THAT(program.error(), ::testing::HasSubstr("failed to compile"));
+}
+
+/// The largest school this GL can hold in 2N fish, or nullopt when every allowed school fits.
+std::optional<std::size_t> firstFishCountTooLarge() {
+    GLint64 limit = 0;
+    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &limit);
+    const auto count = static_cast<std::size_t>(limit) / (2 * sizeof(gpu::GpuFish)) + 1;
+    if (count > static_cast<std::size_t>(kMaxFishCount)) return std::nullopt;
+    return count;
+}
+
+TEST_F(Gpu, ASchoolOverTheStorageLimitIsRefusedAndTheOldOneKept) {
+    const auto tooMany = firstFishCountTooLarge();
+    if (!tooMany) GTEST_SKIP() << "this GL holds every school up to kMaxFishCount";
+    SimParams p;
+    p.fishCount = static_cast<std::int64_t>(*tooMany);
+    auto refused = gpu::GpuBackend::create(p);
+    ASSERT_FALSE(refused);
+    EXPECT_THAT(refused.error(), ::testing::HasSubstr("GL_MAX_SHADER_STORAGE_BLOCK_SIZE"));
+
+    p.fishCount = 100;
+    const School small = makeInitialSchool(p);
+    auto gpu = makeGpu(p);
+    ASSERT_TRUE(gpu);
+    ASSERT_TRUE(gpu->upload(small));
+    const School huge(*tooMany, small.front());
+    auto upload = gpu->upload(huge);
+    ASSERT_FALSE(upload);
+    EXPECT_THAT(upload.error(), ::testing::HasSubstr(std::to_string(*tooMany) + " fish"));
+    EXPECT_EQ(gpu->download(), small);
 }
 
 }  // namespace
