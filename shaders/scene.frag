@@ -4,6 +4,7 @@
 uniform vec3 color;
 uniform bool unlit;
 uniform bool sandPattern;
+uniform float opacity;  // 1 for solid geometry, low for the glass walls
 
 in vec3 worldNormal;
 in vec3 worldPosition;
@@ -17,5 +18,11 @@ void main() {
                        sin(worldPosition.z * 0.3 + sin(worldPosition.x * 0.15) * 2.0);
         c *= 0.9 + 0.12 * ripple;
     }
-    outColor = vec4(unlit ? c : shadeUnderwater(c, worldNormal, worldPosition), 1.0);
+    float alpha = opacity;
+    if (opacity < 1.0) {
+        // Glass seen edge-on reflects more.
+        vec3 toEye = normalize(cameraPosition - worldPosition);
+        alpha *= 1.0 + 3.0 * pow(1.0 - abs(dot(normalize(worldNormal), toEye)), 3.0);
+    }
+    outColor = vec4(unlit ? c : shadeUnderwater(c, worldNormal, worldPosition), alpha);
 }

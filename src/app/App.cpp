@@ -11,6 +11,8 @@
 #include <ctime>
 #include <deque>
 #include <iostream>
+#include <optional>
+#include <string>
 
 #include "Screenshot.h"
 #include "SimulationController.h"
@@ -58,6 +60,7 @@ class App {
         : options_(options), window_(window), sim_(std::move(sim)), renderer_(std::move(renderer)) {
         camera_.reset(sim_->params().bounds);
         panel_.view.vsync = options.vsync;
+        panel_.view.colorByHeading = options.colorByHeading;
         panel_.view.showPanel = panel_.view.showOverlay = !options.hideUi;
         // Metrics of a very large school cost a download each time: off by default there.
         panel_.view.measureSchool = sim_->fishCount() <= 200'000;
@@ -88,6 +91,8 @@ class App {
     bool quit_ = false;
     bool screenshotRequested_ = false;
     std::deque<float> frameHistory_;
+    std::optional<render::FishSource> uploaded_;
+    std::uint64_t uploadedVersion_ = 0;
 };
 
 void App::handleEvent(const SDL_Event& event) {
@@ -172,7 +177,12 @@ void App::apply(const ui::PanelActions& actions) {
 render::FishSource App::fishSource() {
     if (auto* gpu = dynamic_cast<gpu::GpuBackend*>(&sim_->backend()))
         return {gpu->fishBuffer(), gpu->currentFirstFish(), gpu->fishCount()};  // no read-back
-    return renderer_.uploadSchool(sim_->backend().download());
+    // A paused CPU school is copied once, not every frame.
+    if (!uploaded_ || uploadedVersion_ != sim_->schoolVersion()) {
+        uploaded_ = renderer_.uploadSchool(sim_->backend().download());
+        uploadedVersion_ = sim_->schoolVersion();
+    }
+    return *uploaded_;
 }
 
 int App::run() {
@@ -233,6 +243,11 @@ int App::run() {
         const double renderStart = seconds();
         int width = 0, height = 0;
         SDL_GL_GetDrawableSize(window_.window, &width, &height);
+        int windowWidth = 0;
+        SDL_GetWindowSize(window_.window, &windowWidth, nullptr);
+        const float pixelScale =
+            static_cast<float>(width) / static_cast<float>(std::max(windowWidth, 1));
+        renderer_.centerShiftPixels = 0.5f * panel_.coveredLeft() * pixelScale;
         renderer_.draw(sim_->params(), camera_, width, height, fishSource(),
                        static_cast<float>(now - start),
                        panel_.view.colorByHeading ? render::FishColoring::ByHeading
@@ -268,7 +283,7 @@ int App::run() {
         renderMs = (seconds() - renderStart) * 1000.0;
 
         ++frame;
-        const bool lastFrame = options_.frames > 0 && frame >= options_.frames;
+        const bool lastFrame = (options_.frames > 0 && frame >= options_.frames) || quit_;
         if (screenshotRequested_ || (lastFrame && !options_.screenshotPath.empty())) {
             const std::string path =
                 screenshotRequested_ ? timestampedScreenshotName() : options_.screenshotPath;
@@ -326,16 +341,29 @@ int runApp(const AppOptions& options) {
 #ifndef NDEBUG
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, SDL_GL_CONTEXT_DEBUG_FLAG);
 #endif
-    window.window = SDL_CreateWindow(
-        "FishSchool", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, options.width, options.height,
-        SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
-    if (window.window == nullptr) {
-        std::cerr << "error: cannot create a window: " << SDL_GetError() << "\n";
-        return kBadInput;
+    // Multisampling smooths the thin fish and the tank's edges; without it where it is missing.
+    std::string windowError, contextError;
+    for (const int samples : {options.msaaSamples, 0}) {
+        SDL_GL_SetAttribute(SDL_GL_MULTISAMPLEBUFFERS, samples > 0 ? 1 : 0);
+        SDL_GL_SetAttribute(SDL_GL_MULTISAMPLESAMPLES, samples);
+        window.window = SDL_CreateWindow(
+            "FishSchool", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, options.width,
+            options.height, SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+        if (window.window == nullptr) {
+            windowError = SDL_GetError();
+            continue;
+        }
+        window.context = SDL_GL_CreateContext(window.window);
+        if (window.context != nullptr) break;
+        contextError = SDL_GetError();
+        SDL_DestroyWindow(window.window);
+        window.window = nullptr;
     }
-    window.context = SDL_GL_CreateContext(window.window);
     if (window.context == nullptr) {
-        std::cerr << "error: OpenGL 4.5 core is not available here: " << SDL_GetError() << "\n";
+        if (contextError.empty())
+            std::cerr << "error: cannot create a window: " << windowError << "\n";
+        else
+            std::cerr << "error: OpenGL 4.5 core is not available here: " << contextError << "\n";
         return kBadInput;
     }
     SDL_GL_MakeCurrent(window.window, window.context);

@@ -22,6 +22,8 @@ struct AppOptions {
     int sweepFrames = 90;  ///< measured frames per sweep case
     bool vsync = true;
     bool hideUi = false;
+    bool colorByHeading = false;
+    int msaaSamples = 4;  ///< multisampling of the window; 0 turns it off
     int width = 1600, height = 900;
 };
 

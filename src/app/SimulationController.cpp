@@ -42,6 +42,7 @@ Result<void> SimulationController::switchBackend(BackendKind kind) {
     }
     if (auto ok = (*next)->upload(backend_->download()); !ok) return fail(ok.error());
     backend_ = std::move(*next);
+    ++schoolVersion_;
     return {};
 }
 
@@ -61,6 +62,7 @@ Result<void> SimulationController::applyParams(const SimParams& params) {
     }
     params_ = params;
     metricsTime_ = -1e9;
+    ++schoolVersion_;
     return {};
 }
 
@@ -70,10 +72,12 @@ void SimulationController::reset(std::uint64_t seed) {
     (void)backend_->upload(makeInitialSchool(params_));  // same count as before: it fits
     accumulator_ = 0.0;
     metricsTime_ = -1e9;
+    ++schoolVersion_;
 }
 
 void SimulationController::runSteps(int count) {
     if (count <= 0) return;
+    ++schoolVersion_;
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < count; ++i) backend_->step();
     backend_->finish();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,6 +51,10 @@ class SimulationController {
 
     /// The measures of the school, recomputed at most every `everySeconds` of wall time.
     const SchoolMetrics& metrics(double nowSeconds, double everySeconds = 0.5);
+    /// Changes whenever the school may have changed (a step, a switch, new parameters, a
+    /// reset), so a renderer can skip copying a school it already has.
+    std::uint64_t schoolVersion() const { return schoolVersion_; }
+
     /// Mean milliseconds per step over the last steps (the simulation's cost, GPU included).
     double stepMilliseconds() const { return stepMilliseconds_; }
 
@@ -60,6 +65,7 @@ class SimulationController {
     SimParams params_;
     std::unique_ptr<Backend> backend_;
     double accumulator_ = 0.0;
+    std::uint64_t schoolVersion_ = 0;
     double stepMilliseconds_ = 0.0;
     SchoolMetrics metrics_;
     double metricsTime_ = -1e9;

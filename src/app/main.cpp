@@ -33,6 +33,11 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 100000));
     cli.add_flag("--no-vsync", noVsync, "Do not wait for the display's refresh");
     cli.add_flag("--hide-ui", options.hideUi, "Start without the panel and the overlay");
+    std::string color = "speed";
+    cli.add_option("--color", color, "Colour the fish by speed or by heading")
+        ->check(CLI::IsMember({"speed", "heading"}));
+    cli.add_option("--msaa", options.msaaSamples, "Multisampling: 0 (off), 2, 4 or 8 samples")
+        ->check(CLI::IsMember({0, 2, 4, 8}));
     cli.add_option("--width", options.width, "Window width in pixels")
         ->check(CLI::Range(64, 16384));
     cli.add_option("--height", options.height, "Window height in pixels")
@@ -61,6 +66,7 @@ int main(int argc, char** argv) {
     }
     if (!neighbors.empty()) options.neighbors = neighbors;
     options.vsync = !noVsync;
+    options.colorByHeading = color == "heading";
     if (!sweep.empty()) {
         std::stringstream list(sweep);
         std::string item;

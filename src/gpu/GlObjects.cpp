@@ -1,5 +1,6 @@
 #include "GlObjects.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -9,6 +10,8 @@
 
 namespace fishschool::gpu {
 namespace {
+
+std::atomic<std::size_t> glErrorsReported{0};
 
 bool glDebugEnabled() {
 #ifndef NDEBUG
@@ -54,9 +57,12 @@ std::string programLog(GLuint program) {
     return log;
 }
 
-void GLAD_API_PTR printDebugMessage(GLenum, GLenum type, GLuint, GLenum severity, GLsizei,
+void GLAD_API_PTR printDebugMessage(GLenum source, GLenum type, GLuint, GLenum severity, GLsizei,
                                     const GLchar* message, const void*) {
-    if (severity == GL_DEBUG_SEVERITY_NOTIFICATION) return;
+    // Compile and link logs reach the user through GlProgram's error, with the file name.
+    if (severity == GL_DEBUG_SEVERITY_NOTIFICATION || source == GL_DEBUG_SOURCE_SHADER_COMPILER)
+        return;
+    if (type == GL_DEBUG_TYPE_ERROR) ++glErrorsReported;
     std::cerr << "GL " << (type == GL_DEBUG_TYPE_ERROR ? "error" : "message") << ": " << message
               << "\n";
 }
@@ -142,10 +148,15 @@ Result<void> checkGlErrors(const char* where) {
     for (GLenum error = glGetError(); error != GL_NO_ERROR; error = glGetError()) {
         const std::string message = std::string(errorName(error)) + " in " + where;
         std::cerr << "GL error: " << message << "\n";
+        ++glErrorsReported;
         if (first.empty()) first = message;
     }
     if (!first.empty()) return fail(first);
     return {};
+}
+
+std::size_t reportedGlErrorCount() {
+    return glErrorsReported.load();
 }
 
 void enableGlDebugOutput() {

@@ -4,6 +4,7 @@
 
 #include <glad/gl.h>
 
+#include <cstddef>
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -93,6 +94,10 @@ class GlProgram : public GlName<deleteProgram> {
 /// Reports GL errors raised since the last check, naming `where`. Active in debug builds, or
 /// when the environment sets FISHSCHOOL_GL_DEBUG=1; returns the first error's message.
 Result<void> checkGlErrors(const char* where);
+
+/// How many GL errors checkGlErrors and the debug callback have reported in this process; lets
+/// tests fail on a GL error in any call path.
+std::size_t reportedGlErrorCount();
 
 /// Installs a KHR_debug message callback that prints GL's own errors and warnings to stderr, in
 /// debug builds or with FISHSCHOOL_GL_DEBUG=1.

@@ -48,6 +48,9 @@ Result<std::unique_ptr<GpuBackend>> GpuBackend::create(const SimParams& params,
     auto backend = std::unique_ptr<GpuBackend>(new GpuBackend);
     backend->renderer_ = "gpu, " + glString(GL_RENDERER);
     glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &backend->maxStorageBlockBytes_);
+    GLint maxGroups = 0;
+    glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &maxGroups);
+    backend->maxWorkgroups_ = static_cast<std::size_t>(std::max(maxGroups, 1));
     if (params.fishCount > 0) {
         if (auto ok = backend->checkStorageFits(static_cast<std::size_t>(params.fishCount)); !ok)
             return fail(ok.error());
@@ -103,6 +106,10 @@ void GpuBackend::setParams(const SimParams& params) {
 
 Result<void> GpuBackend::checkStorageFits(std::size_t fishCount) const {
     const std::size_t bytes = std::max<std::size_t>(2 * fishCount, 1) * sizeof(GpuFish);
+    if (groupsFor(fishCount) > maxWorkgroups_)
+        return fail("gpu: " + std::to_string(fishCount) + " fish need " +
+                    std::to_string(groupsFor(fishCount)) + " workgroups; this GPU runs at most " +
+                    std::to_string(maxWorkgroups_) + " (GL_MAX_COMPUTE_WORK_GROUP_COUNT)");
     if (static_cast<GLint64>(bytes) <= maxStorageBlockBytes_) return {};
     return fail("gpu: " + std::to_string(fishCount) + " fish need a storage buffer of " +
                 std::to_string(bytes) + " bytes (2 copies of 48 bytes per fish); this GPU allows " +
@@ -121,8 +128,9 @@ Result<void> GpuBackend::upload(std::span<const Fish> school) {
         data[i] = {f.position, static_cast<std::uint32_t>(i), f.velocity, 0.0f, f.acceleration,
                    0.0f};
     }
+    checkGlErrors("before GpuBackend::upload");
     while (glGetError() != GL_NO_ERROR) {
-    }
+    }  // so that the check below sees this allocation's error alone
     GlBuffer buffer =
         GlBuffer::create(static_cast<GLsizeiptr>(bytes), data.data(), GL_DYNAMIC_STORAGE_BIT);
     if (glGetError() == GL_OUT_OF_MEMORY)
@@ -209,9 +217,11 @@ void GpuBackend::step() {
 
     // Sort into the other half by cell, then step from there back into this half: the current
     // half stays the same, and the fish in it are in cell order.
-    // At most about 2 cells per fish: the scan stays cheap and most cells hold a fish or two.
+    // At most about 2 cells per fish, so the scan stays cheap, and no more cells than one
+    // dispatch of the scan covers.
+    const std::size_t maxCells = std::min(2 * n + 64, maxWorkgroups_ * kWorkgroupSize - 1);
     const GridShape grid =
-        GridShape::forTank(params_.bounds, maxRadius(params_) * kGpuCellMargin, 2 * n + 64);
+        GridShape::forTank(params_.bounds, maxRadius(params_) * kGpuCellMargin, maxCells);
     writeStepParams(read, other, grid);
     const std::size_t cells = grid.cellCount();
     ensureGridBuffers(cells);

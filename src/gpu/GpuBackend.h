@@ -44,7 +44,8 @@ class GpuBackend final : public Backend {
 
   private:
     GpuBackend() = default;
-    /// Fails when 2 * fishCount fish exceed GL_MAX_SHADER_STORAGE_BLOCK_SIZE.
+    /// Fails when 2 * fishCount fish exceed GL_MAX_SHADER_STORAGE_BLOCK_SIZE, or one invocation
+    /// per fish exceeds GL_MAX_COMPUTE_WORK_GROUP_COUNT.
     Result<void> checkStorageFits(std::size_t fishCount) const;
     void writeStepParams(std::size_t readFirst, std::size_t writeFirst, const GridShape& grid);
     void ensureGridBuffers(std::size_t cells);
@@ -53,6 +54,7 @@ class GpuBackend final : public Backend {
     std::string renderer_;
     SimParams params_;
     GLint64 maxStorageBlockBytes_ = 0;
+    std::size_t maxWorkgroups_ = 65535;  ///< GL_MAX_COMPUTE_WORK_GROUP_COUNT along x
 
     GlProgram allPairs_, gridCount_, gridScanBlocks_, gridScanSums_, gridScanAdd_, gridScatter_,
         gridStep_;

@@ -4,12 +4,19 @@
 #include <glad/gl.h>
 
 #include <cstdio>
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include "GlObjects.h"
 
 namespace fishschool::gpu {
 namespace {
+
+// EGL has one display per platform, and eglTerminate ends every context on it: only the last
+// HeadlessGlContext of a display terminates it.
+std::mutex displayUsersMutex;
+std::map<EGLDisplay, int> displayUsers;
 
 std::string eglErrorText() {
     char text[32];
@@ -82,6 +89,10 @@ Result<std::unique_ptr<HeadlessGlContext>> HeadlessGlContext::create() {
 
     auto context = std::unique_ptr<HeadlessGlContext>(new HeadlessGlContext);
     context->display_ = display;
+    {
+        const std::lock_guard lock(displayUsersMutex);
+        ++displayUsers[display];
+    }
 
     if (eglBindAPI(EGL_OPENGL_API) != EGL_TRUE)
         return fail("EGL: this display has no desktop OpenGL (" + eglErrorText() + ")");
@@ -128,9 +139,20 @@ Result<std::unique_ptr<HeadlessGlContext>> HeadlessGlContext::create() {
 
 HeadlessGlContext::~HeadlessGlContext() {
     if (display_ == nullptr) return;
-    eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    if (context_ != nullptr && eglGetCurrentContext() == context_)
+        eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
     if (context_ != nullptr) eglDestroyContext(display_, context_);
-    eglTerminate(display_);
+    const std::lock_guard lock(displayUsersMutex);
+    if (--displayUsers[display_] == 0) {
+        displayUsers.erase(display_);
+        eglTerminate(display_);
+    }
+}
+
+Result<void> HeadlessGlContext::makeCurrent() {
+    if (eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, context_) != EGL_TRUE)
+        return fail("EGL: cannot make the context current (" + eglErrorText() + ")");
+    return {};
 }
 
 std::string HeadlessGlContext::renderer() const {

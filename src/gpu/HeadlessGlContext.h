@@ -17,6 +17,9 @@ class HeadlessGlContext {
     HeadlessGlContext(const HeadlessGlContext&) = delete;
     HeadlessGlContext& operator=(const HeadlessGlContext&) = delete;
 
+    /// Makes this context current on the calling thread again (after another one was).
+    Result<void> makeCurrent();
+
     /// GL_RENDERER and GL_VERSION, e.g. "llvmpipe (LLVM 15.0.6, 256 bits), 4.5 (Core Profile)
     /// Mesa 22.3.6".
     std::string renderer() const;

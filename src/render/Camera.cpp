@@ -13,7 +13,7 @@ void OrbitCamera::reset(const glm::vec3& bounds) {
     yaw_ = 0.6f;
     pitch_ = 0.35f;
     const float radius = glm::length(bounds);
-    distance_ = 1.9f * radius;
+    distance_ = 2.1f * radius;
     farPlane_ = 20.0f * radius;
 }
 
@@ -44,9 +44,10 @@ glm::mat4 OrbitCamera::view() const {
     return glm::lookAt(eye(), target_, glm::vec3(0, 1, 0));
 }
 
-glm::mat4 OrbitCamera::projection(float aspect) const {
-    return glm::perspective(glm::radians(50.0f), aspect, std::max(0.1f, distance_ * 0.01f),
-                            farPlane_);
+glm::mat4 OrbitCamera::projection(float aspect, float shiftX) const {
+    const glm::mat4 shift = glm::translate(glm::mat4(1.0f), glm::vec3(shiftX, 0.0f, 0.0f));
+    return shift * glm::perspective(glm::radians(50.0f), aspect, std::max(0.1f, distance_ * 0.01f),
+                                    farPlane_);
 }
 
 }  // namespace fishschool::render

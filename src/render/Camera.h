@@ -16,7 +16,8 @@ class OrbitCamera {
 
     glm::vec3 eye() const;
     glm::mat4 view() const;
-    glm::mat4 projection(float aspect) const;
+    /// `shiftX` moves the picture's centre right by that fraction of the half width (lens shift).
+    glm::mat4 projection(float aspect, float shiftX = 0.0f) const;
     float distance() const { return distance_; }
 
   private:

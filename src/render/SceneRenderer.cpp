@@ -37,6 +37,23 @@ Mesh unitCubeEdges() {
     return lines;
 }
 
+/// The six faces of the cube [-1,1]^3, normals outward.
+Mesh unitCubeFaces() {
+    Mesh faces;
+    for (int axis = 0; axis < 3; ++axis) {
+        for (float side : {-1.0f, 1.0f}) {
+            glm::vec3 n(0.0f);
+            n[axis] = side;
+            glm::vec3 u(0.0f), v(0.0f);
+            u[(axis + 1) % 3] = 1.0f;
+            v[(axis + 2) % 3] = 1.0f;
+            const glm::vec3 a = n - u - v, b = n + u - v, c = n + u + v, d = n - u + v;
+            for (const glm::vec3& p : {a, b, c, a, c, d}) faces.push_back({p, n});
+        }
+    }
+    return faces;
+}
+
 }  // namespace
 
 Result<SceneRenderer> SceneRenderer::create() {
@@ -65,6 +82,7 @@ Result<SceneRenderer> SceneRenderer::create() {
     r.sphereMesh_ = r.makeMesh(makeSphere(10, 14));
     r.floorMesh_ = r.makeMesh(unitQuadXZ());
     r.edgeMesh_ = r.makeMesh(unitCubeEdges());
+    r.wallMesh_ = r.makeMesh(unitCubeFaces());
     if (auto ok = gpu::checkGlErrors("SceneRenderer::create"); !ok) return fail(ok.error());
     return r;
 }
@@ -111,7 +129,8 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
     glBindVertexArray(vertexArray_.id());
 
     const glm::mat4 viewProjection =
-        camera.projection(static_cast<float>(width) / static_cast<float>(std::max(height, 1))) *
+        camera.projection(static_cast<float>(width) / static_cast<float>(std::max(height, 1)),
+                          2.0f * centerShiftPixels / static_cast<float>(std::max(width, 1))) *
         camera.view();
     const glm::vec3 eye = camera.eye();
     const float fogDensity = 0.7f / glm::length(params.bounds) / 2.0f;
@@ -130,6 +149,8 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
     const GLint color = sceneProgram_.uniformLocation("color");
     const GLint unlit = sceneProgram_.uniformLocation("unlit");
     const GLint sand = sceneProgram_.uniformLocation("sandPattern");
+    const GLint opacity = sceneProgram_.uniformLocation("opacity");
+    glUniform1f(opacity, 1.0f);
     const glm::vec3& b = params.bounds;
     glm::mat4 floor = glm::translate(glm::mat4(1.0f), {0.0f, -b.y - 0.01f, 0.0f});
     floor = glm::scale(floor, {b.x * 1.6f, 1.0f, b.z * 1.6f});
@@ -139,7 +160,7 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
     glUniform1i(sand, 1);
     drawMesh(floorMesh_, GL_TRIANGLES);
     glUniform1i(sand, 0);
-    glUniform3f(color, 0.42f, 0.40f, 0.38f);
+    glUniform3f(color, 0.56f, 0.50f, 0.43f);
     for (const Rock& rock : params.rocks) {
         const glm::mat4 m =
             glm::scale(glm::translate(glm::mat4(1.0f), rock.center), glm::vec3(rock.radius));
@@ -165,7 +186,22 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         drawMesh(fishMesh_, GL_TRIANGLES, static_cast<GLsizei>(fish.count));
     }
+
+    // Glass walls last, blended over everything, so the school shows through them.
+    setCommon(sceneProgram_);
+    glUniformMatrix4fv(model, 1, GL_FALSE, glm::value_ptr(glm::scale(glm::mat4(1.0f), b)));
+    glUniform3f(color, 0.6f, 0.9f, 1.0f);
+    glUniform1i(unlit, 0);
+    glUniform1i(sand, 0);
+    glUniform1f(opacity, 0.07f);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glDepthMask(GL_FALSE);
+    drawMesh(wallMesh_, GL_TRIANGLES);
+    glDepthMask(GL_TRUE);
+    glDisable(GL_BLEND);
     glBindVertexArray(0);
+    glUseProgram(0);
     gpu::checkGlErrors("SceneRenderer::draw");
 }
 

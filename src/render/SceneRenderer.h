@@ -35,7 +35,9 @@ class SceneRenderer {
     void draw(const SimParams& params, const OrbitCamera& camera, int width, int height,
               const FishSource& fish, float wallSeconds, FishColoring coloring);
 
-    float fishLength = 1.2f;  ///< m, the drawn length of a fish
+    float fishLength = 1.5f;  ///< m, the drawn length of a fish
+    /// Pixels by which the tank's picture moves right, so that a panel on the left hides less.
+    float centerShiftPixels = 0.0f;
 
   private:
     struct MeshBuffer {
@@ -47,7 +49,7 @@ class SceneRenderer {
 
     gpu::GlProgram fishProgram_, sceneProgram_;
     gpu::GlVertexArray vertexArray_;
-    MeshBuffer fishMesh_, sphereMesh_, floorMesh_, edgeMesh_;
+    MeshBuffer fishMesh_, sphereMesh_, floorMesh_, edgeMesh_, wallMesh_;
     gpu::GlBuffer schoolBuffer_;
     std::vector<gpu::GpuFish> staging_;
 };

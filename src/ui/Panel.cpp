@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cstdio>
 #include <sstream>
 
@@ -14,6 +15,7 @@ namespace fishschool::ui {
 namespace {
 
 constexpr const char* kBackendLabels[] = {"CPU single", "CPU TBB", "GPU compute"};
+constexpr int kPanelMaxFish = 1'000'000;
 
 /// A slider that edits a copy; the caller validates before anything changes.
 bool sliderFloat(const char* label, float* value, float min, float max, const char* format = "%.3f",
@@ -32,11 +34,15 @@ void helpMarker(const char* text) {
 PanelActions Panel::draw(const PanelState& state, FpsRecorder& recorder) {
     PanelActions actions;
     if (view.showOverlay) drawOverlay(state);
+    coveredLeft_ = 0.0f;
     if (!view.showPanel) return actions;
 
     ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowSize(ImVec2(360, 640), ImGuiCond_FirstUseEver);
-    ImGui::Begin("FishSchool");
+    // Fits its open sections, up to the window's height; beyond that it scrolls.
+    ImGui::SetNextWindowSizeConstraints(
+        ImVec2(0.0f, 0.0f), ImVec2(FLT_MAX, ImGui::GetMainViewport()->WorkSize.y - 20.0f));
+    ImGui::Begin("FishSchool", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
+    ImGui::PushItemWidth(ImGui::GetFontSize() * 15.0f);
 
     if (!error_.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
@@ -69,14 +75,17 @@ PanelActions Panel::draw(const PanelState& state, FpsRecorder& recorder) {
     ImGui::SameLine();
     if (ImGui::Button("Step (N)")) actions.step = true;
     ImGui::SameLine();
-    if (ImGui::Button("Reset (R)")) actions.resetSeed = static_cast<std::uint64_t>(resetSeed_);
+    if (!resetSeed_) resetSeed_ = state.params->seed;
+    if (ImGui::Button("Reset (R)")) actions.resetSeed = *resetSeed_;
     ImGui::SameLine();
-    ImGui::SetNextItemWidth(80);
-    ImGui::InputInt("seed", &resetSeed_);
-    resetSeed_ = std::max(resetSeed_, 0);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
+    ImGui::InputScalar("seed", ImGuiDataType_U64, &*resetSeed_);
 
     drawParameters(state, actions);
     drawRecorder(state, recorder);
+    ImGui::PopItemWidth();
+    const float left = ImGui::GetWindowPos().x - ImGui::GetMainViewport()->WorkPos.x;
+    if (left < 40.0f && !ImGui::IsWindowCollapsed()) coveredLeft_ = left + ImGui::GetWindowWidth();
     ImGui::End();
     return actions;
 }
@@ -115,12 +124,27 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
     bool changed = false;
 
     if (ImGui::CollapsingHeader("School", ImGuiTreeNodeFlags_DefaultOpen)) {
-        int fish = static_cast<int>(std::min<std::int64_t>(edited.fishCount, 1'000'000));
-        if (ImGui::SliderInt("fish", &fish, 0, 1'000'000, "%d", ImGuiSliderFlags_Logarithmic)) {
+        int fish = static_cast<int>(std::min<std::int64_t>(edited.fishCount, kPanelMaxFish));
+        if (ImGui::SliderInt("fish", &fish, 0, kPanelMaxFish, "%d",
+                             ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp)) {
             edited.fishCount = fish;
             changed = true;
         }
-        helpMarker("Ctrl+click to type a number. Adding or removing fish keeps the others.");
+        helpMarker("Adding or removing fish keeps the others.");
+        // A typed count takes effect on Enter, so half-typed numbers never resize the school.
+        // While the field is being edited ImGui keeps its own text, so this only seeds it.
+        int typedFish = fish;
+        if (ImGui::InputInt("fish count", &typedFish, 100, 10'000,
+                            ImGuiInputTextFlags_EnterReturnsTrue)) {
+            if (typedFish < 0 || typedFish > kPanelMaxFish) {
+                error_ = "fish count " + std::to_string(typedFish) +
+                         " is not allowed here; the panel takes 0 to " +
+                         std::to_string(kPanelMaxFish);
+            } else if (typedFish != fish) {
+                edited.fishCount = typedFish;
+                changed = true;
+            }
+        }
         int search = edited.neighborSearch == NeighborSearch::Grid ? 1 : 0;
         if (ImGui::Combo("neighbours", &search, "all-pairs\0grid\0")) {
             edited.neighborSearch = search == 1 ? NeighborSearch::Grid : NeighborSearch::AllPairs;
@@ -227,6 +251,7 @@ bool Panel::drawRocks(SimParams& edited) {
 }
 
 void Panel::drawRecorder(const PanelState& state, FpsRecorder& recorder) {
+    if (recorder.sweeping()) ImGui::SetNextItemOpen(true);  // show the table as it fills
     if (!ImGui::CollapsingHeader("FPS recorder")) return;
     ImGui::BeginDisabled(recorder.busy());
     if (ImGui::Button("Record")) recorder.startRecord();
@@ -298,7 +323,7 @@ void Panel::drawRecorder(const PanelState& state, FpsRecorder& recorder) {
             }
         }
         ImGui::EndTable();
-        // FPS against fish count, one line per backend.
+        // FPS against fish count (the table's rows, left to right), one line per backend.
         for (int k = 0; k < 3; ++k) {
             std::vector<float> fps;
             for (std::int64_t fish : fishCounts)
@@ -307,9 +332,13 @@ void Panel::drawRecorder(const PanelState& state, FpsRecorder& recorder) {
                         fps.push_back(static_cast<float>(it->fps));
                         break;
                     }
-            if (fps.size() >= 2)
+            if (fps.size() >= 2) {
+                const auto [low, high] = std::minmax_element(fps.begin(), fps.end());
+                char caption[64];
+                std::snprintf(caption, sizeof caption, "FPS %.1f .. %.1f", *high, *low);
                 ImGui::PlotLines(kBackendLabels[k], fps.data(), static_cast<int>(fps.size()), 0,
-                                 "FPS by fish count", 0.0f, FLT_MAX, ImVec2(220, 60));
+                                 caption, 0.0f, *high * 1.1f, ImVec2(220, 60));
+            }
         }
     }
     ImGui::InputText("csv", csvPath_, sizeof csvPath_);

@@ -53,6 +53,9 @@ class Panel {
     void showError(std::string message) { error_ = std::move(message); }
     void clearError() { error_.clear(); }
     const std::string& error() const { return error_; }
+    /// Pixels from the left edge that the panel covered in the last frame (0 when hidden or
+    /// moved away from the left edge).
+    float coveredLeft() const { return coveredLeft_; }
 
     ViewSettings view;
 
@@ -63,12 +66,13 @@ class Panel {
     void drawRecorder(const PanelState& state, FpsRecorder& recorder);
 
     std::string error_;
+    float coveredLeft_ = 0.0f;
     std::string message_;
     char configPath_[256] = "fishschool.json";
     char csvPath_[256] = "fps.csv";
     char sweepFish_[256] = "1000,2000,5000,10000,20000";
     std::array<bool, 3> sweepBackends_{true, true, true};
-    int resetSeed_ = 1;
+    std::optional<std::uint64_t> resetSeed_;  ///< starts as the running school's seed
     int presetIndex_ = 0;
 };
 

@@ -12,12 +12,13 @@ namespace fishschool::app {
 namespace {
 
 class Controller : public ::testing::Test {
-protected:
+  protected:
     static void SetUpTestSuite() {
         auto made = gpu::HeadlessGlContext::create();
         if (made) context_ = std::move(*made).release();
     }
-    std::unique_ptr<SimulationController> make(std::int64_t fish, BackendKind kind = BackendKind::Tbb) {
+    std::unique_ptr<SimulationController> make(std::int64_t fish,
+                                               BackendKind kind = BackendKind::Tbb) {
         SimParams p;
         p.fishCount = fish;
         auto controller = SimulationController::create(p, kind);
@@ -37,7 +38,8 @@ TEST_F(Controller, SwitchingBackendsMidRunKeepsTheSchool) {
     auto sim = make(1500);
     ASSERT_TRUE(sim);
     std::vector<BackendKind> order = {BackendKind::Cpu, BackendKind::Tbb};
-    if (gpuAvailable()) order = {BackendKind::Gpu, BackendKind::Cpu, BackendKind::Gpu, BackendKind::Tbb};
+    if (gpuAvailable())
+        order = {BackendKind::Gpu, BackendKind::Cpu, BackendKind::Gpu, BackendKind::Tbb};
     for (BackendKind kind : order) {
         for (int s = 0; s < 10; ++s) sim->stepOnce();
         const School before = sim->backend().download();

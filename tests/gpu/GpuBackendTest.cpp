@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <random>
@@ -22,6 +23,8 @@ namespace {
 class Gpu : public ::testing::Test {
   protected:
     static void SetUpTestSuite() {
+        // Every GL call path checks for errors, and GL reports its own, in every build type.
+        ::setenv("FISHSCHOOL_GL_DEBUG", "1", 1);
         auto made = gpu::HeadlessGlContext::create();
         if (made) {
             context_ = std::move(*made).release();
@@ -32,6 +35,12 @@ class Gpu : public ::testing::Test {
     }
     void SetUp() override {
         if (context_ == nullptr) GTEST_SKIP() << "no GL 4.3 context: " << *skipReason_;
+        errorsBefore_ = gpu::reportedGlErrorCount();
+    }
+    void TearDown() override {
+        if (context_ == nullptr) return;
+        (void)gpu::checkGlErrors("the end of the test");
+        EXPECT_EQ(gpu::reportedGlErrorCount(), errorsBefore_) << "GL reported errors (see stderr)";
     }
 
     static std::unique_ptr<gpu::GpuBackend> makeGpu(const SimParams& p) {
@@ -42,6 +51,7 @@ class Gpu : public ::testing::Test {
 
     static gpu::HeadlessGlContext* context_;
     static std::string* skipReason_;
+    std::size_t errorsBefore_ = 0;
 };
 gpu::HeadlessGlContext* Gpu::context_ = nullptr;
 std::string* Gpu::skipReason_ = nullptr;
@@ -220,6 +230,39 @@ TEST_F(Gpu, AnEmptySchoolSteps) {
     ASSERT_TRUE(gpu->upload({}));
     gpu->step();
     EXPECT_TRUE(gpu->download().empty());
+}
+
+/// Neighbours whose sums cancel give zero directions (SPEC's normalizeOrZero), never NaN.
+TEST_F(Gpu, CancellingNeighboursGiveNoSteering) {
+    for (NeighborSearch search : {NeighborSearch::AllPairs, NeighborSearch::Grid}) {
+        SimParams p;
+        p.neighborSearch = search;
+        p.rocks.clear();
+        const School school = {
+            {{0, 0, 0}, {1, 0, 0}, {}}, {{1, 0, 0}, {0, 0, 1}, {}}, {{-1, 0, 0}, {0, 0, -1}, {}}};
+        auto gpu = makeGpu(p);
+        ASSERT_TRUE(gpu);
+        ASSERT_TRUE(gpu->upload(school));
+        gpu->step();
+        const Fish middle = gpu->download()[0];
+        EXPECT_EQ(middle.acceleration, glm::vec3(0.0f));
+        EXPECT_EQ(middle.velocity, glm::vec3(1, 0, 0));
+        EXPECT_EQ(middle.position, glm::vec3(p.dt, 0, 0));
+    }
+}
+
+TEST_F(Gpu, ASecondContextComesAndGoesWithoutEndingTheFirst) {
+    {
+        auto second = gpu::HeadlessGlContext::create();
+        ASSERT_TRUE(second) << second.error();
+        EXPECT_FALSE((*second)->renderer().empty());
+    }
+    ASSERT_TRUE(context_->makeCurrent());
+    auto gpu = makeGpu(SimParams{});
+    ASSERT_TRUE(gpu);
+    ASSERT_TRUE(gpu->upload(School{{{0, 0, 0}, {1, 0, 0}, {}}}));
+    gpu->step();
+    EXPECT_EQ(gpu->download().at(0).position, glm::vec3(SimParams{}.dt, 0, 0));
 }
 
 /// The renderer draws fishBuffer() from currentFirstFish(): that range must hold the school.

@@ -1,0 +1,105 @@
+// The FPS recorder's sweep: it sets each case through requests, skips the warm-up frames, and
+// writes one row per backend and fish count.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "ui/FpsRecorder.h"
+
+namespace fishschool::ui {
+namespace {
+
+/// Plays the app's part: carries out the recorder's requests and reports frames that last
+/// `slowSeconds` during the warm-up and `fastSeconds` after it.
+struct FakeApp {
+    BackendKind backend = BackendKind::Tbb;
+    std::int64_t fish = 2000;
+    int framesInCase = 0;
+    int requests = 0;
+
+    void run(FpsRecorder& recorder, int maxFrames, double slowSeconds, double fastSeconds) {
+        for (int frame = 0; frame < maxFrames && recorder.busy(); ++frame) {
+            const double seconds = framesInCase < recorder.warmupFrames ? slowSeconds : fastSeconds;
+            ++framesInCase;
+            const FrameSample sample{seconds, 2.0, 3.0, backend, fish};
+            const FpsRecorder::Request request = recorder.onFrame(sample);
+            if (request.backend || request.fish) {
+                ++requests;
+                framesInCase = 0;
+                if (request.backend) backend = *request.backend;
+                if (request.fish) fish = *request.fish;
+            }
+        }
+    }
+};
+
+TEST(FpsRecorder, ASweepMeasuresEveryCaseAfterItsWarmUp) {
+    FpsRecorder recorder;
+    recorder.warmupFrames = 3;
+    recorder.measureFrames = 5;
+    ASSERT_TRUE(recorder.startSweep({BackendKind::Cpu, BackendKind::Gpu}, {100, 300}));
+    EXPECT_TRUE(recorder.sweeping());
+    EXPECT_THAT(recorder.status(), ::testing::HasSubstr("1/4"));
+
+    FakeApp app;
+    app.run(recorder, 1000, /*slowSeconds=*/1.0, /*fastSeconds=*/0.02);
+    EXPECT_FALSE(recorder.busy());
+    EXPECT_EQ(app.requests, 4);
+
+    const auto& rows = recorder.records();
+    ASSERT_EQ(rows.size(), 4u);
+    const std::pair<BackendKind, std::int64_t> expected[] = {{BackendKind::Cpu, 100},
+                                                             {BackendKind::Cpu, 300},
+                                                             {BackendKind::Gpu, 100},
+                                                             {BackendKind::Gpu, 300}};
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        EXPECT_EQ(rows[r].backend, expected[r].first);
+        EXPECT_EQ(rows[r].fish, expected[r].second);
+        // Only the fast frames count: the slow warm-up would pull the average toward 1 FPS.
+        EXPECT_NEAR(rows[r].fps, 1.0 / 0.02, 1e-6);
+        EXPECT_DOUBLE_EQ(rows[r].simulationMs, 2.0);
+        EXPECT_DOUBLE_EQ(rows[r].renderMs, 3.0);
+    }
+
+    std::istringstream csv(recorder.csv());
+    std::string line;
+    std::getline(csv, line);
+    EXPECT_EQ(line, "backend,fish,fps,sim_ms,render_ms");
+    std::getline(csv, line);
+    EXPECT_THAT(line, ::testing::StartsWith("cpu,100,50.00,"));
+    int more = 0;
+    while (std::getline(csv, line)) ++more;
+    EXPECT_EQ(more, 3);
+}
+
+TEST(FpsRecorder, ARecordMeasuresTheCurrentSceneOnce) {
+    FpsRecorder recorder;
+    recorder.warmupFrames = 2;
+    recorder.measureFrames = 4;
+    recorder.startRecord();
+    FakeApp app;
+    app.run(recorder, 100, 0.5, 0.01);
+    EXPECT_EQ(app.requests, 0);  // a record never changes the scene
+    ASSERT_EQ(recorder.records().size(), 1u);
+    EXPECT_EQ(recorder.records()[0].backend, BackendKind::Tbb);
+    EXPECT_EQ(recorder.records()[0].fish, 2000);
+    EXPECT_NEAR(recorder.records()[0].fps, 100.0, 1e-6);
+}
+
+TEST(FpsRecorder, ASweepNeedsBackendsAndCountsAndCanBeCancelled) {
+    FpsRecorder recorder;
+    EXPECT_FALSE(recorder.startSweep({}, {100}));
+    EXPECT_FALSE(recorder.startSweep({BackendKind::Cpu}, {}));
+    EXPECT_FALSE(recorder.busy());
+    ASSERT_TRUE(recorder.startSweep({BackendKind::Cpu}, {100}));
+    recorder.cancel();
+    EXPECT_FALSE(recorder.busy());
+    FakeApp app;
+    app.run(recorder, 100, 0.1, 0.1);
+    EXPECT_TRUE(recorder.records().empty());
+}
+
+}  // namespace
+}  // namespace fishschool::ui
