@@ -118,16 +118,8 @@ void CpuSolver::upload(std::span<const Fish> school) {
     ids_.resize(n);
     nextIds_.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
-        const Fish& f = school[i];
-        current_.px[i] = f.position.x;
-        current_.py[i] = f.position.y;
-        current_.pz[i] = f.position.z;
-        current_.vx[i] = f.velocity.x;
-        current_.vy[i] = f.velocity.y;
-        current_.vz[i] = f.velocity.z;
-        ax_[i] = f.acceleration.x;
-        ay_[i] = f.acceleration.y;
-        az_[i] = f.acceleration.z;
+        current_.store(i, school[i].position, school[i].velocity);
+        storeAcceleration(i, school[i].acceleration);
         ids_[i] = static_cast<std::uint32_t>(i);
     }
 }
@@ -268,15 +260,8 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid) {
             acc.add(c, px, py, pz, vx, vy, vz, first, last, i, p.x, p.y, p.z);
         });
         const FishUpdate u = integrateFish(c, p, v, acc.sums());
-        next_.px[i] = u.position.x;
-        next_.py[i] = u.position.y;
-        next_.pz[i] = u.position.z;
-        next_.vx[i] = u.velocity.x;
-        next_.vy[i] = u.velocity.y;
-        next_.vz[i] = u.velocity.z;
-        ax_[i] = u.acceleration.x;
-        ay_[i] = u.acceleration.y;
-        az_[i] = u.acceleration.z;
+        next_.store(i, u.position, u.velocity);
+        storeAcceleration(i, u.acceleration);
     }
 }
 

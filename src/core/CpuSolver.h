@@ -42,6 +42,14 @@ class CpuSolver {
     struct Arrays {
         std::vector<float> px, py, pz, vx, vy, vz;
         void resize(std::size_t n);
+        void store(std::size_t i, const glm::vec3& position, const glm::vec3& velocity) {
+            px[i] = position.x;
+            py[i] = position.y;
+            pz[i] = position.z;
+            vx[i] = velocity.x;
+            vy[i] = velocity.y;
+            vz[i] = velocity.z;
+        }
     };
 
     bool usesGrid() const;
@@ -57,6 +65,11 @@ class CpuSolver {
 
     Arrays current_, next_;
     std::vector<float> ax_, ay_, az_;
+    void storeAcceleration(std::size_t i, const glm::vec3& a) {
+        ax_[i] = a.x;
+        ay_[i] = a.y;
+        az_[i] = a.z;
+    }
     std::vector<std::uint32_t> ids_, nextIds_;  ///< upload index of the fish in each slot
 
     GridShape grid_;
