@@ -27,8 +27,19 @@ inline Floats select(Ints mask, Floats x) {
     return reinterpret_cast<Floats>(mask & reinterpret_cast<Ints>(x));
 }
 
+/// True when every lane is zero.
+inline bool none(Ints mask) {
+    std::uint64_t words[sizeof(Ints) / sizeof(std::uint64_t)];
+    std::memcpy(words, &mask, sizeof words);
+    std::uint64_t any = 0;
+    for (std::uint64_t w : words) any |= w;
+    return any == 0;
+}
+
 /// Accumulates fish [begin, end) into the neighbour sums of fish `self`.
 struct RangeAccumulator {
+    float maxRadius2 = 0.0f;     ///< the largest squared radius
+    bool skipFarBlocks = false;  ///< test whole blocks against maxRadius2 first
     Floats cx{}, cy{}, cz{}, sx{}, sy{}, sz{}, ax{}, ay{}, az{};
     Ints nc{}, ns{}, na{};
 
@@ -59,6 +70,11 @@ struct RangeAccumulator {
                                 std::size_t j, Ints use, float pix, float piy, float piz) {
         const Floats dx = load(px + j) - pix, dy = load(py + j) - piy, dz = load(pz + j) - piz;
         const Floats d2 = dx * dx + dy * dy + dz * dz;
+        // In an all-pairs sweep most blocks lie outside every radius: skipping one with none
+        // inside changes no bit (it would add zeros). In the grid's short runs most blocks hold
+        // a neighbour, and the branch costs more than it saves (measured: 4.6 -> 7.6 ms at
+        // 20,000 fish), so there it is off.
+        if (skipFarBlocks && none((d2 < maxRadius2) & use)) return;
         const Ints inC = (d2 < c.cohesionRadius2) & use;
         const Ints inS = (d2 < c.separationRadius2) & use;
         const Ints inA = (d2 < c.alignmentRadius2) & use;
@@ -245,6 +261,7 @@ std::vector<std::uint32_t> CpuSolver::neighborsOf(std::uint32_t uploadIndex, flo
 
 void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid) {
     const StepConstants& c = constants_;
+    const float maxRadius2 = std::max({c.cohesionRadius2, c.separationRadius2, c.alignmentRadius2});
     const float* px = current_.px.data();
     const float* py = current_.py.data();
     const float* pz = current_.pz.data();
@@ -256,6 +273,8 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid) {
         const glm::vec3 p(px[i], py[i], pz[i]);
         const glm::vec3 v(vx[i], vy[i], vz[i]);
         RangeAccumulator acc;
+        acc.maxRadius2 = maxRadius2;
+        acc.skipFarBlocks = !useGrid;
         forCandidateRanges(i, useGrid, [&](std::size_t first, std::size_t last) {
             acc.add(c, px, py, pz, vx, vy, vz, first, last, i, p.x, p.y, p.z);
         });

@@ -145,10 +145,16 @@ Result<void> GpuBackend::upload(std::span<const Fish> school) {
 School GpuBackend::download() {
     School school(fishCount_);
     if (fishCount_ == 0) return school;
+    const auto bytes = static_cast<GLsizeiptr>(fishCount_ * sizeof(GpuFish));
+    // Read through a buffer in client memory: reading the simulation buffer itself makes some
+    // drivers move it out of video memory.
+    if (readbackBuffer_.size() < bytes)
+        readbackBuffer_ = GlBuffer::create(bytes, nullptr, GL_CLIENT_STORAGE_BIT | GL_MAP_READ_BIT);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);  // the shaders' writes, before the copy
+    glCopyNamedBufferSubData(fishBuffer_.id(), readbackBuffer_.id(),
+                             static_cast<GLintptr>(currentFirstFish() * sizeof(GpuFish)), 0, bytes);
     std::vector<GpuFish> data(fishCount_);
-    glGetNamedBufferSubData(fishBuffer_.id(),
-                            static_cast<GLintptr>(currentFirstFish() * sizeof(GpuFish)),
-                            static_cast<GLsizeiptr>(fishCount_ * sizeof(GpuFish)), data.data());
+    glGetNamedBufferSubData(readbackBuffer_.id(), 0, bytes, data.data());
     for (const GpuFish& g : data) {
         if (g.id < fishCount_) school[g.id] = {g.position, g.velocity, g.acceleration};
     }

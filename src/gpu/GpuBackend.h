@@ -59,6 +59,7 @@ class GpuBackend final : public Backend {
     GlProgram allPairs_, gridCount_, gridScanBlocks_, gridScanSums_, gridScanAdd_, gridScatter_,
         gridStep_;
     GlBuffer paramsBuffer_, fishBuffer_, rockBuffer_;
+    GlBuffer readbackBuffer_;  ///< client-side copy of the current half, for download()
     GlBuffer cellCounts_, cellStarts_, fishCells_, blockSums_, sortedPositions_;
     std::size_t gridCellCapacity_ = 0;
     std::size_t fishCount_ = 0;

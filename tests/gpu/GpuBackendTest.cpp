@@ -284,6 +284,7 @@ TEST_F(Gpu, TheCurrentHalfOfTheBufferHoldsTheSchool) {
             }
 
             std::vector<gpu::GpuFish> drawn(n);
+            glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
             glGetNamedBufferSubData(
                 gpu->fishBuffer(), static_cast<GLintptr>(first * sizeof(gpu::GpuFish)),
                 static_cast<GLsizeiptr>(n * sizeof(gpu::GpuFish)), drawn.data());
