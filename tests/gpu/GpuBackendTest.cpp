@@ -14,6 +14,7 @@
 
 #include "core/CpuBackends.h"
 #include "core/Scenario.h"
+#include "gpu/BackendFactory.h"
 #include "gpu/GpuBackend.h"
 #include "gpu/HeadlessGlContext.h"
 
@@ -230,6 +231,24 @@ TEST_F(Gpu, AnEmptySchoolSteps) {
     ASSERT_TRUE(gpu->upload({}));
     gpu->step();
     EXPECT_TRUE(gpu->download().empty());
+}
+
+TEST_F(Gpu, TheFactoryMakesEveryKindAndTheyAgree) {
+    auto [p, school] = randomScene(9, NeighborSearch::Grid);
+    school.resize(500);
+    std::vector<School> results;
+    for (BackendKind kind : {BackendKind::Cpu, BackendKind::Tbb, BackendKind::Gpu}) {
+        auto backend = createBackend(kind, p);
+        ASSERT_TRUE(backend) << toString(kind) << ": " << backend.error();
+        EXPECT_EQ((*backend)->kind(), kind);
+        EXPECT_FALSE((*backend)->description().empty());
+        ASSERT_TRUE((*backend)->upload(school));
+        (*backend)->step();
+        (*backend)->finish();
+        results.push_back((*backend)->download());
+    }
+    EXPECT_EQ(results[0], results[1]) << "cpu and tbb are bit-identical";
+    EXPECT_LT(maxRelativeError(results[2], results[0], p), 1e-4);
 }
 
 /// Neighbours whose sums cancel give zero directions (SPEC's normalizeOrZero), never NaN.
