@@ -8,7 +8,7 @@ FISHSCHOOL_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 fishschool_packages=(
     build-essential cmake pkg-config
     libsdl2-dev libglm-dev libtbb-dev libimgui-dev libstb-dev
-    python3-glad libegl-dev libegl1 libegl-mesa0 libgl1-mesa-dri libgl-dev
+    python3-glad libegl-dev libegl1 libegl-mesa0 libgl1 libglx-mesa0 libgl1-mesa-dri libgl-dev
     nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
     xvfb xauth
 )
