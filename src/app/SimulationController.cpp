@@ -1,5 +1,6 @@
 #include "SimulationController.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/Scenario.h"
@@ -7,9 +8,20 @@
 
 namespace fishschool::app {
 
+Result<void> SimulationController::checkInteractive(const SimParams& params, BackendKind kind) {
+    if (params.neighborSearch == NeighborSearch::AllPairs && kind != BackendKind::Gpu &&
+        params.fishCount > kMaxCpuAllPairsFish)
+        return fail("neighborSearch: all-pairs with " + std::to_string(params.fishCount) +
+                    " fish on the CPU makes every step last seconds or minutes (N^2 distance "
+                    "tests); choose grid, the GPU, or at most " +
+                    std::to_string(kMaxCpuAllPairsFish) + " fish");
+    return {};
+}
+
 Result<std::unique_ptr<SimulationController>> SimulationController::create(const SimParams& params,
                                                                            BackendKind kind) {
     if (auto ok = validate(params); !ok) return fail(ok.error());
+    if (auto ok = checkInteractive(params, kind); !ok) return fail(ok.error());
     auto backend = createBackend(kind, params);
     if (!backend) return fail(backend.error());
     auto controller = std::unique_ptr<SimulationController>(new SimulationController);
@@ -35,6 +47,7 @@ const std::string& SimulationController::unavailableReason(BackendKind kind) {
 
 Result<void> SimulationController::switchBackend(BackendKind kind) {
     if (kind == backend_->kind()) return {};
+    if (auto ok = checkInteractive(params_, kind); !ok) return fail(ok.error());
     auto next = createBackend(kind, params_);
     if (!next) {
         unavailable_[static_cast<std::size_t>(kind)] = next.error();
@@ -48,6 +61,7 @@ Result<void> SimulationController::switchBackend(BackendKind kind) {
 
 Result<void> SimulationController::applyParams(const SimParams& params) {
     if (auto ok = validate(params); !ok) return fail(ok.error());
+    if (auto ok = checkInteractive(params, backend_->kind()); !ok) return fail(ok.error());
     School school = backend_->download();
     const bool sceneChanged = params.bounds != params_.bounds || params.rocks != params_.rocks;
     const bool countChanged = static_cast<std::size_t>(params.fishCount) != school.size();
@@ -95,8 +109,14 @@ int SimulationController::advance(double wallSeconds) {
     }
     accumulator_ += wallSeconds;
     int steps = static_cast<int>(accumulator_ / params_.dt);
-    if (steps > kMaxStepsPerFrame) {
-        steps = kMaxStepsPerFrame;
+    // However late the frame, run no more steps than fit the frame's budget (at least one), so
+    // a big school slows the simulation down rather than the window.
+    int affordable = kMaxStepsPerFrame;
+    if (stepMilliseconds_ > 0.0)
+        affordable = std::clamp(static_cast<int>(kStepBudgetMilliseconds / stepMilliseconds_), 1,
+                                kMaxStepsPerFrame);
+    if (steps > affordable) {
+        steps = affordable;
         accumulator_ = 0.0;  // drop what cannot be caught up
     } else {
         accumulator_ -= steps * static_cast<double>(params_.dt);

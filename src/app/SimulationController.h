@@ -48,6 +48,13 @@ class SimulationController {
 
     bool paused = false;
     static constexpr int kMaxStepsPerFrame = 4;
+    /// The most fish the app runs with all-pairs search on a CPU backend: beyond, a step takes
+    /// seconds and the window would stop answering.
+    static constexpr std::int64_t kMaxCpuAllPairsFish = 50'000;
+    /// Refuses settings the app cannot run interactively; the error names the key.
+    static Result<void> checkInteractive(const SimParams& params, BackendKind kind);
+    /// Simulation time a frame may spend on steps when it is behind, ms.
+    static constexpr double kStepBudgetMilliseconds = 25.0;
 
     /// The measures of the school, recomputed at most every `everySeconds` of wall time.
     const SchoolMetrics& metrics(double nowSeconds, double everySeconds = 0.5);

@@ -104,5 +104,32 @@ TEST_F(Controller, TheFixedStepIsClampedAndPauseStops) {
     EXPECT_NE(sim->backend().download(), before);
 }
 
+TEST_F(Controller, AllPairsOnTheCpuIsRefusedForSchoolsTooBigToAnimate) {
+    auto sim = make(1000, BackendKind::Cpu);
+    ASSERT_TRUE(sim);
+    SimParams p = sim->params();
+    p.neighborSearch = NeighborSearch::AllPairs;
+    p.fishCount = SimulationController::kMaxCpuAllPairsFish + 1;
+    const auto refused = sim->applyParams(p);
+    ASSERT_FALSE(refused);
+    EXPECT_THAT(refused.error(), ::testing::HasSubstr("neighborSearch"));
+    EXPECT_EQ(sim->fishCount(), 1000u);
+    p.fishCount = 2000;
+    EXPECT_TRUE(sim->applyParams(p));
+    EXPECT_EQ(sim->fishCount(), 2000u);
+}
+
+TEST_F(Controller, ALateFrameRunsOnlyTheStepsItsBudgetAffords) {
+    auto sim = make(1000, BackendKind::Cpu);
+    ASSERT_TRUE(sim);
+    sim->stepOnce();  // measures the step cost
+    const double stepMs = sim->stepMilliseconds();
+    ASSERT_GT(stepMs, 0.0);
+    const int expected =
+        std::clamp(static_cast<int>(SimulationController::kStepBudgetMilliseconds / stepMs), 1,
+                   SimulationController::kMaxStepsPerFrame);
+    EXPECT_EQ(sim->advance(10.0), expected);
+}
+
 }  // namespace
 }  // namespace fishschool::app
