@@ -49,6 +49,12 @@ void printTableRow(const BenchRow& r) {
     std::fflush(stdout);
 }
 
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    const std::size_t middle = values.size() / 2;
+    return values.size() % 2 == 1 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
+}
+
 double nowMs() {
     using Clock = std::chrono::steady_clock;
     return std::chrono::duration<double, std::milli>(Clock::now().time_since_epoch()).count();
@@ -60,11 +66,14 @@ void addBenchCommand(CLI::App& app, BenchOptions& o) {
     CLI::App* cmd =
         app.add_subcommand("bench", "Time the step per backend, neighbour search and fish count");
     cmd->add_option("--backend", o.backends, "Comma-separated backends: cpu, tbb, gpu")
-        ->default_val("cpu,tbb");
+        ->default_val("cpu,tbb")
+        ->check(nonEmpty());
     cmd->add_option("--fish", o.fish, "Comma-separated fish counts")
-        ->default_val("1000,2000,5000,10000");
+        ->default_val("1000,2000,5000,10000")
+        ->check(nonEmpty());
     cmd->add_option("--neighbors", o.neighbors,
-                    "Comma-separated searches: all-pairs, grid (default: the config's)");
+                    "Comma-separated searches: all-pairs, grid (default: the config's)")
+        ->check(nonEmpty());
     cmd->add_option("--density", o.density,
                     "tank: the config's tank for every count (as the article); fixed: the tank "
                     "scales with the count to keep the default scene's density")
@@ -72,8 +81,10 @@ void addBenchCommand(CLI::App& app, BenchOptions& o) {
     cmd->add_option("--steps", o.steps, "Timed steps per case (>= 1)")->required();
     cmd->add_option("--warmup", o.warmup, "Untimed steps first, to let the school form (>= 0)")
         ->default_val(20);
-    cmd->add_option("--config", o.configPath, "Config JSON (default: the built-in defaults)");
-    cmd->add_option("--csv", o.csvPath, "Also write the results as CSV to this file");
+    cmd->add_option("--config", o.configPath, "Config JSON (default: the built-in defaults)")
+        ->check(nonEmpty());
+    cmd->add_option("--csv", o.csvPath, "Also write the results as CSV to this file")
+        ->check(nonEmpty());
 }
 
 int runBench(const BenchOptions& o) {
@@ -159,11 +170,6 @@ int runBench(const BenchOptions& o) {
                         lastReport = nowMs();
                     }
                 }
-                {
-                    const School formed = b.download();
-                    row.meanNeighbors = measureSchool(formed, params).meanNeighbors;
-                    row.pairsPerStep = pairsTestedPerStep(formed, params);
-                }
                 std::vector<double> times;
                 times.reserve(static_cast<std::size_t>(o.steps));
                 for (std::int64_t s = 0; s < o.steps; ++s) {
@@ -176,8 +182,14 @@ int runBench(const BenchOptions& o) {
                         lastReport = nowMs();
                     }
                 }
-                std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-                row.msPerStep = times[times.size() / 2];
+                row.msPerStep = median(times);
+                // The school is read back only after the timing: a read-back can make a GPU
+                // driver move the simulation buffer out of video memory.
+                {
+                    const School formed = b.download();
+                    row.meanNeighbors = measureSchool(formed, params).meanNeighbors;
+                    row.pairsPerStep = pairsTestedPerStep(formed, params);
+                }
                 printTableRow(row);
                 csv += csvLine(row);
             }

@@ -14,7 +14,7 @@ struct SimulateOptions {
     std::string stateOut;
     std::int64_t steps = 0;
     std::optional<std::int64_t> fish;
-    std::optional<std::uint64_t> seed;
+    std::optional<std::string> seed;  ///< parsed by runSimulate: CLI11 would wrap "-1" to 2^64 - 1
     std::string backend = "cpu";
     std::string neighbors;
 };
@@ -29,6 +29,15 @@ struct BenchOptions {
     std::int64_t warmup = 20;
     std::string csvPath;
 };
+
+/// Refuses an empty value, so that `--config ""` is an error rather than "no config".
+inline CLI::Validator nonEmpty() {
+    return CLI::Validator(
+        [](const std::string& value) {
+            return value.empty() ? std::string("an empty value is not allowed") : std::string();
+        },
+        "", "NONEMPTY");
+}
 
 void addSimulateCommand(CLI::App& app, SimulateOptions& options);
 void addBenchCommand(CLI::App& app, BenchOptions& options);

@@ -1,3 +1,4 @@
+#include <charconv>
 #include <iostream>
 
 #include "CliBackends.h"
@@ -10,16 +11,24 @@ namespace fishschool::cli {
 
 void addSimulateCommand(CLI::App& app, SimulateOptions& o) {
     CLI::App* cmd = app.add_subcommand("simulate", "Run K steps and write the state CSV");
-    cmd->add_option("--config", o.configPath, "Config JSON (default: the built-in defaults)");
+    cmd->add_option("--config", o.configPath, "Config JSON (default: the built-in defaults)")
+        ->check(nonEmpty());
     cmd->add_option("--steps", o.steps, "Number of steps K (>= 0)")->required();
-    cmd->add_option("--state-out", o.stateOut, "Where to write the state CSV")->required();
+    cmd->add_option("--state-out", o.stateOut, "Where to write the state CSV")
+        ->required()
+        ->check(nonEmpty());
     cmd->add_option("--state-in", o.stateIn,
-                    "Initial state CSV; its rows are the fish, whatever fishCount says");
+                    "Initial state CSV; its rows are the fish, whatever fishCount says")
+        ->check(nonEmpty());
     cmd->add_option("--fish", o.fish, "Fish count; overrides the config's fishCount");
-    cmd->add_option("--seed", o.seed, "Seed of the initial state; overrides the config's seed");
-    cmd->add_option("--backend", o.backend, "cpu, tbb or gpu")->default_val("cpu");
+    cmd->add_option("--seed", o.seed, "Seed of the initial state; overrides the config's seed")
+        ->check(nonEmpty());
+    cmd->add_option("--backend", o.backend, "cpu, tbb or gpu")
+        ->default_val("cpu")
+        ->check(nonEmpty());
     cmd->add_option("--neighbors", o.neighbors,
-                    "all-pairs or grid; overrides the config's neighborSearch");
+                    "all-pairs or grid; overrides the config's neighborSearch")
+        ->check(nonEmpty());
 }
 
 int runSimulate(const SimulateOptions& o) {
@@ -34,6 +43,8 @@ int runSimulate(const SimulateOptions& o) {
         return fail("--backend: '" + o.backend + "' is not allowed; must be cpu, tbb or gpu");
     if (!o.stateIn.empty() && o.fish)
         return fail("--fish cannot be used with --state-in: the fish are the file's rows");
+    if (!o.stateIn.empty() && o.seed)
+        return fail("--seed cannot be used with --state-in: the fish come from the file");
 
     SimParams params;
     if (!o.configPath.empty()) {
@@ -42,7 +53,14 @@ int runSimulate(const SimulateOptions& o) {
         params = *loaded;
     }
     if (o.fish) params.fishCount = *o.fish;
-    if (o.seed) params.seed = *o.seed;
+    if (o.seed) {
+        const std::string& text = *o.seed;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, params.seed);
+        if (ec != std::errc() || ptr != end || text.empty())
+            return fail("--seed: '" + text +
+                        "' is not allowed; must be a whole number from 0 to 18446744073709551615");
+    }
     if (!o.neighbors.empty()) {
         const auto search = parseNeighborSearch(o.neighbors);
         if (!search)

@@ -88,17 +88,56 @@ Result<std::vector<Rock>> readRocks(const Json& value, const Reader& reader) {
     return rocks;
 }
 
+/// nlohmann's message without its "[json.exception.parse_error.101] " tag.
+std::string withoutExceptionTag(const char* what) {
+    std::string_view text(what);
+    if (text.starts_with("[json.exception.")) {
+        const std::size_t end = text.find("] ");
+        if (end != std::string_view::npos) text.remove_prefix(end + 2);
+    }
+    return std::string(text);
+}
+
+/// Parses JSON text; a key given twice in one object is an error rather than a silent "last
+/// one wins".
+Result<Json> parseJson(std::string_view text, const Reader& reader) {
+    std::vector<std::set<std::string>> keysPerObject;
+    std::string duplicate;
+    const Json::parser_callback_t noteKeys = [&](int, Json::parse_event_t event, Json& parsed) {
+        if (event == Json::parse_event_t::object_start) {
+            keysPerObject.emplace_back();
+        } else if (event == Json::parse_event_t::object_end) {
+            if (!keysPerObject.empty()) keysPerObject.pop_back();
+        } else if (event == Json::parse_event_t::key && !keysPerObject.empty()) {
+            const std::string key = parsed.get<std::string>();
+            if (!keysPerObject.back().insert(key).second && duplicate.empty()) duplicate = key;
+        }
+        return true;
+    };
+    Json root;
+    try {
+        root = Json::parse(text, noteKeys);
+    } catch (const Json::parse_error& e) {
+        // The message names the line and column; the byte helps with one-line files.
+        return fail(reader.source() + ": malformed JSON (byte " + std::to_string(e.byte) +
+                    "): " + withoutExceptionTag(e.what()));
+    } catch (const Json::exception& e) {
+        // E.g. "number overflow parsing '1e400'".
+        return fail(reader.source() + ": malformed JSON: " + withoutExceptionTag(e.what()));
+    }
+    if (!duplicate.empty())
+        return fail(reader.where(duplicate) +
+                    "appears more than once in one object; give each key once");
+    return root;
+}
+
 }  // namespace
 
 Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName) {
     const Reader reader{std::string(sourceName)};
-    Json root;
-    try {
-        root = Json::parse(text);
-    } catch (const Json::parse_error& e) {
-        return fail(reader.source() + ": malformed JSON at byte " + std::to_string(e.byte) + ": " +
-                    e.what());
-    }
+    auto parsed = parseJson(text, reader);
+    if (!parsed) return std::unexpected(parsed.error());
+    const Json& root = *parsed;
     if (!root.is_object())
         return fail(reader.source() + ": the config must be a JSON object, got " + typeName(root));
 

@@ -1,10 +1,15 @@
 #include "StateIO.h"
 
+#include <fcntl.h>
 #include <unistd.h>
+
 #include <array>
+#include <atomic>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -43,6 +48,9 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
             continue;
         }
         if (line.empty() && text.empty()) break;  // a final newline
+        if (line.empty())
+            return fail(where + "empty line; every line after the header is one fish: " +
+                        std::string(kHeader));
 
         std::array<float, 6> values{};
         std::size_t column = 0;
@@ -55,6 +63,9 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
             const char* first = field.data();
             const char* last = field.data() + field.size();
             const auto [ptr, ec] = std::from_chars(first, last, values[column]);
+            if (ec == std::errc::result_out_of_range && ptr == last)
+                return fail(where + "'" + kColumns[column] + "' value '" + std::string(field) +
+                            "' is out of the range of a float");
             if (ec != std::errc() || ptr != last || field.empty())
                 return fail(where + "'" + kColumns[column] + "' value '" + std::string(field) +
                             "' is not a number");
@@ -112,17 +123,44 @@ Result<void> saveStateCsv(const std::filesystem::path& path, std::span<const Fis
 }
 
 Result<void> writeFileAtomically(const std::filesystem::path& path, std::string_view content) {
-    const std::filesystem::path temp = path.string() + ".tmp-" + std::to_string(::getpid());
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        if (!out) return fail(path.string() + ": cannot write (is the folder there and writable?)");
-        out.write(content.data(), static_cast<std::streamsize>(content.size()));
-        out.flush();
-        if (!out) {
-            std::error_code ignored;
-            std::filesystem::remove(temp, ignored);
-            return fail(path.string() + ": writing failed (disk full?)");
+    // Unique among processes (pid) and among the writes of this one (counter); O_EXCL refuses a
+    // name that is somehow taken rather than writing into someone else's file.
+    static std::atomic<unsigned> writeCounter{0};
+    std::filesystem::path temp;
+    int fd = -1;
+    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+        temp = path.string() + ".tmp-" + std::to_string(::getpid()) + "-" +
+               std::to_string(writeCounter.fetch_add(1));
+        fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0)
+        return fail(path.string() +
+                    ": cannot write (is the folder there and writable?): " + std::strerror(errno));
+
+    auto abandon = [&](const std::string& why) {
+        ::close(fd);
+        std::error_code ignored;
+        std::filesystem::remove(temp, ignored);
+        return fail(path.string() + ": " + why);
+    };
+    const char* data = content.data();
+    std::size_t left = content.size();
+    while (left > 0) {
+        const ssize_t written = ::write(fd, data, left);
+        if (written < 0) {
+            if (errno == EINTR) continue;
+            return abandon(std::string("writing failed: ") + std::strerror(errno));
         }
+        data += written;
+        left -= static_cast<std::size_t>(written);
+    }
+    // On disk before the rename, so that a crash leaves the old file or the new one, whole.
+    if (::fsync(fd) != 0) return abandon(std::string("writing failed: ") + std::strerror(errno));
+    if (::close(fd) != 0) {
+        std::error_code ignored;
+        std::filesystem::remove(temp, ignored);
+        return fail(path.string() + ": writing failed: " + std::strerror(errno));
     }
     std::error_code ec;
     std::filesystem::rename(temp, path, ec);
