@@ -24,11 +24,11 @@ done
 
 plot="$(IFS=,; echo "${series[*]}")"
 gnuplot <<GNUPLOT
-set terminal pngcairo size 900,600 font "Sans,11" noenhanced
+set terminal pngcairo size 900,680 font "Sans,11" noenhanced
 set output "$out"
 set logscale xy
 set grid
-set key top right box opaque
+set key below
 set xlabel "fish"
 set ylabel "simulation steps per second"
 set title "FishSchool: steps per second against fish count"
