@@ -22,6 +22,7 @@ void addSimulateCommand(CLI::App& app, SimulateOptions& o) {
         ->check(nonEmpty());
     cmd->add_option("--fish", o.fish, "Fish count; overrides the config's fishCount");
     cmd->add_option("--seed", o.seed, "Seed of the initial state; overrides the config's seed")
+        ->type_name("UINT64")
         ->check(nonEmpty());
     cmd->add_option("--backend", o.backend, "cpu, tbb or gpu")
         ->default_val("cpu")

@@ -57,6 +57,7 @@ enum Binding : unsigned {
     kFishCellBinding = 5,        ///< buffer FishCells: (cell, rank in cell) per fish
     kBlockSumBinding = 6,        ///< buffer BlockSums: scan partial sums
     kSortedPositionBinding = 7,  ///< buffer SortedPositions: positions in cell order, packed
+    kStagingBinding = 8,         ///< buffer Staging: the current half, copied for read-back
 };
 
 }  // namespace fishschool::gpu

@@ -5,10 +5,15 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -55,16 +60,14 @@ class Cli : public ::testing::Test {
         return run;
     }
 
-    /// Files in the test folder other than the captured output.
-    std::size_t outputFiles() const {
-        std::size_t n = 0;
+    /// The names in the test folder, less the captured output.
+    std::set<std::string> listing() const {
+        std::set<std::string> names;
         for (const auto& entry : fs::directory_iterator(dir_)) {
             const std::string name = entry.path().filename().string();
-            if (name != "stdout.txt" && name != "stderr.txt" && name != "config.json" &&
-                name != "bad.json" && name != "bad.csv")
-                ++n;
+            if (name != "stdout.txt" && name != "stderr.txt") names.insert(name);
         }
-        return n;
+        return names;
     }
 
     fs::path dir_;
@@ -101,62 +104,206 @@ TEST_F(Cli, SimulateRoundTripsThroughStateFiles) {
 
 TEST_F(Cli, BadInputExitsTwoWithOneMessageAndWritesNoFile) {
     write("bad.json", R"({"rCohesion": -4})");
+    write("twice.json", R"({"dt": 0.01, "dt": 0.02})");
+    write("small.json", R"({"bounds": [25, 20, 25], "rocks": []})");
     write("bad.csv", "x,y,z\n1,2,3\n");
+    write("far.csv", "x,y,z,vx,vy,vz\n0,0,30,0,0,0\n");  // inside the default tank only
     const std::string out = " --state-out " + path("out.csv");
+    const std::string csv = " --csv " + path("bench.csv");
     struct Case {
         std::string args;
         std::string mustSay;
     };
     const Case cases[] = {
         {"simulate --steps 5 --config " + path("bad.json") + out, "rCohesion"},
+        {"simulate --steps 5 --config " + path("twice.json") + out, "'dt'"},
         {"simulate --steps 5 --config " + path("missing.json") + out, "missing.json"},
+        {"simulate --steps 5 --config ''" + out, "--config"},
         {"simulate --steps 5 --state-in " + path("bad.csv") + out, "bad.csv:1"},
+        {"simulate --steps 5 --state-in " + path("missing.csv") + out, "missing.csv"},
+        {"simulate --steps 5 --config " + path("small.json") + " --state-in " + path("far.csv") +
+             out,
+         "far.csv:2"},
+        {"simulate --steps 5 --state-in " + path("far.csv") + " --fish 10" + out, "--fish"},
+        {"simulate --steps 5 --state-in " + path("far.csv") + " --seed 10" + out, "--seed"},
         {"simulate --steps -1" + out, "--steps"},
+        {"simulate --steps five" + out, "--steps"},
+        {"simulate --steps 5", "--state-out"},
+        {"simulate --state-out " + path("out.csv"), "--steps"},
         {"simulate --steps 5 --backend quantum" + out, "--backend"},
         {"simulate --steps 5 --neighbors octree" + out, "--neighbors"},
         {"simulate --steps 5 --fish -3" + out, "fishCount"},
-        {"simulate --steps five" + out, "--steps"},
+        {"simulate --steps 5 --fish 16000001" + out, "fishCount"},
+        {"simulate --steps 5 --fish 2.5" + out, "--fish"},
+        {"simulate --steps 5 --seed -1" + out, "--seed"},
+        {"simulate --steps 5 --seed 18446744073709551616" + out, "--seed"},
         {"simulate --steps 5 --bogus 1" + out, "bogus"},
-        {"bench --steps 1 --fish 10,abc --csv " + path("b.csv"), "--fish"},
-        {"bench --steps 1 --density sparse --csv " + path("b.csv"), "--density"},
+        {"simulate --steps 5 --state-out " + path("no-such-folder/out.csv"), "no-such-folder"},
+        {"bench --steps 1 --fish 10,abc" + csv, "--fish"},
+        {"bench --steps 1 --fish 0" + csv, "--fish"},
+        {"bench --steps 1 --fish 10 --backend cpu,cuda" + csv, "--backend"},
+        {"bench --steps 1 --fish 10 --neighbors grid,octree" + csv, "--neighbors"},
+        {"bench --steps 1 --fish 10 --density sparse" + csv, "--density"},
+        {"bench --steps 0 --fish 10" + csv, "--steps"},
+        {"bench --steps 1 --warmup -1 --fish 10" + csv, "--warmup"},
+        {"bench --steps 1 --fish 10 --config " + path("bad.json") + csv, "rCohesion"},
+        {"bench --fish 10" + csv, "--steps"},
         {"frobnicate", "subcommand"},
+        {"", "subcommand"},
     };
     for (const Case& c : cases) {
+        const std::set<std::string> before = listing();
         const CliRun run = cli(c.args);
         EXPECT_EQ(run.status, 2) << c.args << "\n" << run.err;
         EXPECT_THAT(run.err, HasSubstr(c.mustSay)) << c.args;
         EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << c.args << "\n" << run.err;
-        EXPECT_EQ(outputFiles(), 0u) << c.args;
+        EXPECT_TRUE(run.out.empty()) << c.args << "\n" << run.out;
+        EXPECT_EQ(listing(), before) << c.args;
     }
+}
+
+TEST_F(Cli, TheSeedChoosesTheSchool) {
+    for (const char* name : {"a", "b", "c"}) {
+        const std::string seed = name[0] == 'c' ? "4" : "3";
+        ASSERT_EQ(cli("simulate --fish 100 --steps 3 --seed " + seed + " --state-out " +
+                      path(std::string(name) + ".csv"))
+                      .status,
+                  0);
+    }
+    EXPECT_EQ(read(path("a.csv")), read(path("b.csv")));
+    EXPECT_NE(read(path("a.csv")), read(path("c.csv")));
+}
+
+TEST_F(Cli, TheExampleConfigsRun) {
+    std::size_t count = 0;
+    for (const auto& entry :
+         fs::directory_iterator(fs::path(FISHSCHOOL_SOURCE_DIR) / "docs" / "examples")) {
+        if (entry.path().extension() != ".json") continue;
+        ++count;
+        const CliRun run = cli("simulate --config " + entry.path().string() +
+                               " --fish 200 --steps 2 --state-out " + path("example.csv"));
+        EXPECT_EQ(run.status, 0) << entry.path() << "\n" << run.err;
+    }
+    EXPECT_GE(count, 2u);
+}
+
+const char* kBenchHeader =
+    "backend,neighbors,fish,steps,ms_per_step,steps_per_s,fish_steps_per_s,pairs_per_s,"
+    "mean_neighbors";
+
+/// The rows of a CSV file, split at commas; the first row is the header.
+std::vector<std::vector<std::string>> csvRows(const std::string& text) {
+    std::vector<std::vector<std::string>> rows;
+    std::istringstream lines(text);
+    std::string line;
+    while (std::getline(lines, line)) {
+        std::vector<std::string> fields;
+        std::istringstream cells(line);
+        std::string cell;
+        while (std::getline(cells, cell, ',')) fields.push_back(cell);
+        rows.push_back(fields);
+    }
+    return rows;
 }
 
 TEST_F(Cli, BenchWritesOneRowPerCase) {
     const CliRun run =
-        cli("bench --backend cpu,tbb --neighbors all-pairs,grid --fish 100,200 --steps 2 --warmup "
+        cli("bench --backend cpu,tbb --neighbors all-pairs,grid --fish 100,200 --steps 3 --warmup "
             "1 --csv " +
             path("bench.csv"));
     ASSERT_EQ(run.status, 0) << run.err;
     const std::string csv = read(path("bench.csv"));
-    std::istringstream lines(csv);
-    std::string line;
-    std::getline(lines, line);
-    EXPECT_EQ(line,
-              "backend,neighbors,fish,steps,ms_per_step,steps_per_s,fish_steps_per_s,pairs_per_s,"
-              "mean_neighbors");
-    int rows = 0;
-    while (std::getline(lines, line)) {
-        ++rows;
-        EXPECT_THAT(line, ::testing::MatchesRegex("(cpu|tbb),(all-pairs|grid),(100|200),2,.*"));
+    EXPECT_EQ(csv.substr(0, csv.find('\n')), kBenchHeader);
+    const auto rows = csvRows(csv);
+    ASSERT_EQ(rows.size(), 9u);
+    std::size_t r = 1;
+    for (const char* backend : {"cpu", "tbb"}) {
+        for (const char* search : {"all-pairs", "grid"}) {
+            for (const double n : {100.0, 200.0}) {
+                const auto& row = rows[r++];
+                ASSERT_EQ(row.size(), 9u) << csv;
+                EXPECT_EQ(row[0], backend);
+                EXPECT_EQ(row[1], search);
+                EXPECT_EQ(std::stod(row[2]), n);
+                EXPECT_EQ(row[3], "3");
+                const double ms = std::stod(row[4]), stepsPerSecond = std::stod(row[5]);
+                EXPECT_GT(ms, 0.0);
+                EXPECT_NEAR(stepsPerSecond * ms / 1000.0, 1.0, 1e-4) << csv;
+                EXPECT_NEAR(std::stod(row[6]) / (stepsPerSecond * n), 1.0, 1e-4) << csv;
+                const double pairsPerStep = std::stod(row[7]) / stepsPerSecond;
+                if (std::string(search) == "all-pairs")
+                    EXPECT_NEAR(pairsPerStep / (n * (n - 1)), 1.0, 1e-4) << csv;
+                else
+                    EXPECT_LT(pairsPerStep, n * (n - 1)) << csv;
+                EXPECT_GE(std::stod(row[8]), 0.0);
+            }
+        }
     }
-    EXPECT_EQ(rows, 8);
+    // The table: a header and one line per case.
     EXPECT_THAT(run.out, HasSubstr("fish-steps/s"));
+    EXPECT_EQ(std::count(run.out.begin(), run.out.end(), '\n'), 9) << run.out;
 }
 
+TEST_F(Cli, BenchTakesTheSearchFromTheConfigAndScalesTheTank) {
+    write("config.json", R"({"neighborSearch": "all-pairs"})");
+    const CliRun run =
+        cli("bench --backend tbb --fish 50,400 --steps 1 --warmup 0 --density fixed "
+            "--config " +
+            path("config.json") + " --csv " + path("bench.csv"));
+    ASSERT_EQ(run.status, 0) << run.err;
+    const auto rows = csvRows(read(path("bench.csv")));
+    ASSERT_EQ(rows.size(), 3u);
+    for (std::size_t r = 1; r < rows.size(); ++r) {
+        EXPECT_EQ(rows[r][0], "tbb");
+        EXPECT_EQ(rows[r][1], "all-pairs");
+    }
+    // Fixed density: 8 times the fish in 8 times the volume keep about the same neighbours,
+    // where the same tank would hold 8 times as many.
+    const double few = std::stod(rows[1][8]), many = std::stod(rows[2][8]);
+    EXPECT_LT(many, 4.0 * few + 1.0);
+}
+
+#ifdef FISHSCHOOL_CLI_HAS_GPU
+TEST_F(Cli, TheGpuBackendAgreesWithTheCpu) {
+    const std::string common = "simulate --fish 500 --seed 7 --steps 1 --state-out ";
+    const CliRun gpu = cli(common + path("gpu.csv") + " --backend gpu");
+    if (gpu.status == 2 && gpu.err.starts_with("error: gpu: "))
+        GTEST_SKIP() << "no GL context here: " << gpu.err;
+    ASSERT_EQ(gpu.status, 0) << gpu.err;
+    EXPECT_THAT(gpu.err, HasSubstr("GL renderer: "));
+    ASSERT_EQ(cli(common + path("cpu.csv") + " --backend cpu").status, 0);
+    const auto g = csvRows(read(path("gpu.csv"))), c = csvRows(read(path("cpu.csv")));
+    ASSERT_EQ(g.size(), 501u);
+    ASSERT_EQ(c.size(), 501u);
+    for (std::size_t r = 1; r < g.size(); ++r)
+        for (std::size_t k = 0; k < 6; ++k) {
+            const double a = std::stod(g[r][k]), b = std::stod(c[r][k]);
+            EXPECT_LE(std::abs(a - b), 1e-4 * std::max(1.0, std::abs(b))) << "row " << r;
+        }
+
+    const CliRun bench =
+        cli("bench --backend gpu --fish 100 --steps 2 --warmup 1 --csv " + path("bench.csv"));
+    ASSERT_EQ(bench.status, 0) << bench.err;
+    const auto rows = csvRows(read(path("bench.csv")));
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[1][0], "gpu");
+}
+#else
+TEST_F(Cli, TheGpuBackendIsAClearErrorWithoutTheGlLibrary) {
+    const CliRun run = cli("simulate --steps 1 --backend gpu --state-out " + path("g.csv"));
+    EXPECT_EQ(run.status, 2);
+    EXPECT_THAT(run.err, HasSubstr("gpu"));
+    EXPECT_FALSE(fs::exists(path("g.csv")));
+}
+#endif
+
 TEST_F(Cli, HelpOnEverySubcommand) {
-    for (const char* args : {"--help", "simulate --help", "bench --help"}) {
+    const std::pair<const char*, const char*> cases[] = {
+        {"--help", "simulate"}, {"simulate --help", "--state-out"}, {"bench --help", "--density"}};
+    for (const auto& [args, mustSay] : cases) {
         const CliRun run = cli(args);
         EXPECT_EQ(run.status, 0) << args;
-        EXPECT_THAT(run.out, HasSubstr("--")) << args;
+        EXPECT_THAT(run.out, HasSubstr(mustSay)) << args;
     }
 }
 

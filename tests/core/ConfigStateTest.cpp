@@ -3,8 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 
 #include "core/ConfigIO.h"
 #include "core/Scenario.h"
@@ -13,6 +15,7 @@
 namespace fishschool {
 namespace {
 
+namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
 std::string errorOf(std::string_view json) {
@@ -20,6 +23,26 @@ std::string errorOf(std::string_view json) {
     EXPECT_FALSE(result) << "accepted: " << json;
     return result ? std::string() : result.error();
 }
+
+/// A fresh folder for one test, removed afterwards.
+class TempDir {
+  public:
+    TempDir() {
+        path_ = fs::temp_directory_path() /
+                ("fishschool_" +
+                 std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+        fs::remove_all(path_);
+        fs::create_directories(path_);
+    }
+    ~TempDir() { fs::remove_all(path_); }
+    const fs::path& path() const { return path_; }
+    std::size_t entries() const {
+        return static_cast<std::size_t>(std::distance(fs::directory_iterator(path_), {}));
+    }
+
+  private:
+    fs::path path_;
+};
 
 TEST(Config, MissingKeysTakeDefaults) {
     auto p = parseConfig("{}");
@@ -29,7 +52,36 @@ TEST(Config, MissingKeysTakeDefaults) {
     ASSERT_TRUE(q) << q.error();
     EXPECT_EQ(q->fishCount, 10);
     EXPECT_EQ(q->rCohesion, 3.5f);
-    EXPECT_EQ(q->rocks, SimParams{}.rocks);
+    EXPECT_EQ(q->rocks, SimParams{}.rocks);  // no "rocks" key: the default rocks stay
+    auto noRocks = parseConfig(R"({"rocks": []})");
+    ASSERT_TRUE(noRocks) << noRocks.error();
+    EXPECT_TRUE(noRocks->rocks.empty());
+}
+
+TEST(Config, ReadsEveryKey) {
+    auto p = parseConfig(R"({
+        "fishCount": 77, "seed": 9, "dt": 0.02, "kCohesion": -0.5, "kSeparation": 2,
+        "kAlignment": 0.25, "rCohesion": 8, "rSeparation": 1.5, "rAlignment": 4,
+        "maxAcceleration": 6, "maxVelocity": 7, "bounds": [30, 15, 25],
+        "lockVerticalSteering": true, "rocks": [{"radius": 2, "center": [1, -2, 3]}],
+        "neighborSearch": "all-pairs"})");
+    ASSERT_TRUE(p) << p.error();
+    EXPECT_EQ(p->fishCount, 77);
+    EXPECT_EQ(p->seed, 9u);
+    EXPECT_EQ(p->dt, 0.02f);
+    EXPECT_EQ(p->kCohesion, -0.5f);
+    EXPECT_EQ(p->kSeparation, 2.0f);
+    EXPECT_EQ(p->kAlignment, 0.25f);
+    EXPECT_EQ(p->rCohesion, 8.0f);
+    EXPECT_EQ(p->rSeparation, 1.5f);
+    EXPECT_EQ(p->rAlignment, 4.0f);
+    EXPECT_EQ(p->maxAcceleration, 6.0f);
+    EXPECT_EQ(p->maxVelocity, 7.0f);
+    EXPECT_EQ(p->bounds, glm::vec3(30, 15, 25));
+    EXPECT_TRUE(p->lockVerticalSteering);
+    ASSERT_EQ(p->rocks.size(), 1u);
+    EXPECT_EQ(p->rocks[0], (Rock{{1, -2, 3}, 2}));
+    EXPECT_EQ(p->neighborSearch, NeighborSearch::AllPairs);
 }
 
 TEST(Config, RoundTripsEveryKeyExactly) {
@@ -39,132 +91,317 @@ TEST(Config, RoundTripsEveryKeyExactly) {
     p.dt = 0.0123456789f;
     p.kCohesion = -0.1f;
     p.kSeparation = 1.0f / 3.0f;
+    p.kAlignment = 1e-7f;
+    p.rCohesion = 12.3456789f;
+    p.rSeparation = 0.3f;
     p.rAlignment = 7.77f;
+    p.maxAcceleration = 2.71828183f;
+    p.maxVelocity = 3.14159265f;
     p.bounds = {30.1f, 20.2f, 40.3f};
     p.lockVerticalSteering = true;
-    p.rocks = {{{1.1f, -2.2f, 3.3f}, 1.7f}};
+    p.rocks = {{{1.1f, -2.2f, 3.3f}, 1.7f}, {{-10.01f, 0.1f, 0.2f}, 0.9f}};
     p.neighborSearch = NeighborSearch::AllPairs;
+    ASSERT_TRUE(validate(p)) << validate(p).error();
     auto back = parseConfig(configToJson(p));
     ASSERT_TRUE(back) << back.error();
     EXPECT_EQ(*back, p);
+    EXPECT_EQ(configToJson(*back), configToJson(p));
 }
 
 TEST(Config, SaveThenLoad) {
-    const auto path = std::filesystem::temp_directory_path() / "fishschool_config_test.json";
+    const TempDir dir;
+    const fs::path path = dir.path() / "config.json";
     SimParams p;
     p.kAlignment = 2.5f;
+    p.rocks.pop_back();
     ASSERT_TRUE(saveConfig(path, p));
     auto back = loadConfig(path);
     ASSERT_TRUE(back) << back.error();
     EXPECT_EQ(*back, p);
-    std::filesystem::remove(path);
+    EXPECT_EQ(dir.entries(), 1u);  // no temporary file left beside it
 }
 
-TEST(Config, EveryRuleOfTheSpecIsEnforced) {
-    struct Case {
-        const char* json;
-        const char* mustName;
-    };
-    const Case cases[] = {
-        {R"({"fishCount": -1})", "fishCount"},
-        {R"({"fishCount": 2.5})", "fishCount"},
-        {R"({"fishCount": 100000000000})", "fishCount"},
-        {R"({"seed": -3})", "seed"},
-        {R"({"dt": 0})", "dt"},
-        {R"({"dt": -0.01})", "dt"},
-        {R"({"kCohesion": 1e39})", "kCohesion"},
-        {R"({"kSeparation": "strong"})", "kSeparation"},
-        {R"({"kAlignment": null})", "kAlignment"},
-        {R"({"rCohesion": -1})", "rCohesion"},
-        {R"({"rSeparation": -0.5})", "rSeparation"},
-        {R"({"rAlignment": -2})", "rAlignment"},
-        {R"({"maxAcceleration": 0})", "maxAcceleration"},
-        {R"({"maxVelocity": -1})", "maxVelocity"},
-        {R"({"bounds": [10, 0, 10]})", "bounds"},
-        {R"({"bounds": [10, 10]})", "bounds"},
-        {R"({"maxVelocity": 600, "dt": 0.1})", "maxVelocity * dt"},
-        {R"({"lockVerticalSteering": 1})", "lockVerticalSteering"},
-        {R"({"rocks": [{"center": [0, 0, 0], "radius": 0}]})", "rocks[0].radius"},
-        {R"({"rocks": [{"center": [0, 0, 0], "radius": 1}, {"center": [39.9, 0, 0], "radius": 1}]})",
-         "rocks[1]"},
-        {R"({"rocks": [{"center": [0, 0], "radius": 1}]})", "rocks[0].center"},
-        {R"({"rocks": [{"center": [0, 0, 0], "radius": 1, "colour": 3}]})", "rocks[0].colour"},
-        {R"({"rocks": [{"radius": 1}]})", "rocks[0]"},
-        {R"({"neighborSearch": "octree"})", "neighborSearch"},
-    };
-    for (const Case& c : cases) {
-        const std::string error = errorOf(c.json);
-        EXPECT_THAT(error, HasSubstr(c.mustName)) << c.json;
-        EXPECT_THAT(error, HasSubstr("test.json")) << c.json;
+/// One invalid config and what its error must name.
+struct BadConfig {
+    const char* name;  ///< the test's name
+    const char* json;
+    std::vector<const char*> mustSay;
+};
+
+void PrintTo(const BadConfig& c, std::ostream* out) {
+    *out << c.json;
+}
+
+class ConfigRule : public ::testing::TestWithParam<BadConfig> {};
+
+TEST_P(ConfigRule, IsRejectedNamingTheKey) {
+    const BadConfig& c = GetParam();
+    const std::string error = errorOf(c.json);
+    EXPECT_THAT(error, HasSubstr("test.json: ")) << c.json;
+    for (const char* text : c.mustSay) EXPECT_THAT(error, HasSubstr(text)) << c.json;
+}
+
+// One case per rule of SPEC.md's parameter table, per type a key must have, and per way the
+// JSON itself can be wrong.
+const BadConfig kBadConfigs[] = {
+    {"FishCountNegative", R"({"fishCount": -1})", {"fishCount", "-1", "from 0 to 16000000"}},
+    {"FishCountNotInteger", R"({"fishCount": 2.5})", {"'fishCount'", "integer", "2.5"}},
+    {"FishCountTooLarge", R"({"fishCount": 16000001})", {"fishCount", "16000001", "16000000"}},
+    {"FishCountAboveInt64", R"({"fishCount": 18446744073709551615})", {"fishCount", "16000000"}},
+    {"SeedNegative", R"({"seed": -3})", {"'seed'", "unsigned 64-bit"}},
+    {"SeedNotInteger", R"({"seed": 1.5})", {"'seed'", "unsigned 64-bit"}},
+    {"SeedString", R"({"seed": "7"})", {"'seed'", "unsigned 64-bit"}},
+    {"DtZero", R"({"dt": 0})", {"dt", "> 0"}},
+    {"DtNegative", R"({"dt": -0.01})", {"dt", "> 0"}},
+    {"WeightBeyondAFloat", R"({"kCohesion": 1e39})", {"'kCohesion'", "range of a float"}},
+    {"WeightNotANumber", R"({"kSeparation": "strong"})", {"'kSeparation'", "number", "string"}},
+    {"WeightNull", R"({"kAlignment": null})", {"'kAlignment'", "must be a number", "null"}},
+    {"CohesionRadiusNegative", R"({"rCohesion": -1})", {"rCohesion", ">= 0"}},
+    {"SeparationRadiusNegative", R"({"rSeparation": -0.5})", {"rSeparation", ">= 0"}},
+    {"AlignmentRadiusNegative", R"({"rAlignment": -2})", {"rAlignment", ">= 0"}},
+    {"MaxAccelerationZero", R"({"maxAcceleration": 0})", {"maxAcceleration", "> 0"}},
+    {"MaxVelocityNegative", R"({"maxVelocity": -1})", {"maxVelocity", "> 0"}},
+    {"BoundsZero", R"({"bounds": [10, 0, 10]})", {"bounds", "> 0"}},
+    {"BoundsNegative", R"({"bounds": [10, 10, -5], "rocks": []})", {"bounds", "> 0"}},
+    {"BoundsTwoNumbers", R"({"bounds": [10, 10]})", {"'bounds'", "3 numbers"}},
+    {"BoundsNotNumbers", R"({"bounds": [10, "a", 10]})", {"'bounds[1]'", "must be a number"}},
+    {"StepLongerThanTheTank",
+     R"({"maxVelocity": 600, "dt": 0.1})",
+     {"maxVelocity * dt", "min(bounds)"}},
+    {"LockNotBool", R"({"lockVerticalSteering": 1})", {"'lockVerticalSteering'", "true or false"}},
+    {"RockRadiusZero",
+     R"({"rocks": [{"center": [0, 0, 0], "radius": 0}]})",
+     {"rocks[0].radius", "> 0"}},
+    {"RockAgainstAWall",
+     R"({"rocks": [{"center": [0, 0, 0], "radius": 1}, {"center": [39.9, 0, 0], "radius": 1}]})",
+     {"rocks[1]", "gap"}},
+    {"RockOutsideTheTank",
+     R"({"rocks": [{"center": [0, 50, 0], "radius": 1}]})",
+     {"rocks[0]", "inside the tank"}},
+    {"RockCenterTwoNumbers",
+     R"({"rocks": [{"center": [0, 0], "radius": 1}]})",
+     {"'rocks[0].center'", "3 numbers"}},
+    {"RockRadiusNotANumber",
+     R"({"rocks": [{"center": [0, 0, 0], "radius": "big"}]})",
+     {"'rocks[0].radius'", "must be a number"}},
+    {"RockUnknownKey",
+     R"({"rocks": [{"center": [0, 0, 0], "radius": 1}, {"center": [0, 0, 9], "radius": 1, "colour": 3}]})",
+     {"'rocks[1].colour'", "unknown key"}},
+    {"RockWithoutCenter", R"({"rocks": [{"radius": 1}]})", {"'rocks[0]'", "center"}},
+    {"RockNotAnObject", R"({"rocks": [3]})", {"'rocks[0]'", "object"}},
+    {"RocksNotAnArray", R"({"rocks": {"center": [0, 0, 0], "radius": 1}})", {"'rocks'", "array"}},
+    {"NeighborSearchUnknown",
+     R"({"neighborSearch": "octree"})",
+     {"'neighborSearch'", "octree", R"("all-pairs" or "grid")"}},
+    {"NeighborSearchNotAString", R"({"neighborSearch": 1})", {"'neighborSearch'"}},
+    {"UnknownKey", R"({"kCohesoin": 1})", {"'kCohesoin'", "unknown key"}},
+    {"DuplicateKey", R"({"dt": 0.01, "dt": 0.02})", {"'dt'", "more than once"}},
+    {"DuplicateKeyInARock",
+     R"({"rocks": [{"center": [0, 0, 0], "radius": 1, "radius": 2}]})",
+     {"'radius'", "more than once"}},
+    {"MalformedJson", "{\n  \"dt\": 0.01,\n}", {"malformed JSON", "line 3"}},
+    {"TruncatedJson", R"({"dt": 0.01)", {"malformed JSON", "line 1"}},
+    {"NumberOverflow", R"({"dt": 1e400})", {"malformed JSON", "1e400"}},
+    {"NotAnObject", "[1, 2]", {"must be a JSON object", "array"}},
+    {"Empty", "", {"malformed JSON"}},
+};
+
+INSTANTIATE_TEST_SUITE_P(Spec, ConfigRule, ::testing::ValuesIn(kBadConfigs),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Config, ValuesAtTheLimitsAreKeptExactly) {
+    auto p = parseConfig(
+        R"({"rCohesion": 0, "kCohesion": -3, "fishCount": 16000000, "seed": 18446744073709551615})");
+    ASSERT_TRUE(p) << p.error();
+    EXPECT_EQ(p->rCohesion, 0.0f);
+    EXPECT_EQ(p->kCohesion, -3.0f);
+    EXPECT_EQ(p->fishCount, kMaxFishCount);
+    EXPECT_EQ(p->seed, 18446744073709551615ull);
+}
+
+TEST(Config, AMissingFileIsNamed) {
+    auto result = loadConfig("/nonexistent/fishschool.json");
+    ASSERT_FALSE(result);
+    EXPECT_THAT(result.error(), HasSubstr("/nonexistent/fishschool.json"));
+}
+
+TEST(Config, ALoadedFileIsNamedInItsErrors) {
+    const TempDir dir;
+    const fs::path path = dir.path() / "bad.json";
+    std::ofstream(path) << R"({"rSeparation": -1})";
+    auto result = loadConfig(path);
+    ASSERT_FALSE(result);
+    EXPECT_THAT(result.error(), HasSubstr(path.string() + ": "));
+    EXPECT_THAT(result.error(), HasSubstr("rSeparation"));
+}
+
+TEST(Config, TheExampleConfigsLoad) {
+    const fs::path examples = fs::path(FISHSCHOOL_SOURCE_DIR) / "docs" / "examples";
+    std::size_t count = 0;
+    for (const auto& entry : fs::directory_iterator(examples)) {
+        if (entry.path().extension() != ".json") continue;
+        ++count;
+        auto p = loadConfig(entry.path());
+        EXPECT_TRUE(p) << p.error();
     }
-}
-
-TEST(Config, UnknownKeysMalformedJsonAndNonObjectsAreErrors) {
-    EXPECT_THAT(errorOf(R"({"kCohesoin": 1})"), HasSubstr("'kCohesoin': unknown key"));
-    EXPECT_THAT(errorOf(R"({"dt": 0.01,})"), HasSubstr("malformed JSON"));
-    EXPECT_THAT(errorOf("[1, 2]"), HasSubstr("must be a JSON object"));
-    EXPECT_FALSE(loadConfig("/nonexistent/fishschool.json"));
+    EXPECT_GE(count, 2u);
+    auto defaults = loadConfig(examples / "default.json");
+    ASSERT_TRUE(defaults) << defaults.error();
+    EXPECT_EQ(*defaults, SimParams{});
 }
 
 const char* kGoodState = "x,y,z,vx,vy,vz\n1,2,3,0.5,0,0\n-4,5,-6,0,1,0\n";
 
-TEST(State, ParsesAndRoundTrips) {
-    const SimParams p;
-    auto school = parseStateCsv(kGoodState, p);
+TEST(State, Parses) {
+    auto school = parseStateCsv(kGoodState, SimParams{});
     ASSERT_TRUE(school) << school.error();
     ASSERT_EQ(school->size(), 2u);
-    EXPECT_EQ((*school)[1].position, glm::vec3(-4, 5, -6));
+    EXPECT_EQ((*school)[0].position, glm::vec3(1, 2, 3));
     EXPECT_EQ((*school)[0].velocity, glm::vec3(0.5f, 0, 0));
+    EXPECT_EQ((*school)[1].position, glm::vec3(-4, 5, -6));
+    EXPECT_EQ((*school)[1].velocity, glm::vec3(0, 1, 0));
+    EXPECT_EQ((*school)[1].acceleration, glm::vec3(0));
+}
 
-    SimParams big;
-    big.fishCount = 777;
-    const School initial = makeInitialSchool(big);
-    auto back = parseStateCsv(stateToCsv(initial), big);
+TEST(State, AcceptsWindowsLineEndsAndNoFinalNewline) {
+    auto school = parseStateCsv("x,y,z,vx,vy,vz\r\n1,2,3,0.5,0,0\r\n-4,5,-6,0,1,0", SimParams{});
+    ASSERT_TRUE(school) << school.error();
+    ASSERT_EQ(school->size(), 2u);
+    EXPECT_EQ((*school)[1].velocity, glm::vec3(0, 1, 0));
+    auto empty = parseStateCsv("x,y,z,vx,vy,vz\n", SimParams{});
+    ASSERT_TRUE(empty) << empty.error();
+    EXPECT_TRUE(empty->empty());
+}
+
+TEST(State, RoundTripsEveryBit) {
+    SimParams p;
+    p.fishCount = 777;
+    School initial = makeInitialSchool(p);
+    initial[0].velocity = {1e-30f, -0.0f, 4.99999952f};  // tiny, negative zero, many digits
+    const std::string csv = stateToCsv(initial);
+    auto back = parseStateCsv(csv, p);
     ASSERT_TRUE(back) << back.error();
     ASSERT_EQ(back->size(), initial.size());
     for (std::size_t i = 0; i < initial.size(); ++i) {
-        EXPECT_EQ((*back)[i].position, initial[i].position);
-        EXPECT_EQ((*back)[i].velocity, initial[i].velocity);
+        EXPECT_EQ((*back)[i].position, initial[i].position) << i;
+        EXPECT_EQ((*back)[i].velocity, initial[i].velocity) << i;
     }
+    EXPECT_TRUE(std::signbit((*back)[0].velocity.y));
+    EXPECT_EQ(stateToCsv(*back), csv);
 }
 
-TEST(State, BadFilesNameTheLineAndTheProblem) {
+TEST(State, SaveThenLoad) {
+    const TempDir dir;
+    SimParams p;
+    p.fishCount = 50;
+    const School school = makeInitialSchool(p);
+    ASSERT_TRUE(saveStateCsv(dir.path() / "school.csv", school));
+    auto back = loadStateCsv(dir.path() / "school.csv", p);
+    ASSERT_TRUE(back) << back.error();
+    EXPECT_EQ(stateToCsv(*back), stateToCsv(school));
+    auto missing = loadStateCsv(dir.path() / "missing.csv", p);
+    ASSERT_FALSE(missing);
+    EXPECT_THAT(missing.error(), HasSubstr("missing.csv"));
+}
+
+/// One invalid state file and what its error must name.
+struct BadState {
+    const char* name;
+    const char* csv;
+    std::vector<const char*> mustSay;
+};
+
+void PrintTo(const BadState& c, std::ostream* out) {
+    *out << c.csv;
+}
+
+class StateRule : public ::testing::TestWithParam<BadState> {};
+
+TEST_P(StateRule, IsRejectedNamingTheLine) {
     const SimParams p;  // tank 40 x 20 x 40, a rock at (-14, -13, -10) radius 6
-    struct Case {
-        const char* csv;
-        std::vector<const char*> mustSay;
-    };
-    const Case cases[] = {
-        {"x,y,z,vx,vy\n1,2,3,0,0\n", {"s.csv:1", "bad header"}},
-        {"", {"s.csv:1", "header"}},
-        {"x,y,z,vx,vy,vz\n1,2,3,0,0,0\n1,2,3,0,0\n", {"s.csv:3", "only 5 values"}},
-        {"x,y,z,vx,vy,vz\n1,2,3,0,0,0,7\n", {"s.csv:2", "too many values"}},
-        {"x,y,z,vx,vy,vz\n1,nan,3,0,0,0\n", {"s.csv:2", "'y'", "finite"}},
-        {"x,y,z,vx,vy,vz\n1,2,3,0,inf,0\n", {"s.csv:2", "'vy'", "finite"}},
-        {"x,y,z,vx,vy,vz\n1,2,3,0,0,zero\n", {"s.csv:2", "'vz'", "not a number"}},
-        {"x,y,z,vx,vy,vz\n1,2,,0,0,0\n", {"s.csv:2", "'z'", "not a number"}},
-        {"x,y,z,vx,vy,vz\n1,2,3,0,0,0\n41,0,0,0,0,0\n", {"s.csv:3", "outside the tank"}},
-        {"x,y,z,vx,vy,vz\n-14,-13,-10,0,0,0\n", {"s.csv:2", "inside a rock"}},
-    };
-    for (const Case& c : cases) {
-        auto result = parseStateCsv(c.csv, p, "s.csv");
-        ASSERT_FALSE(result) << c.csv;
-        for (const char* text : c.mustSay) EXPECT_THAT(result.error(), HasSubstr(text)) << c.csv;
-    }
+    const BadState& c = GetParam();
+    auto result = parseStateCsv(c.csv, p, "s.csv");
+    ASSERT_FALSE(result) << c.csv;
+    for (const char* text : c.mustSay) EXPECT_THAT(result.error(), HasSubstr(text)) << c.csv;
 }
 
-TEST(State, AtomicWriteReplacesTheFileAndLeavesNoTemporary) {
-    const auto dir = std::filesystem::temp_directory_path() / "fishschool_state_test";
-    std::filesystem::create_directories(dir);
-    const auto path = dir / "school.csv";
+const BadState kBadStates[] = {
+    {"BadHeader", "x,y,z,vx,vy\n1,2,3,0,0\n", {"s.csv:1:", "bad header", "x,y,z,vx,vy,vz"}},
+    {"HeaderInAnotherOrder", "y,x,z,vx,vy,vz\n", {"s.csv:1:", "bad header"}},
+    {"NoHeader", "1,2,3,0,0,0\n", {"s.csv:1:", "bad header"}},
+    {"EmptyFile", "", {"s.csv:1:", "header"}},
+    {"ShortRow", "x,y,z,vx,vy,vz\n1,2,3,0,0,0\n1,2,3,0,0\n", {"s.csv:3:", "only 5 values"}},
+    {"LongRow", "x,y,z,vx,vy,vz\n1,2,3,0,0,0,7\n", {"s.csv:2:", "too many values"}},
+    {"TrailingComma", "x,y,z,vx,vy,vz\n1,2,3,0,0,0,\n", {"s.csv:2:", "too many values"}},
+    {"EmptyLine", "x,y,z,vx,vy,vz\n1,2,3,0,0,0\n\n1,2,3,0,0,0\n", {"s.csv:3:", "empty line"}},
+    {"NaN", "x,y,z,vx,vy,vz\n1,nan,3,0,0,0\n", {"s.csv:2:", "'y'", "finite"}},
+    {"Infinity", "x,y,z,vx,vy,vz\n1,2,3,0,inf,0\n", {"s.csv:2:", "'vy'", "finite"}},
+    {"BeyondAFloat", "x,y,z,vx,vy,vz\n1,2,3,1e39,0,0\n", {"s.csv:2:", "'vx'", "1e39", "range"}},
+    {"NotANumber",
+     "x,y,z,vx,vy,vz\n1,2,3,0,0,zero\n",
+     {"s.csv:2:", "'vz'", "'zero'", "not a number"}},
+    {"NumberWithText", "x,y,z,vx,vy,vz\n1,2m,3,0,0,0\n", {"s.csv:2:", "'y'", "not a number"}},
+    {"EmptyValue", "x,y,z,vx,vy,vz\n1,2,,0,0,0\n", {"s.csv:2:", "'z'", "not a number"}},
+    {"OutsideTheTank",
+     "x,y,z,vx,vy,vz\n1,2,3,0,0,0\n41,0,0,0,0,0\n",
+     {"s.csv:3:", "outside the tank", "41"}},
+    {"BelowTheFloor", "x,y,z,vx,vy,vz\n0,-20.5,0,0,0,0\n", {"s.csv:2:", "outside the tank"}},
+    {"InsideARock", "x,y,z,vx,vy,vz\n-14,-13,-10,0,0,0\n", {"s.csv:2:", "inside a rock"}},
+};
+
+INSTANTIATE_TEST_SUITE_P(Spec, StateRule, ::testing::ValuesIn(kBadStates),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(State, AFishIsCheckedAgainstTheConfigItIsLoadedInto) {
+    const std::string csv = "x,y,z,vx,vy,vz\n0,0,30,0,0,0\n";
+    EXPECT_TRUE(parseStateCsv(csv, SimParams{}));  // inside the default 40 x 20 x 40 tank
+    SimParams small;
+    small.bounds = {25.0f, 20.0f, 25.0f};
+    small.rocks.clear();
+    EXPECT_FALSE(parseStateCsv(csv, small));
+    SimParams rock;
+    rock.rocks = {{{0.0f, 0.0f, 29.0f}, 2.0f}};
+    EXPECT_FALSE(parseStateCsv(csv, rock));
+}
+
+TEST(AtomicWrite, ReplacesTheFileAndLeavesNoTemporary) {
+    const TempDir dir;
+    const fs::path path = dir.path() / "school.csv";
     ASSERT_TRUE(saveStateCsv(path, School{{{1, 2, 3}, {0, 0, 1}, {}}}));
     ASSERT_TRUE(saveStateCsv(path, School{}));
     auto back = loadStateCsv(path, SimParams{});
     ASSERT_TRUE(back) << back.error();
     EXPECT_TRUE(back->empty());
-    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);
-    EXPECT_FALSE(saveStateCsv(dir / "missing-folder" / "x.csv", School{}));
-    std::filesystem::remove_all(dir);
+    EXPECT_EQ(dir.entries(), 1u);
+}
+
+TEST(AtomicWrite, AFailedWriteLeavesTheFolderAsItWas) {
+    const TempDir dir;
+    auto missingFolder = writeFileAtomically(dir.path() / "missing-folder" / "x.csv", "x");
+    ASSERT_FALSE(missingFolder);
+    EXPECT_THAT(missingFolder.error(), HasSubstr("missing-folder"));
+    // A folder in the way: the temporary file is written, the rename fails, the temporary goes.
+    fs::create_directory(dir.path() / "taken");
+    std::ofstream(dir.path() / "taken" / "inside.txt") << "kept";
+    auto taken = writeFileAtomically(dir.path() / "taken", "new content");
+    ASSERT_FALSE(taken);
+    EXPECT_THAT(taken.error(), HasSubstr("taken"));
+    EXPECT_EQ(dir.entries(), 1u);
+    EXPECT_TRUE(fs::is_directory(dir.path() / "taken"));
+    EXPECT_TRUE(fs::exists(dir.path() / "taken" / "inside.txt"));
+}
+
+TEST(AtomicWrite, ManyWritesOfOneFileEachLeaveItWhole) {
+    const TempDir dir;
+    const fs::path path = dir.path() / "out.txt";
+    for (int i = 0; i < 20; ++i) {
+        const std::string content(1000 + i, static_cast<char>('a' + i));
+        ASSERT_TRUE(writeFileAtomically(path, content));
+        std::ifstream in(path, std::ios::binary);
+        const std::string back((std::istreambuf_iterator<char>(in)), {});
+        ASSERT_EQ(back, content);
+    }
+    EXPECT_EQ(dir.entries(), 1u);
 }
 
 }  // namespace
