@@ -56,8 +56,8 @@ class GpuBackend final : public Backend {
     GLint64 maxStorageBlockBytes_ = 0;
     std::size_t maxWorkgroups_ = 65535;  ///< GL_MAX_COMPUTE_WORK_GROUP_COUNT along x
 
-    GlProgram copyFish_, allPairs_, gridCount_, gridScanBlocks_, gridScanSums_, gridScanAdd_, gridScatter_,
-        gridStep_;
+    GlProgram copyFish_, allPairs_, gridCount_, gridScanBlocks_, gridScanSums_, gridScanAdd_,
+        gridScatter_, gridStep_;
     GlBuffer paramsBuffer_, fishBuffer_, rockBuffer_;
     GlBuffer readbackBuffer_;  ///< client-side copy of the current half, for download()
     GlBuffer cellCounts_, cellStarts_, fishCells_, blockSums_, sortedPositions_;
