@@ -6,6 +6,7 @@
 
 #include "CliBackends.h"
 #include "Commands.h"
+#include "OutputPath.h"
 #include "core/ConfigIO.h"
 #include "core/Metrics.h"
 #include "core/Scenario.h"
@@ -142,7 +143,17 @@ int runBench(const BenchOptions& o) {
     for (std::int64_t n : counts)
         if (auto ok = validate(sceneFor(n, searches.front())); !ok) return fail(ok.error());
 
+    if (!o.csvPath.empty()) {
+        if (auto ok = checkOutputPath("--csv", o.csvPath); !ok) return fail(ok.error());
+    }
     CliBackends backends;
+    // The GPU, when asked for, is checked before the CPU cases spend their time.
+    if (std::find(kinds.begin(), kinds.end(), BackendKind::Gpu) != kinds.end()) {
+        if (auto probe =
+                backends.create(BackendKind::Gpu, sceneFor(counts.front(), searches.front()));
+            !probe)
+            return fail(probe.error());
+    }
     std::string csv =
         "backend,neighbors,fish,steps,ms_per_step,steps_per_s,fish_steps_per_s,pairs_per_s,mean_"
         "neighbors\n";

@@ -3,6 +3,7 @@
 
 #include "CliBackends.h"
 #include "Commands.h"
+#include "OutputPath.h"
 #include "core/ConfigIO.h"
 #include "core/Scenario.h"
 #include "core/StateIO.h"
@@ -46,6 +47,8 @@ int runSimulate(const SimulateOptions& o) {
         return fail("--fish cannot be used with --state-in: the fish are the file's rows");
     if (!o.stateIn.empty() && o.seed)
         return fail("--seed cannot be used with --state-in: the fish come from the file");
+
+    if (auto ok = checkOutputPath("--state-out", o.stateOut); !ok) return fail(ok.error());
 
     SimParams params;
     if (!o.configPath.empty()) {

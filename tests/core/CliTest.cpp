@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -29,7 +30,7 @@ class Cli : public ::testing::Test {
   protected:
     void SetUp() override {
         dir_ = fs::temp_directory_path() /
-               ("fishschool_cli_" +
+               ("fishschool_cli_" + std::to_string(::getpid()) + "_" +
                 std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
         fs::remove_all(dir_);
         fs::create_directories(dir_);
@@ -139,6 +140,7 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessageAndWritesNoFile) {
         {"simulate --steps 5 --seed 18446744073709551616" + out, "--seed"},
         {"simulate --steps 5 --bogus 1" + out, "bogus"},
         {"simulate --steps 5 --state-out " + path("no-such-folder/out.csv"), "no-such-folder"},
+        {"simulate --steps 5 --state-out " + dir_.string(), "folder"},
         {"bench --steps 1 --fish 10,abc" + csv, "--fish"},
         {"bench --steps 1 --fish 0" + csv, "--fish"},
         {"bench --steps 1 --fish 10 --backend cpu,cuda" + csv, "--backend"},
@@ -148,6 +150,8 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessageAndWritesNoFile) {
         {"bench --steps 1 --warmup -1 --fish 10" + csv, "--warmup"},
         {"bench --steps 1 --fish 10 --config " + path("bad.json") + csv, "rCohesion"},
         {"bench --fish 10" + csv, "--steps"},
+        {"bench --steps 1 --fish 10 --csv " + path("no-such-folder/b.csv"), "no-such-folder"},
+        {"bench --steps 1 --fish 10 --csv " + dir_.string(), "folder"},
         {"frobnicate", "subcommand"},
         {"", "subcommand"},
     };

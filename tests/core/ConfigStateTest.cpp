@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -29,7 +31,7 @@ class TempDir {
   public:
     TempDir() {
         path_ = fs::temp_directory_path() /
-                ("fishschool_" +
+                ("fishschool_" + std::to_string(::getpid()) + "_" +
                  std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
         fs::remove_all(path_);
         fs::create_directories(path_);
@@ -359,8 +361,9 @@ TEST(State, AFishIsCheckedAgainstTheConfigItIsLoadedInto) {
     small.bounds = {25.0f, 20.0f, 25.0f};
     small.rocks.clear();
     EXPECT_FALSE(parseStateCsv(csv, small));
-    SimParams rock;
-    rock.rocks = {{{0.0f, 0.0f, 29.0f}, 2.0f}};
+    SimParams rock = small;
+    rock.bounds = SimParams{}.bounds;
+    rock.rocks.push_back(Rock{glm::vec3(0.0f, 0.0f, 29.0f), 2.0f});
     EXPECT_FALSE(parseStateCsv(csv, rock));
 }
 
