@@ -10,8 +10,8 @@ struct Fish {
 };
 
 layout(std140, binding = 0) uniform StepParams {
-    vec4 radiiSquared;  // cohesion, separation, alignment
-    vec4 weights;       // kCohesion, kSeparation, kAlignment
+    vec4 radiiSquared;  // cohesion, separation, alignment; w: cos(viewAngle / 2)
+    vec4 weights;       // kCohesion, kSeparation, kAlignment; w: 1 when seeing all around
     vec4 limits;        // maxAcceleration, maxVelocity, dt, lockVerticalSteering
     vec4 bounds;        // xyz half extents
     vec4 gridOrigin;    // xyz origin, w cell size

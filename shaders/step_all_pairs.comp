@@ -16,6 +16,7 @@ void main() {
     uint src = params.counts.z;
     bool inRange = i < n;
     Fish self = fish[src + min(i, n - 1u)];
+    vec3 heading = normalizeOrZero(self.velocity);  // the field of view is centred on it
     NeighborSums sums = emptySums();
 
     for (uint tileStart = 0u; tileStart < n; tileStart += WORKGROUP_SIZE) {
@@ -28,7 +29,7 @@ void main() {
         uint tileCount = min(uint(WORKGROUP_SIZE), n - tileStart);
         for (uint k = 0u; k < tileCount; ++k) {
             if (tileStart + k != i)
-                accumulateNeighbor(self.position, tilePosition[k].xyz, tileVelocity[k].xyz, sums);
+                accumulateNeighbor(self.position, heading, tilePosition[k].xyz, tileVelocity[k].xyz, sums);
         }
         barrier();
     }

@@ -14,6 +14,7 @@ void main() {
     if (i >= params.counts.x) return;
     uint src = params.counts.z;
     Fish self = fish[src + i];
+    vec3 heading = normalizeOrZero(self.velocity);  // the field of view is centred on it
     NeighborSums sums = emptySums();
     ivec3 cell = ivec3(cellOf(self.position));
     ivec3 dims = ivec3(params.gridDims.xyz);
@@ -27,7 +28,7 @@ void main() {
                 vec3 pj = sortedPositions[j].xyz;
                 vec3 d = pj - self.position;
                 float d2 = dot(d, d);
-                if (j == i) continue;
+                if (j == i || !inView(heading, d, d2)) continue;
                 if (d2 < params.radiiSquared.x) {
                     sums.cohesion += pj;
                     sums.cohesionCount++;

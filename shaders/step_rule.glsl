@@ -13,9 +13,21 @@ NeighborSums emptySums() {
     return NeighborSums(vec3(0.0), vec3(0.0), vec3(0.0), 0u, 0u, 0u);
 }
 
-void accumulateNeighbor(vec3 pi, vec3 pj, vec3 vj, inout NeighborSums s) {
+// Whether a fish with unit `heading` sees a neighbour at offset d (|d|^2 = d2): inside the cone
+// of half-angle acos(viewCos), compared without a square root. A fish standing still sees all.
+bool inView(vec3 heading, vec3 d, float d2) {
+    if (params.weights.w != 0.0 || heading == vec3(0.0)) return true;
+    float viewCos = params.radiiSquared.w;
+    float along = dot(heading, d);
+    float bound = viewCos * viewCos * d2;
+    return viewCos >= 0.0 ? (along >= 0.0 && along * along >= bound)
+                          : (along >= 0.0 || along * along <= bound);
+}
+
+void accumulateNeighbor(vec3 pi, vec3 heading, vec3 pj, vec3 vj, inout NeighborSums s) {
     vec3 d = pj - pi;
     float d2 = dot(d, d);
+    if (!inView(heading, d, d2)) return;
     if (d2 < params.radiiSquared.x) {
         s.cohesion += pj;
         s.cohesionCount++;

@@ -156,6 +156,7 @@ Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName
         {"rAlignment", &p.rAlignment},
         {"maxAcceleration", &p.maxAcceleration},
         {"maxVelocity", &p.maxVelocity},
+        {"viewAngle", &p.viewAngle},
     };
 
     for (const auto& [key, value] : root.items()) {
@@ -250,6 +251,7 @@ std::string configToJson(const SimParams& p) {
         {"maxVelocity", shortest(p.maxVelocity)},
         {"bounds", vec(p.bounds)},
         {"lockVerticalSteering", p.lockVerticalSteering},
+        {"viewAngle", shortest(p.viewAngle)},
         {"rocks", rocks},
         {"neighborSearch", std::string(toString(p.neighborSearch))},
     };

@@ -82,6 +82,9 @@ Result<void> validate(const SimParams& p) {
     for (const auto& [key, value] : radii)
         if (auto ok = requireNonNegative(key, value); !ok) return ok;
 
+    if (!std::isfinite(p.viewAngle) || p.viewAngle <= 0.0f || p.viewAngle > 360.0f)
+        return refuse("viewAngle", number(p.viewAngle), "must be finite, > 0 and <= 360 degrees");
+
     for (int k = 0; k < 3; ++k) {
         if (!std::isfinite(p.bounds[k]) || p.bounds[k] <= 0.0f)
             return refuse("bounds", vec3Text(p.bounds), "every component must be finite and > 0");

@@ -62,6 +62,9 @@ struct SimParams {
     glm::vec3 bounds{40.0f, 20.0f, 40.0f};
     /// When true the vertical (y) component of the acceleration is zeroed.
     bool lockVerticalSteering = false;
+    /// Field of view: the full angle of the cone, centred on a fish's heading, in which it sees
+    /// neighbours. Degrees, finite, > 0 and <= 360; 360 sees all around (the article's model).
+    float viewAngle = 360.0f;
 
     /// Static spheres; each inside the tank with a gap >= maxVelocity * dt to every wall.
     std::vector<Rock> rocks{

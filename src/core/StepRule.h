@@ -36,6 +36,9 @@ struct StepConstants {
     float dt = 0.0f;
     glm::vec3 bounds{0.0f};
     bool lockVerticalSteering = false;
+    /// Field of view: a neighbour at offset d is seen when dot(heading, d) >= viewCos * |d|.
+    bool seesAllAround = true;
+    float viewCos = -1.0f;
     const Rock* rocks = nullptr;
     int rockCount = 0;
 
@@ -53,6 +56,8 @@ struct StepConstants {
         c.dt = params.dt;
         c.bounds = params.bounds;
         c.lockVerticalSteering = params.lockVerticalSteering;
+        c.seesAllAround = params.viewAngle >= 360.0f;
+        c.viewCos = std::cos(params.viewAngle * 0.5f * 0.017453292519943295f);
         c.rocks = params.rocks.data();
         c.rockCount = static_cast<int>(params.rocks.size());
         return c;
@@ -88,24 +93,21 @@ inline bool segmentEntersSphere(const glm::vec3& a, const glm::vec3& b, const gl
     return glm::dot(offset, offset) < radius * radius;
 }
 
-/// Adds fish j to the sums of fish i when it lies within a radius (strict <, squared).
-/// The caller excludes j == i.
-inline void accumulateNeighbor(const StepConstants& c, const glm::vec3& pi, const glm::vec3& pj,
-                               const glm::vec3& vj, NeighborSums& sums) {
-    const glm::vec3 d = pj - pi;
-    const float d2 = glm::dot(d, d);
-    if (d2 < c.cohesionRadius2) {
-        sums.cohesion += pj;
-        ++sums.cohesionCount;
-    }
-    if (d2 < c.separationRadius2) {
-        sums.separation += d;
-        ++sums.separationCount;
-    }
-    if (d2 < c.alignmentRadius2) {
-        sums.alignment += vj;
-        ++sums.alignmentCount;
-    }
+/// The unit heading that a fish's field of view is centred on; zero (sees all) when it stands
+/// still.
+inline glm::vec3 headingOf(const glm::vec3& velocity) {
+    return normalizeOrZero(velocity);
+}
+
+/// Whether a fish with unit `heading` sees a neighbour at offset `d` (|d|^2 = d2): inside the
+/// cone of half-angle acos(viewCos), compared without a square root. A fish standing still, or
+/// a neighbour at the same point, is seen.
+inline bool inView(const StepConstants& c, const glm::vec3& heading, const glm::vec3& d, float d2) {
+    if (c.seesAllAround || heading == glm::vec3(0.0f)) return true;
+    const float along = glm::dot(heading, d);
+    const float bound = c.viewCos * c.viewCos * d2;
+    return c.viewCos >= 0.0f ? along >= 0.0f && along * along >= bound
+                             : along >= 0.0f || along * along <= bound;
 }
 
 /// The new state of one fish.

@@ -5,6 +5,7 @@
 
 #include "ShaderFiles.h"
 #include "core/GridShape.h"
+#include "core/StepRule.h"
 
 namespace fishschool::gpu {
 namespace {
@@ -175,6 +176,9 @@ void GpuBackend::writeStepParams(std::size_t readFirst, std::size_t writeFirst,
                       params_.rSeparation * params_.rSeparation,
                       params_.rAlignment * params_.rAlignment, 0.0f};
     p.weights = {params_.kCohesion, params_.kSeparation, params_.kAlignment, 0.0f};
+    const StepConstants constants = StepConstants::from(params_);
+    p.radiiSquared.w = constants.viewCos;
+    p.weights.w = constants.seesAllAround ? 1.0f : 0.0f;
     p.limits = {params_.maxAcceleration, params_.maxVelocity, params_.dt,
                 params_.lockVerticalSteering ? 1.0f : 0.0f};
     p.bounds = glm::vec4(params_.bounds, 0.0f);

@@ -33,8 +33,8 @@ using GpuRock = glm::vec4;
 
 /// The step's parameters (std140 uniform block StepParams).
 struct GpuStepParams {
-    glm::vec4 radiiSquared;  ///< cohesion, separation, alignment, unused
-    glm::vec4 weights;       ///< kCohesion, kSeparation, kAlignment, unused
+    glm::vec4 radiiSquared;  ///< cohesion, separation, alignment; w: cos(viewAngle / 2)
+    glm::vec4 weights;       ///< kCohesion, kSeparation, kAlignment; w: 1 when seeing all around
     glm::vec4 limits;        ///< maxAcceleration, maxVelocity, dt, lockVerticalSteering (0 or 1)
     glm::vec4 bounds;        ///< xyz half extents of the tank
     glm::vec4 gridOrigin;    ///< xyz origin of the grid, w cell size

@@ -183,6 +183,10 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
         changed |=
             sliderFloat("dt (s)", &edited.dt, 0.001f, 0.1f, "%.4f", ImGuiSliderFlags_Logarithmic);
         changed |= ImGui::Checkbox("lockVerticalSteering", &edited.lockVerticalSteering);
+        changed |= sliderFloat("viewAngle (deg)", &edited.viewAngle, 1.0f, 360.0f, "%.0f");
+        helpMarker(
+            "Field of view: a fish sees neighbours only within this cone around its "
+            "heading. 360 sees all around.");
     }
 
     if (ImGui::CollapsingHeader("Tank and rocks")) {

@@ -66,7 +66,7 @@ TEST(Config, ReadsEveryKey) {
         "kAlignment": 0.25, "rCohesion": 8, "rSeparation": 1.5, "rAlignment": 4,
         "maxAcceleration": 6, "maxVelocity": 7, "bounds": [30, 15, 25],
         "lockVerticalSteering": true, "rocks": [{"radius": 2, "center": [1, -2, 3]}],
-        "neighborSearch": "all-pairs"})");
+        "neighborSearch": "all-pairs", "viewAngle": 270})");
     ASSERT_TRUE(p) << p.error();
     EXPECT_EQ(p->fishCount, 77);
     EXPECT_EQ(p->seed, 9u);
@@ -84,6 +84,7 @@ TEST(Config, ReadsEveryKey) {
     ASSERT_EQ(p->rocks.size(), 1u);
     EXPECT_EQ(p->rocks[0], (Rock{{1, -2, 3}, 2}));
     EXPECT_EQ(p->neighborSearch, NeighborSearch::AllPairs);
+    EXPECT_EQ(p->viewAngle, 270.0f);
 }
 
 TEST(Config, RoundTripsEveryKeyExactly) {
@@ -103,6 +104,7 @@ TEST(Config, RoundTripsEveryKeyExactly) {
     p.lockVerticalSteering = true;
     p.rocks = {{{1.1f, -2.2f, 3.3f}, 1.7f}, {{-10.01f, 0.1f, 0.2f}, 0.9f}};
     p.neighborSearch = NeighborSearch::AllPairs;
+    p.viewAngle = 123.456f;
     ASSERT_TRUE(validate(p)) << validate(p).error();
     auto back = parseConfig(configToJson(p));
     ASSERT_TRUE(back) << back.error();
@@ -171,6 +173,8 @@ const BadConfig kBadConfigs[] = {
      R"({"maxVelocity": 600, "dt": 0.1})",
      {"maxVelocity * dt", "min(bounds)"}},
     {"LockNotBool", R"({"lockVerticalSteering": 1})", {"'lockVerticalSteering'", "true or false"}},
+    {"ViewAngleZero", R"({"viewAngle": 0})", {"viewAngle", "<= 360"}},
+    {"ViewAngleAboveAFullTurn", R"({"viewAngle": 361})", {"viewAngle", "<= 360"}},
     {"RockRadiusZero",
      R"({"rocks": [{"center": [0, 0, 0], "radius": 0}]})",
      {"rocks[0].radius", "> 0"}},

@@ -186,6 +186,38 @@ TEST_P(Rules, ARockBouncesTheFishBack) {
     expectVec(step(p, {past})[0].position, {3.5f, 2.5f, 0.0f});
 }
 
+TEST_P(Rules, AFishSeesOnlyInsideItsFieldOfView) {
+    // Fish 0 swims along +x. Neighbours: ahead (0 deg), 60 deg off, 120 deg off, behind.
+    SimParams p = quiet();
+    p.kCohesion = 1.0f;
+    p.rCohesion = 5.0f;
+    const glm::vec3 ahead(2, 0, 0), sixty(1, 1.7320508f, 0), oneTwenty(-1, 0, 1.7320508f),
+        behind(-2, 0, 0);
+    auto seen = [&](float viewAngle, const glm::vec3& offset) {
+        p.viewAngle = viewAngle;
+        const School next = step(p, {{{0, 0, 0}, {1, 0, 0}, {}}, {offset, {}, {}}});
+        return next[0].acceleration != glm::vec3(0.0f);
+    };
+    for (const glm::vec3& offset : {ahead, sixty, oneTwenty, behind})
+        EXPECT_TRUE(seen(360.0f, offset));
+    EXPECT_TRUE(seen(150.0f, ahead));  // half-angle 75 deg
+    EXPECT_TRUE(seen(150.0f, sixty));
+    EXPECT_FALSE(seen(150.0f, oneTwenty));
+    EXPECT_FALSE(seen(150.0f, behind));
+    EXPECT_TRUE(seen(300.0f, oneTwenty));  // half-angle 150 deg: a blind spot behind
+    EXPECT_FALSE(seen(300.0f, behind));
+    EXPECT_FALSE(seen(90.0f, sixty));  // half-angle 45 deg
+    // What it sees steers it: the one ahead only.
+    p.viewAngle = 180.0f;
+    const School next =
+        step(p, {{{0, 0, 0}, {1, 0, 0}, {}}, {ahead, {}, {}}, {behind * 0.5f, {}, {}}});
+    expectVec(next[0].acceleration, {1.0f, 0.0f, 0.0f});
+    // A fish standing still sees all around.
+    p.viewAngle = 90.0f;
+    const School still = step(p, {{{0, 0, 0}, {0, 0, 0}, {}}, {behind, {}, {}}});
+    expectVec(still[0].acceleration, {-1.0f, 0.0f, 0.0f});
+}
+
 INSTANTIATE_TEST_SUITE_P(BothSearches, Rules,
                          ::testing::Values(NeighborSearch::AllPairs, NeighborSearch::Grid),
                          [](const auto& info) {

@@ -75,6 +75,8 @@ std::pair<SimParams, School> randomScene(std::uint32_t seed, NeighborSearch sear
     p.kSeparation = 0.5f + 2.0f * unit(rng);
     p.kAlignment = 0.5f + 1.5f * unit(rng);
     p.lockVerticalSteering = seed % 2 == 0;
+    // A narrow field of view (cone under 180 degrees), a wide one, or all around.
+    p.viewAngle = seed % 3 == 1 ? 150.0f : seed % 3 == 2 ? 270.0f : 360.0f;
     p.rocks = {{{-8.0f, -4.0f, 3.0f}, 3.0f}, {{9.0f, 2.0f, -6.0f}, 2.0f}};
     if (seed == 4) p.rocks.clear();
     p.dt = 0.05f;
