@@ -124,7 +124,7 @@ constexpr std::size_t kGridGrain = 256;
 
 void CpuSolver::Arrays::resize(std::size_t n) {
     // kLanes zeros past the end let the search read whole blocks (see RangeAccumulator::add).
-    for (auto* a : {&px, &py, &pz, &vx, &vy, &vz}) a->assign(n + kLanes, 0.0f);
+    for (auto* a : {&px, &py, &pz, &vx, &vy, &vz, &ax, &ay, &az}) a->assign(n + kLanes, 0.0f);
 }
 
 CpuSolver::CpuSolver(ParallelFor parallelFor) : parallelFor_(std::move(parallelFor)) {
@@ -140,12 +140,10 @@ void CpuSolver::upload(std::span<const Fish> school) {
     const std::size_t n = school.size();
     current_.resize(n);
     next_.resize(n);
-    for (auto* a : {&ax_, &ay_, &az_}) a->assign(n, 0.0f);
     ids_.resize(n);
     nextIds_.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
-        current_.store(i, school[i].position, school[i].velocity);
-        storeAcceleration(i, school[i].acceleration);
+        current_.store(i, school[i].position, school[i].velocity, school[i].acceleration);
         ids_[i] = static_cast<std::uint32_t>(i);
     }
 }
@@ -156,7 +154,7 @@ School CpuSolver::download() const {
         Fish& f = school[ids_[k]];
         f.position = {current_.px[k], current_.py[k], current_.pz[k]};
         f.velocity = {current_.vx[k], current_.vy[k], current_.vz[k]};
-        f.acceleration = {ax_[k], ay_[k], az_[k]};
+        f.acceleration = {current_.ax[k], current_.ay[k], current_.az[k]};
     }
     return school;
 }
@@ -165,7 +163,7 @@ void CpuSolver::step() {
     const std::size_t n = size();
     if (n == 0) return;
     const bool useGrid = usesGrid();
-    if (useGrid) buildGrid();
+    if (useGrid) buildGrid(/*keepAccelerations=*/false);
     parallelFor_(n, useGrid ? kGridGrain : kAllPairsGrain,
                  [&](std::size_t begin, std::size_t end) { stepRange(begin, end, useGrid); });
     std::swap(current_, next_);
@@ -173,7 +171,7 @@ void CpuSolver::step() {
 
 /// Counting sort of the fish by cell: count, prefix sum, scatter, then reorder current_ so that
 /// the fish of a cell, and of a row of cells, sit together in memory.
-void CpuSolver::buildGrid() {
+void CpuSolver::buildGrid(bool keepAccelerations) {
     const std::size_t n = size();
     grid_ = GridShape::forTank(params_.bounds, maxRadius(params_), 2 * n + 64, kCellsPerRadius);
     const std::size_t cells = grid_.cellCount();
@@ -220,6 +218,11 @@ void CpuSolver::buildGrid() {
             next_.vy[k] = current_.vy[from];
             next_.vz[k] = current_.vz[from];
             nextIds_[k] = ids_[from];
+            if (keepAccelerations) {
+                next_.ax[k] = current_.ax[from];
+                next_.ay[k] = current_.ay[from];
+                next_.az[k] = current_.az[from];
+            }
         }
     });
     // The sorted copy becomes the previous state; its ids follow it.
@@ -251,7 +254,7 @@ void CpuSolver::forCandidateRanges(std::size_t i, bool useGrid, Visit&& visit) c
 
 std::vector<std::uint32_t> CpuSolver::neighborsOf(std::uint32_t uploadIndex, float radius) {
     const bool useGrid = usesGrid();
-    if (useGrid) buildGrid();
+    if (useGrid) buildGrid(/*keepAccelerations=*/true);
     const auto slot =
         static_cast<std::size_t>(std::find(ids_.begin(), ids_.end(), uploadIndex) - ids_.begin());
     std::vector<std::uint32_t> found;
@@ -291,8 +294,7 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid) {
             acc.add(c, px, py, pz, vx, vy, vz, first, last, i, p.x, p.y, p.z);
         });
         const FishUpdate u = integrateFish(c, p, v, acc.sums());
-        next_.store(i, u.position, u.velocity);
-        storeAcceleration(i, u.acceleration);
+        next_.store(i, u.position, u.velocity, u.acceleration);
     }
 }
 

@@ -38,22 +38,29 @@ class CpuSolver {
     std::vector<std::uint32_t> neighborsOf(std::uint32_t uploadIndex, float radius);
 
   private:
-    /// One buffer of the double-buffered state: n fish, then a few zeros of padding.
+    /// One buffer of the double-buffered state: n fish, then a few zeros of padding. The
+    /// accelerations are only written and downloaded, never read by the step.
     struct Arrays {
-        std::vector<float> px, py, pz, vx, vy, vz;
+        std::vector<float> px, py, pz, vx, vy, vz, ax, ay, az;
         void resize(std::size_t n);
-        void store(std::size_t i, const glm::vec3& position, const glm::vec3& velocity) {
+        void store(std::size_t i, const glm::vec3& position, const glm::vec3& velocity,
+                   const glm::vec3& acceleration) {
             px[i] = position.x;
             py[i] = position.y;
             pz[i] = position.z;
             vx[i] = velocity.x;
             vy[i] = velocity.y;
             vz[i] = velocity.z;
+            ax[i] = acceleration.x;
+            ay[i] = acceleration.y;
+            az[i] = acceleration.z;
         }
     };
 
     bool usesGrid() const;
-    void buildGrid();
+    /// Sorts current_ by cell. The accelerations are reordered only when `keepAccelerations`:
+    /// a step rewrites every one of them anyway.
+    void buildGrid(bool keepAccelerations);
     void stepRange(std::size_t begin, std::size_t end, bool useGrid);
     /// Calls visit(first, last) for the ranges of slots that may hold neighbours of slot i.
     template <class Visit>
@@ -64,12 +71,6 @@ class CpuSolver {
     StepConstants constants_;
 
     Arrays current_, next_;
-    std::vector<float> ax_, ay_, az_;
-    void storeAcceleration(std::size_t i, const glm::vec3& a) {
-        ax_[i] = a.x;
-        ay_[i] = a.y;
-        az_[i] = a.z;
-    }
     std::vector<std::uint32_t> ids_, nextIds_;  ///< upload index of the fish in each slot
 
     GridShape grid_;

@@ -94,6 +94,24 @@ TEST(Grid, ExcludesAFishExactlyAtTheRadius) {
     EXPECT_EQ(grid.neighborsOf(0, 4.5f), (std::vector<std::uint32_t>{1, 2}));
 }
 
+/// neighborsOf() sorts the school by cell; every fish keeps its own stored acceleration.
+TEST(Grid, SortingByCellKeepsEachFishsAcceleration) {
+    const SimParams p = sceneParams(NeighborSearch::Grid);
+    School school = borderlineSchool(p, 4);
+    for (std::size_t i = 0; i < school.size(); ++i)
+        school[i].acceleration = {float(i), -0.5f * float(i), 1.0f + float(i % 7)};
+    CpuSolver grid(serialFor);
+    grid.setParams(p);
+    grid.upload(school);
+    (void)grid.neighborsOf(0, p.rCohesion);
+    const School after = grid.download();
+    ASSERT_EQ(after.size(), school.size());
+    for (std::size_t i = 0; i < school.size(); ++i) {
+        ASSERT_EQ(after[i].position, school[i].position) << "fish " << i;
+        ASSERT_EQ(after[i].acceleration, school[i].acceleration) << "fish " << i;
+    }
+}
+
 TEST(Grid, OneStepAgreesWithAllPairsToFloatRounding) {
     const SimParams gridParams = sceneParams(NeighborSearch::Grid);
     const School school = borderlineSchool(gridParams, 7);
