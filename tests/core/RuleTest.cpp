@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include <glm/geometric.hpp>
 
@@ -184,6 +185,26 @@ TEST_P(Rules, ARockBouncesTheFishBack) {
     // A segment that only grazes past the rock does not bounce.
     const Fish past{{2.5f, 2.5f, 0.0f}, {2.0f, 0.0f, 0.0f}, {}};
     expectVec(step(p, {past})[0].position, {3.5f, 2.5f, 0.0f});
+}
+
+TEST_P(Rules, OnlyTheFirstRockOnThePathBouncesTheFish) {
+    // The step's segment (2.5 -> 3.5 along x) enters both `big` and `small`; the bounced one
+    // (2.5 -> 1.5) passes through `behind`. One bounce, whatever the order: a second bounce, from
+    // the other rock ahead or from the one behind, would undo the first.
+    SimParams p = quiet();
+    p.dt = 0.5f;
+    const Rock big{{5.0f, 0.0f, 0.0f}, 2.0f}, small{{3.6f, 0.0f, 0.0f}, 0.8f};
+    const Rock behind{{2.0f, 0.3f, 0.0f}, 0.35f};
+    const Rock elsewhere{{-20.0f, 10.0f, 0.0f}, 2.0f};  // not on the path
+    const Fish f{{2.5f, 0.0f, 0.0f}, {2.0f, 0.0f, 0.0f}, {}};
+    const std::vector<std::vector<Rock>> orders = {
+        {big, small, behind}, {small, big, behind}, {elsewhere, behind, big, small}};
+    for (const std::vector<Rock>& rocks : orders) {
+        p.rocks = rocks;
+        const Fish next = step(p, {f})[0];
+        expectVec(next.position, {1.5f, 0.0f, 0.0f});   // p - v'dt
+        expectVec(next.velocity, {-2.0f, 0.0f, 0.0f});  // v' = -v'
+    }
 }
 
 TEST_P(Rules, AFishSeesOnlyInsideItsFieldOfView) {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <optional>
 #include <random>
+#include <vector>
 
 #include <glm/geometric.hpp>
 
@@ -269,6 +270,33 @@ TEST_F(Gpu, CancellingNeighboursGiveNoSteering) {
         EXPECT_EQ(middle.acceleration, glm::vec3(0.0f));
         EXPECT_EQ(middle.velocity, glm::vec3(1, 0, 0));
         EXPECT_EQ(middle.position, glm::vec3(p.dt, 0, 0));
+    }
+}
+
+/// SPEC step 6 as in tests/core/RuleTest.cpp: the path enters two rocks ahead and the bounced
+/// path crosses a third; only the first rock that the path enters bounces the fish.
+TEST_F(Gpu, OnlyTheFirstRockOnThePathBouncesTheFish) {
+    const Rock big{{5.0f, 0.0f, 0.0f}, 2.0f}, small{{3.6f, 0.0f, 0.0f}, 0.8f};
+    const Rock behind{{2.0f, 0.3f, 0.0f}, 0.35f};
+    const std::vector<std::vector<Rock>> orders = {{big, small, behind}, {small, big, behind}};
+    const glm::vec3 bouncedPosition(1.5f, 0.0f, 0.0f), bouncedVelocity(-2.0f, 0.0f, 0.0f);
+    for (NeighborSearch search : {NeighborSearch::AllPairs, NeighborSearch::Grid}) {
+        for (const std::vector<Rock>& rocks : orders) {
+            SimParams p;
+            p.neighborSearch = search;
+            p.dt = 0.5f;
+            p.kCohesion = p.kSeparation = p.kAlignment = 0.0f;
+            p.rocks = rocks;
+            auto gpu = makeGpu(p);
+            ASSERT_TRUE(gpu);
+            ASSERT_TRUE(gpu->upload(School{{{2.5f, 0.0f, 0.0f}, {2.0f, 0.0f, 0.0f}, {}}}));
+            gpu->step();
+            const Fish next = gpu->download().at(0);
+            for (int k = 0; k < 3; ++k) {
+                EXPECT_NEAR(next.position[k], bouncedPosition[k], 1e-5f);
+                EXPECT_NEAR(next.velocity[k], bouncedVelocity[k], 1e-5f);
+            }
+        }
     }
 }
 
