@@ -10,6 +10,10 @@
 #include "core/Backend.h"
 #include "core/GridShape.h"
 
+#ifndef FISHSCHOOL_GPU_WORKGROUP_SIZE
+#error "FISHSCHOOL_GPU_WORKGROUP_SIZE comes from src/gpu/CMakeLists.txt: link fishschool_gpu"
+#endif
+
 namespace fishschool::gpu {
 
 /// SPEC.md's step as OpenGL compute shaders, one invocation per fish, over one storage buffer of
@@ -40,7 +44,12 @@ class GpuBackend final : public Backend {
     GLuint fishBuffer() const { return fishBuffer_.id(); }
     std::size_t currentFirstFish() const { return currentHalf_ * fishCount_; }
 
-    static constexpr unsigned kWorkgroupSize = 256;
+    /// Invocations per compute workgroup, passed to the shaders as WORKGROUP_SIZE; set with the
+    /// CMake cache variable FISHSCHOOL_GPU_WORKGROUP_SIZE.
+    static constexpr unsigned kWorkgroupSize = FISHSCHOOL_GPU_WORKGROUP_SIZE;
+    static_assert(kWorkgroupSize >= 32 && kWorkgroupSize <= 1024 &&
+                      (kWorkgroupSize & (kWorkgroupSize - 1)) == 0,
+                  "FISHSCHOOL_GPU_WORKGROUP_SIZE must be a power of two from 32 to 1024");
 
   private:
     GpuBackend() = default;
