@@ -6,11 +6,11 @@
 
 #include "CliBackends.h"
 #include "Commands.h"
-#include "OutputPath.h"
 #include "core/ConfigIO.h"
 #include "core/Metrics.h"
 #include "core/Scenario.h"
 #include "core/StateIO.h"
+#include "core/TextInput.h"
 
 namespace fishschool::cli {
 namespace {
@@ -107,31 +107,29 @@ int runBench(const BenchOptions& o) {
         base = *loaded;
     }
 
+    auto backendNames = splitList("--backend", o.backends);
+    if (!backendNames) return fail(backendNames.error());
     std::vector<BackendKind> kinds;
-    for (const std::string& name : splitList(o.backends)) {
+    for (const std::string& name : *backendNames) {
         const auto kind = parseBackendKind(name);
         if (!kind) return fail("--backend: '" + name + "' is not allowed; must be cpu, tbb or gpu");
         kinds.push_back(*kind);
     }
     std::vector<NeighborSearch> searches;
-    for (const std::string& name : splitList(o.neighbors)) {
-        const auto search = parseNeighborSearch(name);
-        if (!search)
-            return fail("--neighbors: '" + name + "' is not allowed; must be all-pairs or grid");
-        searches.push_back(*search);
+    if (!o.neighbors.empty()) {
+        auto searchNames = splitList("--neighbors", o.neighbors);
+        if (!searchNames) return fail(searchNames.error());
+        for (const std::string& name : *searchNames) {
+            const auto search = parseNeighborSearch(name);
+            if (!search)
+                return fail("--neighbors: '" + name +
+                            "' is not allowed; must be all-pairs or grid");
+            searches.push_back(*search);
+        }
     }
     if (searches.empty()) searches.push_back(base.neighborSearch);
-    std::vector<std::int64_t> counts;
-    for (const std::string& item : splitList(o.fish)) {
-        std::int64_t n = -1;
-        const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), n);
-        if (ec != std::errc() || ptr != item.data() + item.size() || n < 1 || n > kMaxFishCount)
-            return fail("--fish: '" + item + "' is not allowed; must be whole numbers from 1 to " +
-                        std::to_string(kMaxFishCount));
-        counts.push_back(n);
-    }
-    if (kinds.empty() || counts.empty())
-        return fail("--backend and --fish need at least one item each");
+    auto counts = parseFishCounts("--fish", o.fish, 1);
+    if (!counts) return fail(counts.error());
 
     // Check every scene before the first long run.
     auto sceneFor = [&](std::int64_t n, NeighborSearch search) {
@@ -140,7 +138,7 @@ int runBench(const BenchOptions& o) {
         p.neighborSearch = search;
         return p;
     };
-    for (std::int64_t n : counts)
+    for (std::int64_t n : *counts)
         if (auto ok = validate(sceneFor(n, searches.front())); !ok) return fail(ok.error());
 
     if (!o.csvPath.empty()) {
@@ -150,7 +148,7 @@ int runBench(const BenchOptions& o) {
     // The GPU, when asked for, is checked before the CPU cases spend their time.
     if (std::find(kinds.begin(), kinds.end(), BackendKind::Gpu) != kinds.end()) {
         if (auto probe =
-                backends.create(BackendKind::Gpu, sceneFor(counts.front(), searches.front()));
+                backends.create(BackendKind::Gpu, sceneFor(counts->front(), searches.front()));
             !probe)
             return fail(probe.error());
     }
@@ -160,7 +158,7 @@ int runBench(const BenchOptions& o) {
     printTableHeader();
     for (BackendKind kind : kinds) {
         for (NeighborSearch search : searches) {
-            for (std::int64_t n : counts) {
+            for (std::int64_t n : *counts) {
                 const SimParams params = sceneFor(n, search);
                 auto backend = backends.create(kind, params);
                 if (!backend) return fail(backend.error());

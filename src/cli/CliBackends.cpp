@@ -1,7 +1,6 @@
 #include "CliBackends.h"
 
 #include <iostream>
-#include <sstream>
 
 #include "core/CpuBackends.h"
 #ifdef FISHSCHOOL_HAS_GPU
@@ -43,15 +42,6 @@ Result<std::unique_ptr<Backend>> CliBackends::create(BackendKind kind, const Sim
         "gpu: this build of fishschool-cli has no GL backend (configured with "
         "FISHSCHOOL_BUILD_GPU=OFF)");
 #endif
-}
-
-std::vector<std::string> splitList(const std::string& text) {
-    std::vector<std::string> items;
-    std::stringstream stream(text);
-    std::string item;
-    while (std::getline(stream, item, ','))
-        if (!item.empty()) items.push_back(item);
-    return items;
 }
 
 }  // namespace fishschool::cli

@@ -2,7 +2,6 @@
 
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "core/Backend.h"
 #include "core/Result.h"
@@ -22,9 +21,6 @@ class CliBackends {
     struct GpuSession;
     std::unique_ptr<GpuSession> gpu_;
 };
-
-/// Splits "a,b,c" into its items; empty items are dropped.
-std::vector<std::string> splitList(const std::string& text);
 
 /// Exit status for bad input (flags, config, state): 2. For an internal failure: 1.
 inline constexpr int kExitBadInput = 2;

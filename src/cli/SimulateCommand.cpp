@@ -3,10 +3,10 @@
 
 #include "CliBackends.h"
 #include "Commands.h"
-#include "OutputPath.h"
 #include "core/ConfigIO.h"
 #include "core/Scenario.h"
 #include "core/StateIO.h"
+#include "core/TextInput.h"
 
 namespace fishschool::cli {
 
