@@ -30,12 +30,17 @@ void main() {
     side = length(side) > 1e-4 ? normalize(side) : vec3(1.0, 0.0, 0.0);
     vec3 up = cross(forward, side);
 
-    // The tail sways more toward its end, faster when the fish swims faster.
+    // The tail sways more toward its end and wider when the fish swims faster. Each fish beats at
+    // its own fixed rate: a rate that followed the speed would jump the phase (time * rate) at
+    // every change of speed, and the tails would flicker once time grows large.
     float speedRatio = clamp(speed / max(maxVelocity, 1e-6), 0.0, 1.0);
     float tail = clamp(-meshPosition.z * 2.0, 0.0, 1.0);
-    float phase = float(gl_InstanceID % 97) * 0.61;
+    uint id = f.id;  // the fish's own, however the simulation reorders the buffer
+    float phase = float(id % 97u) * 0.61;
+    float rate = 7.0 + 4.0 * fract(float(id % 89u) * 0.137);  // rad/s
+    float sway = 0.03 + 0.11 * speedRatio;
     vec3 local = meshPosition;
-    local.x += tail * tail * 0.12 * sin(time * (4.0 + 10.0 * speedRatio) + phase);
+    local.x += tail * tail * sway * sin(time * rate + phase);
 
     mat3 basis = mat3(side, up, forward);
     worldPosition = f.position + basis * (local * fishLength);

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <ctime>
 #include <deque>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -46,10 +47,15 @@ struct Window {
     }
 };
 
+/// fishschool-YYYYMMDD-HHMMSS.png in the working folder, with -2, -3... when taken in the same
+/// second, so no screenshot overwrites another.
 std::string timestampedScreenshotName() {
-    char name[64];
+    char stem[64];
     const std::time_t now = std::time(nullptr);
-    std::strftime(name, sizeof name, "fishschool-%Y%m%d-%H%M%S.png", std::localtime(&now));
+    std::strftime(stem, sizeof stem, "fishschool-%Y%m%d-%H%M%S", std::localtime(&now));
+    std::string name = std::string(stem) + ".png";
+    for (int n = 2; std::filesystem::exists(name); ++n)
+        name = std::string(stem) + "-" + std::to_string(n) + ".png";
     return name;
 }
 
@@ -64,14 +70,20 @@ class App {
         panel_.view.showPanel = panel_.view.showOverlay = !options.hideUi;
         // Metrics of a very large school cost a download each time: off by default there.
         panel_.view.measureSchool = sim_->fishCount() <= 200'000;
-        recorder_.measureFrames = options.sweepFrames;
-        recorder_.warmupFrames = std::max(options.sweepFrames / 3, 2);
+        if (!options.sweepFish.empty()) {
+            recorder_.measureSeconds = options.sweepSeconds;
+            recorder_.warmupSeconds = options.sweepSeconds / 3.0;
+        }
     }
 
     int run();
 
   private:
     void handleEvent(const SDL_Event& event);
+    /// --switch-every: hands the school to the next backend this machine runs.
+    void switchToNextBackend(std::int64_t frame);
+    /// Writes what the options ask for at the end (sweep CSV, state); returns the exit status.
+    int finish();
     void apply(const ui::PanelActions& actions);
     void report(const Result<void>& result) {
         if (result)
@@ -104,6 +116,8 @@ void App::handleEvent(const SDL_Event& event) {
             break;
         case SDL_KEYDOWN: {
             if (io.WantCaptureKeyboard) break;
+            // A held key repeats only where repeating means something: N steps on.
+            if (event.key.repeat && event.key.keysym.sym != SDLK_n) break;
             ui::PanelActions actions;
             switch (event.key.keysym.sym) {
                 case SDLK_1:
@@ -122,7 +136,7 @@ void App::handleEvent(const SDL_Event& event) {
                     actions.step = true;
                     break;
                 case SDLK_r:
-                    actions.resetSeed = sim_->params().seed;
+                    actions.resetSeed = panel_.seedForReset(sim_->params().seed);
                     break;
                 case SDLK_c:
                     camera_.reset(sim_->params().bounds);
@@ -165,9 +179,9 @@ void App::handleEvent(const SDL_Event& event) {
 void App::apply(const ui::PanelActions& actions) {
     if (actions.switchBackend) report(sim_->switchBackend(*actions.switchBackend));
     if (actions.newParams) {
-        const bool tankChanged = actions.newParams->bounds != sim_->params().bounds;
+        const glm::vec3 oldBounds = sim_->params().bounds;
         report(sim_->applyParams(*actions.newParams));
-        if (tankChanged) camera_.reset(sim_->params().bounds);
+        if (sim_->params().bounds != oldBounds) camera_.fit(sim_->params().bounds);
     }
     if (actions.togglePause) sim_->paused = !sim_->paused;
     if (actions.step) sim_->stepOnce();
@@ -226,19 +240,18 @@ int App::run() {
         ui::FrameSample sample{frameSeconds, simulationMs, renderMs, sim_->backendKind(),
                                static_cast<std::int64_t>(sim_->fishCount())};
         const ui::FpsRecorder::Request request = recorder_.onFrame(sample);
-        if (request.backend) report(sim_->switchBackend(*request.backend));
-        if (request.fish) {
-            SimParams p = sim_->params();
-            p.fishCount = *request.fish;
-            report(sim_->applyParams(p));
-        }
-        if (sweeping && !recorder_.busy()) {
-            quit_ = true;
-            if (auto ok = writeFileAtomically(options_.sweepCsvPath, recorder_.csv()); !ok) {
-                std::cerr << "error: " << ok.error() << "\n";
-                return kBadInput;
+        if (request.backend || request.fish) {
+            const auto set = sim_->setScene(request.backend.value_or(sim_->backendKind()),
+                                            request.fish.value_or(sim_->params().fishCount));
+            if (!set) {
+                recorder_.skipCase(set.error());
+                if (sweeping) std::cerr << "sweep: skipped " << recorder_.skipped().back() << "\n";
             }
+            report(set);
         }
+        if (sweeping && !recorder_.busy()) quit_ = true;
+        if (options_.switchEveryFrames > 0 && frame > 0 && frame % options_.switchEveryFrames == 0)
+            switchToNextBackend(frame);
 
         const double renderStart = seconds();
         int width = 0, height = 0;
@@ -291,13 +304,50 @@ int App::run() {
             if (auto ok = saveScreenshot(path, width, height); !ok) {
                 std::cerr << "error: " << ok.error() << "\n";
                 if (lastFrame) return kBadInput;
+                panel_.showError(ok.error());
             }
         }
         SDL_GL_SwapWindow(window_.window);
         if (lastFrame) quit_ = true;
         if (auto ok = gpu::checkGlErrors("frame"); !ok) return kInternal;
     }
-    return 0;
+    return finish();
+}
+
+void App::switchToNextBackend(std::int64_t frame) {
+    const auto current = static_cast<int>(sim_->backendKind());
+    for (int k = 1; k <= 2; ++k) {
+        const auto next = static_cast<BackendKind>((current + k) % 3);
+        if (!sim_->unavailableReason(next).empty()) continue;
+        const auto ok = sim_->switchBackend(next);
+        report(ok);
+        std::cerr << "frame " << frame << ": "
+                  << (ok ? "switched to " + sim_->backend().description()
+                         : "could not switch to " + std::string(toString(next)) + ": " + ok.error())
+                  << ", " << sim_->fishCount() << " fish\n";
+        return;
+    }
+}
+
+int App::finish() {
+    int status = 0;
+    if (!options_.sweepFish.empty()) {
+        // A sweep stopped early (the window closed) still keeps what it measured.
+        if (recorder_.busy())
+            std::cerr << "sweep: stopped after " << recorder_.casesDone() << " of "
+                      << recorder_.caseCount() << " cases; writing the rows measured\n";
+        if (auto ok = writeFileAtomically(options_.sweepCsvPath, recorder_.csv()); !ok) {
+            std::cerr << "error: " << ok.error() << "\n";
+            status = kBadInput;
+        }
+    }
+    if (!options_.stateOutPath.empty()) {
+        if (auto ok = saveStateCsv(options_.stateOutPath, sim_->backend().download()); !ok) {
+            std::cerr << "error: " << ok.error() << "\n";
+            status = kBadInput;
+        }
+    }
+    return status;
 }
 
 }  // namespace

@@ -9,12 +9,15 @@
 namespace fishschool::app {
 
 Result<void> SimulationController::checkInteractive(const SimParams& params, BackendKind kind) {
-    if (params.neighborSearch == NeighborSearch::AllPairs && kind != BackendKind::Gpu &&
-        params.fishCount > kMaxCpuAllPairsFish)
+    if (params.neighborSearch != NeighborSearch::AllPairs) return {};
+    const bool onGpu = kind == BackendKind::Gpu;
+    const std::int64_t limit = onGpu ? kMaxGpuAllPairsFish : kMaxCpuAllPairsFish;
+    if (params.fishCount > limit)
         return fail("neighborSearch: all-pairs with " + std::to_string(params.fishCount) +
-                    " fish on the CPU makes every step last seconds or minutes (N^2 distance "
-                    "tests); choose grid, the GPU, or at most " +
-                    std::to_string(kMaxCpuAllPairsFish) + " fish");
+                    " fish on the " + (onGpu ? "GPU" : "CPU") +
+                    " makes every step last seconds or minutes (N^2 distance tests); choose "
+                    "grid" +
+                    (onGpu ? "" : ", the GPU") + ", or at most " + std::to_string(limit) + " fish");
     return {};
 }
 
@@ -77,7 +80,21 @@ Result<void> SimulationController::applyParams(const SimParams& params) {
     params_ = params;
     metricsTime_ = -1e9;
     ++schoolVersion_;
+    if (countChanged) unavailable_ = {};
     return {};
+}
+
+Result<void> SimulationController::setScene(BackendKind kind, std::int64_t count) {
+    SimParams params = params_;
+    params.fishCount = count;
+    if (auto ok = validate(params); !ok) return fail(ok.error());
+    if (auto ok = checkInteractive(params, kind); !ok) return fail(ok.error());
+    if (count < static_cast<std::int64_t>(backend_->fishCount())) {
+        if (auto ok = applyParams(params); !ok) return ok;
+        return switchBackend(kind);
+    }
+    if (auto ok = switchBackend(kind); !ok) return ok;
+    return applyParams(params);
 }
 
 void SimulationController::reset(std::uint64_t seed) {

@@ -27,7 +27,8 @@ class SimulationController {
     BackendKind backendKind() const { return backend_->kind(); }
     std::size_t fishCount() const { return backend_->fishCount(); }
 
-    /// Why a backend cannot run here (empty when it can), checked once and remembered.
+    /// Why a backend cannot run here (empty when it can), checked once and remembered until
+    /// the fish count changes (a GPU's storage limit depends on it).
     const std::string& unavailableReason(BackendKind kind);
 
     /// Hands the school to a new backend. On failure the old backend keeps running.
@@ -36,6 +37,9 @@ class SimulationController {
     /// moved inside; a new fishCount adds or removes fish and keeps the others. On failure
     /// nothing changes and the error names the key.
     Result<void> applyParams(const SimParams& params);
+    /// Moves to `kind` with `count` fish, in the order that never passes through a setting
+    /// the app refuses when the target itself is allowed (fewer fish first, more fish last).
+    Result<void> setScene(BackendKind kind, std::int64_t count);
     /// A fresh school from `seed`.
     void reset(std::uint64_t seed);
 
@@ -51,6 +55,9 @@ class SimulationController {
     /// The most fish the app runs with all-pairs search on a CPU backend: beyond, a step takes
     /// seconds and the window would stop answering.
     static constexpr std::int64_t kMaxCpuAllPairsFish = 50'000;
+    /// The same for the GPU: 200,000 fish all-pairs take tens of ms a step on a fast GPU, and
+    /// seconds on a software one.
+    static constexpr std::int64_t kMaxGpuAllPairsFish = 200'000;
     /// Refuses settings the app cannot run interactively; the error names the key.
     static Result<void> checkInteractive(const SimParams& params, BackendKind kind);
     /// Simulation time a frame may spend on steps when it is behind, ms.

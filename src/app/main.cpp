@@ -2,11 +2,11 @@
 
 #include <exception>
 #include <iostream>
-#include <sstream>
 
 #include <CLI/CLI.hpp>
 
 #include "App.h"
+#include "core/TextInput.h"
 
 int main(int argc, char** argv) {
     using namespace fishschool;
@@ -29,8 +29,14 @@ int main(int argc, char** argv) {
                    "Comma-separated fish counts: run the FPS sweep on every backend, then quit");
     cli.add_option("--csv", options.sweepCsvPath,
                    "Where --sweep writes backend,fish,fps,sim_ms,render_ms");
-    cli.add_option("--sweep-frames", options.sweepFrames, "Measured frames per sweep case")
-        ->check(CLI::Range(1, 100000));
+    cli.add_option("--sweep-seconds", options.sweepSeconds,
+                   "Seconds measured per sweep case, after a third of that to warm up")
+        ->check(CLI::Range(0.01, 3600.0));
+    cli.add_option("--switch-every", options.switchEveryFrames,
+                   "Hand the school to the next backend every this many frames")
+        ->check(CLI::PositiveNumber);
+    cli.add_option("--state-out", options.stateOutPath,
+                   "Write the school as a state CSV when the app quits");
     cli.add_flag("--no-vsync", noVsync, "Do not wait for the display's refresh");
     cli.add_flag("--hide-ui", options.hideUi, "Start without the panel and the overlay");
     std::string color = "speed";
@@ -67,26 +73,35 @@ int main(int argc, char** argv) {
     if (!neighbors.empty()) options.neighbors = neighbors;
     options.vsync = !noVsync;
     options.colorByHeading = color == "heading";
-    if (!sweep.empty()) {
-        std::stringstream list(sweep);
-        std::string item;
-        while (std::getline(list, item, ',')) {
-            try {
-                std::size_t used = 0;
-                const long long n = std::stoll(item, &used);
-                if (used != item.size() || n < 0) throw std::invalid_argument(item);
-                options.sweepFish.push_back(n);
-            } catch (const std::exception&) {
-                std::cerr << "error: --sweep: '" << item
-                          << "' is not a fish count (whole numbers >= 0, comma-separated)\n";
-                return 2;
-            }
+    if (cli.count("--sweep")) {
+        auto counts = parseFishCounts("--sweep", sweep);
+        if (!counts) {
+            std::cerr << "error: " << counts.error() << "\n";
+            return 2;
         }
+        options.sweepFish = std::move(*counts);
         if (options.sweepCsvPath.empty()) {
             std::cerr << "error: --sweep needs --csv FILE\n";
             return 2;
         }
+        if (options.frames > 0) {
+            std::cerr << "error: --frames cannot be used with --sweep: the sweep ends the run\n";
+            return 2;
+        }
         options.vsync = false;  // measure the machine, not the display
+    } else if (!options.sweepCsvPath.empty()) {
+        std::cerr << "error: --csv is where --sweep writes; give --sweep FISH_LIST too\n";
+        return 2;
+    }
+    // Output files are checked before the run, not after minutes of it.
+    for (const auto& [flag, path] : {std::pair{"--csv", &options.sweepCsvPath},
+                                     std::pair{"--screenshot", &options.screenshotPath},
+                                     std::pair{"--state-out", &options.stateOutPath}}) {
+        if (!cli.count(flag)) continue;
+        if (auto ok = checkOutputPath(flag, *path); !ok) {
+            std::cerr << "error: " << ok.error() << "\n";
+            return 2;
+        }
     }
     try {
         return app::runApp(options);

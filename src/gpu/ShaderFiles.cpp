@@ -44,7 +44,10 @@ Result<std::string> expandIncludes(const std::filesystem::path& path, int depth)
 std::filesystem::path executableDirectory() {
     std::error_code ec;
     const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    return ec ? std::filesystem::current_path() : exe.parent_path();
+    // Never the working directory: without /proc a relative path would find whatever shaders
+    // lie where the user happens to stand. This one fails to open, and the error names it.
+    if (ec) return "/proc/self/exe unreadable: executable folder unknown";
+    return exe.parent_path();
 }
 
 std::filesystem::path shaderDirectory() {

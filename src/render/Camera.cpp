@@ -9,9 +9,13 @@
 namespace fishschool::render {
 
 void OrbitCamera::reset(const glm::vec3& bounds) {
-    target_ = glm::vec3(0.0f, -0.2f * bounds.y, 0.0f);
     yaw_ = 0.6f;
     pitch_ = 0.35f;
+    fit(bounds);
+}
+
+void OrbitCamera::fit(const glm::vec3& bounds) {
+    target_ = glm::vec3(0.0f, -0.2f * bounds.y, 0.0f);
     const float radius = glm::length(bounds);
     distance_ = 2.1f * radius;
     farPlane_ = 20.0f * radius;

@@ -8,8 +8,10 @@ namespace fishschool::render {
 /// An orbit camera around a target: drag to orbit, drag to pan, wheel to zoom.
 class OrbitCamera {
   public:
-    /// Frames a tank of half extents `bounds`.
+    /// Frames a tank of half extents `bounds` from the default angle.
     void reset(const glm::vec3& bounds);
+    /// Frames a tank of half extents `bounds` from the current angle (the tank was resized).
+    void fit(const glm::vec3& bounds);
     void orbit(float dxPixels, float dyPixels);
     void pan(float dxPixels, float dyPixels, float viewportHeight);
     void zoom(float wheelSteps);

@@ -6,7 +6,6 @@ namespace fishschool::ui {
 
 void FpsRecorder::startRecord() {
     mode_ = Mode::Record;
-    cases_.clear();
     beginCase();
 }
 
@@ -15,6 +14,7 @@ Result<void> FpsRecorder::startSweep(const std::vector<BackendKind>& backends,
     if (backends.empty()) return fail("sweep: choose at least one backend");
     if (fishCounts.empty()) return fail("sweep: give at least one fish count");
     cases_.clear();
+    skipped_.clear();
     for (BackendKind backend : backends)
         for (std::int64_t fish : fishCounts) cases_.push_back({backend, fish});
     caseIndex_ = 0;
@@ -29,25 +29,37 @@ void FpsRecorder::cancel() {
 }
 
 void FpsRecorder::beginCase() {
-    framesSeen_ = 0;
+    warmupFramesSeen_ = 0;
+    warmupSecondsSeen_ = 0.0;
     measured_ = 0;
     seconds_ = simulationMs_ = renderMs_ = 0.0;
 }
 
 std::string FpsRecorder::status() const {
     char text[128];
+    const char* phase = measured_ > 0 ? "measuring" : "warming up";
     if (mode_ == Mode::Record) {
-        std::snprintf(text, sizeof text, "recording: frame %d/%d", framesSeen_,
-                      warmupFrames + measureFrames);
+        std::snprintf(text, sizeof text, "recording: %s, %.1f s", phase,
+                      measured_ > 0 ? seconds_ : warmupSecondsSeen_);
     } else if (mode_ == Mode::Sweep && caseIndex_ < cases_.size()) {
         const Case& c = cases_[caseIndex_];
-        std::snprintf(text, sizeof text, "sweep %zu/%zu: %s, %lld fish", caseIndex_ + 1,
+        std::snprintf(text, sizeof text, "sweep %zu/%zu: %s, %lld fish, %s", caseIndex_ + 1,
                       cases_.size(), std::string(toString(c.backend)).c_str(),
-                      static_cast<long long>(c.fish));
+                      static_cast<long long>(c.fish), phase);
     } else {
         return "idle";
     }
     return text;
+}
+
+void FpsRecorder::skipCase(const std::string& reason) {
+    if (mode_ != Mode::Sweep || caseIndex_ >= cases_.size()) return;
+    const Case& c = cases_[caseIndex_];
+    skipped_.push_back(std::string(toString(c.backend)) + ", " + std::to_string(c.fish) +
+                       " fish: " + reason);
+    requested_ = false;
+    beginCase();
+    if (++caseIndex_ >= cases_.size()) mode_ = Mode::Idle;
 }
 
 FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
@@ -56,7 +68,7 @@ FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
     if (mode_ == Mode::Sweep) {
         const Case& c = cases_[caseIndex_];
         if (sample.backend != c.backend || sample.fish != c.fish) {
-            // The scene is not set yet: ask once, then wait for it.
+            // The scene is not set yet: ask once, then wait for it (or for skipCase).
             if (!requested_) {
                 request.backend = c.backend;
                 request.fish = c.fish;
@@ -66,16 +78,18 @@ FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
             return request;
         }
     }
-    ++framesSeen_;
-    if (framesSeen_ <= warmupFrames) return request;
+    if (warmupFramesSeen_ < warmupFrames || warmupSecondsSeen_ < warmupSeconds) {
+        ++warmupFramesSeen_;
+        warmupSecondsSeen_ += sample.frameSeconds;
+        return request;
+    }
     seconds_ += sample.frameSeconds;
     simulationMs_ += sample.simulationMs;
     renderMs_ += sample.renderMs;
-    if (++measured_ < measureFrames) return request;
+    if (++measured_ < measureFrames || seconds_ < measureSeconds) return request;
 
-    FpsRecord row{sample.backend, sample.fish, seconds_ > 0.0 ? measured_ / seconds_ : 0.0,
-                  simulationMs_ / measured_, renderMs_ / measured_};
-    records_.push_back(row);
+    records_.push_back({sample.backend, sample.fish, seconds_ > 0.0 ? measured_ / seconds_ : 0.0,
+                        simulationMs_ / measured_, renderMs_ / measured_});
     if (mode_ == Mode::Record || ++caseIndex_ >= cases_.size()) {
         mode_ = Mode::Idle;
     } else {

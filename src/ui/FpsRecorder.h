@@ -28,7 +28,9 @@ struct FrameSample {
 };
 
 /// Records FPS rows: one at a time ("Record"), or a sweep over fish counts and backends that sets
-/// the scene itself (warm-up frames, then measured frames), laid out like the article's Table 1.
+/// the scene itself (warm-up, then measurement), laid out like the article's Table 1. A phase ends
+/// once it has lasted both its frames and its seconds, so a row averages a few seconds however
+/// fast the frames come.
 class FpsRecorder {
   public:
     struct Request {  ///< what the recorder needs the app to set before the next frame
@@ -36,8 +38,10 @@ class FpsRecorder {
         std::optional<std::int64_t> fish;
     };
 
-    int warmupFrames = 30;
-    int measureFrames = 90;
+    int warmupFrames = 10;
+    double warmupSeconds = 1.0;
+    int measureFrames = 30;
+    double measureSeconds = 3.0;
 
     void startRecord();
     Result<void> startSweep(const std::vector<BackendKind>& backends,
@@ -47,9 +51,17 @@ class FpsRecorder {
     bool sweeping() const { return mode_ == Mode::Sweep; }
     /// "sweep 3/12: tbb, 5000 fish"
     std::string status() const;
+    /// Cases of the current or last sweep, measured or skipped, and how many there are in all.
+    std::size_t casesDone() const { return caseIndex_; }
+    std::size_t caseCount() const { return cases_.size(); }
 
     /// Call once per frame; returns what to change before the next frame (sweeps only).
     Request onFrame(const FrameSample& sample);
+    /// The app could not set the scene the last request asked for (a backend this machine cannot
+    /// run, a fish count it refuses): the case is noted with `reason` and the sweep goes on.
+    void skipCase(const std::string& reason);
+    /// "gpu, 2000000 fish: <reason>" for each case skipped since the sweep started.
+    const std::vector<std::string>& skipped() const { return skipped_; }
 
     const std::vector<FpsRecord>& records() const { return records_; }
     void clear() { records_.clear(); }
@@ -67,11 +79,13 @@ class FpsRecorder {
     Mode mode_ = Mode::Idle;
     std::vector<Case> cases_;
     std::size_t caseIndex_ = 0;
-    int framesSeen_ = 0;
+    int warmupFramesSeen_ = 0;
+    double warmupSecondsSeen_ = 0.0;
     double seconds_ = 0.0, simulationMs_ = 0.0, renderMs_ = 0.0;
     int measured_ = 0;
     bool requested_ = false;
     std::vector<FpsRecord> records_;
+    std::vector<std::string> skipped_;
 };
 
 }  // namespace fishschool::ui

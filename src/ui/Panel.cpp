@@ -4,12 +4,13 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <cstdio>
-#include <sstream>
 
 #include "core/ConfigIO.h"
 #include "core/Scenario.h"
 #include "core/StateIO.h"
+#include "core/TextInput.h"
 
 namespace fishschool::ui {
 namespace {
@@ -27,6 +28,79 @@ void helpMarker(const char* text) {
     ImGui::SameLine();
     ImGui::TextDisabled("(?)");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+}
+
+/// FPS against fish count on log-log axes, one line per backend (the newest row of each case),
+/// like the article's figure beside Table 1.
+void drawFpsPlot(const std::vector<FpsRecord>& rows) {
+    constexpr ImU32 kColors[] = {IM_COL32(90, 170, 255, 255), IM_COL32(255, 170, 60, 255),
+                                 IM_COL32(120, 220, 120, 255)};
+    double fishLow = 1e300, fishHigh = 0.0, fpsLow = 1e300, fpsHigh = 0.0;
+    for (const FpsRecord& r : rows) {
+        if (r.fish <= 0 || r.fps <= 0.0) continue;  // no place on a log axis
+        fishLow = std::min(fishLow, double(r.fish));
+        fishHigh = std::max(fishHigh, double(r.fish));
+        fpsLow = std::min(fpsLow, r.fps);
+        fpsHigh = std::max(fpsHigh, r.fps);
+    }
+    if (fishHigh <= 0.0) return;
+    // Whole decades on both axes, so the gridlines fall on 10^k.
+    const double x0 = std::floor(std::log10(fishLow)),
+                 x1 = std::max(x0 + 1, std::ceil(std::log10(fishHigh)));
+    const double y0 = std::floor(std::log10(fpsLow)),
+                 y1 = std::max(y0 + 1, std::ceil(std::log10(fpsHigh)));
+
+    ImGui::TextUnformatted("FPS against fish count (log-log)");
+    const ImVec2 size(ImGui::GetFontSize() * 22.0f, ImGui::GetFontSize() * 11.0f);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const float left = ImGui::GetFontSize() * 3.0f, bottom = ImGui::GetFontSize() * 1.4f;
+    const ImVec2 low(origin.x + left, origin.y + size.y - bottom);
+    const ImVec2 high(origin.x + size.x, origin.y + 4.0f);
+    auto at = [&](double fish, double fps) {
+        const double u = (std::log10(fish) - x0) / (x1 - x0);
+        const double v = (std::log10(fps) - y0) / (y1 - y0);
+        return ImVec2(low.x + float(u) * (high.x - low.x), low.y + float(v) * (high.y - low.y));
+    };
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->AddRectFilled(ImVec2(low.x, high.y), ImVec2(high.x, low.y), IM_COL32(20, 30, 45, 255));
+    const ImU32 grid = IM_COL32(90, 100, 120, 255), text = ImGui::GetColorU32(ImGuiCol_Text);
+    char label[32];
+    for (double k = x0; k <= x1; ++k) {
+        const ImVec2 p = at(std::pow(10.0, k), std::pow(10.0, y0));
+        draw->AddLine(ImVec2(p.x, low.y), ImVec2(p.x, high.y), grid);
+        std::snprintf(label, sizeof label, "%g", std::pow(10.0, k));
+        draw->AddText(ImVec2(p.x - ImGui::CalcTextSize(label).x * 0.5f, low.y + 2.0f), text, label);
+    }
+    for (double k = y0; k <= y1; ++k) {
+        const ImVec2 p = at(std::pow(10.0, x0), std::pow(10.0, k));
+        draw->AddLine(ImVec2(low.x, p.y), ImVec2(high.x, p.y), grid);
+        std::snprintf(label, sizeof label, "%g", std::pow(10.0, k));
+        draw->AddText(
+            ImVec2(low.x - ImGui::CalcTextSize(label).x - 4.0f, p.y - ImGui::GetFontSize() * 0.5f),
+            text, label);
+    }
+    for (int k = 0; k < 3; ++k) {
+        std::vector<std::pair<double, double>> points;  // (fish, fps), newest row per count
+        for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
+            if (it->backend != static_cast<BackendKind>(k) || it->fish <= 0 || it->fps <= 0.0)
+                continue;
+            if (std::none_of(points.begin(), points.end(),
+                             [&](const auto& q) { return q.first == double(it->fish); }))
+                points.emplace_back(double(it->fish), it->fps);
+        }
+        std::sort(points.begin(), points.end());
+        for (std::size_t i = 0; i < points.size(); ++i) {
+            const ImVec2 p = at(points[i].first, points[i].second);
+            draw->AddCircleFilled(p, 3.0f, kColors[k]);
+            if (i > 0)
+                draw->AddLine(at(points[i - 1].first, points[i - 1].second), p, kColors[k], 2.0f);
+        }
+    }
+    ImGui::Dummy(size);
+    for (int k = 0; k < 3; ++k) {
+        if (k > 0) ImGui::SameLine();
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kColors[k]), "- %s", kBackendLabels[k]);
+    }
 }
 
 }  // namespace
@@ -165,6 +239,7 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
         ImGui::SameLine();
         if (ImGui::Button("Apply preset")) {
             edited = all[static_cast<std::size_t>(presetIndex_)].params;
+            resetSeed_ = edited.seed;
             changed = true;
         }
     }
@@ -208,6 +283,7 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
             auto loaded = loadConfig(configPath_);
             if (loaded) {
                 edited = *loaded;
+                resetSeed_ = edited.seed;
                 changed = true;
                 message_ = std::string("loaded ") + configPath_;
             } else {
@@ -266,25 +342,9 @@ void Panel::drawRecorder(const PanelState& state, FpsRecorder& recorder) {
             if (sweepBackends_[static_cast<std::size_t>(k)] &&
                 state.unavailable[static_cast<std::size_t>(k)].empty())
                 backends.push_back(static_cast<BackendKind>(k));
-        std::vector<std::int64_t> counts;
-        std::stringstream list(sweepFish_);
-        std::string item;
-        bool bad = false;
-        while (std::getline(list, item, ',')) {
-            try {
-                const long long n = std::stoll(item);
-                if (n < 0 || n > kMaxFishCount)
-                    bad = true;
-                else
-                    counts.push_back(n);
-            } catch (const std::exception&) {
-                bad = true;
-            }
-        }
-        if (bad)
-            error_ = "sweep: fish counts must be whole numbers from 0 to " +
-                     std::to_string(kMaxFishCount) + ", separated by commas";
-        else if (auto ok = recorder.startSweep(backends, counts); !ok)
+        if (auto counts = parseFishCounts("sweep fish", sweepFish_); !counts)
+            error_ = counts.error();
+        else if (auto ok = recorder.startSweep(backends, *counts); !ok)
             error_ = ok.error();
     }
     ImGui::EndDisabled();
@@ -327,24 +387,10 @@ void Panel::drawRecorder(const PanelState& state, FpsRecorder& recorder) {
             }
         }
         ImGui::EndTable();
-        // FPS against fish count (the table's rows, left to right), one line per backend.
-        for (int k = 0; k < 3; ++k) {
-            std::vector<float> fps;
-            for (std::int64_t fish : fishCounts)
-                for (auto it = rows.rbegin(); it != rows.rend(); ++it)
-                    if (it->fish == fish && it->backend == static_cast<BackendKind>(k)) {
-                        fps.push_back(static_cast<float>(it->fps));
-                        break;
-                    }
-            if (fps.size() >= 2) {
-                const auto [low, high] = std::minmax_element(fps.begin(), fps.end());
-                char caption[64];
-                std::snprintf(caption, sizeof caption, "FPS %.1f .. %.1f", *high, *low);
-                ImGui::PlotLines(kBackendLabels[k], fps.data(), static_cast<int>(fps.size()), 0,
-                                 caption, 0.0f, *high * 1.1f, ImVec2(220, 60));
-            }
-        }
+        drawFpsPlot(rows);
     }
+    for (const std::string& skipped : recorder.skipped())
+        ImGui::TextDisabled("skipped %s", skipped.c_str());
     ImGui::InputText("csv", csvPath_, sizeof csvPath_);
     ImGui::SameLine();
     if (ImGui::Button("Export")) {

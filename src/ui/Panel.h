@@ -53,6 +53,9 @@ class Panel {
     void showError(std::string message) { error_ = std::move(message); }
     void clearError() { error_.clear(); }
     const std::string& error() const { return error_; }
+    /// The seed the Reset button (and the R key) starts a school from: the seed field, which
+    /// starts as the running school's and follows a loaded config or preset.
+    std::uint64_t seedForReset(std::uint64_t running) const { return resetSeed_.value_or(running); }
     /// Pixels from the left edge that the panel covered in the last frame (0 when hidden or
     /// moved away from the left edge).
     float coveredLeft() const { return coveredLeft_; }

@@ -11,6 +11,9 @@
 #include <set>
 #include <sstream>
 
+#include "core/SimParams.h"
+#include "core/StateIO.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -121,9 +124,9 @@ TEST_F(AppOnDisplay, AfterSomeFramesTheScreenshotShowsFish) {
 }
 
 TEST_F(AppOnDisplay, ASweepWritesARowForEveryBackendAndCount) {
-    ASSERT_EQ(
-        app("--width 320 --height 200 --sweep 100,300 --sweep-frames 3 --csv " + path("sweep.csv")),
-        0)
+    ASSERT_EQ(app("--width 320 --height 200 --sweep 100,300 --sweep-seconds 0.1 --csv " +
+                  path("sweep.csv")),
+              0)
         << err_;
     std::ifstream in(path("sweep.csv"));
     std::string line;
@@ -148,6 +151,53 @@ TEST_F(AppOnDisplay, ASweepWritesARowForEveryBackendAndCount) {
     }
 }
 
+/// The rows of a sweep CSV as "backend,fish".
+std::set<std::string> sweepCases(const std::string& file) {
+    std::ifstream in(file);
+    std::string line;
+    std::getline(in, line);
+    std::set<std::string> cases;
+    while (std::getline(in, line)) cases.insert(line.substr(0, line.find(',', line.find(',') + 1)));
+    return cases;
+}
+
+TEST_F(AppOnDisplay, ASweepSkipsTheCasesTheAppRefusesAndFinishes) {
+    // All-pairs with 250,000 fish is refused on every backend; the sweep must go on past it.
+    ASSERT_EQ(app("--width 320 --height 200 --neighbors all-pairs --sweep 100,250000 "
+                  "--sweep-seconds 0.1 --csv " +
+                  path("sweep.csv")),
+              0)
+        << err_;
+    const std::set<std::string> cases = sweepCases(path("sweep.csv"));
+    EXPECT_TRUE(cases.count("cpu,100"));
+    EXPECT_TRUE(cases.count("tbb,100"));
+    EXPECT_FALSE(cases.count("cpu,250000"));
+    EXPECT_FALSE(cases.count("tbb,250000"));
+    EXPECT_THAT(err_, ::testing::HasSubstr("sweep: skipped cpu, 250000 fish: neighborSearch"));
+    EXPECT_THAT(err_, ::testing::HasSubstr("sweep: skipped tbb, 250000 fish"));
+}
+
+TEST_F(AppOnDisplay, SwitchingBackendsWhileItRunsKeepsEveryFishInTheTank) {
+    ASSERT_EQ(app("--width 320 --height 200 --hide-ui --msaa 0 --backend cpu --fish 1500 "
+                  "--frames 40 --switch-every 10 --state-out " +
+                  path("school.csv")),
+              0)
+        << err_;
+    // Three hand-overs at frames 10, 20 and 30: tbb, then gpu (where it runs), then on.
+    std::size_t switches = 0;
+    for (std::size_t at = err_.find("switched to"); at != std::string::npos;
+         at = err_.find("switched to", at + 1))
+        ++switches;
+    EXPECT_EQ(switches, 3u) << err_;
+    EXPECT_THAT(err_, ::testing::HasSubstr("frame 10: switched to tbb"));
+    EXPECT_THAT(err_, ::testing::Not(::testing::HasSubstr("could not switch")));
+    // The school the app ends with: every fish there, each inside the tank and outside the rocks
+    // (loading checks both against the default scene).
+    const auto school = fishschool::loadStateCsv(path("school.csv"), fishschool::SimParams{});
+    ASSERT_TRUE(school) << school.error();
+    EXPECT_EQ(school->size(), 1500u);
+}
+
 TEST_F(App, BadFlagsAndNoDisplayExitTwoWithAMessage) {
     EXPECT_EQ(app("--backend quantum --frames 1"), 2);
     EXPECT_THAT(err_, ::testing::HasSubstr("--backend"));
@@ -155,6 +205,16 @@ TEST_F(App, BadFlagsAndNoDisplayExitTwoWithAMessage) {
     EXPECT_THAT(err_, ::testing::HasSubstr("--fish"));
     EXPECT_EQ(app("--sweep 10,x --csv " + path("s.csv")), 2);
     EXPECT_THAT(err_, ::testing::HasSubstr("--sweep"));
+    EXPECT_EQ(app("--sweep 10,,20 --csv " + path("s.csv")), 2);
+    EXPECT_THAT(err_, ::testing::HasSubstr("empty item"));
+    EXPECT_EQ(app("--frames 1 --csv " + path("s.csv")), 2);
+    EXPECT_THAT(err_, ::testing::HasSubstr("--csv"));
+    EXPECT_EQ(app("--sweep 10 --frames 5 --csv " + path("s.csv")), 2);
+    EXPECT_THAT(err_, ::testing::HasSubstr("--frames"));
+    EXPECT_EQ(app("--frames 1 --screenshot " + path("no-such-folder/a.png")), 2);
+    EXPECT_THAT(err_, ::testing::HasSubstr("no-such-folder"));
+    EXPECT_EQ(app("--frames 1 --switch-every 0"), 2);
+    EXPECT_THAT(err_, ::testing::HasSubstr("--switch-every"));
     EXPECT_EQ(app("--frames 1", /*withDisplay=*/false), 2);
     EXPECT_THAT(err_, ::testing::HasSubstr("display"));
     EXPECT_FALSE(fs::exists(path("s.csv")));

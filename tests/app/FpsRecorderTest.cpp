@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <sstream>
 
 #include "ui/FpsRecorder.h"
@@ -18,9 +19,12 @@ struct FakeApp {
     std::int64_t fish = 2000;
     int framesInCase = 0;
     int requests = 0;
+    int frames = 0;
+    /// A backend this fake machine cannot run: asking for it fails, as in the app.
+    std::optional<BackendKind> unavailable;
 
     void run(FpsRecorder& recorder, int maxFrames, double slowSeconds, double fastSeconds) {
-        for (int frame = 0; frame < maxFrames && recorder.busy(); ++frame) {
+        for (; frames < maxFrames && recorder.busy(); ++frames) {
             const double seconds = framesInCase < recorder.warmupFrames ? slowSeconds : fastSeconds;
             ++framesInCase;
             const FrameSample sample{seconds, 2.0, 3.0, backend, fish};
@@ -28,6 +32,10 @@ struct FakeApp {
             if (request.backend || request.fish) {
                 ++requests;
                 framesInCase = 0;
+                if (request.backend && request.backend == unavailable) {
+                    recorder.skipCase("not on this machine");
+                    continue;
+                }
                 if (request.backend) backend = *request.backend;
                 if (request.fish) fish = *request.fish;
             }
@@ -35,10 +43,17 @@ struct FakeApp {
     }
 };
 
-TEST(FpsRecorder, ASweepMeasuresEveryCaseAfterItsWarmUp) {
+/// Frame-count phases only, so the fake frame times alone decide the figures.
+FpsRecorder countingRecorder(int warmupFrames, int measureFrames) {
     FpsRecorder recorder;
-    recorder.warmupFrames = 3;
-    recorder.measureFrames = 5;
+    recorder.warmupFrames = warmupFrames;
+    recorder.measureFrames = measureFrames;
+    recorder.warmupSeconds = recorder.measureSeconds = 0.0;
+    return recorder;
+}
+
+TEST(FpsRecorder, ASweepMeasuresEveryCaseAfterItsWarmUp) {
+    FpsRecorder recorder = countingRecorder(3, 5);
     ASSERT_TRUE(recorder.startSweep({BackendKind::Cpu, BackendKind::Gpu}, {100, 300}));
     EXPECT_TRUE(recorder.sweeping());
     EXPECT_THAT(recorder.status(), ::testing::HasSubstr("1/4"));
@@ -75,9 +90,7 @@ TEST(FpsRecorder, ASweepMeasuresEveryCaseAfterItsWarmUp) {
 }
 
 TEST(FpsRecorder, ARecordMeasuresTheCurrentSceneOnce) {
-    FpsRecorder recorder;
-    recorder.warmupFrames = 2;
-    recorder.measureFrames = 4;
+    FpsRecorder recorder = countingRecorder(2, 4);
     recorder.startRecord();
     FakeApp app;
     app.run(recorder, 100, 0.5, 0.01);
@@ -99,6 +112,40 @@ TEST(FpsRecorder, ASweepNeedsBackendsAndCountsAndCanBeCancelled) {
     FakeApp app;
     app.run(recorder, 100, 0.1, 0.1);
     EXPECT_TRUE(recorder.records().empty());
+}
+
+TEST(FpsRecorder, ARowAveragesSecondsNotJustFrames) {
+    FpsRecorder recorder;
+    recorder.warmupFrames = 1;
+    recorder.warmupSeconds = 1.0;
+    recorder.measureFrames = 1;
+    recorder.measureSeconds = 2.0;
+    recorder.startRecord();
+    FakeApp app;
+    app.run(recorder, 1000, 0.125, 0.125);  // exact in binary: the sums hit 1 and 2 exactly
+    EXPECT_FALSE(recorder.busy());
+    // A second of 1/8 s frames to warm up, then two seconds measured.
+    EXPECT_EQ(app.frames, 8 + 16);
+    ASSERT_EQ(recorder.records().size(), 1u);
+    EXPECT_NEAR(recorder.records()[0].fps, 8.0, 1e-9);
+}
+
+TEST(FpsRecorder, ACaseTheAppCannotSetIsSkippedAndTheSweepEnds) {
+    FpsRecorder recorder = countingRecorder(1, 2);
+    ASSERT_TRUE(
+        recorder.startSweep({BackendKind::Cpu, BackendKind::Gpu, BackendKind::Tbb}, {100, 300}));
+    FakeApp app;
+    app.unavailable = BackendKind::Gpu;
+    app.run(recorder, 1000, 0.02, 0.02);
+    ASSERT_FALSE(recorder.busy()) << recorder.status();
+    EXPECT_EQ(recorder.casesDone(), 6u);
+    std::vector<std::string> rows;
+    for (const FpsRecord& r : recorder.records())
+        rows.push_back(std::string(toString(r.backend)) + "," + std::to_string(r.fish));
+    EXPECT_THAT(rows, ::testing::ElementsAre("cpu,100", "cpu,300", "tbb,100", "tbb,300"));
+    ASSERT_EQ(recorder.skipped().size(), 2u);
+    EXPECT_EQ(recorder.skipped()[0], "gpu, 100 fish: not on this machine");
+    EXPECT_EQ(recorder.skipped()[1], "gpu, 300 fish: not on this machine");
 }
 
 }  // namespace

@@ -119,6 +119,50 @@ TEST_F(Controller, AllPairsOnTheCpuIsRefusedForSchoolsTooBigToAnimate) {
     EXPECT_EQ(sim->fishCount(), 2000u);
 }
 
+TEST_F(Controller, SetSceneReachesAnAllowedSceneWhateverTheOrder) {
+    SimParams p;
+    p.neighborSearch = NeighborSearch::AllPairs;
+    p.fishCount = 1000;
+    auto made = SimulationController::create(p, BackendKind::Tbb);
+    ASSERT_TRUE(made) << made.error();
+    auto& sim = *made;
+    // More fish than all-pairs allows on the CPU, but fine on the GPU: switching backend first
+    // and growing the school last gets there; the other order would be refused on the way.
+    if (gpuAvailable()) {
+        const std::int64_t big = SimulationController::kMaxCpuAllPairsFish + 1000;
+        ASSERT_TRUE(sim->setScene(BackendKind::Gpu, big));
+        EXPECT_EQ(sim->backendKind(), BackendKind::Gpu);
+        EXPECT_EQ(sim->fishCount(), static_cast<std::size_t>(big));
+        // And back: the school shrinks first, then moves to the CPU.
+        ASSERT_TRUE(sim->setScene(BackendKind::Cpu, 500));
+        EXPECT_EQ(sim->backendKind(), BackendKind::Cpu);
+        EXPECT_EQ(sim->fishCount(), 500u);
+    }
+    // A scene refused in itself is refused whole, with the key named.
+    const auto refused =
+        sim->setScene(BackendKind::Cpu, SimulationController::kMaxCpuAllPairsFish + 1);
+    ASSERT_FALSE(refused);
+    EXPECT_THAT(refused.error(), ::testing::HasSubstr("neighborSearch"));
+    const auto tooMany = sim->setScene(BackendKind::Tbb, kMaxFishCount + 1);
+    ASSERT_FALSE(tooMany);
+    EXPECT_THAT(tooMany.error(), ::testing::HasSubstr("fishCount"));
+    expectAllInScene(*sim);
+}
+
+TEST_F(Controller, AllPairsOnTheGpuHasItsOwnLimit) {
+    SimParams p;
+    p.neighborSearch = NeighborSearch::AllPairs;
+    p.fishCount = SimulationController::kMaxGpuAllPairsFish + 1;
+    const auto refused = SimulationController::checkInteractive(p, BackendKind::Gpu);
+    ASSERT_FALSE(refused);
+    EXPECT_THAT(refused.error(), ::testing::HasSubstr("on the GPU"));
+    p.fishCount = SimulationController::kMaxGpuAllPairsFish;
+    EXPECT_TRUE(SimulationController::checkInteractive(p, BackendKind::Gpu));
+    p.neighborSearch = NeighborSearch::Grid;
+    p.fishCount = kMaxFishCount;
+    EXPECT_TRUE(SimulationController::checkInteractive(p, BackendKind::Gpu));
+}
+
 TEST_F(Controller, ALateFrameRunsOnlyTheStepsItsBudgetAffords) {
     auto sim = make(1000, BackendKind::Cpu);
     ASSERT_TRUE(sim);
