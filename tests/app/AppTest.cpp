@@ -32,10 +32,12 @@ class App : public ::testing::Test {
 
     std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
-    /// Runs the app in a virtual X display; returns its exit status, stderr in `err_`.
+    /// Runs the app in a virtual X display; returns its exit status, stderr in `err_`. GL errors
+    /// are checked as in a debug build: one ends the app with status 1.
     int app(const std::string& args, bool withDisplay = true) {
         const std::string prefix =
-            withDisplay ? std::string(FISHSCHOOL_XVFB_RUN) + " -a -s '-screen 0 1024x768x24' "
+            withDisplay ? "FISHSCHOOL_GL_DEBUG=1 " + std::string(FISHSCHOOL_XVFB_RUN) +
+                              " -a -s '-screen 0 1024x768x24' "
                         : "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=x11 ";
         const std::string command =
             prefix + FISHSCHOOL_APP_PATH + " " + args + " 2>" + path("stderr.txt") + " >/dev/null";
