@@ -353,7 +353,8 @@ TEST_F(Gpu, TheCurrentHalfOfTheBufferHoldsTheSchool) {
     }
 }
 
-/// fish_layout.glsl and GpuLayout.h describe the same bytes, as GL itself lays them out.
+/// The shaders and GpuLayout.h, both from gpu_layout.h, describe the same bytes, as GL itself
+/// lays them out.
 TEST_F(Gpu, TheShaderLayoutMatchesGpuLayout) {
     auto program = gpu::GlProgram::fromFiles({{GL_COMPUTE_SHADER, "step_grid.comp"}},
                                              "#define WORKGROUP_SIZE 64u\n");
@@ -378,12 +379,61 @@ TEST_F(Gpu, TheShaderLayoutMatchesGpuLayout) {
               GLint(sizeof(gpu::GpuFish)));
     EXPECT_EQ(property(GL_UNIFORM_BLOCK, "StepParams", GL_BUFFER_DATA_SIZE),
               GLint(sizeof(gpu::GpuStepParams)));
-    EXPECT_EQ(property(GL_UNIFORM, "StepParams.limits", GL_OFFSET),
+    EXPECT_EQ(property(GL_UNIFORM, "params.limits", GL_OFFSET),
               GLint(offsetof(gpu::GpuStepParams, limits)));
-    EXPECT_EQ(property(GL_UNIFORM, "StepParams.gridOrigin", GL_OFFSET),
+    EXPECT_EQ(property(GL_UNIFORM, "params.gridOrigin", GL_OFFSET),
               GLint(offsetof(gpu::GpuStepParams, gridOrigin)));
-    EXPECT_EQ(property(GL_UNIFORM, "StepParams.counts", GL_OFFSET),
+    EXPECT_EQ(property(GL_UNIFORM, "params.counts", GL_OFFSET),
               GLint(offsetof(gpu::GpuStepParams, counts)));
+}
+
+/// The binding points that the shaders write as literals (GLSL 4.30 takes no constant in a
+/// layout qualifier) are the constants of gpu_layout.h that the backend binds to.
+TEST_F(Gpu, TheShaderBindingsMatchGpuLayout) {
+    struct Block {
+        GLenum interface;
+        const char* name;
+        GLuint binding;
+    };
+    struct Shader {
+        const char* file;
+        const char* defines;
+        std::vector<Block> blocks;
+    };
+    const Block params{GL_UNIFORM_BLOCK, "StepParams", gpu::kParamsBinding};
+    const Block fish{GL_SHADER_STORAGE_BLOCK, "FishBuffer", gpu::kFishBinding};
+    const Block rocks{GL_SHADER_STORAGE_BLOCK, "RockBuffer", gpu::kRockBinding};
+    const Block cellCounts{GL_SHADER_STORAGE_BLOCK, "CellCounts", gpu::kCellCountBinding};
+    const Block cellStarts{GL_SHADER_STORAGE_BLOCK, "CellStarts", gpu::kCellStartBinding};
+    const Block fishCells{GL_SHADER_STORAGE_BLOCK, "FishCells", gpu::kFishCellBinding};
+    const Block blockSums{GL_SHADER_STORAGE_BLOCK, "BlockSums", gpu::kBlockSumBinding};
+    const Block sortedPositions{GL_SHADER_STORAGE_BLOCK, "SortedPositions",
+                                gpu::kSortedPositionBinding};
+    const Block staging{GL_SHADER_STORAGE_BLOCK, "Staging", gpu::kStagingBinding};
+    const std::vector<Shader> shaders = {
+        {"step_all_pairs.comp", "", {params, fish, rocks}},
+        {"step_grid.comp", "", {params, fish, rocks, cellStarts, sortedPositions}},
+        {"grid_count.comp", "", {params, fish, cellCounts, fishCells}},
+        {"grid_scan.comp", "#define SCAN_PASS 0\n", {cellCounts, cellStarts, blockSums}},
+        {"grid_scatter.comp", "", {params, fish, cellStarts, fishCells, sortedPositions}},
+        {"copy_fish.comp", "", {params, fish, staging}},
+    };
+    for (const Shader& shader : shaders) {
+        auto program =
+            gpu::GlProgram::fromFiles({{GL_COMPUTE_SHADER, shader.file}},
+                                      std::string("#define WORKGROUP_SIZE 64u\n") + shader.defines);
+        ASSERT_TRUE(program) << program.error();
+        for (const Block& block : shader.blocks) {
+            const GLuint index =
+                glGetProgramResourceIndex(program->id(), block.interface, block.name);
+            ASSERT_NE(index, GL_INVALID_INDEX) << shader.file << ": " << block.name;
+            const GLenum property = GL_BUFFER_BINDING;
+            GLint binding = -1;
+            glGetProgramResourceiv(program->id(), block.interface, index, 1, &property, 1, nullptr,
+                                   &binding);
+            EXPECT_EQ(binding, GLint(block.binding)) << shader.file << ": " << block.name;
+        }
+    }
 }
 
 TEST_F(Gpu, ALinkErrorNamesTheStagesAndGivesTheLog) {

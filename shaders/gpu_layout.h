@@ -1,0 +1,39 @@
+// The data the GL compute backend shares with its shaders, defined once, in the subset of C++
+// and GLSL that both read the same way. GLSL includes it from fish_layout.glsl; C++ from
+// src/gpu/GpuLayout.h, inside a namespace that first names vec3, vec4, uvec4 and uint, and
+// whose static_asserts check the std430 and std140 offsets. No include guard: C++ must include
+// it inside that namespace, once.
+
+// One fish in the 2N storage buffer (std430: a vec3 followed by a 4-byte member shares its
+// 16-byte slot).
+struct Fish {
+    vec3 position;  // m
+    uint id;        // upload index, so a reordered school downloads in upload order
+    vec3 velocity;  // m/s
+    float padding0;
+    vec3 acceleration;  // m/s^2
+    float padding1;
+};
+
+// The step's parameters: the one member of the std140 uniform block StepParams.
+struct StepParamsData {
+    vec4 radiiSquared;  // cohesion, separation, alignment; w: cos(viewAngle / 2)
+    vec4 weights;       // kCohesion, kSeparation, kAlignment; w: 1 when seeing all around
+    vec4 limits;        // maxAcceleration, maxVelocity, dt, lockVerticalSteering (0 or 1)
+    vec4 bounds;        // xyz half extents of the tank
+    vec4 gridOrigin;    // xyz origin of the grid, w cell size
+    uvec4 gridDims;     // xyz cells per axis, w cells searched on each side (reach)
+    uvec4 counts;       // fish, rocks, first fish read, first fish written
+};
+
+// Binding points. The shaders' layout(binding = ...) qualifiers repeat them as literals (GLSL
+// 4.30 takes no constant there); a test checks every one against these.
+const uint kParamsBinding = 0u;          // uniform StepParams
+const uint kFishBinding = 1u;            // buffer FishBuffer: the 2N fish
+const uint kRockBinding = 2u;            // buffer RockBuffer: xyz centre, w radius
+const uint kCellCountBinding = 3u;       // buffer CellCounts: fish per cell
+const uint kCellStartBinding = 4u;       // buffer CellStarts: first sorted slot per cell, cells + 1
+const uint kFishCellBinding = 5u;        // buffer FishCells: (cell, rank in cell) per fish
+const uint kBlockSumBinding = 6u;        // buffer BlockSums: scan partial sums
+const uint kSortedPositionBinding = 7u;  // buffer SortedPositions: positions in cell order, packed
+const uint kStagingBinding = 8u;         // buffer Staging: the current half, copied for read-back
