@@ -24,6 +24,8 @@ struct StepParamsData {
     vec4 gridOrigin;    // xyz origin of the grid, w cell size
     uvec4 gridDims;     // xyz cells per axis, w cells searched on each side (reach)
     uvec4 counts;       // fish, rocks, first fish read, first fish written
+    vec4 target;        // xyz the point the school seeks, w kTarget (0: off)
+    vec4 avoidance;     // x kAvoidance (0: off), y avoidanceDistance
 };
 
 // Binding points. The shaders' layout(binding = ...) qualifiers repeat them as literals (GLSL

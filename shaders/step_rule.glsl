@@ -64,6 +64,20 @@ bool segmentEntersSphere(vec3 a, vec3 b, vec3 center, float radius) {
     return dot(offset, offset) < radius * radius;
 }
 
+// StepRule.h's rockAvoidance: away from each rock closer than avoidanceDistance, weighted from
+// 1 at its surface to 0 at that distance, the sum shortened to length 1.
+vec3 rockAvoidance(vec3 p) {
+    vec3 away = vec3(0.0);
+    float reach = params.avoidance.y;
+    for (uint r = 0u; r < params.counts.y; ++r) {
+        vec3 offset = p - rocks[r].xyz;
+        float distance = length(offset);
+        float gap = distance - rocks[r].w;
+        if (gap < reach && distance > 0.0) away += offset / distance * min(1.0 - gap / reach, 1.0);
+    }
+    return clampLength(away, 1.0);
+}
+
 Fish integrateFish(Fish f, NeighborSums s) {
     vec3 p = f.position;
     vec3 v = f.velocity;
@@ -72,9 +86,12 @@ Fish integrateFish(Fish f, NeighborSums s) {
     if (s.separationCount > 0u) separation = normalizeOrZero(-s.separation / float(s.separationCount));
     if (s.alignmentCount > 0u) alignment = normalizeOrZero(s.alignment / float(s.alignmentCount));
 
-    vec3 a = clampLength(params.weights.x * cohesion + params.weights.y * separation +
-                             params.weights.z * alignment,
-                         params.limits.x);
+    vec3 steer = params.weights.x * cohesion + params.weights.y * separation +
+                 params.weights.z * alignment;
+    if (params.target.w != 0.0) steer += params.target.w * normalizeOrZero(params.target.xyz - p);
+    if (params.avoidance.x != 0.0 && params.avoidance.y > 0.0)
+        steer += params.avoidance.x * rockAvoidance(p);
+    vec3 a = clampLength(steer, params.limits.x);
     if (params.limits.w != 0.0) a.y = 0.0;
 
     float dt = params.limits.z;

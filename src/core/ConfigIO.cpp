@@ -157,6 +157,9 @@ Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName
         {"maxAcceleration", &p.maxAcceleration},
         {"maxVelocity", &p.maxVelocity},
         {"viewAngle", &p.viewAngle},
+        {"kTarget", &p.kTarget},
+        {"kAvoidance", &p.kAvoidance},
+        {"avoidanceDistance", &p.avoidanceDistance},
     };
 
     for (const auto& [key, value] : root.items()) {
@@ -182,10 +185,10 @@ Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName
                 return fail(reader.where(key) + "must be an unsigned 64-bit integer, got " +
                             value.dump());
             p.seed = value.get<std::uint64_t>();
-        } else if (key == "bounds") {
+        } else if (key == "bounds" || key == "target") {
             auto v = reader.vec3(value, key);
             if (!v) return std::unexpected(v.error());
-            p.bounds = *v;
+            (key == "bounds" ? p.bounds : p.target) = *v;
         } else if (key == "lockVerticalSteering") {
             if (!value.is_boolean())
                 return fail(reader.where(key) + "must be true or false, got " + value.dump());
@@ -252,6 +255,10 @@ std::string configToJson(const SimParams& p) {
         {"bounds", vec(p.bounds)},
         {"lockVerticalSteering", p.lockVerticalSteering},
         {"viewAngle", shortest(p.viewAngle)},
+        {"kTarget", shortest(p.kTarget)},
+        {"target", vec(p.target)},
+        {"kAvoidance", shortest(p.kAvoidance)},
+        {"avoidanceDistance", shortest(p.avoidanceDistance)},
         {"rocks", rocks},
         {"neighborSearch", std::string(toString(p.neighborSearch))},
     };

@@ -165,6 +165,17 @@ std::span<const Preset> presets() {
         list.push_back(
             {"Streams", "Strong alignment: polarised streams that sweep the tank", streams});
 
+        SimParams seek;
+        seek.kTarget = 0.4f;
+        seek.target = {10.0f, 0.0f, -10.0f};
+        seek.kAvoidance = 3.0f;
+        seek.avoidanceDistance = 6.0f;
+        seek.viewAngle = 270.0f;
+        list.push_back({"Seek and avoid",
+                        "The school seeks a target and mills around it, steering clear of rocks; "
+                        "fish see 270 degrees around",
+                        seek});
+
         list.push_back({"100k fish", "100,000 fish in a tank scaled to the default density",
                         fixedDensityParams(100'000)});
         list.push_back({"1M fish", "1,000,000 fish in a tank scaled to the default density",

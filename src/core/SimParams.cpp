@@ -72,19 +72,28 @@ Result<void> validate(const SimParams& p) {
     for (const auto& [key, value] : positives)
         if (auto ok = requirePositive(key, value); !ok) return ok;
 
-    const std::pair<const char*, float> weights[] = {
-        {"kCohesion", p.kCohesion}, {"kSeparation", p.kSeparation}, {"kAlignment", p.kAlignment}};
+    const std::pair<const char*, float> weights[] = {{"kCohesion", p.kCohesion},
+                                                     {"kSeparation", p.kSeparation},
+                                                     {"kAlignment", p.kAlignment},
+                                                     {"kTarget", p.kTarget},
+                                                     {"kAvoidance", p.kAvoidance}};
     for (const auto& [key, value] : weights)
         if (auto ok = requireFinite(key, value); !ok) return ok;
 
-    const std::pair<const char*, float> radii[] = {
-        {"rCohesion", p.rCohesion}, {"rSeparation", p.rSeparation}, {"rAlignment", p.rAlignment}};
+    const std::pair<const char*, float> radii[] = {{"rCohesion", p.rCohesion},
+                                                   {"rSeparation", p.rSeparation},
+                                                   {"rAlignment", p.rAlignment},
+                                                   {"avoidanceDistance", p.avoidanceDistance}};
     for (const auto& [key, value] : radii)
         if (auto ok = requireNonNegative(key, value); !ok) return ok;
 
     if (!std::isfinite(p.viewAngle) || p.viewAngle <= 0.0f || p.viewAngle > 360.0f)
         return refuse("viewAngle", number(p.viewAngle), "must be finite, > 0 and <= 360 degrees");
 
+    for (int k = 0; k < 3; ++k) {
+        if (!std::isfinite(p.target[k]))
+            return refuse("target", vec3Text(p.target), "every component must be finite");
+    }
     for (int k = 0; k < 3; ++k) {
         if (!std::isfinite(p.bounds[k]) || p.bounds[k] <= 0.0f)
             return refuse("bounds", vec3Text(p.bounds), "every component must be finite and > 0");

@@ -66,6 +66,17 @@ struct SimParams {
     /// neighbours. Degrees, finite, > 0 and <= 360; 360 sees all around (the article's model).
     float viewAngle = 360.0f;
 
+    /// Weight of the steer toward `target` (seeking, as in the Unity boids of the sources). Finite,
+    /// any sign; 0, the default, turns it off.
+    float kTarget = 0.0f;
+    /// The point the school seeks. m, finite; anywhere, though inside the tank makes sense.
+    glm::vec3 target{0.0f, 0.0f, 0.0f};
+    /// Weight of the steer away from rocks ahead of contact; 0, the default, leaves only the
+    /// bounce of SPEC step 6. Finite, any sign.
+    float kAvoidance = 0.0f;
+    /// How far from a rock's surface a fish starts to steer away. m, finite, >= 0.
+    float avoidanceDistance = 6.0f;
+
     /// Static spheres; each inside the tank with a gap >= maxVelocity * dt to every wall.
     std::vector<Rock> rocks{
         {{-14.0f, -13.0f, -10.0f}, 6.0f},

@@ -36,6 +36,10 @@ struct StepConstants {
     float dt = 0.0f;
     glm::vec3 bounds{0.0f};
     bool lockVerticalSteering = false;
+    float kTarget = 0.0f;
+    glm::vec3 target{0.0f};
+    float kAvoidance = 0.0f;
+    float avoidanceDistance = 0.0f;
     /// Field of view: a neighbour at offset d is seen when dot(heading, d) >= viewCos * |d|.
     bool seesAllAround = true;
     float viewCos = -1.0f;
@@ -56,6 +60,10 @@ struct StepConstants {
         c.dt = params.dt;
         c.bounds = params.bounds;
         c.lockVerticalSteering = params.lockVerticalSteering;
+        c.kTarget = params.kTarget;
+        c.target = params.target;
+        c.kAvoidance = params.kAvoidance;
+        c.avoidanceDistance = params.avoidanceDistance;
         c.seesAllAround = params.viewAngle >= 360.0f;
         c.viewCos = std::cos(params.viewAngle * 0.5f * 0.017453292519943295f);
         c.rocks = params.rocks.data();
@@ -110,6 +118,21 @@ inline bool inView(const StepConstants& c, const glm::vec3& heading, const glm::
                              : along >= 0.0f || along * along <= bound;
 }
 
+/// The steer away from the rocks near a fish: for each rock whose surface lies closer than
+/// avoidanceDistance, the unit vector from its centre to the fish, weighted from 1 at the surface
+/// down to 0 at that distance; the sum shortened to length 1.
+inline glm::vec3 rockAvoidance(const StepConstants& c, const glm::vec3& p) {
+    glm::vec3 away(0.0f);
+    for (int r = 0; r < c.rockCount; ++r) {
+        const glm::vec3 offset = p - c.rocks[r].center;
+        const float distance = glm::length(offset);
+        const float gap = distance - c.rocks[r].radius;
+        if (gap < c.avoidanceDistance && distance > 0.0f)
+            away += offset / distance * std::min(1.0f - gap / c.avoidanceDistance, 1.0f);
+    }
+    return clampLength(away, 1.0f);
+}
+
 /// The new state of one fish.
 struct FishUpdate {
     glm::vec3 position;
@@ -128,9 +151,13 @@ inline FishUpdate integrateFish(const StepConstants& c, const glm::vec3& p, cons
     if (s.alignmentCount > 0)
         alignment = normalizeOrZero(s.alignment / static_cast<float>(s.alignmentCount));
 
-    glm::vec3 a =
-        clampLength(c.kCohesion * cohesion + c.kSeparation * separation + c.kAlignment * alignment,
-                    c.maxAcceleration);
+    glm::vec3 steer =
+        c.kCohesion * cohesion + c.kSeparation * separation + c.kAlignment * alignment;
+    // The behaviours beyond SPEC.md add nothing, not even a rounding, while their weight is 0.
+    if (c.kTarget != 0.0f) steer += c.kTarget * normalizeOrZero(c.target - p);
+    if (c.kAvoidance != 0.0f && c.avoidanceDistance > 0.0f)
+        steer += c.kAvoidance * rockAvoidance(c, p);
+    glm::vec3 a = clampLength(steer, c.maxAcceleration);
     if (c.lockVerticalSteering) a.y = 0.0f;
 
     glm::vec3 vNext = clampLength(v + a * c.dt, c.maxVelocity);

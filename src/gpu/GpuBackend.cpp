@@ -187,6 +187,8 @@ void GpuBackend::writeStepParams(std::size_t readFirst, std::size_t writeFirst,
                   static_cast<unsigned>(grid.dimZ), static_cast<unsigned>(grid.reach)};
     p.counts = {static_cast<unsigned>(fishCount_), static_cast<unsigned>(params_.rocks.size()),
                 static_cast<unsigned>(readFirst), static_cast<unsigned>(writeFirst)};
+    p.target = glm::vec4(params_.target, params_.kTarget);
+    p.avoidance = {params_.kAvoidance, params_.avoidanceDistance, 0.0f, 0.0f};
     glNamedBufferSubData(paramsBuffer_.id(), 0, sizeof p, &p);
 }
 

@@ -47,7 +47,7 @@ static_assert(offsetof(GpuFish, padding0) == 28);
 static_assert(offsetof(GpuFish, acceleration) == 32);
 static_assert(offsetof(GpuFish, padding1) == 44);
 
-static_assert(sizeof(GpuStepParams) == 112, "StepParamsData in gpu_layout.h: std140 size");
+static_assert(sizeof(GpuStepParams) == 144, "StepParamsData in gpu_layout.h: std140 size");
 static_assert(offsetof(GpuStepParams, radiiSquared) == 0);
 static_assert(offsetof(GpuStepParams, weights) == 16);
 static_assert(offsetof(GpuStepParams, limits) == 32);
@@ -55,6 +55,8 @@ static_assert(offsetof(GpuStepParams, bounds) == 48);
 static_assert(offsetof(GpuStepParams, gridOrigin) == 64);
 static_assert(offsetof(GpuStepParams, gridDims) == 80);
 static_assert(offsetof(GpuStepParams, counts) == 96);
+static_assert(offsetof(GpuStepParams, target) == 112);
+static_assert(offsetof(GpuStepParams, avoidance) == 128);
 
 static_assert(sizeof(GpuRock) == 16, "RockBuffer in fish_layout.glsl: std430 vec4");
 

@@ -167,6 +167,20 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
         glUniformMatrix4fv(model, 1, GL_FALSE, glm::value_ptr(m));
         drawMesh(sphereMesh_, GL_TRIANGLES);
     }
+    if (params.kTarget != 0.0f) {
+        // The target the school seeks (or flees): a small glowing ball, unlit so it reads from
+        // afar; green to seek, red to flee.
+        const float size = 0.012f * glm::length(b);
+        const glm::mat4 m =
+            glm::scale(glm::translate(glm::mat4(1.0f), params.target), glm::vec3(size));
+        glUniformMatrix4fv(model, 1, GL_FALSE, glm::value_ptr(m));
+        if (params.kTarget > 0.0f)
+            glUniform3f(color, 0.45f, 1.0f, 0.55f);
+        else
+            glUniform3f(color, 1.0f, 0.4f, 0.35f);
+        glUniform1i(unlit, 1);
+        drawMesh(sphereMesh_, GL_TRIANGLES);
+    }
     glUniformMatrix4fv(model, 1, GL_FALSE, glm::value_ptr(glm::scale(glm::mat4(1.0f), b)));
     glUniform3f(color, 0.55f, 0.85f, 0.95f);
     glUniform1i(unlit, 1);

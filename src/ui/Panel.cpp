@@ -264,6 +264,17 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
             "heading. 360 sees all around.");
     }
 
+    if (ImGui::CollapsingHeader("Target and avoidance")) {
+        changed |= sliderFloat("kTarget", &edited.kTarget, -5.0f, 5.0f);
+        helpMarker("Steer toward the target (the green ball); below 0, away from it (red).");
+        const glm::vec3& b = edited.bounds;
+        const float reach = std::max({b.x, b.y, b.z});
+        changed |= ImGui::SliderFloat3("target (m)", &edited.target.x, -reach, reach, "%.1f");
+        changed |= sliderFloat("kAvoidance", &edited.kAvoidance, -5.0f, 5.0f);
+        helpMarker("Steer away from rocks before touching them (0: only the bounce on contact).");
+        changed |= sliderFloat("avoidanceDistance (m)", &edited.avoidanceDistance, 0.0f, 30.0f);
+    }
+
     if (ImGui::CollapsingHeader("Tank and rocks")) {
         changed |= ImGui::SliderFloat3("bounds (m)", &edited.bounds.x, 1.0f, 500.0f, "%.1f",
                                        ImGuiSliderFlags_Logarithmic);

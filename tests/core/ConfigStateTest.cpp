@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <ostream>
+#include <sstream>
 
 #include "core/ConfigIO.h"
 #include "core/Scenario.h"
@@ -254,6 +255,11 @@ TEST(Config, TheExampleConfigsLoad) {
     auto defaults = loadConfig(examples / "default.json");
     ASSERT_TRUE(defaults) << defaults.error();
     EXPECT_EQ(*defaults, SimParams{});
+    // It lists every key, as a saved config does.
+    std::ifstream in(examples / "default.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_EQ(text.str(), configToJson(SimParams{}));
 }
 
 const char* kGoodState = "x,y,z,vx,vy,vz\n1,2,3,0.5,0,0\n-4,5,-6,0,1,0\n";

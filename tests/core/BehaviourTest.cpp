@@ -1,0 +1,158 @@
+// The behaviours beyond SPEC.md's step, taken from the other source documents: seeking a target
+// and steering away from rocks before touching them. Hand-built scenes through the cpu and tbb
+// backends with both searches; their config keys and rules.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <glm/geometric.hpp>
+
+#include "core/ConfigIO.h"
+#include "core/CpuBackends.h"
+#include "core/Scenario.h"
+
+namespace fishschool {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Setup {
+    BackendKind backend;
+    NeighborSearch search;
+};
+
+class Behaviours : public ::testing::TestWithParam<Setup> {
+  protected:
+    /// No neighbour rule and no rock: only the behaviour under test steers.
+    SimParams quiet() const {
+        SimParams p;
+        p.bounds = {50.0f, 50.0f, 50.0f};
+        p.rocks.clear();
+        p.kCohesion = p.kSeparation = p.kAlignment = 0.0f;
+        p.maxAcceleration = 1000.0f;
+        p.maxVelocity = 1000.0f;
+        p.dt = 0.01f;
+        p.neighborSearch = GetParam().search;
+        return p;
+    }
+
+    School step(const SimParams& p, const School& school) const {
+        auto backend = GetParam().backend == BackendKind::Cpu ? makeCpuBackend() : makeTbbBackend();
+        backend->setParams(p);
+        EXPECT_TRUE(backend->upload(school));
+        backend->step();
+        return backend->download();
+    }
+};
+
+void expectVec(const glm::vec3& actual, const glm::vec3& expected, float tolerance = 1e-5f) {
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(actual[k], expected[k], tolerance) << "component " << k;
+}
+
+TEST_P(Behaviours, SeekingSteersStraightAtTheTarget) {
+    SimParams p = quiet();
+    p.kTarget = 2.0f;
+    p.target = {10.0f, 0.0f, 0.0f};
+    const School school{{{0, 0, 0}, {}, {}}, {{10, 10, -10}, {}, {}}, {{10, 0, 0}, {}, {}}};
+    const School next = step(p, school);
+    expectVec(next[0].acceleration, {2, 0, 0});
+    expectVec(next[1].acceleration, {0, -2.0f / std::sqrt(2.0f), 2.0f / std::sqrt(2.0f)});
+    expectVec(next[2].acceleration, {0, 0, 0});  // at the target: no direction, no steer
+    // A negative weight flees.
+    p.kTarget = -1.0f;
+    expectVec(step(p, school)[0].acceleration, {-1, 0, 0});
+}
+
+TEST_P(Behaviours, AvoidanceGrowsFromTheEdgeOfItsReachToTheRock) {
+    SimParams p = quiet();
+    p.kAvoidance = 4.0f;
+    p.avoidanceDistance = 4.0f;
+    p.rocks = {{{0.0f, 0.0f, 0.0f}, 5.0f}, {{0.0f, 0.0f, 30.0f}, 2.0f}};
+    const School school{
+        {{8, 0, 0}, {}, {}},      // 3 m from the first rock's surface: weight 1/4
+        {{0, -6, 0}, {}, {}},     // 1 m below it: weight 3/4
+        {{0, 10, 0}, {}, {}},     // 5 m away: out of reach
+        {{0, 0, 25.5f}, {}, {}},  // 2.5 m from the second rock: weight 3/8
+    };
+    const School next = step(p, school);
+    expectVec(next[0].acceleration, {1, 0, 0});
+    expectVec(next[1].acceleration, {0, -3, 0});
+    expectVec(next[2].acceleration, {0, 0, 0});
+    expectVec(next[3].acceleration, {0, 0, -1.5f});
+}
+
+TEST_P(Behaviours, AvoidanceOfSeveralRocksIsAtMostItsWeight) {
+    SimParams p = quiet();
+    p.kAvoidance = 2.0f;
+    p.avoidanceDistance = 10.0f;
+    // A fish between two rocks that push it from both sides, and two below that lift it by more
+    // than 1 together.
+    p.rocks = {{{-3.0f, 0.0f, 0.0f}, 2.0f},
+               {{3.0f, 0.0f, 0.0f}, 2.0f},
+               {{-2.0f, -2.0f, 0.0f}, 1.0f},
+               {{2.0f, -2.0f, 0.0f}, 1.0f}};
+    const School next = step(p, {{{0, 0, 0}, {}, {}}});
+    EXPECT_NEAR(glm::length(next[0].acceleration), 2.0f, 1e-5f);
+    expectVec(next[0].acceleration, {0, 2, 0});  // the side pushes cancel
+}
+
+TEST_P(Behaviours, AtWeightZeroTheyChangeNoBit) {
+    SimParams off;
+    off.fishCount = 400;
+    off.neighborSearch = GetParam().search;
+    SimParams placed = off;
+    placed.target = {5.0f, -3.0f, 2.0f};
+    placed.avoidanceDistance = 12.0f;
+    const School school = makeInitialSchool(off);
+    School a = school, b = school;
+    for (int s = 0; s < 20; ++s) {
+        a = step(off, a);
+        b = step(placed, b);
+    }
+    EXPECT_EQ(a, b);
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, Behaviours,
+                         ::testing::Values(Setup{BackendKind::Cpu, NeighborSearch::AllPairs},
+                                           Setup{BackendKind::Cpu, NeighborSearch::Grid},
+                                           Setup{BackendKind::Tbb, NeighborSearch::Grid}),
+                         [](const auto& info) {
+                             return std::string(toString(info.param.backend)) +
+                                    (info.param.search == NeighborSearch::Grid ? "Grid"
+                                                                               : "AllPairs");
+                         });
+
+TEST(BehaviourConfig, KeysRoundTripAndAreChecked) {
+    const auto loaded = parseConfig(
+        R"({"kTarget": 1.5, "target": [3, -2, 7.25], "kAvoidance": 2, "avoidanceDistance": 8})",
+        "test.json");
+    ASSERT_TRUE(loaded) << loaded.error();
+    EXPECT_EQ(loaded->kTarget, 1.5f);
+    EXPECT_EQ(loaded->target, glm::vec3(3.0f, -2.0f, 7.25f));
+    EXPECT_EQ(loaded->kAvoidance, 2.0f);
+    EXPECT_EQ(loaded->avoidanceDistance, 8.0f);
+    const auto again = parseConfig(configToJson(*loaded), "again.json");
+    ASSERT_TRUE(again) << again.error();
+    EXPECT_EQ(*again, *loaded);
+
+    const std::pair<const char*, std::vector<const char*>> bad[] = {
+        {R"({"avoidanceDistance": -1})", {"avoidanceDistance", ">= 0"}},
+        {R"({"target": [1, 2]})", {"'target'", "3 numbers"}},
+        {R"({"target": [1, 2, "x"]})", {"'target[2]'", "number"}},
+        {R"({"kTarget": "strong"})", {"'kTarget'", "number"}},
+        {R"({"kAvoidance": 1e39})", {"'kAvoidance'", "range of a float"}},
+    };
+    for (const auto& [json, mustSay] : bad) {
+        const auto refused = parseConfig(json, "test.json");
+        ASSERT_FALSE(refused) << json;
+        for (const char* text : mustSay) EXPECT_THAT(refused.error(), HasSubstr(text)) << json;
+    }
+    SimParams p;
+    p.target.y = std::numeric_limits<float>::infinity();
+    const auto infinite = validate(p);
+    ASSERT_FALSE(infinite);
+    EXPECT_THAT(infinite.error(), HasSubstr("target"));
+}
+
+}  // namespace
+}  // namespace fishschool
