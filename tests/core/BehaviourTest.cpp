@@ -7,6 +7,7 @@
 
 #include <glm/geometric.hpp>
 
+#include "HandBuiltScenes.h"
 #include "core/ConfigIO.h"
 #include "core/CpuBackends.h"
 #include "core/Scenario.h"
@@ -21,33 +22,16 @@ struct Setup {
     NeighborSearch search;
 };
 
+using test::expectVec;
+
 class Behaviours : public ::testing::TestWithParam<Setup> {
   protected:
     /// No neighbour rule and no rock: only the behaviour under test steers.
-    SimParams quiet() const {
-        SimParams p;
-        p.bounds = {50.0f, 50.0f, 50.0f};
-        p.rocks.clear();
-        p.kCohesion = p.kSeparation = p.kAlignment = 0.0f;
-        p.maxAcceleration = 1000.0f;
-        p.maxVelocity = 1000.0f;
-        p.dt = 0.01f;
-        p.neighborSearch = GetParam().search;
-        return p;
-    }
-
+    SimParams quiet() const { return test::quietScene(GetParam().search); }
     School step(const SimParams& p, const School& school) const {
-        auto backend = GetParam().backend == BackendKind::Cpu ? makeCpuBackend() : makeTbbBackend();
-        backend->setParams(p);
-        EXPECT_TRUE(backend->upload(school));
-        backend->step();
-        return backend->download();
+        return test::stepOnce(GetParam().backend, p, school);
     }
 };
-
-void expectVec(const glm::vec3& actual, const glm::vec3& expected, float tolerance = 1e-5f) {
-    for (int k = 0; k < 3; ++k) EXPECT_NEAR(actual[k], expected[k], tolerance) << "component " << k;
-}
 
 TEST_P(Behaviours, SeekingSteersStraightAtTheTarget) {
     SimParams p = quiet();

@@ -8,39 +8,21 @@
 
 #include <glm/geometric.hpp>
 
+#include "HandBuiltScenes.h"
 #include "core/CpuBackends.h"
 
 namespace fishschool {
 namespace {
 
+using test::expectVec;
+
 class Rules : public ::testing::TestWithParam<NeighborSearch> {
   protected:
-    /// A quiet scene: one rule at a time is switched on by the test.
-    SimParams quiet() const {
-        SimParams p;
-        p.bounds = {50.0f, 50.0f, 50.0f};
-        p.rocks.clear();
-        p.kCohesion = p.kSeparation = p.kAlignment = 0.0f;
-        p.rCohesion = p.rSeparation = p.rAlignment = 0.0f;
-        p.maxAcceleration = 1000.0f;
-        p.maxVelocity = 1000.0f;
-        p.dt = 0.01f;
-        p.neighborSearch = GetParam();
-        return p;
-    }
-
+    SimParams quiet() const { return test::quietScene(GetParam()); }
     School step(const SimParams& p, const School& school) const {
-        auto backend = makeCpuBackend();
-        backend->setParams(p);
-        EXPECT_TRUE(backend->upload(school));
-        backend->step();
-        return backend->download();
+        return test::stepOnce(BackendKind::Cpu, p, school);
     }
 };
-
-void expectVec(const glm::vec3& actual, const glm::vec3& expected, float tolerance = 1e-5f) {
-    for (int k = 0; k < 3; ++k) EXPECT_NEAR(actual[k], expected[k], tolerance) << "component " << k;
-}
 
 TEST_P(Rules, CohesionSteersTowardTheCentreOfTheNeighbours) {
     SimParams p = quiet();
