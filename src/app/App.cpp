@@ -203,7 +203,7 @@ int App::run() {
     const bool sweeping = !options_.sweepFish.empty();
     if (sweeping) {
         std::vector<BackendKind> backends;
-        for (BackendKind kind : {BackendKind::Cpu, BackendKind::Tbb, BackendKind::Gpu}) {
+        for (BackendKind kind : options_.sweepBackends) {
             const std::string& reason = sim_->unavailableReason(kind);
             if (reason.empty())
                 backends.push_back(kind);

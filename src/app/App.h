@@ -19,6 +19,7 @@ struct AppOptions {
     std::string screenshotPath;
     std::vector<std::int64_t> sweepFish;  ///< run the FPS sweep over these counts, then quit
     std::string sweepCsvPath;
+    std::vector<BackendKind> sweepBackends{BackendKind::Cpu, BackendKind::Tbb, BackendKind::Gpu};
     double sweepSeconds = 3.0;  ///< measured seconds per sweep case (and a third to warm up)
     std::int64_t switchEveryFrames = 0;  ///< hand the school to the next backend this often
     std::string stateOutPath;            ///< write the school's state CSV on quitting

@@ -29,6 +29,9 @@ int main(int argc, char** argv) {
                    "Comma-separated fish counts: run the FPS sweep on every backend, then quit");
     cli.add_option("--csv", options.sweepCsvPath,
                    "Where --sweep writes backend,fish,fps,sim_ms,render_ms");
+    std::string sweepBackends;
+    cli.add_option("--sweep-backends", sweepBackends,
+                   "Comma-separated backends the sweep runs (default cpu,tbb,gpu)");
     cli.add_option("--sweep-seconds", options.sweepSeconds,
                    "Seconds measured per sweep case, after a third of that to warm up")
         ->check(CLI::Range(0.01, 3600.0));
@@ -80,6 +83,23 @@ int main(int argc, char** argv) {
             return 2;
         }
         options.sweepFish = std::move(*counts);
+        if (cli.count("--sweep-backends")) {
+            auto names = splitList("--sweep-backends", sweepBackends);
+            if (!names) {
+                std::cerr << "error: " << names.error() << "\n";
+                return 2;
+            }
+            options.sweepBackends.clear();
+            for (const std::string& name : *names) {
+                const auto kind = parseBackendKind(name);
+                if (!kind) {
+                    std::cerr << "error: --sweep-backends: '" << name
+                              << "' is not allowed; must be cpu, tbb or gpu\n";
+                    return 2;
+                }
+                options.sweepBackends.push_back(*kind);
+            }
+        }
         if (options.sweepCsvPath.empty()) {
             std::cerr << "error: --sweep needs --csv FILE\n";
             return 2;
@@ -89,6 +109,9 @@ int main(int argc, char** argv) {
             return 2;
         }
         options.vsync = false;  // measure the machine, not the display
+    } else if (cli.count("--sweep-backends")) {
+        std::cerr << "error: --sweep-backends needs --sweep FISH_LIST\n";
+        return 2;
     } else if (!options.sweepCsvPath.empty()) {
         std::cerr << "error: --csv is where --sweep writes; give --sweep FISH_LIST too\n";
         return 2;

@@ -32,6 +32,12 @@ class Reader {
         const double d = value.get<double>();
         if (std::isfinite(d) && std::abs(d) > std::numeric_limits<float>::max())
             return fail(where(key) + "is out of the range of a float");
+        // A value too small for a float would silently become 0, which can change its meaning.
+        if (d != 0.0 && static_cast<float>(d) == 0.0f)
+            return fail(
+                where(key) + value.dump() +
+                " is too close to 0 for a float (1.4e-45 in size at least); give 0 or a number "
+                "further from 0");
         return static_cast<float>(d);
     }
 

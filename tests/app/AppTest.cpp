@@ -166,7 +166,7 @@ std::set<std::string> sweepCases(const std::string& file) {
 TEST_F(AppOnDisplay, ASweepSkipsTheCasesTheAppRefusesAndFinishes) {
     // All-pairs with 250,000 fish is refused on every backend; the sweep must go on past it.
     ASSERT_EQ(app("--width 320 --height 200 --neighbors all-pairs --sweep 100,250000 "
-                  "--sweep-seconds 0.1 --csv " +
+                  "--sweep-backends cpu,tbb --sweep-seconds 0.1 --csv " +
                   path("sweep.csv")),
               0)
         << err_;
@@ -177,6 +177,7 @@ TEST_F(AppOnDisplay, ASweepSkipsTheCasesTheAppRefusesAndFinishes) {
     EXPECT_FALSE(cases.count("tbb,250000"));
     EXPECT_THAT(err_, ::testing::HasSubstr("sweep: skipped cpu, 250000 fish: neighborSearch"));
     EXPECT_THAT(err_, ::testing::HasSubstr("sweep: skipped tbb, 250000 fish"));
+    EXPECT_FALSE(cases.count("gpu,100"));  // not asked for
 }
 
 TEST_F(AppOnDisplay, SwitchingBackendsWhileItRunsKeepsEveryFishInTheTank) {
@@ -215,6 +216,8 @@ TEST_F(App, BadFlagsAndNoDisplayExitTwoWithAMessage) {
     EXPECT_THAT(err_, ::testing::HasSubstr("--frames"));
     EXPECT_EQ(app("--frames 1 --screenshot " + path("no-such-folder/a.png")), 2);
     EXPECT_THAT(err_, ::testing::HasSubstr("no-such-folder"));
+    EXPECT_EQ(app("--sweep 10 --sweep-backends cpu,cuda --csv " + path("s.csv")), 2);
+    EXPECT_THAT(err_, ::testing::HasSubstr("--sweep-backends: 'cuda'"));
     EXPECT_EQ(app("--frames 1 --switch-every 0"), 2);
     EXPECT_THAT(err_, ::testing::HasSubstr("--switch-every"));
     EXPECT_EQ(app("--frames 1", /*withDisplay=*/false), 2);
