@@ -145,15 +145,18 @@ TEST(Grid, KeepsEveryFishInTheSceneOver1000Steps) {
     auto backend = makeTbbBackend();
     backend->setParams(p);
     ASSERT_TRUE(backend->upload(makeInitialSchool(p)));
-    for (int s = 0; s < 1000; ++s) backend->step();
-    const School school = backend->download();
-    ASSERT_EQ(school.size(), 500u);
-    for (const Fish& f : school) {
-        for (int k = 0; k < 3; ++k) {
-            ASSERT_TRUE(std::isfinite(f.position[k]) && std::isfinite(f.velocity[k]));
+    for (int s = 0; s < 1000; ++s) {
+        backend->step();
+        const School school = backend->download();
+        ASSERT_EQ(school.size(), 500u);
+        for (const Fish& f : school) {
+            for (int k = 0; k < 3; ++k) {
+                ASSERT_TRUE(std::isfinite(f.position[k]) && std::isfinite(f.velocity[k]))
+                    << "step " << s;
+            }
+            ASSERT_TRUE(isInScene(f.position, p)) << "step " << s << ": " << f.position.x << " "
+                                                  << f.position.y << " " << f.position.z;
         }
-        ASSERT_TRUE(isInScene(f.position, p))
-            << f.position.x << " " << f.position.y << " " << f.position.z;
     }
 }
 
