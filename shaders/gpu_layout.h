@@ -26,6 +26,8 @@ struct StepParamsData {
     uvec4 counts;       // fish, rocks, first fish read, first fish written
     vec4 target;        // xyz the point the school seeks, w kTarget (0: off)
     vec4 avoidance;     // x kAvoidance (0: off), y avoidanceDistance
+    vec4 flowOrigin;    // xyz the flow field's first node, w node spacing (0: seek straight)
+    uvec4 flowDims;     // xyz nodes per axis
 };
 
 // Binding points. The shaders' layout(binding = ...) qualifiers repeat them as literals (GLSL
@@ -39,3 +41,4 @@ const uint kFishCellBinding = 5u;        // buffer FishCells: (cell, rank in cel
 const uint kBlockSumBinding = 6u;        // buffer BlockSums: scan partial sums
 const uint kSortedPositionBinding = 7u;  // buffer SortedPositions: positions in cell order, packed
 const uint kStagingBinding = 8u;         // buffer Staging: the current half, copied for read-back
+const uint kFlowBinding = 9u;            // buffer FlowField: a vec4 direction per node

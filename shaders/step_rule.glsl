@@ -78,6 +78,27 @@ vec3 rockAvoidance(vec3 p) {
     return clampLength(away, 1.0);
 }
 
+layout(std430, binding = 9) readonly buffer FlowField { vec4 flow[]; };  // kFlowBinding
+
+vec3 flowNode(ivec3 n) {
+    uvec3 dims = params.flowDims.xyz;
+    return flow[uint(n.x) + dims.x * (uint(n.y) + dims.y * uint(n.z))].xyz;
+}
+
+// FlowField::sample: the 8 nodes around p blended, the same operations in the same order.
+vec3 sampleFlow(vec3 p) {
+    vec3 highest = vec3(params.flowDims.xyz) - 1.0;
+    vec3 f = clamp((p - params.flowOrigin.xyz) / params.flowOrigin.w, vec3(0.0), highest);
+    vec3 low = min(floor(f), highest - 1.0);
+    vec3 t = f - low;
+    ivec3 i = ivec3(low);
+    vec3 x00 = mix(flowNode(i), flowNode(i + ivec3(1, 0, 0)), t.x);
+    vec3 x10 = mix(flowNode(i + ivec3(0, 1, 0)), flowNode(i + ivec3(1, 1, 0)), t.x);
+    vec3 x01 = mix(flowNode(i + ivec3(0, 0, 1)), flowNode(i + ivec3(1, 0, 1)), t.x);
+    vec3 x11 = mix(flowNode(i + ivec3(0, 1, 1)), flowNode(i + ivec3(1, 1, 1)), t.x);
+    return mix(mix(x00, x10, t.y), mix(x01, x11, t.y), t.z);
+}
+
 Fish integrateFish(Fish f, NeighborSums s) {
     vec3 p = f.position;
     vec3 v = f.velocity;
@@ -88,7 +109,10 @@ Fish integrateFish(Fish f, NeighborSums s) {
 
     vec3 steer = params.weights.x * cohesion + params.weights.y * separation +
                  params.weights.z * alignment;
-    if (params.target.w != 0.0) steer += params.target.w * normalizeOrZero(params.target.xyz - p);
+    if (params.target.w != 0.0) {
+        vec3 toward = params.flowOrigin.w > 0.0 ? sampleFlow(p) : params.target.xyz - p;
+        steer += params.target.w * normalizeOrZero(toward);
+    }
     if (params.avoidance.x != 0.0 && params.avoidance.y > 0.0)
         steer += params.avoidance.x * rockAvoidance(p);
     vec3 a = clampLength(steer, params.limits.x);

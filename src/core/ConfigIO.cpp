@@ -203,6 +203,13 @@ Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName
             auto rocks = readRocks(value, reader);
             if (!rocks) return std::unexpected(rocks.error());
             p.rocks = std::move(*rocks);
+        } else if (key == "targetPath") {
+            const auto path =
+                value.is_string() ? parseTargetPath(value.get<std::string>()) : std::nullopt;
+            if (!path)
+                return fail(reader.where(key) + value.dump() +
+                            " is not allowed; must be \"straight\" or \"flow-field\"");
+            p.targetPath = *path;
         } else if (key == "neighborSearch") {
             const auto search =
                 value.is_string() ? parseNeighborSearch(value.get<std::string>()) : std::nullopt;
@@ -263,6 +270,7 @@ std::string configToJson(const SimParams& p) {
         {"viewAngle", shortest(p.viewAngle)},
         {"kTarget", shortest(p.kTarget)},
         {"target", vec(p.target)},
+        {"targetPath", std::string(toString(p.targetPath))},
         {"kAvoidance", shortest(p.kAvoidance)},
         {"avoidanceDistance", shortest(p.avoidanceDistance)},
         {"rocks", rocks},

@@ -134,6 +134,8 @@ CpuSolver::CpuSolver(ParallelFor parallelFor) : parallelFor_(std::move(parallelF
 void CpuSolver::setParams(const SimParams& params) {
     params_ = params;
     constants_ = StepConstants::from(params_);
+    flow_ = FlowField::forParams(params_, std::move(flow_));
+    constants_.flow = flow_.get();
 }
 
 void CpuSolver::upload(std::span<const Fish> school) {

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -69,6 +70,7 @@ class CpuSolver {
     ParallelFor parallelFor_;
     SimParams params_;
     StepConstants constants_;
+    std::shared_ptr<const FlowField> flow_;  ///< when seeking along a flow field
 
     Arrays current_, next_;
     std::vector<std::uint32_t> ids_, nextIds_;  ///< upload index of the fish in each slot

@@ -167,13 +167,14 @@ std::span<const Preset> presets() {
 
         SimParams seek;
         seek.kTarget = 0.4f;
-        seek.target = {10.0f, 0.0f, -10.0f};
+        seek.target = {10.0f, -6.0f, -10.0f};
+        seek.targetPath = TargetPath::FlowField;
         seek.kAvoidance = 3.0f;
         seek.avoidanceDistance = 6.0f;
         seek.viewAngle = 270.0f;
         list.push_back({"Seek and avoid",
-                        "The school seeks a target and mills around it, steering clear of rocks; "
-                        "fish see 270 degrees around",
+                        "The school seeks a target along a flow field around the rocks and mills "
+                        "around it, steering clear of rocks; fish see 270 degrees around",
                         seek});
 
         list.push_back({"100k fish", "100,000 fish in a tank scaled to the default density",

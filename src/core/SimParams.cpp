@@ -58,6 +58,16 @@ std::optional<NeighborSearch> parseNeighborSearch(std::string_view text) {
     return std::nullopt;
 }
 
+std::string_view toString(TargetPath path) {
+    return path == TargetPath::Straight ? "straight" : "flow-field";
+}
+
+std::optional<TargetPath> parseTargetPath(std::string_view text) {
+    if (text == "straight") return TargetPath::Straight;
+    if (text == "flow-field") return TargetPath::FlowField;
+    return std::nullopt;
+}
+
 float maxRadius(const SimParams& params) {
     return std::max({params.rCohesion, params.rSeparation, params.rAlignment});
 }

@@ -29,6 +29,15 @@ enum class NeighborSearch {
 std::string_view toString(NeighborSearch search);
 std::optional<NeighborSearch> parseNeighborSearch(std::string_view text);
 
+/// How seeking (kTarget) finds its way to the target.
+enum class TargetPath {
+    Straight,   ///< straight at the target, into any rock in the way (then the bounce)
+    FlowField,  ///< along a flow field that leads around the rocks (FlowField.h)
+};
+
+std::string_view toString(TargetPath path);
+std::optional<TargetPath> parseTargetPath(std::string_view text);
+
 /// Every tunable of the simulation; the config file keys are the member names (SPEC.md).
 /// Defaults give a lively school of 2,000 fish in a 80 x 40 x 80 m tank with three rocks.
 struct SimParams {
@@ -71,6 +80,8 @@ struct SimParams {
     float kTarget = 0.0f;
     /// The point the school seeks. m, finite; anywhere, though inside the tank makes sense.
     glm::vec3 target{0.0f, 0.0f, 0.0f};
+    /// How seeking finds its way: "straight" or "flow-field" (around the rocks).
+    TargetPath targetPath = TargetPath::Straight;
     /// Weight of the steer away from rocks ahead of contact; 0, the default, leaves only the
     /// bounce of SPEC step 6. Finite, any sign.
     float kAvoidance = 0.0f;

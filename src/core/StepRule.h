@@ -9,6 +9,7 @@
 #include <glm/geometric.hpp>
 #include <glm/vec3.hpp>
 
+#include "FlowField.h"
 #include "SimParams.h"
 
 namespace fishschool {
@@ -38,6 +39,9 @@ struct StepConstants {
     bool lockVerticalSteering = false;
     float kTarget = 0.0f;
     glm::vec3 target{0.0f};
+    /// Seeking along this field when set (targetPath "flow-field"); the solver that owns the
+    /// field sets it, StepConstants::from leaves it null.
+    const FlowField* flow = nullptr;
     float kAvoidance = 0.0f;
     float avoidanceDistance = 0.0f;
     /// Field of view: a neighbour at offset d is seen when dot(heading, d) >= viewCos * |d|.
@@ -154,7 +158,8 @@ inline FishUpdate integrateFish(const StepConstants& c, const glm::vec3& p, cons
     glm::vec3 steer =
         c.kCohesion * cohesion + c.kSeparation * separation + c.kAlignment * alignment;
     // The behaviours beyond SPEC.md add nothing, not even a rounding, while their weight is 0.
-    if (c.kTarget != 0.0f) steer += c.kTarget * normalizeOrZero(c.target - p);
+    if (c.kTarget != 0.0f)
+        steer += c.kTarget * normalizeOrZero(c.flow ? c.flow->sample(p) : c.target - p);
     if (c.kAvoidance != 0.0f && c.avoidanceDistance > 0.0f)
         steer += c.kAvoidance * rockAvoidance(c, p);
     glm::vec3 a = clampLength(steer, c.maxAcceleration);

@@ -103,6 +103,14 @@ void GpuBackend::setParams(const SimParams& params) {
     if (rocks.empty()) rocks.emplace_back(0.0f);  // a zero-sized buffer cannot be bound
     rockBuffer_ =
         GlBuffer::create(static_cast<GLsizeiptr>(rocks.size() * sizeof(GpuRock)), rocks.data(), 0);
+    auto flow = FlowField::forParams(params, flow_);
+    if (flow != flow_ || !flowBuffer_) {
+        const glm::vec4 none(0.0f);
+        const auto bytes =
+            static_cast<GLsizeiptr>((flow ? flow->nodes().size() : 1) * sizeof(glm::vec4));
+        flowBuffer_ = GlBuffer::create(bytes, flow ? flow->nodes().data() : &none, 0);
+        flow_ = std::move(flow);
+    }
     checkGlErrors("GpuBackend::setParams");
 }
 
@@ -189,6 +197,10 @@ void GpuBackend::writeStepParams(std::size_t readFirst, std::size_t writeFirst,
                 static_cast<unsigned>(readFirst), static_cast<unsigned>(writeFirst)};
     p.target = glm::vec4(params_.target, params_.kTarget);
     p.avoidance = {params_.kAvoidance, params_.avoidanceDistance, 0.0f, 0.0f};
+    if (flow_) {
+        p.flowOrigin = glm::vec4(flow_->origin(), flow_->spacing());
+        p.flowDims = glm::uvec4(glm::uvec3(flow_->dims()), 0u);
+    }
     glNamedBufferSubData(paramsBuffer_.id(), 0, sizeof p, &p);
 }
 
@@ -222,6 +234,7 @@ void GpuBackend::step() {
     glBindBufferBase(GL_UNIFORM_BUFFER, kParamsBinding, paramsBuffer_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kFishBinding, fishBuffer_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kRockBinding, rockBuffer_.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kFlowBinding, flowBuffer_.id());
 
     const bool useGrid =
         params_.neighborSearch == NeighborSearch::Grid && maxRadius(params_) > 0.0f;

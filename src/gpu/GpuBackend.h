@@ -8,6 +8,7 @@
 #include "GlObjects.h"
 #include "GpuLayout.h"
 #include "core/Backend.h"
+#include "core/FlowField.h"
 #include "core/GridShape.h"
 
 #ifndef FISHSCHOOL_GPU_WORKGROUP_SIZE
@@ -68,6 +69,8 @@ class GpuBackend final : public Backend {
     GlProgram copyFish_, allPairs_, gridCount_, gridScanBlocks_, gridScanSums_, gridScanAdd_,
         gridScatter_, gridStep_;
     GlBuffer paramsBuffer_, fishBuffer_, rockBuffer_;
+    std::shared_ptr<const FlowField> flow_;  ///< when seeking along a flow field
+    GlBuffer flowBuffer_;                    ///< flow_'s nodes, or one zero when there is none
     GlBuffer readbackBuffer_;  ///< client-side copy of the current half, for download()
     GlBuffer cellCounts_, cellStarts_, fishCells_, blockSums_, sortedPositions_;
     std::size_t gridCellCapacity_ = 0;

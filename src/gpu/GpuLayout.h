@@ -34,6 +34,7 @@ using layout::kCellCountBinding;
 using layout::kCellStartBinding;
 using layout::kFishBinding;
 using layout::kFishCellBinding;
+using layout::kFlowBinding;
 using layout::kParamsBinding;
 using layout::kRockBinding;
 using layout::kSortedPositionBinding;
@@ -47,7 +48,7 @@ static_assert(offsetof(GpuFish, padding0) == 28);
 static_assert(offsetof(GpuFish, acceleration) == 32);
 static_assert(offsetof(GpuFish, padding1) == 44);
 
-static_assert(sizeof(GpuStepParams) == 144, "StepParamsData in gpu_layout.h: std140 size");
+static_assert(sizeof(GpuStepParams) == 176, "StepParamsData in gpu_layout.h: std140 size");
 static_assert(offsetof(GpuStepParams, radiiSquared) == 0);
 static_assert(offsetof(GpuStepParams, weights) == 16);
 static_assert(offsetof(GpuStepParams, limits) == 32);
@@ -57,6 +58,8 @@ static_assert(offsetof(GpuStepParams, gridDims) == 80);
 static_assert(offsetof(GpuStepParams, counts) == 96);
 static_assert(offsetof(GpuStepParams, target) == 112);
 static_assert(offsetof(GpuStepParams, avoidance) == 128);
+static_assert(offsetof(GpuStepParams, flowOrigin) == 144);
+static_assert(offsetof(GpuStepParams, flowDims) == 160);
 
 static_assert(sizeof(GpuRock) == 16, "RockBuffer in fish_layout.glsl: std430 vec4");
 

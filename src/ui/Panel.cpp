@@ -270,6 +270,12 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
         const glm::vec3& b = edited.bounds;
         const float reach = std::max({b.x, b.y, b.z});
         changed |= ImGui::SliderFloat3("target (m)", &edited.target.x, -reach, reach, "%.1f");
+        int path = edited.targetPath == TargetPath::FlowField ? 1 : 0;
+        if (ImGui::Combo("way to the target", &path, "straight\0flow-field\0")) {
+            edited.targetPath = path == 1 ? TargetPath::FlowField : TargetPath::Straight;
+            changed = true;
+        }
+        helpMarker("flow-field: along the shortest way through the water, around the rocks.");
         changed |= sliderFloat("kAvoidance", &edited.kAvoidance, -5.0f, 5.0f);
         helpMarker("Steer away from rocks before touching them (0: only the bounce on contact).");
         changed |= sliderFloat("avoidanceDistance (m)", &edited.avoidanceDistance, 0.0f, 30.0f);

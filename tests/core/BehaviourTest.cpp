@@ -10,6 +10,7 @@
 #include "HandBuiltScenes.h"
 #include "core/ConfigIO.h"
 #include "core/CpuBackends.h"
+#include "core/FlowField.h"
 #include "core/Scenario.h"
 
 namespace fishschool {
@@ -96,6 +97,46 @@ TEST_P(Behaviours, AtWeightZeroTheyChangeNoBit) {
     EXPECT_EQ(a, b);
 }
 
+/// One fish that only seeks, from behind a rock that stands between it and the target: how
+/// close it comes to the target, and how far past the rock's centre it gets, in `steps` steps.
+struct SeekRun {
+    float closest = 1e9f;
+    float furthestX = -1e9f;
+};
+SeekRun seekPastARock(const Setup& setup, TargetPath path, int steps) {
+    SimParams p = test::quietScene(setup.search);
+    p.bounds = {40.0f, 20.0f, 40.0f};
+    p.rocks = {{{0.0f, 0.0f, 0.0f}, 6.0f}};
+    p.kTarget = 5.0f;
+    p.target = {20.0f, 0.0f, 0.0f};
+    p.targetPath = path;
+    p.maxAcceleration = 5.0f;
+    p.maxVelocity = 5.0f;
+    p.dt = 0.05f;
+    EXPECT_TRUE(validate(p)) << validate(p).error();
+    auto backend = setup.backend == BackendKind::Cpu ? makeCpuBackend() : makeTbbBackend();
+    backend->setParams(p);
+    EXPECT_TRUE(backend->upload(School{{{-20.0f, 0.0f, 0.0f}, {}, {}}}));
+    SeekRun run;
+    for (int s = 0; s < steps; ++s) {
+        backend->step();
+        const glm::vec3 at = backend->download()[0].position;
+        EXPECT_TRUE(isInScene(at, p)) << "step " << s;
+        run.closest = std::min(run.closest, glm::length(at - p.target));
+        run.furthestX = std::max(run.furthestX, at.x);
+    }
+    return run;
+}
+
+TEST_P(Behaviours, AFlowFieldLeadsAroundTheRockThatTheStraightWayHits) {
+    // Straight at the target, the fish bounces off the rock again and again.
+    const SeekRun straight = seekPastARock(GetParam(), TargetPath::Straight, 600);
+    EXPECT_LT(straight.furthestX, 0.0f);
+    // Along the flow field it swims round the rock and reaches the target.
+    const SeekRun flow = seekPastARock(GetParam(), TargetPath::FlowField, 600);
+    EXPECT_LT(flow.closest, 1.5f);
+}
+
 INSTANTIATE_TEST_SUITE_P(Seeds, Behaviours,
                          ::testing::Values(Setup{BackendKind::Cpu, NeighborSearch::AllPairs},
                                            Setup{BackendKind::Cpu, NeighborSearch::Grid},
@@ -106,13 +147,66 @@ INSTANTIATE_TEST_SUITE_P(Seeds, Behaviours,
                                                                                : "AllPairs");
                          });
 
+TEST(FlowField, InOpenWaterItPointsStraightAtTheTarget) {
+    SimParams p;
+    p.rocks.clear();
+    p.target = {12.0f, -5.0f, 20.0f};
+    const auto field = FlowField::build(p);
+    for (const glm::vec3 at : {glm::vec3(-30, 10, -30), glm::vec3(35, -15, 0), glm::vec3(0, 0, 0),
+                               glm::vec3(12, -5, 5)}) {
+        const glm::vec3 expected = glm::normalize(p.target - at);
+        EXPECT_GT(glm::dot(glm::normalize(field->sample(at)), expected), 0.999f)
+            << at.x << " " << at.y << " " << at.z;
+    }
+}
+
+TEST(FlowField, BehindARockItTurnsAsideAndInsideItPointsOut) {
+    SimParams p;
+    p.rocks = {{{0.0f, 0.0f, 0.0f}, 8.0f}};
+    p.target = {25.0f, 0.0f, 0.0f};
+    const auto field = FlowField::build(p);
+    // Right behind the rock, straight ahead is blocked: the way leads sideways round it.
+    const glm::vec3 behind = glm::normalize(field->sample({-12.0f, 0.5f, 0.5f}));
+    EXPECT_LT(std::abs(behind.x), 0.9f);
+    // Inside the rock, out of it.
+    const glm::vec3 inside = glm::normalize(field->sample({0.0f, 6.5f, 0.0f}));
+    EXPECT_GT(inside.y, 0.9f);
+    // Every node is a unit direction or zero.
+    for (const glm::vec4& node : field->nodes()) {
+        const float length = glm::length(glm::vec3(node));
+        EXPECT_TRUE(length == 0.0f || std::abs(length - 1.0f) < 1e-5f);
+    }
+}
+
+TEST(FlowField, ItIsBuiltOnlyWhenNeededAndKeptWhileItMatches) {
+    SimParams p;
+    EXPECT_EQ(FlowField::forParams(p, nullptr), nullptr);  // no seeking
+    p.kTarget = 1.0f;
+    EXPECT_EQ(FlowField::forParams(p, nullptr), nullptr);  // seeking straight
+    p.targetPath = TargetPath::FlowField;
+    const auto first = FlowField::forParams(p, nullptr);
+    ASSERT_NE(first, nullptr);
+    p.kCohesion = 3.0f;  // nothing the field depends on
+    EXPECT_EQ(FlowField::forParams(p, first), first);
+    p.target.x = 5.0f;
+    EXPECT_NE(FlowField::forParams(p, first), first);
+    // A big tank gets coarser nodes, not more of them.
+    p.bounds = {2000.0f, 500.0f, 2000.0f};
+    p.rocks.clear();
+    const auto big = FlowField::build(p);
+    const glm::ivec3 d = big->dims();
+    EXPECT_LT(std::size_t(d.x) * d.y * d.z, 2 * FlowField::kTargetNodes);
+}
+
 TEST(BehaviourConfig, KeysRoundTripAndAreChecked) {
     const auto loaded = parseConfig(
-        R"({"kTarget": 1.5, "target": [3, -2, 7.25], "kAvoidance": 2, "avoidanceDistance": 8})",
+        R"({"kTarget": 1.5, "target": [3, -2, 7.25], "targetPath": "flow-field",
+            "kAvoidance": 2, "avoidanceDistance": 8})",
         "test.json");
     ASSERT_TRUE(loaded) << loaded.error();
     EXPECT_EQ(loaded->kTarget, 1.5f);
     EXPECT_EQ(loaded->target, glm::vec3(3.0f, -2.0f, 7.25f));
+    EXPECT_EQ(loaded->targetPath, TargetPath::FlowField);
     EXPECT_EQ(loaded->kAvoidance, 2.0f);
     EXPECT_EQ(loaded->avoidanceDistance, 8.0f);
     const auto again = parseConfig(configToJson(*loaded), "again.json");
@@ -124,6 +218,7 @@ TEST(BehaviourConfig, KeysRoundTripAndAreChecked) {
         {R"({"target": [1, 2]})", {"'target'", "3 numbers"}},
         {R"({"target": [1, 2, "x"]})", {"'target[2]'", "number"}},
         {R"({"kTarget": "strong"})", {"'kTarget'", "number"}},
+        {R"({"targetPath": "bee-line"})", {"'targetPath'", "bee-line", "\"flow-field\""}},
         {R"({"kAvoidance": 1e39})", {"'kAvoidance'", "range of a float"}},
     };
     for (const auto& [json, mustSay] : bad) {

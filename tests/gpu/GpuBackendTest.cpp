@@ -60,7 +60,8 @@ std::string* Gpu::skipReason_ = nullptr;
 
 /// A random scene of 1,000 to 4,000 fish with random weights and radii, fish pressed against
 /// every wall and fish about to swim into the rocks. Seed 4 has no rocks; even seeds lock
-/// vertical steering; seeds 2, 3 and 7 seek a target and avoid the rocks.
+/// vertical steering; seeds 2, 3 and 7 seek a target (seed 3 along a flow field) and avoid the
+/// rocks.
 std::pair<SimParams, School> randomScene(std::uint32_t seed, NeighborSearch search) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> unit(0.0f, 1.0f);
@@ -81,6 +82,7 @@ std::pair<SimParams, School> randomScene(std::uint32_t seed, NeighborSearch sear
     p.rocks = {{{-8.0f, -4.0f, 3.0f}, 3.0f}, {{9.0f, 2.0f, -6.0f}, 2.0f}};
     if (seed == 4) p.rocks.clear();
     if (seed % 4 >= 2) {
+        p.targetPath = seed == 3 ? TargetPath::FlowField : TargetPath::Straight;
         p.kTarget = 0.5f + unit(rng);
         p.target = glm::vec3(unit(rng) - 0.5f, unit(rng) - 0.5f, unit(rng) - 0.5f) * p.bounds;
         p.kAvoidance = 1.0f + 2.0f * unit(rng);
@@ -416,9 +418,10 @@ TEST_F(Gpu, TheShaderBindingsMatchGpuLayout) {
     const Block sortedPositions{GL_SHADER_STORAGE_BLOCK, "SortedPositions",
                                 gpu::kSortedPositionBinding};
     const Block staging{GL_SHADER_STORAGE_BLOCK, "Staging", gpu::kStagingBinding};
+    const Block flow{GL_SHADER_STORAGE_BLOCK, "FlowField", gpu::kFlowBinding};
     const std::vector<Shader> shaders = {
-        {"step_all_pairs.comp", "", {params, fish, rocks}},
-        {"step_grid.comp", "", {params, fish, rocks, cellStarts, sortedPositions}},
+        {"step_all_pairs.comp", "", {params, fish, rocks, flow}},
+        {"step_grid.comp", "", {params, fish, rocks, cellStarts, sortedPositions, flow}},
         {"grid_count.comp", "", {params, fish, cellCounts, fishCells}},
         {"grid_scan.comp", "#define SCAN_PASS 0\n", {cellCounts, cellStarts, blockSums}},
         {"grid_scatter.comp", "", {params, fish, cellStarts, fishCells, sortedPositions}},

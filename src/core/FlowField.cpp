@@ -1,0 +1,185 @@
+#include "FlowField.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <queue>
+
+#include <glm/common.hpp>
+#include <glm/geometric.hpp>
+
+#include "StepRule.h"
+
+namespace fishschool {
+namespace {
+
+bool insideAnyRock(const glm::vec3& x, const std::vector<Rock>& rocks, const Rock** which) {
+    for (const Rock& rock : rocks) {
+        const glm::vec3 d = x - rock.center;
+        if (glm::dot(d, d) < rock.radius * rock.radius) {
+            *which = &rock;
+            return true;
+        }
+    }
+    return false;
+}
+
+/// Whether the straight way from `a` to `b` passes through no rock.
+bool clearLine(const glm::vec3& a, const glm::vec3& b, const std::vector<Rock>& rocks) {
+    return std::none_of(rocks.begin(), rocks.end(), [&](const Rock& rock) {
+        return segmentEntersSphere(a, b, rock.center, rock.radius);
+    });
+}
+
+}  // namespace
+
+std::shared_ptr<const FlowField> FlowField::build(const SimParams& params) {
+    auto field = std::make_shared<FlowField>();
+    FlowField& f = *field;
+    f.bounds_ = params.bounds;
+    f.target_ = params.target;
+    f.rocks_ = params.rocks;
+
+    const glm::dvec3 extent = 2.0 * glm::dvec3(params.bounds);
+    const double volume = extent.x * extent.y * extent.z;
+    f.spacing_ = std::max(kMinSpacing, static_cast<float>(std::cbrt(volume / kTargetNodes)));
+    // Nodes from one wall to past the other, at least two per axis so a point always has eight.
+    for (int k = 0; k < 3; ++k) {
+        const double cells = std::ceil(extent[k] / f.spacing_);
+        f.dims_[k] = static_cast<int>(std::clamp(cells, 1.0, 4096.0)) + 1;
+    }
+    f.origin_ = -params.bounds;
+    const glm::ivec3 dims = f.dims_;
+    const std::size_t count = static_cast<std::size_t>(dims.x) * dims.y * dims.z;
+    auto position = [&](std::size_t n) {
+        const int x = static_cast<int>(n % dims.x);
+        const int y = static_cast<int>((n / dims.x) % dims.y);
+        const int z = static_cast<int>(n / (static_cast<std::size_t>(dims.x) * dims.y));
+        return f.origin_ + f.spacing_ * glm::vec3(x, y, z);
+    };
+    auto index = [&](int x, int y, int z) {
+        return static_cast<std::size_t>(x) +
+               static_cast<std::size_t>(dims.x) *
+                   (static_cast<std::size_t>(y) + static_cast<std::size_t>(dims.y) * z);
+    };
+
+    // Dijkstra from the goal: the free nodes of the lattice cell that holds the target, each at
+    // its straight distance to it.
+    constexpr float kUnreached = std::numeric_limits<float>::infinity();
+    std::vector<float> distance(count, kUnreached);
+    std::vector<char> blocked(count, 0);
+    for (std::size_t n = 0; n < count; ++n) {
+        const Rock* rock = nullptr;
+        blocked[n] = insideAnyRock(position(n), params.rocks, &rock);
+    }
+    using Entry = std::pair<float, std::size_t>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> open;
+    glm::ivec3 goal;
+    for (int k = 0; k < 3; ++k) {
+        const float cell = (params.target[k] - f.origin_[k]) / f.spacing_;
+        goal[k] = std::clamp(static_cast<int>(std::floor(cell)), 0, dims[k] - 2);
+    }
+    for (int corner = 0; corner < 8; ++corner) {
+        const std::size_t n = index(goal.x + (corner & 1), goal.y + ((corner >> 1) & 1),
+                                    goal.z + ((corner >> 2) & 1));
+        if (blocked[n]) continue;
+        distance[n] = glm::length(params.target - position(n));
+        open.push({distance[n], n});
+    }
+    while (!open.empty()) {
+        const auto [d, n] = open.top();
+        open.pop();
+        if (d > distance[n]) continue;  // a stale entry
+        const glm::vec3 here = position(n);
+        const int x = static_cast<int>(n % dims.x);
+        const int y = static_cast<int>((n / dims.x) % dims.y);
+        const int z = static_cast<int>(n / (static_cast<std::size_t>(dims.x) * dims.y));
+        for (int dz = -1; dz <= 1; ++dz)
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    const int nx = x + dx, ny = y + dy, nz = z + dz;
+                    if ((dx | dy | dz) == 0 || nx < 0 || ny < 0 || nz < 0 || nx >= dims.x ||
+                        ny >= dims.y || nz >= dims.z)
+                        continue;
+                    const std::size_t m = index(nx, ny, nz);
+                    if (blocked[m]) continue;
+                    const float through = d + glm::length(position(m) - here);
+                    if (through < distance[m]) {
+                        distance[m] = through;
+                        open.push({through, m});
+                    }
+                }
+    }
+
+    f.nodes_.resize(count);
+    for (std::size_t n = 0; n < count; ++n) {
+        const glm::vec3 here = position(n);
+        glm::vec3 direction;
+        const Rock* rock = nullptr;
+        if (insideAnyRock(here, params.rocks, &rock)) {
+            // Out of the rock, the quickest way back to water.
+            direction = normalizeOrZero(here - rock->center);
+        } else if (distance[n] == kUnreached || clearLine(here, params.target, params.rocks)) {
+            // In sight of the target, or cut off from it: straight at it.
+            direction = normalizeOrZero(params.target - here);
+        } else {
+            // Toward the neighbour nearest the target by water (the first of equals).
+            const int x = static_cast<int>(n % dims.x);
+            const int y = static_cast<int>((n / dims.x) % dims.y);
+            const int z = static_cast<int>(n / (static_cast<std::size_t>(dims.x) * dims.y));
+            float best = distance[n];
+            std::size_t next = n;
+            for (int dz = -1; dz <= 1; ++dz)
+                for (int dy = -1; dy <= 1; ++dy)
+                    for (int dx = -1; dx <= 1; ++dx) {
+                        const int nx = x + dx, ny = y + dy, nz = z + dz;
+                        if (nx < 0 || ny < 0 || nz < 0 || nx >= dims.x || ny >= dims.y ||
+                            nz >= dims.z)
+                            continue;
+                        const std::size_t m = index(nx, ny, nz);
+                        if (distance[m] < best) {
+                            best = distance[m];
+                            next = m;
+                        }
+                    }
+            direction = normalizeOrZero(position(next) - here);
+        }
+        f.nodes_[n] = glm::vec4(direction, 0.0f);
+    }
+    return field;
+}
+
+std::shared_ptr<const FlowField> FlowField::forParams(const SimParams& params,
+                                                      std::shared_ptr<const FlowField> previous) {
+    if (params.kTarget == 0.0f || params.targetPath != TargetPath::FlowField) return nullptr;
+    if (previous && previous->matches(params)) return previous;
+    return build(params);
+}
+
+bool FlowField::matches(const SimParams& params) const {
+    return params.bounds == bounds_ && params.target == target_ && params.rocks == rocks_;
+}
+
+glm::vec3 FlowField::sample(const glm::vec3& p) const {
+    // The same operations, in the same order, as sampleFlow in shaders/step_rule.glsl.
+    const glm::vec3 highest = glm::vec3(dims_) - 1.0f;
+    const glm::vec3 f = glm::clamp((p - origin_) / spacing_, glm::vec3(0.0f), highest);
+    const glm::vec3 low = glm::min(glm::floor(f), highest - 1.0f);
+    const glm::vec3 t = f - low;
+    const glm::ivec3 i(low);
+    auto node = [&](int dx, int dy, int dz) {
+        const std::size_t n =
+            static_cast<std::size_t>(i.x + dx) +
+            static_cast<std::size_t>(dims_.x) * (static_cast<std::size_t>(i.y + dy) +
+                                                 static_cast<std::size_t>(dims_.y) * (i.z + dz));
+        return glm::vec3(nodes_[n]);
+    };
+    const glm::vec3 x00 = glm::mix(node(0, 0, 0), node(1, 0, 0), t.x);
+    const glm::vec3 x10 = glm::mix(node(0, 1, 0), node(1, 1, 0), t.x);
+    const glm::vec3 x01 = glm::mix(node(0, 0, 1), node(1, 0, 1), t.x);
+    const glm::vec3 x11 = glm::mix(node(0, 1, 1), node(1, 1, 1), t.x);
+    return glm::mix(glm::mix(x00, x10, t.y), glm::mix(x01, x11, t.y), t.z);
+}
+
+}  // namespace fishschool
