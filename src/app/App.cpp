@@ -186,6 +186,18 @@ void App::apply(const ui::PanelActions& actions) {
     if (actions.togglePause) sim_->paused = !sim_->paused;
     if (actions.step) sim_->stepOnce();
     if (actions.resetSeed) sim_->reset(*actions.resetSeed);
+    if (actions.saveStatePath) {
+        const auto saved = saveStateCsv(*actions.saveStatePath, sim_->backend().download());
+        report(saved);
+        if (saved) panel_.showMessage("saved the school to " + *actions.saveStatePath);
+    }
+    if (actions.loadStatePath) {
+        auto school = loadStateCsv(*actions.loadStatePath, sim_->params());
+        const Result<void> loaded =
+            school ? sim_->replaceSchool(*school) : Result<void>(fail(school.error()));
+        report(loaded);
+        if (loaded) panel_.showMessage("loaded the school from " + *actions.loadStatePath);
+    }
 }
 
 render::FishSource App::fishSource() {
@@ -376,6 +388,16 @@ int runApp(const AppOptions& options) {
         std::cerr << "error: " << ok.error() << "\n";
         return kBadInput;
     }
+    // Read before the window opens, so a bad file costs no window.
+    std::optional<School> startSchool;
+    if (!options.stateInPath.empty()) {
+        auto school = loadStateCsv(options.stateInPath, params);
+        if (!school) {
+            std::cerr << "error: " << school.error() << "\n";
+            return kBadInput;
+        }
+        startSchool = std::move(*school);
+    }
 
     Window window;
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {
@@ -430,6 +452,13 @@ int runApp(const AppOptions& options) {
         std::cerr << "error: " << sim.error() << "\n";
         return kBadInput;
     }
+    if (startSchool) {
+        if (auto ok = (*sim)->replaceSchool(*startSchool); !ok) {
+            std::cerr << "error: " << ok.error() << "\n";
+            return kBadInput;
+        }
+    }
+    (*sim)->paused = options.startPaused;
     auto renderer = render::SceneRenderer::create();
     if (!renderer) {
         std::cerr << "error: " << renderer.error() << "\n";

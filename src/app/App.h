@@ -23,7 +23,9 @@ struct AppOptions {
     double sweepSeconds = 3.0;  ///< measured seconds per sweep case (and a third to warm up)
     std::int64_t switchEveryFrames = 0;  ///< hand the school to the next backend this often
     std::string stateOutPath;            ///< write the school's state CSV on quitting
+    std::string stateInPath;             ///< start from this state CSV's school
     bool vsync = true;
+    bool startPaused = false;
     bool hideUi = false;
     bool colorByHeading = false;
     int msaaSamples = 4;  ///< multisampling of the window; 0 turns it off

@@ -97,6 +97,20 @@ Result<void> SimulationController::setScene(BackendKind kind, std::int64_t count
     return applyParams(params);
 }
 
+Result<void> SimulationController::replaceSchool(const School& school) {
+    SimParams params = params_;
+    params.fishCount = static_cast<std::int64_t>(school.size());
+    if (auto ok = validate(params); !ok) return fail(ok.error());
+    if (auto ok = checkInteractive(params, backend_->kind()); !ok) return fail(ok.error());
+    if (auto ok = backend_->upload(school); !ok) return ok;
+    if (params.fishCount != params_.fishCount) unavailable_ = {};
+    params_ = params;
+    accumulator_ = 0.0;
+    metricsTime_ = -1e9;
+    ++schoolVersion_;
+    return {};
+}
+
 void SimulationController::reset(std::uint64_t seed) {
     params_.seed = seed;
     backend_->setParams(params_);

@@ -40,6 +40,9 @@ class SimulationController {
     /// Moves to `kind` with `count` fish, in the order that never passes through a setting
     /// the app refuses when the target itself is allowed (fewer fish first, more fish last).
     Result<void> setScene(BackendKind kind, std::int64_t count);
+    /// Replaces the school with `school` (a loaded state file: its fish must lie in the scene),
+    /// whatever its size; params().fishCount follows. On failure nothing changes.
+    Result<void> replaceSchool(const School& school);
     /// A fresh school from `seed`.
     void reset(std::uint64_t seed);
 

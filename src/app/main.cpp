@@ -2,6 +2,7 @@
 
 #include <exception>
 #include <iostream>
+#include <limits>
 
 #include <CLI/CLI.hpp>
 
@@ -22,7 +23,7 @@ int main(int argc, char** argv) {
     cli.add_option("--fish", fish, "Fish count; overrides the config");
     cli.add_option("--neighbors", neighbors, "all-pairs or grid; overrides the config");
     cli.add_option("--frames", options.frames, "Quit after this many frames")
-        ->check(CLI::NonNegativeNumber);
+        ->check(CLI::Range(std::int64_t{0}, std::numeric_limits<std::int64_t>::max()));
     cli.add_option("--screenshot", options.screenshotPath,
                    "Write a PNG of the last frame (with --frames)");
     cli.add_option("--sweep", sweep,
@@ -37,10 +38,13 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(0.01, 3600.0));
     cli.add_option("--switch-every", options.switchEveryFrames,
                    "Hand the school to the next backend every this many frames")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000'000}));
+    cli.add_option("--state-in", options.stateInPath,
+                   "Start from this state CSV's school: its rows are the fish");
     cli.add_option("--state-out", options.stateOutPath,
                    "Write the school as a state CSV when the app quits");
     cli.add_flag("--no-vsync", noVsync, "Do not wait for the display's refresh");
+    cli.add_flag("--paused", options.startPaused, "Start paused (Space resumes)");
     cli.add_flag("--hide-ui", options.hideUi, "Start without the panel and the overlay");
     std::string color = "speed";
     cli.add_option("--color", color, "Colour the fish by speed or by heading")
@@ -66,6 +70,10 @@ int main(int argc, char** argv) {
                       << "' is not allowed; must be cpu, tbb or gpu\n";
             return 2;
         }
+    }
+    if (cli.count("--state-in") && cli.count("--fish")) {
+        std::cerr << "error: --fish cannot be used with --state-in: the fish are the file's rows\n";
+        return 2;
     }
     if (fish >= 0)
         options.fish = fish;

@@ -294,9 +294,9 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
         helpMarker("Polarization, milling and nearest-neighbour distance in the overlay.");
     }
 
-    if (ImGui::CollapsingHeader("Config file")) {
-        ImGui::InputText("path", configPath_, sizeof configPath_);
-        if (ImGui::Button("Load")) {
+    if (ImGui::CollapsingHeader("Files")) {
+        ImGui::InputText("config", configPath_, sizeof configPath_);
+        if (ImGui::Button("Load config")) {
             auto loaded = loadConfig(configPath_);
             if (loaded) {
                 edited = *loaded;
@@ -308,13 +308,18 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
             }
         }
         ImGui::SameLine();
-        if (ImGui::Button("Save")) {
+        if (ImGui::Button("Save config")) {
             auto saved = saveConfig(configPath_, *state.params);
             if (saved)
                 message_ = std::string("saved ") + configPath_;
             else
                 error_ = saved.error();
         }
+        ImGui::InputText("school", statePath_, sizeof statePath_);
+        helpMarker("The school itself, as a state CSV: positions and velocities of every fish.");
+        if (ImGui::Button("Load school")) actions.loadStatePath = statePath_;
+        ImGui::SameLine();
+        if (ImGui::Button("Save school")) actions.saveStatePath = statePath_;
         if (!message_.empty()) ImGui::TextDisabled("%s", message_.c_str());
     }
 

@@ -33,6 +33,8 @@ struct PanelActions {
     bool togglePause = false;
     bool step = false;
     std::optional<std::uint64_t> resetSeed;
+    std::optional<std::string> loadStatePath;  ///< replace the school with a state CSV's
+    std::optional<std::string> saveStatePath;  ///< write the school as a state CSV
 };
 
 /// Display settings the panel owns and the renderer reads.
@@ -52,6 +54,8 @@ class Panel {
     /// Shows an error until the next successful change, e.g. a refused value or file.
     void showError(std::string message) { error_ = std::move(message); }
     void clearError() { error_.clear(); }
+    /// A quiet note under the file fields, e.g. "saved school.csv".
+    void showMessage(std::string message) { message_ = std::move(message); }
     const std::string& error() const { return error_; }
     /// The seed the Reset button (and the R key) starts a school from: the seed field, which
     /// starts as the running school's and follows a loaded config or preset.
@@ -72,6 +76,7 @@ class Panel {
     float coveredLeft_ = 0.0f;
     std::string message_;
     char configPath_[256] = "fishschool.json";
+    char statePath_[256] = "school.csv";
     char csvPath_[256] = "fps.csv";
     char sweepFish_[256] = "1000,2000,5000,10000,20000";
     std::array<bool, 3> sweepBackends_{true, true, true};

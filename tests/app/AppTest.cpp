@@ -199,6 +199,15 @@ TEST_F(AppOnDisplay, SwitchingBackendsWhileItRunsKeepsEveryFishInTheTank) {
     const auto school = fishschool::loadStateCsv(path("school.csv"), fishschool::SimParams{});
     ASSERT_TRUE(school) << school.error();
     EXPECT_EQ(school->size(), 1500u);
+
+    // The saved school starts the app again, paused: it comes out as it went in.
+    ASSERT_EQ(app("--width 320 --height 200 --hide-ui --msaa 0 --frames 2 --paused --state-in " +
+                  path("school.csv") + " --state-out " + path("again.csv")),
+              0)
+        << err_;
+    const auto again = fishschool::loadStateCsv(path("again.csv"), fishschool::SimParams{});
+    ASSERT_TRUE(again) << again.error();
+    EXPECT_EQ(*again, *school);
 }
 
 TEST_F(App, BadFlagsAndNoDisplayExitTwoWithAMessage) {
@@ -220,6 +229,10 @@ TEST_F(App, BadFlagsAndNoDisplayExitTwoWithAMessage) {
     EXPECT_THAT(err_, ::testing::HasSubstr("--sweep-backends: 'cuda'"));
     EXPECT_EQ(app("--frames 1 --switch-every 0"), 2);
     EXPECT_THAT(err_, ::testing::HasSubstr("--switch-every"));
+    EXPECT_EQ(app("--frames 1 --fish 10 --state-in " + path("s.csv")), 2);
+    EXPECT_THAT(err_, ::testing::HasSubstr("--state-in"));
+    EXPECT_EQ(app("--frames 1 --state-in " + path("missing.csv")), 2);
+    EXPECT_THAT(err_, ::testing::HasSubstr("missing.csv"));
     EXPECT_EQ(app("--frames 1", /*withDisplay=*/false), 2);
     EXPECT_THAT(err_, ::testing::HasSubstr("display"));
     EXPECT_FALSE(fs::exists(path("s.csv")));

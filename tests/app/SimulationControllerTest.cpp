@@ -163,6 +163,34 @@ TEST_F(Controller, AllPairsOnTheGpuHasItsOwnLimit) {
     EXPECT_TRUE(SimulationController::checkInteractive(p, BackendKind::Gpu));
 }
 
+TEST_F(Controller, ALoadedSchoolReplacesTheRunningOneWhateverItsSize) {
+    auto sim = make(500);
+    ASSERT_TRUE(sim);
+    SimParams other = sim->params();
+    other.fishCount = 1200;
+    other.seed = 99;
+    const School loaded = makeInitialSchool(other);
+    ASSERT_TRUE(sim->replaceSchool(loaded));
+    EXPECT_EQ(sim->fishCount(), 1200u);
+    EXPECT_EQ(sim->params().fishCount, 1200);
+    EXPECT_EQ(sim->backend().download(), loaded);
+    sim->stepOnce();
+    expectAllInScene(*sim);
+
+    // Too many fish for all-pairs on the CPU: refused, and the school kept.
+    SimParams p = sim->params();
+    p.neighborSearch = NeighborSearch::AllPairs;
+    ASSERT_TRUE(sim->applyParams(p));
+    const School before = sim->backend().download();
+    School huge = before;
+    huge.resize(SimulationController::kMaxCpuAllPairsFish + 1, before.front());
+    const auto refused = sim->replaceSchool(huge);
+    ASSERT_FALSE(refused);
+    EXPECT_THAT(refused.error(), ::testing::HasSubstr("neighborSearch"));
+    EXPECT_EQ(sim->backend().download(), before);
+    EXPECT_EQ(sim->params().fishCount, 1200);
+}
+
 TEST_F(Controller, ALateFrameRunsOnlyTheStepsItsBudgetAffords) {
     auto sim = make(1000, BackendKind::Cpu);
     ASSERT_TRUE(sim);
