@@ -227,6 +227,7 @@ int App::run() {
             return kBadInput;
         }
     }
+    int status = 0;
     const double start = seconds();
     double last = start;
     double renderMs = 0.0;
@@ -246,8 +247,8 @@ int App::run() {
         frameHistory_.push_back(static_cast<float>(frameSeconds * 1000.0));
         if (frameHistory_.size() > 240) frameHistory_.pop_front();
 
-        const int steps = sim_->advance(frameSeconds);
-        const double simulationMs = steps > 0 ? sim_->stepMilliseconds() * steps : 0.0;
+        sim_->advance(frameSeconds);
+        const double simulationMs = sim_->lastStepsMilliseconds();
 
         ui::FrameSample sample{frameSeconds, simulationMs, renderMs, sim_->backendKind(),
                                static_cast<std::int64_t>(sim_->fishCount())};
@@ -315,15 +316,19 @@ int App::run() {
             screenshotRequested_ = false;
             if (auto ok = saveScreenshot(path, width, height); !ok) {
                 std::cerr << "error: " << ok.error() << "\n";
-                if (lastFrame) return kBadInput;
+                if (lastFrame) status = kBadInput;
                 panel_.showError(ok.error());
             }
         }
         SDL_GL_SwapWindow(window_.window);
         if (lastFrame) quit_ = true;
-        if (auto ok = gpu::checkGlErrors("frame"); !ok) return kInternal;
+        if (auto ok = gpu::checkGlErrors("frame"); !ok) {
+            status = kInternal;  // stop, but keep what was measured and the school
+            break;
+        }
     }
-    return finish();
+    const int finished = finish();
+    return status != 0 ? status : finished;
 }
 
 void App::switchToNextBackend(std::int64_t frame) {
@@ -447,6 +452,8 @@ int runApp(const AppOptions& options) {
     gpu::enableGlDebugOutput();
 
     const BackendKind kind = options.backend.value_or(BackendKind::Tbb);
+    // With a state file the school is the file's: no school of the config's size is made first.
+    if (startSchool) params.fishCount = static_cast<std::int64_t>(startSchool->size());
     auto sim = SimulationController::create(params, kind);
     if (!sim) {
         std::cerr << "error: " << sim.error() << "\n";

@@ -35,6 +35,14 @@ Result<std::unique_ptr<SimulationController>> SimulationController::create(const
     return controller;
 }
 
+void SimulationController::forgetCountDependentChecks() {
+    forgetStepTimes();
+    // A refusal may have been the fish count's (a GPU's storage limit): ask again. An answer of
+    // "available" stands: asking means building a backend, shaders and all, every time.
+    for (auto& reason : unavailable_)
+        if (reason && !reason->empty()) reason.reset();
+}
+
 const std::string& SimulationController::unavailableReason(BackendKind kind) {
     auto& reason = unavailable_[static_cast<std::size_t>(kind)];
     if (!reason) {
@@ -59,6 +67,7 @@ Result<void> SimulationController::switchBackend(BackendKind kind) {
     if (auto ok = (*next)->upload(backend_->download()); !ok) return fail(ok.error());
     backend_ = std::move(*next);
     ++schoolVersion_;
+    forgetStepTimes();
     return {};
 }
 
@@ -80,7 +89,7 @@ Result<void> SimulationController::applyParams(const SimParams& params) {
     params_ = params;
     metricsTime_ = -1e9;
     ++schoolVersion_;
-    if (countChanged) unavailable_ = {};
+    if (countChanged) forgetCountDependentChecks();
     return {};
 }
 
@@ -103,7 +112,7 @@ Result<void> SimulationController::replaceSchool(const School& school) {
     if (auto ok = validate(params); !ok) return fail(ok.error());
     if (auto ok = checkInteractive(params, backend_->kind()); !ok) return fail(ok.error());
     if (auto ok = backend_->upload(school); !ok) return ok;
-    if (params.fishCount != params_.fishCount) unavailable_ = {};
+    if (params.fishCount != params_.fishCount) forgetCountDependentChecks();
     params_ = params;
     accumulator_ = 0.0;
     metricsTime_ = -1e9;
@@ -121,6 +130,7 @@ void SimulationController::reset(std::uint64_t seed) {
 }
 
 void SimulationController::runSteps(int count) {
+    lastStepsMilliseconds_ = 0.0;
     if (count <= 0) return;
     ++schoolVersion_;
     const auto start = std::chrono::steady_clock::now();
@@ -128,6 +138,7 @@ void SimulationController::runSteps(int count) {
     backend_->finish();
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    lastStepsMilliseconds_ = ms;
     const double perStep = ms / count;
     stepMilliseconds_ =
         stepMilliseconds_ == 0.0 ? perStep : 0.9 * stepMilliseconds_ + 0.1 * perStep;

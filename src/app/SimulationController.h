@@ -72,8 +72,12 @@ class SimulationController {
     /// reset), so a renderer can skip copying a school it already has.
     std::uint64_t schoolVersion() const { return schoolVersion_; }
 
-    /// Mean milliseconds per step over the last steps (the simulation's cost, GPU included).
+    /// Mean milliseconds per step over the last steps (the simulation's cost, GPU included);
+    /// starts again when the backend or the school changes.
     double stepMilliseconds() const { return stepMilliseconds_; }
+    /// Milliseconds the steps of the last advance() or stepOnce() took, waited for; 0 when it ran
+    /// none.
+    double lastStepsMilliseconds() const { return lastStepsMilliseconds_; }
 
   private:
     SimulationController() = default;
@@ -83,7 +87,12 @@ class SimulationController {
     std::unique_ptr<Backend> backend_;
     double accumulator_ = 0.0;
     std::uint64_t schoolVersion_ = 0;
+    /// A new backend or school size: step times measured before say nothing of it.
+    void forgetStepTimes() { stepMilliseconds_ = 0.0; }
+    void forgetCountDependentChecks();
+
     double stepMilliseconds_ = 0.0;
+    double lastStepsMilliseconds_ = 0.0;
     SchoolMetrics metrics_;
     double metricsTime_ = -1e9;
     std::array<std::optional<std::string>, 3> unavailable_;

@@ -116,6 +116,11 @@ int main(int argc, char** argv) {
             std::cerr << "error: --frames cannot be used with --sweep: the sweep ends the run\n";
             return 2;
         }
+        if (options.switchEveryFrames > 0 || options.startPaused) {
+            std::cerr << "error: --switch-every and --paused cannot be used with --sweep: the "
+                         "sweep sets the backend itself and measures a running school\n";
+            return 2;
+        }
         options.vsync = false;  // measure the machine, not the display
     } else if (cli.count("--sweep-backends")) {
         std::cerr << "error: --sweep-backends needs --sweep FISH_LIST\n";

@@ -77,9 +77,14 @@ std::shared_ptr<const FlowField> FlowField::build(const SimParams& params) {
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> open;
     glm::ivec3 goal;
     for (int k = 0; k < 3; ++k) {
+        // Clamped as a float first: a target far outside the tank must not overflow the int.
         const float cell = (params.target[k] - f.origin_[k]) / f.spacing_;
-        goal[k] = std::clamp(static_cast<int>(std::floor(cell)), 0, dims[k] - 2);
+        goal[k] = static_cast<int>(std::floor(std::clamp(cell, 0.0f, float(dims[k] - 2))));
     }
+    // A step between two nodes in water can still cross a rock thinner than the spacing.
+    auto passable = [&](const glm::vec3& a, const glm::vec3& b) {
+        return clearLine(a, b, params.rocks);
+    };
     for (int corner = 0; corner < 8; ++corner) {
         const std::size_t n = index(goal.x + (corner & 1), goal.y + ((corner >> 1) & 1),
                                     goal.z + ((corner >> 2) & 1));
@@ -103,7 +108,7 @@ std::shared_ptr<const FlowField> FlowField::build(const SimParams& params) {
                         ny >= dims.y || nz >= dims.z)
                         continue;
                     const std::size_t m = index(nx, ny, nz);
-                    if (blocked[m]) continue;
+                    if (blocked[m] || !passable(here, position(m))) continue;
                     const float through = d + glm::length(position(m) - here);
                     if (through < distance[m]) {
                         distance[m] = through;
@@ -138,7 +143,7 @@ std::shared_ptr<const FlowField> FlowField::build(const SimParams& params) {
                             nz >= dims.z)
                             continue;
                         const std::size_t m = index(nx, ny, nz);
-                        if (distance[m] < best) {
+                        if (distance[m] < best && passable(here, position(m))) {
                             best = distance[m];
                             next = m;
                         }

@@ -48,6 +48,14 @@ Result<void> requireNonNegative(const std::string& key, float value) {
 
 }  // namespace
 
+std::vector<Rock> defaultRocks() {
+    return {
+        {{-14.0f, -13.0f, -10.0f}, 6.0f},
+        {{12.0f, -14.0f, 9.0f}, 5.0f},
+        {{2.0f, -15.0f, 22.0f}, 4.0f},
+    };
+}
+
 std::string_view toString(NeighborSearch search) {
     return search == NeighborSearch::AllPairs ? "all-pairs" : "grid";
 }

@@ -68,7 +68,8 @@ FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
     if (mode_ == Mode::Sweep) {
         const Case& c = cases_[caseIndex_];
         if (sample.backend != c.backend || sample.fish != c.fish) {
-            // The scene is not set yet: ask once, then wait for it (or for skipCase).
+            // The scene is not set (or something changed it since): ask once, then wait for it
+            // (or for skipCase), and measure the case from its start again.
             if (!requested_) {
                 request.backend = c.backend;
                 request.fish = c.fish;
@@ -77,6 +78,7 @@ FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
             beginCase();
             return request;
         }
+        requested_ = false;  // set: a later change will be asked back
     }
     if (warmupFramesSeen_ < warmupFrames || warmupSecondsSeen_ < warmupSeconds) {
         ++warmupFramesSeen_;

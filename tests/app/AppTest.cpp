@@ -223,6 +223,10 @@ TEST_F(App, BadFlagsAndNoDisplayExitTwoWithAMessage) {
     EXPECT_THAT(err_, ::testing::HasSubstr("--csv"));
     EXPECT_EQ(app("--sweep 10 --frames 5 --csv " + path("s.csv")), 2);
     EXPECT_THAT(err_, ::testing::HasSubstr("--frames"));
+    EXPECT_EQ(app("--sweep 10 --switch-every 5 --csv " + path("s.csv")), 2);
+    EXPECT_THAT(err_, ::testing::HasSubstr("--switch-every"));
+    EXPECT_EQ(app("--sweep 10 --paused --csv " + path("s.csv")), 2);
+    EXPECT_THAT(err_, ::testing::HasSubstr("--paused"));
     EXPECT_EQ(app("--frames 1 --screenshot " + path("no-such-folder/a.png")), 2);
     EXPECT_THAT(err_, ::testing::HasSubstr("no-such-folder"));
     EXPECT_EQ(app("--sweep 10 --sweep-backends cpu,cuda --csv " + path("s.csv")), 2);

@@ -22,9 +22,13 @@ struct FakeApp {
     int frames = 0;
     /// A backend this fake machine cannot run: asking for it fails, as in the app.
     std::optional<BackendKind> unavailable;
+    /// On this frame something else (a key, the panel) moves the scene to this backend.
+    int interfereAtFrame = -1;
+    BackendKind interfereWith = BackendKind::Cpu;
 
     void run(FpsRecorder& recorder, int maxFrames, double slowSeconds, double fastSeconds) {
         for (; frames < maxFrames && recorder.busy(); ++frames) {
+            if (frames == interfereAtFrame) backend = interfereWith;
             const double seconds = framesInCase < recorder.warmupFrames ? slowSeconds : fastSeconds;
             ++framesInCase;
             const FrameSample sample{seconds, 2.0, 3.0, backend, fish};
@@ -146,6 +150,19 @@ TEST(FpsRecorder, ACaseTheAppCannotSetIsSkippedAndTheSweepEnds) {
     ASSERT_EQ(recorder.skipped().size(), 2u);
     EXPECT_EQ(recorder.skipped()[0], "gpu, 100 fish: not on this machine");
     EXPECT_EQ(recorder.skipped()[1], "gpu, 300 fish: not on this machine");
+}
+
+TEST(FpsRecorder, ASceneChangedDuringACaseIsAskedBackAndTheCaseMeasuredAgain) {
+    FpsRecorder recorder = countingRecorder(2, 5);
+    ASSERT_TRUE(recorder.startSweep({BackendKind::Gpu}, {100}));
+    FakeApp app;
+    app.interfereAtFrame = 4;  // mid-case, the user presses 1
+    app.interfereWith = BackendKind::Cpu;
+    app.run(recorder, 100, 0.02, 0.02);
+    ASSERT_FALSE(recorder.busy()) << recorder.status();
+    EXPECT_EQ(app.requests, 2);  // the first set-up and the one after the change
+    ASSERT_EQ(recorder.records().size(), 1u);
+    EXPECT_EQ(recorder.records()[0].backend, BackendKind::Gpu);
 }
 
 }  // namespace

@@ -191,6 +191,19 @@ TEST_F(Controller, ALoadedSchoolReplacesTheRunningOneWhateverItsSize) {
     EXPECT_EQ(sim->params().fishCount, 1200);
 }
 
+TEST_F(Controller, StepTimesAreThisFramesAndStartAgainOnANewBackend) {
+    auto sim = make(3000, BackendKind::Cpu);
+    ASSERT_TRUE(sim);
+    const double dt = sim->params().dt;
+    EXPECT_EQ(sim->advance(dt * 2.5), 2);
+    EXPECT_GT(sim->lastStepsMilliseconds(), 0.0);
+    EXPECT_EQ(sim->advance(dt * 0.1), 0);
+    EXPECT_EQ(sim->lastStepsMilliseconds(), 0.0);  // no step this frame: no simulation time
+    ASSERT_GT(sim->stepMilliseconds(), 0.0);
+    ASSERT_TRUE(sim->switchBackend(BackendKind::Tbb));
+    EXPECT_EQ(sim->stepMilliseconds(), 0.0);  // the cpu's step times say nothing of tbb's
+}
+
 TEST_F(Controller, ALateFrameRunsOnlyTheStepsItsBudgetAffords) {
     auto sim = make(1000, BackendKind::Cpu);
     ASSERT_TRUE(sim);

@@ -27,8 +27,13 @@ using test::expectVec;
 
 class Behaviours : public ::testing::TestWithParam<Setup> {
   protected:
-    /// No neighbour rule and no rock: only the behaviour under test steers.
-    SimParams quiet() const { return test::quietScene(GetParam().search); }
+    /// No neighbour rule and no rock: only the behaviour under test steers. A tiny radius at
+    /// weight 0 makes the grid search run (with every radius 0 there is nothing to search).
+    SimParams quiet() const {
+        SimParams p = test::quietScene(GetParam().search);
+        p.rSeparation = 0.01f;
+        return p;
+    }
     School step(const SimParams& p, const School& school) const {
         return test::stepOnce(GetParam().backend, p, school);
     }
@@ -98,17 +103,25 @@ TEST_P(Behaviours, AtWeightZeroTheyChangeNoBit) {
 }
 
 /// One fish that only seeks, from behind a rock that stands between it and the target: how
-/// close it comes to the target, and how far past the rock's centre it gets, in `steps` steps.
+/// close it comes to the target, and how far it gets along the way, in `steps` steps. Fish, rock
+/// and target lie on one line of the flow field's lattice, the rock's centre midway between two
+/// nodes, so that a field that let its ways pass through a rock would lead straight into it.
 struct SeekRun {
     float closest = 1e9f;
-    float furthestX = -1e9f;
+    float furthest = -1e9f;  ///< along the line, from the rock's centre
 };
-SeekRun seekPastARock(const Setup& setup, TargetPath path, int steps) {
+SeekRun seekPastARock(const Setup& setup, TargetPath path, int steps, float rockRadius) {
     SimParams p = test::quietScene(setup.search);
+    p.rSeparation = 0.01f;  // at weight 0: only so that the grid search runs
     p.bounds = {40.0f, 20.0f, 40.0f};
-    p.rocks = {{{0.0f, 0.0f, 0.0f}, 6.0f}};
+    p.rocks.clear();
+    const auto lattice = FlowField::build(p);
+    const float spacing = lattice->spacing();
+    auto node = [&](float x) { return lattice->origin() + spacing * glm::vec3(x, 12.0f, 25.0f); };
+    const glm::vec3 start = node(12.0f), centre = node(25.5f);
+    p.rocks.assign(1, Rock{centre, rockRadius});
     p.kTarget = 5.0f;
-    p.target = {20.0f, 0.0f, 0.0f};
+    p.target = node(38.0f);
     p.targetPath = path;
     p.maxAcceleration = 5.0f;
     p.maxVelocity = 5.0f;
@@ -116,25 +129,29 @@ SeekRun seekPastARock(const Setup& setup, TargetPath path, int steps) {
     EXPECT_TRUE(validate(p)) << validate(p).error();
     auto backend = setup.backend == BackendKind::Cpu ? makeCpuBackend() : makeTbbBackend();
     backend->setParams(p);
-    EXPECT_TRUE(backend->upload(School{{{-20.0f, 0.0f, 0.0f}, {}, {}}}));
+    EXPECT_TRUE(backend->upload(School{{start, {}, {}}}));
     SeekRun run;
     for (int s = 0; s < steps; ++s) {
         backend->step();
         const glm::vec3 at = backend->download()[0].position;
         EXPECT_TRUE(isInScene(at, p)) << "step " << s;
         run.closest = std::min(run.closest, glm::length(at - p.target));
-        run.furthestX = std::max(run.furthestX, at.x);
+        run.furthest = std::max(run.furthest, at.x - centre.x);
     }
     return run;
 }
 
 TEST_P(Behaviours, AFlowFieldLeadsAroundTheRockThatTheStraightWayHits) {
-    // Straight at the target, the fish bounces off the rock again and again.
-    const SeekRun straight = seekPastARock(GetParam(), TargetPath::Straight, 600);
-    EXPECT_LT(straight.furthestX, 0.0f);
-    // Along the flow field it swims round the rock and reaches the target.
-    const SeekRun flow = seekPastARock(GetParam(), TargetPath::FlowField, 600);
-    EXPECT_LT(flow.closest, 1.5f);
+    // A big rock, and one so thin (radius under half the node spacing, about 1.6 m here) that
+    // no node lies inside it: only the steps between nodes can tell it is there.
+    for (const float radius : {6.0f, 0.6f}) {
+        // Straight at the target, the fish bounces off the rock again and again.
+        const SeekRun straight = seekPastARock(GetParam(), TargetPath::Straight, 600, radius);
+        EXPECT_LT(straight.furthest, 0.0f) << "rock radius " << radius;
+        // Along the flow field it swims round the rock and reaches the target.
+        const SeekRun flow = seekPastARock(GetParam(), TargetPath::FlowField, 600, radius);
+        EXPECT_LT(flow.closest, 1.5f) << "rock radius " << radius;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, Behaviours,
@@ -167,7 +184,8 @@ TEST(FlowField, BehindARockItTurnsAsideAndInsideItPointsOut) {
     const auto field = FlowField::build(p);
     // Right behind the rock, straight ahead is blocked: the way leads sideways round it.
     const glm::vec3 behind = glm::normalize(field->sample({-12.0f, 0.5f, 0.5f}));
-    EXPECT_LT(std::abs(behind.x), 0.9f);
+    EXPECT_LT(behind.x, 0.9f);
+    EXPECT_GT(behind.x, 0.3f);  // still on toward the target's side
     // Inside the rock, out of it.
     const glm::vec3 inside = glm::normalize(field->sample({0.0f, 6.5f, 0.0f}));
     EXPECT_GT(inside.y, 0.9f);
@@ -176,6 +194,19 @@ TEST(FlowField, BehindARockItTurnsAsideAndInsideItPointsOut) {
         const float length = glm::length(glm::vec3(node));
         EXPECT_TRUE(length == 0.0f || std::abs(length - 1.0f) < 1e-5f);
     }
+}
+
+TEST(FlowField, ATargetFarOutsideTheTankIsSoughtFromItsNearestSide) {
+    SimParams p;
+    p.target = {1e6f, 0.0f, -1e6f};
+    const glm::vec3 at = glm::normalize(FlowField::build(p)->sample({0.0f, 5.0f, 0.0f}));
+    EXPECT_GT(at.x, 0.5f);
+    EXPECT_LT(at.z, -0.5f);
+    // So far that distances overflow a float: still a field of finite directions (under UBSan
+    // too: the target's cell is clamped before it becomes an integer).
+    p.target = {1e30f, 0.0f, -1e30f};
+    for (const glm::vec4& node : FlowField::build(p)->nodes())
+        for (int k = 0; k < 3; ++k) ASSERT_TRUE(std::isfinite(node[k]));
 }
 
 TEST(FlowField, ItIsBuiltOnlyWhenNeededAndKeptWhileItMatches) {
