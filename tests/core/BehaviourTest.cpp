@@ -205,7 +205,8 @@ TEST(FlowField, ATargetFarOutsideTheTankIsSoughtFromItsNearestSide) {
     // So far that distances overflow a float: still a field of finite directions (under UBSan
     // too: the target's cell is clamped before it becomes an integer).
     p.target = {1e30f, 0.0f, -1e30f};
-    for (const glm::vec4& node : FlowField::build(p)->nodes())
+    const auto far = FlowField::build(p);  // held: a temporary would die before the loop
+    for (const glm::vec4& node : far->nodes())
         for (int k = 0; k < 3; ++k) ASSERT_TRUE(std::isfinite(node[k]));
 }
 
