@@ -53,6 +53,16 @@ class Reader {
         return v;
     }
 
+    /// One of a few names, as `parse` reads them; `allowed` lists them for the error.
+    template <class Choice>
+    Result<Choice> choice(const Json& value, const std::string& key,
+                          std::optional<Choice> (*parse)(std::string_view),
+                          const char* allowed) const {
+        const auto chosen = value.is_string() ? parse(value.get<std::string>()) : std::nullopt;
+        if (!chosen) return fail(where(key) + value.dump() + " is not allowed; must be " + allowed);
+        return *chosen;
+    }
+
     std::string where(const std::string& key) const { return source_ + ": key '" + key + "': "; }
 
     const std::string& source() const { return source_; }
@@ -204,18 +214,13 @@ Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName
             if (!rocks) return std::unexpected(rocks.error());
             p.rocks = std::move(*rocks);
         } else if (key == "targetPath") {
-            const auto path =
-                value.is_string() ? parseTargetPath(value.get<std::string>()) : std::nullopt;
-            if (!path)
-                return fail(reader.where(key) + value.dump() +
-                            " is not allowed; must be \"straight\" or \"flow-field\"");
+            auto path = reader.choice(value, key, parseTargetPath, R"("straight" or "flow-field")");
+            if (!path) return std::unexpected(path.error());
             p.targetPath = *path;
         } else if (key == "neighborSearch") {
-            const auto search =
-                value.is_string() ? parseNeighborSearch(value.get<std::string>()) : std::nullopt;
-            if (!search)
-                return fail(reader.where(key) + value.dump() +
-                            " is not allowed; must be \"all-pairs\" or \"grid\"");
+            auto search =
+                reader.choice(value, key, parseNeighborSearch, R"("all-pairs" or "grid")");
+            if (!search) return std::unexpected(search.error());
             p.neighborSearch = *search;
         } else {
             return fail(reader.where(key) + "unknown key (see docs/config.md for the keys)");

@@ -211,32 +211,30 @@ TEST_F(AppOnDisplay, SwitchingBackendsWhileItRunsKeepsEveryFishInTheTank) {
 }
 
 TEST_F(App, BadFlagsAndNoDisplayExitTwoWithAMessage) {
-    EXPECT_EQ(app("--backend quantum --frames 1"), 2);
-    EXPECT_THAT(err_, ::testing::HasSubstr("--backend"));
-    EXPECT_EQ(app("--fish -5 --frames 1"), 2);
-    EXPECT_THAT(err_, ::testing::HasSubstr("--fish"));
-    EXPECT_EQ(app("--sweep 10,x --csv " + path("s.csv")), 2);
-    EXPECT_THAT(err_, ::testing::HasSubstr("--sweep"));
-    EXPECT_EQ(app("--sweep 10,,20 --csv " + path("s.csv")), 2);
-    EXPECT_THAT(err_, ::testing::HasSubstr("empty item"));
-    EXPECT_EQ(app("--frames 1 --csv " + path("s.csv")), 2);
-    EXPECT_THAT(err_, ::testing::HasSubstr("--csv"));
-    EXPECT_EQ(app("--sweep 10 --frames 5 --csv " + path("s.csv")), 2);
-    EXPECT_THAT(err_, ::testing::HasSubstr("--frames"));
-    EXPECT_EQ(app("--sweep 10 --switch-every 5 --csv " + path("s.csv")), 2);
-    EXPECT_THAT(err_, ::testing::HasSubstr("--switch-every"));
-    EXPECT_EQ(app("--sweep 10 --paused --csv " + path("s.csv")), 2);
-    EXPECT_THAT(err_, ::testing::HasSubstr("--paused"));
-    EXPECT_EQ(app("--frames 1 --screenshot " + path("no-such-folder/a.png")), 2);
-    EXPECT_THAT(err_, ::testing::HasSubstr("no-such-folder"));
-    EXPECT_EQ(app("--sweep 10 --sweep-backends cpu,cuda --csv " + path("s.csv")), 2);
-    EXPECT_THAT(err_, ::testing::HasSubstr("--sweep-backends: 'cuda'"));
-    EXPECT_EQ(app("--frames 1 --switch-every 0"), 2);
-    EXPECT_THAT(err_, ::testing::HasSubstr("--switch-every"));
-    EXPECT_EQ(app("--frames 1 --fish 10 --state-in " + path("s.csv")), 2);
-    EXPECT_THAT(err_, ::testing::HasSubstr("--state-in"));
-    EXPECT_EQ(app("--frames 1 --state-in " + path("missing.csv")), 2);
-    EXPECT_THAT(err_, ::testing::HasSubstr("missing.csv"));
+    const std::string csv = " --csv " + path("s.csv");
+    struct Case {
+        std::string args;
+        std::string mustSay;
+    };
+    const Case cases[] = {
+        {"--backend quantum --frames 1", "--backend"},
+        {"--fish -5 --frames 1", "--fish"},
+        {"--sweep 10,x" + csv, "--sweep"},
+        {"--sweep 10,,20" + csv, "empty item"},
+        {"--frames 1" + csv, "--csv"},
+        {"--sweep 10 --frames 5" + csv, "--frames"},
+        {"--sweep 10 --switch-every 5" + csv, "--switch-every"},
+        {"--sweep 10 --paused" + csv, "--paused"},
+        {"--sweep 10 --sweep-backends cpu,cuda" + csv, "--sweep-backends: 'cuda'"},
+        {"--frames 1 --screenshot " + path("no-such-folder/a.png"), "no-such-folder"},
+        {"--frames 1 --switch-every 0", "--switch-every"},
+        {"--frames 1 --fish 10 --state-in " + path("s.csv"), "--state-in"},
+        {"--frames 1 --state-in " + path("missing.csv"), "missing.csv"},
+    };
+    for (const Case& c : cases) {
+        EXPECT_EQ(app(c.args), 2) << c.args;
+        EXPECT_THAT(err_, ::testing::HasSubstr(c.mustSay)) << c.args;
+    }
     EXPECT_EQ(app("--frames 1", /*withDisplay=*/false), 2);
     EXPECT_THAT(err_, ::testing::HasSubstr("display"));
     EXPECT_FALSE(fs::exists(path("s.csv")));
