@@ -452,18 +452,10 @@ int runApp(const AppOptions& options) {
     gpu::enableGlDebugOutput();
 
     const BackendKind kind = options.backend.value_or(BackendKind::Tbb);
-    // With a state file the school is the file's: no school of the config's size is made first.
-    if (startSchool) params.fishCount = static_cast<std::int64_t>(startSchool->size());
-    auto sim = SimulationController::create(params, kind);
+    auto sim = SimulationController::create(params, kind, startSchool ? &*startSchool : nullptr);
     if (!sim) {
         std::cerr << "error: " << sim.error() << "\n";
         return kBadInput;
-    }
-    if (startSchool) {
-        if (auto ok = (*sim)->replaceSchool(*startSchool); !ok) {
-            std::cerr << "error: " << ok.error() << "\n";
-            return kBadInput;
-        }
     }
     (*sim)->paused = options.startPaused;
     auto renderer = render::SceneRenderer::create();

@@ -21,8 +21,10 @@ Result<void> SimulationController::checkInteractive(const SimParams& params, Bac
     return {};
 }
 
-Result<std::unique_ptr<SimulationController>> SimulationController::create(const SimParams& params,
-                                                                           BackendKind kind) {
+Result<std::unique_ptr<SimulationController>> SimulationController::create(
+    const SimParams& requested, BackendKind kind, const School* startSchool) {
+    SimParams params = requested;
+    if (startSchool) params.fishCount = static_cast<std::int64_t>(startSchool->size());
     if (auto ok = validate(params); !ok) return fail(ok.error());
     if (auto ok = checkInteractive(params, kind); !ok) return fail(ok.error());
     auto backend = createBackend(kind, params);
@@ -30,7 +32,8 @@ Result<std::unique_ptr<SimulationController>> SimulationController::create(const
     auto controller = std::unique_ptr<SimulationController>(new SimulationController);
     controller->params_ = params;
     controller->backend_ = std::move(*backend);
-    if (auto ok = controller->backend_->upload(makeInitialSchool(params)); !ok)
+    const School school = startSchool ? School{} : makeInitialSchool(params);
+    if (auto ok = controller->backend_->upload(startSchool ? *startSchool : school); !ok)
         return fail(ok.error());
     return controller;
 }

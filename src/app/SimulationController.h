@@ -18,9 +18,10 @@ namespace fishschool::app {
 /// only a current GL context for the gpu backend, so tests can drive it.
 class SimulationController {
   public:
-    /// Starts with `params` (valid) and a fresh school on `kind`; fails if the backend cannot run.
-    static Result<std::unique_ptr<SimulationController>> create(const SimParams& params,
-                                                                BackendKind kind);
+    /// Starts with `params` (valid) on `kind`, with `startSchool` (a loaded state file: its size
+    /// replaces params.fishCount) or else a fresh school; fails if the backend cannot run it.
+    static Result<std::unique_ptr<SimulationController>> create(
+        const SimParams& params, BackendKind kind, const School* startSchool = nullptr);
 
     const SimParams& params() const { return params_; }
     Backend& backend() { return *backend_; }

@@ -163,6 +163,18 @@ TEST_F(Controller, AllPairsOnTheGpuHasItsOwnLimit) {
     EXPECT_TRUE(SimulationController::checkInteractive(p, BackendKind::Gpu));
 }
 
+TEST_F(Controller, ItCanStartFromALoadedSchoolOfItsOwnSize) {
+    SimParams p;
+    p.fishCount = 700;
+    p.seed = 5;
+    const School loaded = makeInitialSchool(p);
+    SimParams config;  // 2,000 fish: the file's 700 win
+    auto sim = SimulationController::create(config, BackendKind::Tbb, &loaded);
+    ASSERT_TRUE(sim) << sim.error();
+    EXPECT_EQ((*sim)->params().fishCount, 700);
+    EXPECT_EQ((*sim)->backend().download(), loaded);
+}
+
 TEST_F(Controller, ALoadedSchoolReplacesTheRunningOneWhateverItsSize) {
     auto sim = make(500);
     ASSERT_TRUE(sim);
