@@ -1,9 +1,11 @@
-// The data shared with C++: the structs and binding points of gpu_layout.h, and the blocks that
-// hold them.
+// The data shared with C++: the step's parameters (step_params.h), the fish and binding points
+// (gpu_layout.h), and the blocks that hold them under the names step_rule.h reads.
 
+#include "step_params.h"
 #include "gpu_layout.h"
 
 layout(std140, binding = 0) uniform StepParams { StepParamsData params; };
 
 layout(std430, binding = 1) buffer FishBuffer { Fish fish[]; };
 layout(std430, binding = 2) readonly buffer RockBuffer { vec4 rocks[]; };  // xyz centre, w radius
+layout(std430, binding = 9) readonly buffer FlowField { vec4 flow[]; };    // a direction per node

@@ -1,8 +1,8 @@
 // The data the GL compute backend shares with its shaders, defined once, in the subset of C++
-// and GLSL that both read the same way. GLSL includes it from fish_layout.glsl; C++ from
-// src/gpu/GpuLayout.h, inside a namespace that first names vec3, vec4, uvec4 and uint, and
-// whose static_asserts check the std430 and std140 offsets. No include guard: C++ must include
-// it inside that namespace, once.
+// and GLSL that both read the same way (the step's parameters are in step_params.h). GLSL
+// includes it from fish_layout.glsl; C++ from src/gpu/GpuLayout.h, inside the namespace
+// fishschool::glsl that names the GLSL types, whose static_asserts check the std430 offsets.
+// No include guard: C++ must include it inside that namespace, once.
 
 // One fish in the 2N storage buffer (std430: a vec3 followed by a 4-byte member shares its
 // 16-byte slot).
@@ -13,21 +13,6 @@ struct Fish {
     float padding0;
     vec3 acceleration;  // m/s^2
     float padding1;
-};
-
-// The step's parameters: the one member of the std140 uniform block StepParams.
-struct StepParamsData {
-    vec4 radiiSquared;  // cohesion, separation, alignment; w: cos(viewAngle / 2)
-    vec4 weights;       // kCohesion, kSeparation, kAlignment; w: 1 when seeing all around
-    vec4 limits;        // maxAcceleration, maxVelocity, dt, lockVerticalSteering (0 or 1)
-    vec4 bounds;        // xyz half extents of the tank
-    vec4 gridOrigin;    // xyz origin of the grid, w cell size
-    uvec4 gridDims;     // xyz cells per axis, w cells searched on each side (reach)
-    uvec4 counts;       // fish, rocks, first fish read, first fish written
-    vec4 target;        // xyz the point the school seeks, w kTarget (0: off)
-    vec4 avoidance;     // x kAvoidance (0: off), y avoidanceDistance
-    vec4 flowOrigin;    // xyz the flow field's first node, w node spacing (0: seek straight)
-    uvec4 flowDims;     // xyz nodes per axis
 };
 
 // Binding points. The shaders' layout(binding = ...) qualifiers repeat them as literals (GLSL

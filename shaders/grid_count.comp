@@ -3,7 +3,7 @@
 layout(local_size_x = WORKGROUP_SIZE) in;
 
 #include "fish_layout.glsl"
-#include "step_rule.glsl"
+#include "grid.glsl"
 
 layout(std430, binding = 3) buffer CellCounts { uint cellCounts[]; };
 layout(std430, binding = 5) writeonly buffer FishCells { uvec2 fishCells[]; };

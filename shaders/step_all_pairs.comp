@@ -1,14 +1,17 @@
 #version 430
 // One step, all-pairs, with the classic N-body tiling: each workgroup loads a tile of fish into
 // shared memory, then every invocation reads the whole tile from there.
-// WORKGROUP_SIZE is defined by the backend.
+// WORKGROUP_SIZE and STEP_FEATURES are defined by the backend.
 layout(local_size_x = WORKGROUP_SIZE) in;
 
 #include "fish_layout.glsl"
-#include "step_rule.glsl"
+#include "step_rule.h"
 
 shared vec4 tilePosition[WORKGROUP_SIZE];
 shared vec4 tileVelocity[WORKGROUP_SIZE];
+
+#define NEIGHBOR_VELOCITY(k) tileVelocity[k].xyz
+#include "neighbor_sums.glsl"
 
 void main() {
     uint i = gl_GlobalInvocationID.x;
@@ -16,7 +19,8 @@ void main() {
     uint src = params.counts.z;
     bool inRange = i < n;
     Fish self = fish[src + min(i, n - 1u)];
-    vec3 heading = normalizeOrZero(self.velocity);  // the field of view is centred on it
+    vec3 heading = vec3(0.0);  // the field of view is centred on it
+    if (STEP_HAS(kFeatureFieldOfView)) heading = normalizeOrZero(self.velocity);
     NeighborSums sums = emptySums();
 
     for (uint tileStart = 0u; tileStart < n; tileStart += WORKGROUP_SIZE) {
@@ -28,10 +32,14 @@ void main() {
         barrier();
         uint tileCount = min(uint(WORKGROUP_SIZE), n - tileStart);
         for (uint k = 0u; k < tileCount; ++k) {
-            if (tileStart + k != i)
-                accumulateNeighbor(self.position, heading, tilePosition[k].xyz, tileVelocity[k].xyz, sums);
+            vec3 pj = tilePosition[k].xyz;
+            vec3 d = pj - self.position;
+            if (tileStart + k != i) addNeighbor(heading, pj, d, dot(d, d), k, sums);
         }
         barrier();
     }
-    if (inRange) fish[params.counts.w + i] = integrateFish(self, sums);
+    if (inRange) {
+        FishUpdate next = integrateFish(self.position, self.velocity, sums);
+        fish[params.counts.w + i] = Fish(next.position, self.id, next.velocity, 0.0, next.acceleration, 0.0);
+    }
 }

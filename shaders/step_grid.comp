@@ -1,20 +1,25 @@
 #version 430
 // One step with the grid: the fish were sorted by cell into the half read here; each fish visits
 // the rows of cells within `reach` of its own, each row one contiguous run of fish.
+// WORKGROUP_SIZE and STEP_FEATURES are defined by the backend.
 layout(local_size_x = WORKGROUP_SIZE) in;
 
 #include "fish_layout.glsl"
-#include "step_rule.glsl"
+#include "step_rule.h"
+#include "grid.glsl"
 
 layout(std430, binding = 4) readonly buffer CellStarts { uint cellStarts[]; };
 layout(std430, binding = 7) readonly buffer SortedPositions { vec4 sortedPositions[]; };
 
+#define NEIGHBOR_VELOCITY(j) fish[params.counts.z + (j)].velocity
+#include "neighbor_sums.glsl"
+
 void main() {
     uint i = gl_GlobalInvocationID.x;
     if (i >= params.counts.x) return;
-    uint src = params.counts.z;
-    Fish self = fish[src + i];
-    vec3 heading = normalizeOrZero(self.velocity);  // the field of view is centred on it
+    Fish self = fish[params.counts.z + i];
+    vec3 heading = vec3(0.0);  // the field of view is centred on it
+    if (STEP_HAS(kFeatureFieldOfView)) heading = normalizeOrZero(self.velocity);
     NeighborSums sums = emptySums();
     ivec3 cell = ivec3(cellOf(self.position));
     ivec3 dims = ivec3(params.gridDims.xyz);
@@ -27,22 +32,10 @@ void main() {
             for (uint j = first; j < last; ++j) {
                 vec3 pj = sortedPositions[j].xyz;
                 vec3 d = pj - self.position;
-                float d2 = dot(d, d);
-                if (j == i || !inView(heading, d, d2)) continue;
-                if (d2 < params.radiiSquared.x) {
-                    sums.cohesion += pj;
-                    sums.cohesionCount++;
-                }
-                if (d2 < params.radiiSquared.y) {
-                    sums.separation += d;
-                    sums.separationCount++;
-                }
-                if (d2 < params.radiiSquared.z) {
-                    sums.alignment += fish[src + j].velocity;
-                    sums.alignmentCount++;
-                }
+                if (j != i) addNeighbor(heading, pj, d, dot(d, d), j, sums);
             }
         }
     }
-    fish[params.counts.w + i] = integrateFish(self, sums);
+    FishUpdate next = integrateFish(self.position, self.velocity, sums);
+    fish[params.counts.w + i] = Fish(next.position, self.id, next.velocity, 0.0, next.acceleration, 0.0);
 }

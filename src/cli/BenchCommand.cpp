@@ -76,8 +76,8 @@ void addBenchCommand(CLI::App& app, BenchOptions& o) {
                     "Comma-separated searches: all-pairs, grid (default: the config's)")
         ->check(nonEmpty());
     cmd->add_option("--density", o.density,
-                    "tank: the config's tank for every count (as the article); fixed: the tank "
-                    "scales with the count to keep the default scene's density")
+                    "tank: the config's tank for every count (as the article); fixed: the "
+                    "config's tank, rocks and target scale with the count to keep its density")
         ->default_val("tank");
     cmd->add_option("--steps", o.steps, "Timed steps per case (>= 1)")->required();
     cmd->add_option("--warmup", o.warmup, "Untimed steps first, to let the school form (>= 0)")
@@ -133,7 +133,7 @@ int runBench(const BenchOptions& o) {
 
     // Check every scene before the first long run.
     auto sceneFor = [&](std::int64_t n, NeighborSearch search) {
-        SimParams p = o.density == "fixed" ? fixedDensityParams(n) : base;
+        SimParams p = o.density == "fixed" ? fixedDensityParams(n, base) : base;
         p.fishCount = n;
         p.neighborSearch = search;
         return p;

@@ -1,9 +1,11 @@
 #include "CpuSolver.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <numeric>
+#include <utility>
 
 namespace fishschool {
 namespace {
@@ -36,18 +38,34 @@ inline bool none(Ints mask) {
     return any == 0;
 }
 
-/// Accumulates fish [begin, end) into the neighbour sums of fish `self`.
+/// The step's radii and view cone, in the form the lanes compare against.
+struct SearchConstants {
+    float cohesionRadius2 = 0.0f, separationRadius2 = 0.0f, alignmentRadius2 = 0.0f;
+    float maxRadius2 = 0.0f;
+    float viewCos = -1.0f;
+
+    explicit SearchConstants(const StepParamsData& p)
+        : cohesionRadius2(p.radiiSquared.x),
+          separationRadius2(p.radiiSquared.y),
+          alignmentRadius2(p.radiiSquared.z),
+          maxRadius2(std::max({p.radiiSquared.x, p.radiiSquared.y, p.radiiSquared.z})),
+          viewCos(p.radiiSquared.w) {}
+};
+
+/// Accumulates fish [begin, end) into the neighbour sums of fish `self`. With kFieldOfView
+/// false the view test is not compiled in at all.
+template <bool kFieldOfView>
 struct RangeAccumulator {
-    float maxRadius2 = 0.0f;     ///< the largest squared radius
     bool skipFarBlocks = false;  ///< test whole blocks against maxRadius2 first
-    bool seesAllAround = true;   ///< no field-of-view test
+    bool seesAllAround = true;   ///< this fish stands still: no view test
     glm::vec3 heading{0.0f};     ///< unit heading of the fish, for the field of view
     Floats cx{}, cy{}, cz{}, sx{}, sy{}, sz{}, ax{}, ay{}, az{};
     Ints nc{}, ns{}, na{};
 
-    void add(const StepConstants& c, const float* px, const float* py, const float* pz,
-             const float* vx, const float* vy, const float* vz, std::size_t begin, std::size_t end,
-             std::size_t self, float pix, float piy, float piz) {
+    [[gnu::always_inline]] void add(const SearchConstants& c, const float* px, const float* py,
+                                    const float* pz, const float* vx, const float* vy,
+                                    const float* vz, std::size_t begin, std::size_t end,
+                                    std::size_t self, float pix, float piy, float piz) {
         const Ints laneOffsets = {0, 1, 2, 3, 4, 5, 6, 7};
         const auto selfIndex = static_cast<std::int32_t>(self);
         std::size_t j = begin;
@@ -67,23 +85,26 @@ struct RangeAccumulator {
         }
     }
 
-    inline void accumulateBlock(const StepConstants& c, const float* px, const float* py,
-                                const float* pz, const float* vx, const float* vy, const float* vz,
-                                std::size_t j, Ints use, float pix, float piy, float piz) {
+    [[gnu::always_inline]] void accumulateBlock(const SearchConstants& c, const float* px,
+                                                const float* py, const float* pz, const float* vx,
+                                                const float* vy, const float* vz, std::size_t j,
+                                                Ints use, float pix, float piy, float piz) {
         const Floats dx = load(px + j) - pix, dy = load(py + j) - piy, dz = load(pz + j) - piz;
         const Floats d2 = dx * dx + dy * dy + dz * dz;
         // In an all-pairs sweep most blocks lie outside every radius: skipping one with none
         // inside changes no bit (it would add zeros). In the grid's short runs most blocks hold
         // a neighbour, and the branch costs more than it saves (measured: 4.6 -> 7.6 ms at
         // 20,000 fish), so there it is off.
-        if (skipFarBlocks && none((d2 < maxRadius2) & use)) return;
-        if (!seesAllAround) {
-            // StepRule.h's inView, eight lanes at a time.
-            const Floats along = heading.x * dx + heading.y * dy + heading.z * dz;
-            const Floats bound = (c.viewCos * c.viewCos) * d2;
-            const Ints ahead = along >= 0.0f;
-            use &= c.viewCos >= 0.0f ? (ahead & (along * along >= bound))
-                                     : (ahead | (along * along <= bound));
+        if (skipFarBlocks && none((d2 < c.maxRadius2) & use)) return;
+        if constexpr (kFieldOfView) {
+            if (!seesAllAround) {
+                // step_rule.h's inView, eight lanes at a time.
+                const Floats along = heading.x * dx + heading.y * dy + heading.z * dz;
+                const Floats bound = (c.viewCos * c.viewCos) * d2;
+                const Ints ahead = along >= 0.0f;
+                use &= c.viewCos >= 0.0f ? (ahead & (along * along >= bound))
+                                         : (ahead | (along * along <= bound));
+            }
         }
         const Ints inC = (d2 < c.cohesionRadius2) & use;
         const Ints inS = (d2 < c.separationRadius2) & use;
@@ -103,14 +124,14 @@ struct RangeAccumulator {
     }
 
     NeighborSums sums() const {
-        NeighborSums s;
+        NeighborSums s{};
         for (int l = 0; l < kLanes; ++l) {
             s.cohesion += glm::vec3(cx[l], cy[l], cz[l]);
             s.separation += glm::vec3(sx[l], sy[l], sz[l]);
             s.alignment += glm::vec3(ax[l], ay[l], az[l]);
-            s.cohesionCount += nc[l];
-            s.separationCount += ns[l];
-            s.alignmentCount += na[l];
+            s.cohesionCount += static_cast<std::uint32_t>(nc[l]);
+            s.separationCount += static_cast<std::uint32_t>(ns[l]);
+            s.alignmentCount += static_cast<std::uint32_t>(na[l]);
         }
         return s;
     }
@@ -133,9 +154,10 @@ CpuSolver::CpuSolver(ParallelFor parallelFor) : parallelFor_(std::move(parallelF
 
 void CpuSolver::setParams(const SimParams& params) {
     params_ = params;
-    constants_ = StepConstants::from(params_);
     flow_ = FlowField::forParams(params_, std::move(flow_));
-    constants_.flow = flow_.get();
+    stepParams_ = makeStepParams(params_, flow_.get());
+    rocks_ = packRocks(params_);
+    features_ = stepFeatures(params_);
 }
 
 void CpuSolver::upload(std::span<const Fish> school) {
@@ -166,8 +188,17 @@ void CpuSolver::step() {
     if (n == 0) return;
     const bool useGrid = usesGrid();
     if (useGrid) buildGrid(/*keepAccelerations=*/false);
-    parallelFor_(n, useGrid ? kGridGrain : kAllPairsGrain,
-                 [&](std::size_t begin, std::size_t end) { stepRange(begin, end, useGrid); });
+    // One instance of the step per set of behaviours: those that are off are not compiled in.
+    using StepRange = void (CpuSolver::*)(std::size_t, std::size_t, bool);
+    static constexpr auto kStepRanges = []<std::size_t... F>(std::index_sequence<F...>) {
+        return std::array<StepRange, sizeof...(F)>{
+            &CpuSolver::stepRange<static_cast<std::uint32_t>(F)>...};
+    }
+    (std::make_index_sequence<glsl::kFeatureSetCount>{});
+    const StepRange stepRange = kStepRanges[features_];
+    parallelFor_(n, useGrid ? kGridGrain : kAllPairsGrain, [&](std::size_t begin, std::size_t end) {
+        (this->*stepRange)(begin, end, useGrid);
+    });
     std::swap(current_, next_);
 }
 
@@ -237,7 +268,8 @@ bool CpuSolver::usesGrid() const {
 }
 
 template <class Visit>
-void CpuSolver::forCandidateRanges(std::size_t i, bool useGrid, Visit&& visit) const {
+[[gnu::always_inline]] inline void CpuSolver::forCandidateRanges(std::size_t i, bool useGrid,
+                                                                 Visit&& visit) const {
     if (!useGrid) {
         if (maxRadius(params_) > 0.0f) visit(std::size_t{0}, size());
         return;
@@ -274,9 +306,11 @@ std::vector<std::uint32_t> CpuSolver::neighborsOf(std::uint32_t uploadIndex, flo
     return found;
 }
 
+template <std::uint32_t kFeatures>
 void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid) {
-    const StepConstants& c = constants_;
-    const float maxRadius2 = std::max({c.cohesionRadius2, c.separationRadius2, c.alignmentRadius2});
+    constexpr bool kFieldOfView = (kFeatures & glsl::kFeatureFieldOfView) != 0u;
+    const SearchConstants search(stepParams_);
+    StepRule<kFeatures> rule(stepParams_, rocks_.data(), flow_ ? flow_->nodes().data() : nullptr);
     const float* px = current_.px.data();
     const float* py = current_.py.data();
     const float* pz = current_.pz.data();
@@ -287,15 +321,18 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid) {
     for (std::size_t i = begin; i < end; ++i) {
         const glm::vec3 p(px[i], py[i], pz[i]);
         const glm::vec3 v(vx[i], vy[i], vz[i]);
-        RangeAccumulator acc;
-        acc.maxRadius2 = maxRadius2;
+        RangeAccumulator<kFieldOfView> acc;
         acc.skipFarBlocks = !useGrid;
-        acc.heading = headingOf(v);
-        acc.seesAllAround = c.seesAllAround || acc.heading == glm::vec3(0.0f);
-        forCandidateRanges(i, useGrid, [&](std::size_t first, std::size_t last) {
-            acc.add(c, px, py, pz, vx, vy, vz, first, last, i, p.x, p.y, p.z);
-        });
-        const FishUpdate u = integrateFish(c, p, v, acc.sums());
+        if constexpr (kFieldOfView) {
+            acc.heading = rule.normalizeOrZero(v);
+            acc.seesAllAround = acc.heading == glm::vec3(0.0f);
+        }
+        // Inlined whole, so that the accumulators stay in registers across the rows.
+        forCandidateRanges(
+            i, useGrid, [&](std::size_t first, std::size_t last) __attribute__((always_inline)) {
+                acc.add(search, px, py, pz, vx, vy, vz, first, last, i, p.x, p.y, p.z);
+            });
+        const FishUpdate u = rule.integrateFish(p, v, acc.sums());
         next_.store(i, u.position, u.velocity, u.acceleration);
     }
 }

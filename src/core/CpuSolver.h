@@ -9,6 +9,7 @@
 
 #include "Backend.h"
 #include "Fish.h"
+#include "FlowField.h"
 #include "GridShape.h"
 #include "SimParams.h"
 #include "StepRule.h"
@@ -62,6 +63,8 @@ class CpuSolver {
     /// Sorts current_ by cell. The accelerations are reordered only when `keepAccelerations`:
     /// a step rewrites every one of them anyway.
     void buildGrid(bool keepAccelerations);
+    /// The step of slots [begin, end) with the behaviours `kFeatures` (kFeature* bits) compiled in.
+    template <std::uint32_t kFeatures>
     void stepRange(std::size_t begin, std::size_t end, bool useGrid);
     /// Calls visit(first, last) for the ranges of slots that may hold neighbours of slot i.
     template <class Visit>
@@ -69,8 +72,10 @@ class CpuSolver {
 
     ParallelFor parallelFor_;
     SimParams params_;
-    StepConstants constants_;
     std::shared_ptr<const FlowField> flow_;  ///< when seeking along a flow field
+    StepParamsData stepParams_{};            ///< params_ as the step rule reads them
+    std::vector<glm::vec4> rocks_;           ///< params_.rocks as the step rule reads them
+    std::uint32_t features_ = 0;             ///< the behaviours of params_ that are on
 
     Arrays current_, next_;
     std::vector<std::uint32_t> ids_, nextIds_;  ///< upload index of the fish in each slot

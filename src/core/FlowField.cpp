@@ -28,7 +28,7 @@ bool insideAnyRock(const glm::vec3& x, const std::vector<Rock>& rocks, const Roc
 /// Whether the straight way from `a` to `b` passes through no rock.
 bool clearLine(const glm::vec3& a, const glm::vec3& b, const std::vector<Rock>& rocks) {
     return std::none_of(rocks.begin(), rocks.end(), [&](const Rock& rock) {
-        return segmentEntersSphere(a, b, rock.center, rock.radius);
+        return geometry().segmentEntersSphere(a, b, rock.center, rock.radius);
     });
 }
 
@@ -124,10 +124,10 @@ std::shared_ptr<const FlowField> FlowField::build(const SimParams& params) {
         const Rock* rock = nullptr;
         if (insideAnyRock(here, params.rocks, &rock)) {
             // Out of the rock, the quickest way back to water.
-            direction = normalizeOrZero(here - rock->center);
+            direction = geometry().normalizeOrZero(here - rock->center);
         } else if (distance[n] == kUnreached || clearLine(here, params.target, params.rocks)) {
             // In sight of the target, or cut off from it: straight at it.
-            direction = normalizeOrZero(params.target - here);
+            direction = geometry().normalizeOrZero(params.target - here);
         } else {
             // Toward the neighbour nearest the target by water (the first of equals).
             const int x = static_cast<int>(n % dims.x);
@@ -148,7 +148,7 @@ std::shared_ptr<const FlowField> FlowField::build(const SimParams& params) {
                             next = m;
                         }
                     }
-            direction = normalizeOrZero(position(next) - here);
+            direction = geometry().normalizeOrZero(position(next) - here);
         }
         f.nodes_[n] = glm::vec4(direction, 0.0f);
     }
@@ -167,24 +167,12 @@ bool FlowField::matches(const SimParams& params) const {
 }
 
 glm::vec3 FlowField::sample(const glm::vec3& p) const {
-    // The same operations, in the same order, as sampleFlow in shaders/step_rule.glsl.
-    const glm::vec3 highest = glm::vec3(dims_) - 1.0f;
-    const glm::vec3 f = glm::clamp((p - origin_) / spacing_, glm::vec3(0.0f), highest);
-    const glm::vec3 low = glm::min(glm::floor(f), highest - 1.0f);
-    const glm::vec3 t = f - low;
-    const glm::ivec3 i(low);
-    auto node = [&](int dx, int dy, int dz) {
-        const std::size_t n =
-            static_cast<std::size_t>(i.x + dx) +
-            static_cast<std::size_t>(dims_.x) * (static_cast<std::size_t>(i.y + dy) +
-                                                 static_cast<std::size_t>(dims_.y) * (i.z + dz));
-        return glm::vec3(nodes_[n]);
-    };
-    const glm::vec3 x00 = glm::mix(node(0, 0, 0), node(1, 0, 0), t.x);
-    const glm::vec3 x10 = glm::mix(node(0, 1, 0), node(1, 1, 0), t.x);
-    const glm::vec3 x01 = glm::mix(node(0, 0, 1), node(1, 0, 1), t.x);
-    const glm::vec3 x11 = glm::mix(node(0, 1, 1), node(1, 1, 1), t.x);
-    return glm::mix(glm::mix(x00, x10, t.y), glm::mix(x01, x11, t.y), t.z);
+    // The step's own sampling (shaders/step_rule.h), so the CPU and the GPU blend alike.
+    StepParamsData params{};
+    params.flowOrigin = glm::vec4(origin_, spacing_);
+    params.flowDims = glm::uvec4(glm::uvec3(dims_), 0u);
+    StepRule<glsl::kFeatureFlowField> rule(params, nullptr, nodes_.data());
+    return rule.sampleFlow(p);
 }
 
 }  // namespace fishschool

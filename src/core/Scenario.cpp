@@ -117,14 +117,14 @@ std::size_t moveIntoScene(School& school, const SimParams& params) {
     return moved;
 }
 
-SimParams fixedDensityParams(std::int64_t fishCount) {
-    const SimParams base;
+SimParams fixedDensityParams(std::int64_t fishCount, const SimParams& base) {
     const double ratio = static_cast<double>(std::max<std::int64_t>(fishCount, 1)) /
-                         static_cast<double>(base.fishCount);
+                         static_cast<double>(std::max<std::int64_t>(base.fishCount, 1));
     const float scale = static_cast<float>(std::max(std::cbrt(ratio), 0.05));
     SimParams params = base;
     params.fishCount = fishCount;
     params.bounds = base.bounds * scale;
+    params.target = base.target * scale;
     params.rocks.clear();
     for (const Rock& rock : base.rocks) {
         SimParams candidate = params;

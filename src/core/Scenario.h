@@ -34,9 +34,11 @@ std::size_t moveIntoScene(School& school, const SimParams& params);
 /// True when the fish lies inside the closed tank and outside every rock.
 bool isInScene(const glm::vec3& position, const SimParams& params);
 
-/// The default parameters with the tank (and the rocks with it) scaled so that the mean number
-/// of fish per unit volume equals that of the default 2,000-fish scene.
-SimParams fixedDensityParams(std::int64_t fishCount);
+/// `base` (the defaults unless given) with `fishCount` fish and the tank, the rocks and the target
+/// scaled so that the mean number of fish per unit volume stays that of `base` with its own
+/// fishCount (for the defaults: the 2,000-fish scene). A rock that the scaled tank cannot hold
+/// with its gap to the walls is left out.
+SimParams fixedDensityParams(std::int64_t fishCount, const SimParams& base = SimParams{});
 
 /// A named starting point for the panel's preset menu.
 struct Preset {

@@ -1,11 +1,11 @@
 #include "GpuBackend.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "ShaderFiles.h"
 #include "core/GridShape.h"
-#include "core/StepRule.h"
 
 namespace fishschool::gpu {
 namespace {
@@ -57,18 +57,11 @@ Result<std::unique_ptr<GpuBackend>> GpuBackend::create(const SimParams& params,
             return fail(ok.error());
     }
 
+    backend->overrides_ = overrides;
     const std::string defines = workgroupDefine(kWorkgroupSize);
     auto compile = [&](const char* file, const std::string& extra = "") -> Result<GlProgram> {
         return GlProgram::fromFiles({{GL_COMPUTE_SHADER, file}}, defines + extra);
     };
-    Result<GlProgram> allPairs = [&]() -> Result<GlProgram> {
-        if (overrides.allPairsSource.empty()) return compile("step_all_pairs.comp");
-        return GlProgram::fromSources(
-            {{GL_COMPUTE_SHADER, "step_all_pairs.comp (override)", overrides.allPairsSource}});
-    }();
-    if (!allPairs) return fail(allPairs.error());
-    backend->allPairs_ = std::move(*allPairs);
-
     struct Named {
         GlProgram* program;
         const char* file;
@@ -81,7 +74,6 @@ Result<std::unique_ptr<GpuBackend>> GpuBackend::create(const SimParams& params,
         {&backend->gridScanSums_, "grid_scan.comp", "#define SCAN_PASS 1\n"},
         {&backend->gridScanAdd_, "grid_scan.comp", "#define SCAN_PASS 2\n"},
         {&backend->gridScatter_, "grid_scatter.comp", ""},
-        {&backend->gridStep_, "step_grid.comp", ""},
     };
     for (const Named& named : programs) {
         auto program = compile(named.file, named.extra);
@@ -91,6 +83,8 @@ Result<std::unique_ptr<GpuBackend>> GpuBackend::create(const SimParams& params,
 
     backend->paramsBuffer_ =
         GlBuffer::create(sizeof(GpuStepParams), nullptr, GL_DYNAMIC_STORAGE_BIT);
+    if (auto programs = backend->stepProgramsFor(stepFeatures(params)); !programs)
+        return fail(programs.error());
     backend->setParams(params);
     if (auto ok = checkGlErrors("GpuBackend::create"); !ok) return fail(ok.error());
     return backend;
@@ -98,8 +92,7 @@ Result<std::unique_ptr<GpuBackend>> GpuBackend::create(const SimParams& params,
 
 void GpuBackend::setParams(const SimParams& params) {
     params_ = params;
-    std::vector<GpuRock> rocks;
-    for (const Rock& rock : params.rocks) rocks.emplace_back(rock.center, rock.radius);
+    std::vector<GpuRock> rocks = packRocks(params);
     if (rocks.empty()) rocks.emplace_back(0.0f);  // a zero-sized buffer cannot be bound
     rockBuffer_ =
         GlBuffer::create(static_cast<GLsizeiptr>(rocks.size() * sizeof(GpuRock)), rocks.data(), 0);
@@ -111,7 +104,38 @@ void GpuBackend::setParams(const SimParams& params) {
         flowBuffer_ = GlBuffer::create(bytes, flow ? flow->nodes().data() : &none, 0);
         flow_ = std::move(flow);
     }
+    stepParams_ = makeStepParams(params, flow_.get());
+    // The step compiled for this set of behaviours: from the cache, or compiled now. Every set
+    // compiles (a test builds them all), so a failure here is the driver's; it is reported, and
+    // the step keeps the programs it had.
+    auto programs = stepProgramsFor(stepFeatures(params));
+    if (programs)
+        stepPrograms_ = *programs;
+    else
+        std::fprintf(stderr, "gpu: %s\n", programs.error().c_str());
     checkGlErrors("GpuBackend::setParams");
+}
+
+Result<const GpuBackend::StepPrograms*> GpuBackend::stepProgramsFor(std::uint32_t features) {
+    auto cached = stepProgramCache_.find(features);
+    if (cached != stepProgramCache_.end()) return &cached->second;
+    const std::string defines = workgroupDefine(kWorkgroupSize) + "#define STEP_FEATURES " +
+                                std::to_string(features) + "u\n";
+    StepPrograms programs;
+    if (overrides_.allPairsSource.empty()) {
+        auto allPairs = GlProgram::fromFiles({{GL_COMPUTE_SHADER, "step_all_pairs.comp"}}, defines);
+        if (!allPairs) return fail(allPairs.error());
+        programs.allPairs = std::move(*allPairs);
+    } else {
+        auto allPairs = GlProgram::fromSources(
+            {{GL_COMPUTE_SHADER, "step_all_pairs.comp (override)", overrides_.allPairsSource}});
+        if (!allPairs) return fail(allPairs.error());
+        programs.allPairs = std::move(*allPairs);
+    }
+    auto grid = GlProgram::fromFiles({{GL_COMPUTE_SHADER, "step_grid.comp"}}, defines);
+    if (!grid) return fail(grid.error());
+    programs.grid = std::move(*grid);
+    return &stepProgramCache_.emplace(features, std::move(programs)).first->second;
 }
 
 Result<void> GpuBackend::checkStorageFits(std::size_t fishCount) const {
@@ -179,28 +203,13 @@ School GpuBackend::download() {
 
 void GpuBackend::writeStepParams(std::size_t readFirst, std::size_t writeFirst,
                                  const GridShape& grid) {
-    GpuStepParams p{};
-    p.radiiSquared = {params_.rCohesion * params_.rCohesion,
-                      params_.rSeparation * params_.rSeparation,
-                      params_.rAlignment * params_.rAlignment, 0.0f};
-    p.weights = {params_.kCohesion, params_.kSeparation, params_.kAlignment, 0.0f};
-    const StepConstants constants = StepConstants::from(params_);
-    p.radiiSquared.w = constants.viewCos;
-    p.weights.w = constants.seesAllAround ? 1.0f : 0.0f;
-    p.limits = {params_.maxAcceleration, params_.maxVelocity, params_.dt,
-                params_.lockVerticalSteering ? 1.0f : 0.0f};
-    p.bounds = glm::vec4(params_.bounds, 0.0f);
+    GpuStepParams p = stepParams_;
     p.gridOrigin = glm::vec4(glm::vec3(grid.origin), static_cast<float>(grid.cellSize));
     p.gridDims = {static_cast<unsigned>(grid.dimX), static_cast<unsigned>(grid.dimY),
                   static_cast<unsigned>(grid.dimZ), static_cast<unsigned>(grid.reach)};
-    p.counts = {static_cast<unsigned>(fishCount_), static_cast<unsigned>(params_.rocks.size()),
-                static_cast<unsigned>(readFirst), static_cast<unsigned>(writeFirst)};
-    p.target = glm::vec4(params_.target, params_.kTarget);
-    p.avoidance = {params_.kAvoidance, params_.avoidanceDistance, 0.0f, 0.0f};
-    if (flow_) {
-        p.flowOrigin = glm::vec4(flow_->origin(), flow_->spacing());
-        p.flowDims = glm::uvec4(glm::uvec3(flow_->dims()), 0u);
-    }
+    p.counts.x = static_cast<unsigned>(fishCount_);
+    p.counts.z = static_cast<unsigned>(readFirst);
+    p.counts.w = static_cast<unsigned>(writeFirst);
     glNamedBufferSubData(paramsBuffer_.id(), 0, sizeof p, &p);
 }
 
@@ -240,7 +249,7 @@ void GpuBackend::step() {
         params_.neighborSearch == NeighborSearch::Grid && maxRadius(params_) > 0.0f;
     if (!useGrid) {
         writeStepParams(read, other, GridShape{});
-        dispatchOverFish(allPairs_);
+        dispatchOverFish(stepPrograms_->allPairs);
         currentHalf_ = 1 - currentHalf_;
         checkGlErrors("GpuBackend::step (all-pairs)");
         return;
@@ -278,7 +287,7 @@ void GpuBackend::step() {
     dispatchOverFish(gridScatter_);
 
     writeStepParams(other, read, grid);
-    dispatchOverFish(gridStep_);
+    dispatchOverFish(stepPrograms_->grid);
     checkGlErrors("GpuBackend::step (grid)");
 }
 

@@ -2,6 +2,8 @@
 
 #include <glad/gl.h>
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -66,8 +68,19 @@ class GpuBackend final : public Backend {
     GLint64 maxStorageBlockBytes_ = 0;
     std::size_t maxWorkgroups_ = 65535;  ///< GL_MAX_COMPUTE_WORK_GROUP_COUNT along x
 
-    GlProgram copyFish_, allPairs_, gridCount_, gridScanBlocks_, gridScanSums_, gridScanAdd_,
-        gridScatter_, gridStep_;
+    /// The step's two programs, compiled for one set of behaviours (STEP_FEATURES).
+    struct StepPrograms {
+        GlProgram allPairs, grid;
+    };
+    /// The programs for `features`, compiled on first use and kept: switching a behaviour on and
+    /// off again compiles nothing. Fails with the compile log.
+    Result<const StepPrograms*> stepProgramsFor(std::uint32_t features);
+
+    ShaderOverrides overrides_;
+    GlProgram copyFish_, gridCount_, gridScanBlocks_, gridScanSums_, gridScanAdd_, gridScatter_;
+    std::map<std::uint32_t, StepPrograms> stepProgramCache_;
+    const StepPrograms* stepPrograms_ = nullptr;  ///< those of params_, from the cache
+    GpuStepParams stepParams_{};                  ///< params_ as the step reads them
     GlBuffer paramsBuffer_, fishBuffer_, rockBuffer_;
     std::shared_ptr<const FlowField> flow_;  ///< when seeking along a flow field
     GlBuffer flowBuffer_;                    ///< flow_'s nodes, or one zero when there is none

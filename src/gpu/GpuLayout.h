@@ -1,8 +1,9 @@
 #pragma once
 
-// The data the GL compute backend shares with its shaders. It is defined once, in
-// shaders/gpu_layout.h, which GLSL includes too; the static_asserts here pin every offset the
-// shaders rely on (std430 for the fish, std140 for the parameters).
+// The data the GL compute backend shares with its shaders. The fish and the binding points are
+// defined once, in shaders/gpu_layout.h, and the step's parameters in shaders/step_params.h
+// (through core/StepRule.h); GLSL includes both too. The static_asserts here and in StepRule.h
+// pin every offset the shaders rely on (std430 for the fish, std140 for the parameters).
 
 #include <cstddef>
 #include <cstdint>
@@ -10,35 +11,31 @@
 #include <glm/vec3.hpp>
 #include <glm/vec4.hpp>
 
+#include "core/StepRule.h"
+
+namespace fishschool::glsl {
+#include "gpu_layout.h"
+}  // namespace fishschool::glsl
+
 namespace fishschool::gpu {
 
-/// The GLSL names of shaders/gpu_layout.h, so that its text reads as C++ too.
-namespace layout {
-using vec3 = glm::vec3;
-using vec4 = glm::vec4;
-using uvec4 = glm::uvec4;
-using uint = std::uint32_t;
-
-#include "gpu_layout.h"
-}  // namespace layout
-
 /// One fish in the 2N storage buffer.
-using GpuFish = layout::Fish;
+using GpuFish = glsl::Fish;
 /// The step's parameters (the std140 uniform block StepParams).
-using GpuStepParams = layout::StepParamsData;
+using GpuStepParams = glsl::StepParamsData;
 /// A rock: xyz centre, w radius.
 using GpuRock = glm::vec4;
 
-using layout::kBlockSumBinding;
-using layout::kCellCountBinding;
-using layout::kCellStartBinding;
-using layout::kFishBinding;
-using layout::kFishCellBinding;
-using layout::kFlowBinding;
-using layout::kParamsBinding;
-using layout::kRockBinding;
-using layout::kSortedPositionBinding;
-using layout::kStagingBinding;
+using glsl::kBlockSumBinding;
+using glsl::kCellCountBinding;
+using glsl::kCellStartBinding;
+using glsl::kFishBinding;
+using glsl::kFishCellBinding;
+using glsl::kFlowBinding;
+using glsl::kParamsBinding;
+using glsl::kRockBinding;
+using glsl::kSortedPositionBinding;
+using glsl::kStagingBinding;
 
 static_assert(sizeof(GpuFish) == 48, "Fish in gpu_layout.h: std430 size");
 static_assert(offsetof(GpuFish, position) == 0);
@@ -47,19 +44,6 @@ static_assert(offsetof(GpuFish, velocity) == 16);
 static_assert(offsetof(GpuFish, padding0) == 28);
 static_assert(offsetof(GpuFish, acceleration) == 32);
 static_assert(offsetof(GpuFish, padding1) == 44);
-
-static_assert(sizeof(GpuStepParams) == 176, "StepParamsData in gpu_layout.h: std140 size");
-static_assert(offsetof(GpuStepParams, radiiSquared) == 0);
-static_assert(offsetof(GpuStepParams, weights) == 16);
-static_assert(offsetof(GpuStepParams, limits) == 32);
-static_assert(offsetof(GpuStepParams, bounds) == 48);
-static_assert(offsetof(GpuStepParams, gridOrigin) == 64);
-static_assert(offsetof(GpuStepParams, gridDims) == 80);
-static_assert(offsetof(GpuStepParams, counts) == 96);
-static_assert(offsetof(GpuStepParams, target) == 112);
-static_assert(offsetof(GpuStepParams, avoidance) == 128);
-static_assert(offsetof(GpuStepParams, flowOrigin) == 144);
-static_assert(offsetof(GpuStepParams, flowDims) == 160);
 
 static_assert(sizeof(GpuRock) == 16, "RockBuffer in fish_layout.glsl: std430 vec4");
 

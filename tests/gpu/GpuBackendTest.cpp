@@ -361,11 +361,32 @@ TEST_F(Gpu, TheCurrentHalfOfTheBufferHoldsTheSchool) {
     }
 }
 
+/// The step shaders with every behaviour compiled in (seeking along the flow field, which reads
+/// every buffer), so that none of their blocks is optimised away.
+const std::string kEveryFeature =
+    "#define STEP_FEATURES " +
+    std::to_string(glsl::kFeatureFieldOfView | glsl::kFeatureFlowField | glsl::kFeatureAvoidance) +
+    "u\n";
+
+/// The step compiles for every set of behaviours, and each set is compiled once: the programs of
+/// a set seen before come from the cache.
+TEST_F(Gpu, TheStepCompilesForEverySetOfBehaviours) {
+    for (std::uint32_t features = 0; features < glsl::kFeatureSetCount; ++features) {
+        for (const char* file : {"step_all_pairs.comp", "step_grid.comp"}) {
+            auto program = gpu::GlProgram::fromFiles(
+                {{GL_COMPUTE_SHADER, file}}, "#define WORKGROUP_SIZE 64u\n#define STEP_FEATURES " +
+                                                 std::to_string(features) + "u\n");
+            EXPECT_TRUE(program) << file << " with features " << features << ": "
+                                 << program.error();
+        }
+    }
+}
+
 /// The shaders and GpuLayout.h, both from gpu_layout.h, describe the same bytes, as GL itself
 /// lays them out.
 TEST_F(Gpu, TheShaderLayoutMatchesGpuLayout) {
     auto program = gpu::GlProgram::fromFiles({{GL_COMPUTE_SHADER, "step_grid.comp"}},
-                                             "#define WORKGROUP_SIZE 64u\n");
+                                             "#define WORKGROUP_SIZE 64u\n" + kEveryFeature);
     ASSERT_TRUE(program) << program.error();
     auto property = [&](GLenum interface, const char* name, GLenum what) {
         const GLuint index = glGetProgramResourceIndex(program->id(), interface, name);
@@ -420,8 +441,10 @@ TEST_F(Gpu, TheShaderBindingsMatchGpuLayout) {
     const Block staging{GL_SHADER_STORAGE_BLOCK, "Staging", gpu::kStagingBinding};
     const Block flow{GL_SHADER_STORAGE_BLOCK, "FlowField", gpu::kFlowBinding};
     const std::vector<Shader> shaders = {
-        {"step_all_pairs.comp", "", {params, fish, rocks, flow}},
-        {"step_grid.comp", "", {params, fish, rocks, cellStarts, sortedPositions, flow}},
+        {"step_all_pairs.comp", kEveryFeature.c_str(), {params, fish, rocks, flow}},
+        {"step_grid.comp",
+         kEveryFeature.c_str(),
+         {params, fish, rocks, cellStarts, sortedPositions, flow}},
         {"grid_count.comp", "", {params, fish, cellCounts, fishCells}},
         {"grid_scan.comp", "#define SCAN_PASS 0\n", {cellCounts, cellStarts, blockSums}},
         {"grid_scatter.comp", "", {params, fish, cellStarts, fishCells, sortedPositions}},

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Times the GPU step of several builds side by side, in one run on one machine, interleaved so
+# that a drift of the GPU's clocks touches every build alike:
+#   bench/gpu_side_by_side.sh OUT_DIR LABEL=CLI [LABEL=CLI ...]
+# CLI is a fishschool-cli; each case is `bench --backend gpu --neighbors grid --density fixed
+# --steps $STEPS --warmup $WARMUP`, for the default config at each of $FISH, and for
+# bench/configs/every_behaviour.json at $BEHAVIOUR_FISH with the builds named in
+# $BEHAVIOUR_LABELS (a build older than the behaviours cannot read that config). Each case runs
+# $ROUNDS times; OUT_DIR gets one CSV per build and case, and summary.csv with the median of the
+# rounds' ms per step.
+set -euo pipefail
+out=${1:?usage: gpu_side_by_side.sh OUT_DIR LABEL=CLI [LABEL=CLI ...]}
+shift
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+FISH=${FISH:-100000,1000000,4000000}
+BEHAVIOUR_FISH=${BEHAVIOUR_FISH:-1000000}
+BEHAVIOUR_LABELS=${BEHAVIOUR_LABELS:-}
+STEPS=${STEPS:-100}
+WARMUP=${WARMUP:-300}
+ROUNDS=${ROUNDS:-3}
+mkdir -p "$out"
+echo "label,config,fish,round,ms_per_step" >"$out/rounds.csv"
+
+run_case() {  # label cli config_name fish round [--config FILE]
+    local label=$1 cli=$2 config=$3 fish=$4 round=$5
+    shift 5
+    local csv="$out/${label}_${config}_${fish}_r${round}.csv"
+    "$cli" bench --backend gpu --neighbors grid --density fixed --fish "$fish" \
+        --steps "$STEPS" --warmup "$WARMUP" --csv "$csv" "$@" >/dev/null 2>"$out/${label}.log"
+    local ms
+    ms=$(awk -F, 'NR==2{print $5}' "$csv")
+    echo "$label,$config,$fish,$round,$ms" | tee -a "$out/rounds.csv"
+}
+
+IFS=, read -ra counts <<<"$FISH"
+for round in $(seq 1 "$ROUNDS"); do
+    for fish in "${counts[@]}"; do
+        for build in "$@"; do
+            run_case "${build%%=*}" "${build#*=}" default "$fish" "$round"
+        done
+    done
+    for build in "$@"; do
+        label=${build%%=*}
+        case ",$BEHAVIOUR_LABELS," in *",$label,"*)
+            run_case "$label" "${build#*=}" every_behaviour "$BEHAVIOUR_FISH" "$round" \
+                --config "$here/configs/every_behaviour.json" ;;
+        esac
+    done
+done
+
+# The median over the rounds of each build and case.
+echo "label,config,fish,median_ms_per_step" >"$out/summary.csv"
+tail -n +2 "$out/rounds.csv" | sort -t, -k1,1 -k2,2 -k3,3n -k5,5g |
+    awk -F, '{key=$1","$2","$3; v[key]=v[key]" "$5; n[key]++}
+        END {for (k in v) {split(substr(v[k],2), a, " "); print k","a[int((n[k]+1)/2)]}}' |
+    sort -t, -k2,2 -k3,3n -k1,1 >>"$out/summary.csv"
+column -t -s, "$out/summary.csv"

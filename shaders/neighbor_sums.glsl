@@ -1,0 +1,25 @@
+// SPEC step 1 on the GPU: one candidate neighbour added to the sums of a fish, with the view
+// test of step_rule.h compiled in only when the field of view is on. (The CPU's loop is the same
+// test, eight lanes at a time, in CpuSolver.cpp.)
+
+NeighborSums emptySums() {
+    return NeighborSums(vec3(0.0), vec3(0.0), vec3(0.0), 0u, 0u, 0u);
+}
+
+// pj: the candidate's position; d = pj - pi, d2 = |d|^2; j: where NEIGHBOR_VELOCITY(j), a macro
+// of the including shader, finds its velocity (read only for an alignment neighbour).
+void addNeighbor(vec3 heading, vec3 pj, vec3 d, float d2, uint j, inout NeighborSums s) {
+    if (STEP_HAS(kFeatureFieldOfView) && !inView(heading, d, d2)) return;
+    if (d2 < params.radiiSquared.x) {
+        s.cohesion += pj;
+        s.cohesionCount++;
+    }
+    if (d2 < params.radiiSquared.y) {
+        s.separation += d;
+        s.separationCount++;
+    }
+    if (d2 < params.radiiSquared.z) {
+        s.alignment += NEIGHBOR_VELOCITY(j);
+        s.alignmentCount++;
+    }
+}
