@@ -17,10 +17,10 @@
 
 #include "Screenshot.h"
 #include "SimulationController.h"
+#include "core/BackendRegistry.h"
 #include "core/ConfigIO.h"
 #include "core/StateIO.h"
 #include "gpu/GlObjects.h"
-#include "gpu/GpuBackend.h"
 #include "render/SceneRenderer.h"
 #include "ui/FpsRecorder.h"
 #include "ui/Panel.h"
@@ -119,16 +119,14 @@ void App::handleEvent(const SDL_Event& event) {
             // A held key repeats only where repeating means something: N steps on.
             if (event.key.repeat && event.key.keysym.sym != SDLK_n) break;
             ui::PanelActions actions;
-            switch (event.key.keysym.sym) {
-                case SDLK_1:
-                    actions.switchBackend = BackendKind::Cpu;
-                    break;
-                case SDLK_2:
-                    actions.switchBackend = BackendKind::Tbb;
-                    break;
-                case SDLK_3:
-                    actions.switchBackend = BackendKind::Gpu;
-                    break;
+            // Keys 1, 2, 3... pick the backends in the registry's order.
+            const SDL_Keycode key = event.key.keysym.sym;
+            if (key >= SDLK_1 && key <= SDLK_9) {
+                const auto index = static_cast<std::size_t>(key - SDLK_1);
+                if (index < backendRegistry().size())
+                    actions.switchBackend = backendRegistry()[index].kind;
+            }
+            switch (key) {
                 case SDLK_SPACE:
                     actions.togglePause = true;
                     break;
@@ -201,8 +199,8 @@ void App::apply(const ui::PanelActions& actions) {
 }
 
 render::FishSource App::fishSource() {
-    if (auto* gpu = dynamic_cast<gpu::GpuBackend*>(&sim_->backend()))
-        return {gpu->fishBuffer(), gpu->currentFirstFish(), gpu->fishCount()};  // no read-back
+    if (const auto onGpu = sim_->backend().drawSource())
+        return {onGpu->buffer, onGpu->firstFish, onGpu->fishCount};  // no read-back
     // A paused CPU school is copied once, not every frame.
     if (!uploaded_ || uploadedVersion_ != sim_->schoolVersion()) {
         uploaded_ = renderer_.uploadSchool(sim_->backend().download());
@@ -215,7 +213,10 @@ int App::run() {
     const bool sweeping = !options_.sweepFish.empty();
     if (sweeping) {
         std::vector<BackendKind> backends;
-        for (BackendKind kind : options_.sweepBackends) {
+        std::vector<BackendKind> asked = options_.sweepBackends;
+        if (asked.empty())
+            for (const BackendEntry& entry : backendRegistry()) asked.push_back(entry.kind);
+        for (BackendKind kind : asked) {
             const std::string& reason = sim_->unavailableReason(kind);
             if (reason.empty())
                 backends.push_back(kind);
@@ -284,11 +285,12 @@ int App::run() {
         ImGui::NewFrame();
         std::vector<float> history(frameHistory_.begin(), frameHistory_.end());
         ui::PanelState state;
-        state.params = &sim_->params();
+        const SimParams params = sim_->params();
+        state.params = &params;
         state.backend = sim_->backendKind();
         state.backendDescription = sim_->backend().description();
-        for (BackendKind kind : {BackendKind::Cpu, BackendKind::Tbb, BackendKind::Gpu})
-            state.unavailable[static_cast<std::size_t>(kind)] = sim_->unavailableReason(kind);
+        for (const BackendEntry& entry : backendRegistry())
+            state.unavailable.push_back(sim_->unavailableReason(entry.kind));
         state.paused = sim_->paused;
         state.fishCount = sim_->fishCount();
         state.metrics = panel_.view.measureSchool ? &sim_->metrics(now) : nullptr;
@@ -332,9 +334,10 @@ int App::run() {
 }
 
 void App::switchToNextBackend(std::int64_t frame) {
-    const auto current = static_cast<int>(sim_->backendKind());
-    for (int k = 1; k <= 2; ++k) {
-        const auto next = static_cast<BackendKind>((current + k) % 3);
+    const auto all = backendRegistry();
+    const std::size_t current = backendIndex(sim_->backendKind());
+    for (std::size_t k = 1; k < all.size(); ++k) {
+        const BackendKind next = all[(current + k) % all.size()].kind;
         if (!sim_->unavailableReason(next).empty()) continue;
         const auto ok = sim_->switchBackend(next);
         report(ok);
@@ -370,29 +373,12 @@ int App::finish() {
 }  // namespace
 
 int runApp(const AppOptions& options) {
-    SimParams params;
-    if (!options.configPath.empty()) {
-        auto loaded = loadConfig(options.configPath);
-        if (!loaded) {
-            std::cerr << "error: " << loaded.error() << "\n";
-            return kBadInput;
-        }
-        params = *loaded;
-    }
-    if (options.fish) params.fishCount = *options.fish;
-    if (options.neighbors) {
-        const auto search = parseNeighborSearch(*options.neighbors);
-        if (!search) {
-            std::cerr << "error: --neighbors: '" << *options.neighbors
-                      << "' is not allowed; must be all-pairs or grid\n";
-            return kBadInput;
-        }
-        params.neighborSearch = *search;
-    }
-    if (auto ok = validate(params); !ok) {
-        std::cerr << "error: " << ok.error() << "\n";
+    auto loaded = loadParams(options.params);
+    if (!loaded) {
+        std::cerr << "error: " << loaded.error() << "\n";
         return kBadInput;
     }
+    const SimParams& params = *loaded;
     // Read before the window opens, so a bad file costs no window.
     std::optional<School> startSchool;
     if (!options.stateInPath.empty()) {

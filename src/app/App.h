@@ -6,20 +6,19 @@
 #include <vector>
 
 #include "core/Backend.h"
+#include "core/ConfigIO.h"
 
 namespace fishschool::app {
 
 /// The app's command-line options.
 struct AppOptions {
-    std::string configPath;
+    ParamFlags params;  ///< --config, --fish, --neighbors: read by loadParams
     std::optional<BackendKind> backend;
-    std::optional<std::int64_t> fish;
-    std::optional<std::string> neighbors;
     std::int64_t frames = 0;  ///< quit after this many frames (0: run until closed)
     std::string screenshotPath;
     std::vector<std::int64_t> sweepFish;  ///< run the FPS sweep over these counts, then quit
     std::string sweepCsvPath;
-    std::vector<BackendKind> sweepBackends{BackendKind::Cpu, BackendKind::Tbb, BackendKind::Gpu};
+    std::vector<BackendKind> sweepBackends;  ///< empty: every backend of the registry
     double sweepSeconds = 3.0;  ///< measured seconds per sweep case (and a third to warm up)
     std::int64_t switchEveryFrames = 0;  ///< hand the school to the next backend this often
     std::string stateOutPath;            ///< write the school's state CSV on quitting

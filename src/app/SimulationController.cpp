@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/BackendRegistry.h"
 #include "core/Scenario.h"
-#include "gpu/BackendFactory.h"
 
 namespace fishschool::app {
 
 Result<void> SimulationController::checkInteractive(const SimParams& params, BackendKind kind) {
     if (params.neighborSearch != NeighborSearch::AllPairs) return {};
-    const bool onGpu = kind == BackendKind::Gpu;
+    const bool onGpu = backendEntry(kind).onGpu;
     const std::int64_t limit = onGpu ? kMaxGpuAllPairsFish : kMaxCpuAllPairsFish;
     if (params.fishCount > limit)
         return fail("neighborSearch: all-pairs with " + std::to_string(params.fishCount) +
@@ -29,13 +29,29 @@ Result<std::unique_ptr<SimulationController>> SimulationController::create(
     if (auto ok = checkInteractive(params, kind); !ok) return fail(ok.error());
     auto backend = createBackend(kind, params);
     if (!backend) return fail(backend.error());
+    return create(params, std::move(*backend), startSchool);
+}
+
+Result<std::unique_ptr<SimulationController>> SimulationController::create(
+    const SimParams& requested, std::unique_ptr<Backend> backend, const School* startSchool) {
+    SimParams params = requested;
+    if (startSchool) params.fishCount = static_cast<std::int64_t>(startSchool->size());
+    if (auto ok = validate(params); !ok) return fail(ok.error());
+    if (auto ok = checkInteractive(params, backend->kind()); !ok) return fail(ok.error());
     auto controller = std::unique_ptr<SimulationController>(new SimulationController);
-    controller->params_ = params;
-    controller->backend_ = std::move(*backend);
+    controller->settings_ = params;
+    controller->backend_ = std::move(backend);
+    controller->unavailable_.resize(backendRegistry().size());
     const School school = startSchool ? School{} : makeInitialSchool(params);
     if (auto ok = controller->backend_->upload(startSchool ? *startSchool : school); !ok)
         return fail(ok.error());
     return controller;
+}
+
+SimParams SimulationController::params() const {
+    SimParams params = settings_;
+    params.fishCount = static_cast<std::int64_t>(backend_->fishCount());
+    return params;
 }
 
 void SimulationController::forgetCountDependentChecks() {
@@ -47,12 +63,12 @@ void SimulationController::forgetCountDependentChecks() {
 }
 
 const std::string& SimulationController::unavailableReason(BackendKind kind) {
-    auto& reason = unavailable_[static_cast<std::size_t>(kind)];
+    auto& reason = unavailable_[backendIndex(kind)];
     if (!reason) {
         if (kind == backend_->kind()) {
             reason = "";
         } else {
-            auto probe = createBackend(kind, params_);
+            auto probe = createBackend(kind, params());
             reason = probe ? "" : probe.error();
         }
     }
@@ -61,10 +77,11 @@ const std::string& SimulationController::unavailableReason(BackendKind kind) {
 
 Result<void> SimulationController::switchBackend(BackendKind kind) {
     if (kind == backend_->kind()) return {};
-    if (auto ok = checkInteractive(params_, kind); !ok) return fail(ok.error());
-    auto next = createBackend(kind, params_);
+    const SimParams current = params();
+    if (auto ok = checkInteractive(current, kind); !ok) return fail(ok.error());
+    auto next = createBackend(kind, current);
     if (!next) {
-        unavailable_[static_cast<std::size_t>(kind)] = next.error();
+        unavailable_[backendIndex(kind)] = next.error();
         return fail(next.error());
     }
     if (auto ok = (*next)->upload(backend_->download()); !ok) return fail(ok.error());
@@ -77,19 +94,23 @@ Result<void> SimulationController::switchBackend(BackendKind kind) {
 Result<void> SimulationController::applyParams(const SimParams& params) {
     if (auto ok = validate(params); !ok) return fail(ok.error());
     if (auto ok = checkInteractive(params, backend_->kind()); !ok) return fail(ok.error());
-    School school = backend_->download();
-    const bool sceneChanged = params.bounds != params_.bounds || params.rocks != params_.rocks;
-    const bool countChanged = static_cast<std::size_t>(params.fishCount) != school.size();
-    if (countChanged) resizeSchool(school, static_cast<std::size_t>(params.fishCount), params);
-    if (sceneChanged || countChanged) moveIntoScene(school, params);
-    backend_->setParams(params);
-    if (sceneChanged || countChanged) {
-        if (auto ok = backend_->upload(school); !ok) {
-            backend_->setParams(params_);
-            return fail(ok.error());
-        }
+    const bool sceneChanged = params.bounds != settings_.bounds || params.rocks != settings_.rocks;
+    const bool countChanged = static_cast<std::size_t>(params.fishCount) != backend_->fishCount();
+    if (!sceneChanged && !countChanged) {
+        // Weights, radii, limits: the school itself is untouched, wherever it lives.
+        backend_->setParams(params);
+        settings_ = params;
+        return {};
     }
-    params_ = params;
+    School school = backend_->download();
+    if (countChanged) resizeSchool(school, static_cast<std::size_t>(params.fishCount), params);
+    moveIntoScene(school, params);
+    backend_->setParams(params);
+    if (auto ok = backend_->upload(school); !ok) {
+        backend_->setParams(settings_);
+        return fail(ok.error());
+    }
+    settings_ = params;
     metricsTime_ = -1e9;
     ++schoolVersion_;
     if (countChanged) forgetCountDependentChecks();
@@ -97,26 +118,26 @@ Result<void> SimulationController::applyParams(const SimParams& params) {
 }
 
 Result<void> SimulationController::setScene(BackendKind kind, std::int64_t count) {
-    SimParams params = params_;
-    params.fishCount = count;
-    if (auto ok = validate(params); !ok) return fail(ok.error());
-    if (auto ok = checkInteractive(params, kind); !ok) return fail(ok.error());
+    SimParams next = params();
+    next.fishCount = count;
+    if (auto ok = validate(next); !ok) return fail(ok.error());
+    if (auto ok = checkInteractive(next, kind); !ok) return fail(ok.error());
     if (count < static_cast<std::int64_t>(backend_->fishCount())) {
-        if (auto ok = applyParams(params); !ok) return ok;
+        if (auto ok = applyParams(next); !ok) return ok;
         return switchBackend(kind);
     }
     if (auto ok = switchBackend(kind); !ok) return ok;
-    return applyParams(params);
+    return applyParams(next);
 }
 
 Result<void> SimulationController::replaceSchool(const School& school) {
-    SimParams params = params_;
-    params.fishCount = static_cast<std::int64_t>(school.size());
-    if (auto ok = validate(params); !ok) return fail(ok.error());
-    if (auto ok = checkInteractive(params, backend_->kind()); !ok) return fail(ok.error());
+    SimParams next = params();
+    next.fishCount = static_cast<std::int64_t>(school.size());
+    if (auto ok = validate(next); !ok) return fail(ok.error());
+    if (auto ok = checkInteractive(next, backend_->kind()); !ok) return fail(ok.error());
+    const std::size_t countBefore = backend_->fishCount();
     if (auto ok = backend_->upload(school); !ok) return ok;
-    if (params.fishCount != params_.fishCount) forgetCountDependentChecks();
-    params_ = params;
+    if (school.size() != countBefore) forgetCountDependentChecks();
     accumulator_ = 0.0;
     metricsTime_ = -1e9;
     ++schoolVersion_;
@@ -124,9 +145,9 @@ Result<void> SimulationController::replaceSchool(const School& school) {
 }
 
 void SimulationController::reset(std::uint64_t seed) {
-    params_.seed = seed;
-    backend_->setParams(params_);
-    (void)backend_->upload(makeInitialSchool(params_));  // same count as before: it fits
+    settings_.seed = seed;
+    backend_->setParams(settings_);
+    (void)backend_->upload(makeInitialSchool(params()));  // same count as before: it fits
     accumulator_ = 0.0;
     metricsTime_ = -1e9;
     ++schoolVersion_;
@@ -153,7 +174,7 @@ int SimulationController::advance(double wallSeconds) {
         return 0;
     }
     accumulator_ += wallSeconds;
-    int steps = static_cast<int>(accumulator_ / params_.dt);
+    int steps = static_cast<int>(accumulator_ / settings_.dt);
     // However late the frame, run no more steps than fit the frame's budget (at least one), so
     // a big school slows the simulation down rather than the window.
     int affordable = kMaxStepsPerFrame;
@@ -164,7 +185,7 @@ int SimulationController::advance(double wallSeconds) {
         steps = affordable;
         accumulator_ = 0.0;  // drop what cannot be caught up
     } else {
-        accumulator_ -= steps * static_cast<double>(params_.dt);
+        accumulator_ -= steps * static_cast<double>(settings_.dt);
     }
     runSteps(steps);
     return steps;
@@ -176,7 +197,7 @@ void SimulationController::stepOnce() {
 
 const SchoolMetrics& SimulationController::metrics(double nowSeconds, double everySeconds) {
     if (nowSeconds - metricsTime_ >= everySeconds) {
-        metrics_ = measureSchool(backend_->download(), params_);
+        metrics_ = measureSchool(backend_->download(), params());
         metricsTime_ = nowSeconds;
     }
     return metrics_;

@@ -1,10 +1,10 @@
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/Backend.h"
 #include "core/Metrics.h"
@@ -22,8 +22,13 @@ class SimulationController {
     /// replaces params.fishCount) or else a fresh school; fails if the backend cannot run it.
     static Result<std::unique_ptr<SimulationController>> create(
         const SimParams& params, BackendKind kind, const School* startSchool = nullptr);
+    /// The same on a backend already made with `params` (tests hand in one that counts calls).
+    static Result<std::unique_ptr<SimulationController>> create(
+        const SimParams& params, std::unique_ptr<Backend> backend,
+        const School* startSchool = nullptr);
 
-    const SimParams& params() const { return params_; }
+    /// The running parameters; fishCount is the backend's, the one count of the school.
+    SimParams params() const;
     Backend& backend() { return *backend_; }
     BackendKind backendKind() const { return backend_->kind(); }
     std::size_t fishCount() const { return backend_->fishCount(); }
@@ -34,9 +39,11 @@ class SimulationController {
 
     /// Hands the school to a new backend. On failure the old backend keeps running.
     Result<void> switchBackend(BackendKind kind);
-    /// Validates, then applies new parameters; fish that the new tank or rocks leave outside are
-    /// moved inside; a new fishCount adds or removes fish and keeps the others. On failure
-    /// nothing changes and the error names the key.
+    /// Validates, then applies new parameters with one setParams. The school stays where it is
+    /// (on the GPU for the gpu backend) unless the fish count or the scene changed: then it is read
+    /// back once, fish that the new tank or rocks leave outside are moved inside, and a new
+    /// fishCount adds or removes fish and keeps the others. On failure nothing changes and the
+    /// error names the key.
     Result<void> applyParams(const SimParams& params);
     /// Moves to `kind` with `count` fish, in the order that never passes through a setting
     /// the app refuses when the target itself is allowed (fewer fish first, more fish last).
@@ -44,7 +51,7 @@ class SimulationController {
     /// Replaces the school with `school` (a loaded state file: its fish must lie in the scene),
     /// whatever its size; params().fishCount follows. On failure nothing changes.
     Result<void> replaceSchool(const School& school);
-    /// A fresh school from `seed`.
+    /// A fresh school of the same size from `seed`.
     void reset(std::uint64_t seed);
 
     /// Advances the fixed-step clock by `wallSeconds`: runs whole steps of params.dt, at most
@@ -84,7 +91,9 @@ class SimulationController {
     SimulationController() = default;
     void runSteps(int count);
 
-    SimParams params_;
+    /// Every parameter but the fish count (its fishCount is never read): the school's count is
+    /// backend_->fishCount().
+    SimParams settings_;
     std::unique_ptr<Backend> backend_;
     double accumulator_ = 0.0;
     std::uint64_t schoolVersion_ = 0;
@@ -96,7 +105,8 @@ class SimulationController {
     double lastStepsMilliseconds_ = 0.0;
     SchoolMetrics metrics_;
     double metricsTime_ = -1e9;
-    std::array<std::optional<std::string>, 3> unavailable_;
+    /// Per entry of backendRegistry(): why it cannot run, "" when it can, unset until asked.
+    std::vector<std::optional<std::string>> unavailable_;
 };
 
 }  // namespace fishschool::app

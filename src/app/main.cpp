@@ -7,21 +7,22 @@
 #include <CLI/CLI.hpp>
 
 #include "App.h"
+#include "core/BackendRegistry.h"
 #include "core/TextInput.h"
 
 int main(int argc, char** argv) {
     using namespace fishschool;
     app::AppOptions options;
     std::string backend, sweep;
-    std::int64_t fish = -1;
-    std::string neighbors;
     bool noVsync = false;
 
     CLI::App cli{"FishSchool: a 3D fish school you tune live"};
-    cli.add_option("--config", options.configPath, "Config JSON to start from");
-    cli.add_option("--backend", backend, "cpu, tbb or gpu (default tbb)");
-    cli.add_option("--fish", fish, "Fish count; overrides the config");
-    cli.add_option("--neighbors", neighbors, "all-pairs or grid; overrides the config");
+    cli.add_option("--config", options.params.configPath, "Config JSON to start from");
+    cli.add_option("--backend", backend, backendNameList() + " (default tbb)");
+    cli.add_option("--fish", options.params.fish, "Fish count; overrides the config")
+        ->type_name("INT");
+    cli.add_option("--neighbors", options.params.neighbors,
+                   "all-pairs or grid; overrides the config");
     cli.add_option("--frames", options.frames, "Quit after this many frames")
         ->check(CLI::Range(std::int64_t{0}, std::numeric_limits<std::int64_t>::max()));
     cli.add_option("--screenshot", options.screenshotPath,
@@ -31,8 +32,9 @@ int main(int argc, char** argv) {
     cli.add_option("--csv", options.sweepCsvPath,
                    "Where --sweep writes backend,fish,fps,sim_ms,render_ms");
     std::string sweepBackends;
-    cli.add_option("--sweep-backends", sweepBackends,
-                   "Comma-separated backends the sweep runs (default cpu,tbb,gpu)");
+    cli.add_option(
+        "--sweep-backends", sweepBackends,
+        "Comma-separated backends the sweep runs (default: all of " + backendNameList() + ")");
     cli.add_option("--sweep-seconds", options.sweepSeconds,
                    "Seconds measured per sweep case, after a third of that to warm up")
         ->check(CLI::Range(0.01, 3600.0));
@@ -63,25 +65,18 @@ int main(int argc, char** argv) {
         return 2;
     }
 
-    if (!backend.empty()) {
-        options.backend = parseBackendKind(backend);
-        if (!options.backend) {
-            std::cerr << "error: --backend: '" << backend
-                      << "' is not allowed; must be cpu, tbb or gpu\n";
+    if (cli.count("--backend")) {
+        auto kind = parseBackendFlag("--backend", backend);
+        if (!kind) {
+            std::cerr << "error: " << kind.error() << "\n";
             return 2;
         }
+        options.backend = *kind;
     }
     if (cli.count("--state-in") && cli.count("--fish")) {
         std::cerr << "error: --fish cannot be used with --state-in: the fish are the file's rows\n";
         return 2;
     }
-    if (fish >= 0)
-        options.fish = fish;
-    else if (cli.count("--fish")) {
-        std::cerr << "error: --fish: " << fish << " is not allowed; must be >= 0\n";
-        return 2;
-    }
-    if (!neighbors.empty()) options.neighbors = neighbors;
     options.vsync = !noVsync;
     options.colorByHeading = color == "heading";
     if (cli.count("--sweep")) {
@@ -92,21 +87,12 @@ int main(int argc, char** argv) {
         }
         options.sweepFish = std::move(*counts);
         if (cli.count("--sweep-backends")) {
-            auto names = splitList("--sweep-backends", sweepBackends);
-            if (!names) {
-                std::cerr << "error: " << names.error() << "\n";
+            auto kinds = parseBackendList("--sweep-backends", sweepBackends);
+            if (!kinds) {
+                std::cerr << "error: " << kinds.error() << "\n";
                 return 2;
             }
-            options.sweepBackends.clear();
-            for (const std::string& name : *names) {
-                const auto kind = parseBackendKind(name);
-                if (!kind) {
-                    std::cerr << "error: --sweep-backends: '" << name
-                              << "' is not allowed; must be cpu, tbb or gpu\n";
-                    return 2;
-                }
-                options.sweepBackends.push_back(*kind);
-            }
+            options.sweepBackends = std::move(*kinds);
         }
         if (options.sweepCsvPath.empty()) {
             std::cerr << "error: --sweep needs --csv FILE\n";

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <iostream>
 
-#include "CliBackends.h"
 #include "Commands.h"
+#include "core/BackendRegistry.h"
 #include "core/ConfigIO.h"
 #include "core/Metrics.h"
 #include "core/Scenario.h"
@@ -66,7 +66,7 @@ double nowMs() {
 void addBenchCommand(CLI::App& app, BenchOptions& o) {
     CLI::App* cmd =
         app.add_subcommand("bench", "Time the step per backend, neighbour search and fish count");
-    cmd->add_option("--backend", o.backends, "Comma-separated backends: cpu, tbb, gpu")
+    cmd->add_option("--backend", o.backends, "Comma-separated backends: " + backendNameList())
         ->default_val("cpu,tbb")
         ->check(nonEmpty());
     cmd->add_option("--fish", o.fish, "Comma-separated fish counts")
@@ -82,7 +82,7 @@ void addBenchCommand(CLI::App& app, BenchOptions& o) {
     cmd->add_option("--steps", o.steps, "Timed steps per case (>= 1)")->required();
     cmd->add_option("--warmup", o.warmup, "Untimed steps first, to let the school form (>= 0)")
         ->default_val(20);
-    cmd->add_option("--config", o.configPath, "Config JSON (default: the built-in defaults)")
+    cmd->add_option("--config", o.params.configPath, "Config JSON (default: the built-in defaults)")
         ->check(nonEmpty());
     cmd->add_option("--csv", o.csvPath, "Also write the results as CSV to this file")
         ->check(nonEmpty());
@@ -100,40 +100,22 @@ int runBench(const BenchOptions& o) {
     if (o.density != "tank" && o.density != "fixed")
         return fail("--density: '" + o.density + "' is not allowed; must be tank or fixed");
 
-    SimParams base;
-    if (!o.configPath.empty()) {
-        auto loaded = loadConfig(o.configPath);
-        if (!loaded) return fail(loaded.error());
-        base = *loaded;
-    }
-
-    auto backendNames = splitList("--backend", o.backends);
-    if (!backendNames) return fail(backendNames.error());
-    std::vector<BackendKind> kinds;
-    for (const std::string& name : *backendNames) {
-        const auto kind = parseBackendKind(name);
-        if (!kind) return fail("--backend: '" + name + "' is not allowed; must be cpu, tbb or gpu");
-        kinds.push_back(*kind);
-    }
-    std::vector<NeighborSearch> searches;
+    auto base = loadParams(o.params);
+    if (!base) return fail(base.error());
+    auto kinds = parseBackendList("--backend", o.backends);
+    if (!kinds) return fail(kinds.error());
+    std::vector<NeighborSearch> searches{base->neighborSearch};
     if (!o.neighbors.empty()) {
-        auto searchNames = splitList("--neighbors", o.neighbors);
-        if (!searchNames) return fail(searchNames.error());
-        for (const std::string& name : *searchNames) {
-            const auto search = parseNeighborSearch(name);
-            if (!search)
-                return fail("--neighbors: '" + name +
-                            "' is not allowed; must be all-pairs or grid");
-            searches.push_back(*search);
-        }
+        auto listed = parseNeighborSearchList("--neighbors", o.neighbors);
+        if (!listed) return fail(listed.error());
+        searches = std::move(*listed);
     }
-    if (searches.empty()) searches.push_back(base.neighborSearch);
     auto counts = parseFishCounts("--fish", o.fish, 1);
     if (!counts) return fail(counts.error());
 
     // Check every scene before the first long run.
     auto sceneFor = [&](std::int64_t n, NeighborSearch search) {
-        SimParams p = o.density == "fixed" ? fixedDensityParams(n, base) : base;
+        SimParams p = o.density == "fixed" ? fixedDensityParams(n, *base) : *base;
         p.fishCount = n;
         p.neighborSearch = search;
         return p;
@@ -144,26 +126,23 @@ int runBench(const BenchOptions& o) {
     if (!o.csvPath.empty()) {
         if (auto ok = checkOutputPath("--csv", o.csvPath); !ok) return fail(ok.error());
     }
-    CliBackends backends;
-    // The GPU, when asked for, is checked before the CPU cases spend their time.
-    if (std::find(kinds.begin(), kinds.end(), BackendKind::Gpu) != kinds.end()) {
-        if (auto probe =
-                backends.create(BackendKind::Gpu, sceneFor(counts->front(), searches.front()));
-            !probe)
+    // Each kind asked for is checked before the first case spends its time: a GPU that cannot run
+    // the first scene fails now, not after the CPU cases.
+    for (BackendKind kind : *kinds) {
+        if (auto probe = createBackend(kind, sceneFor(counts->front(), searches.front())); !probe)
             return fail(probe.error());
     }
     std::string csv =
         "backend,neighbors,fish,steps,ms_per_step,steps_per_s,fish_steps_per_s,pairs_per_s,mean_"
         "neighbors\n";
     printTableHeader();
-    for (BackendKind kind : kinds) {
+    for (BackendKind kind : *kinds) {
         for (NeighborSearch search : searches) {
             for (std::int64_t n : *counts) {
                 const SimParams params = sceneFor(n, search);
-                auto backend = backends.create(kind, params);
+                auto backend = createBackend(kind, params);
                 if (!backend) return fail(backend.error());
                 Backend& b = **backend;
-                b.setParams(params);
                 if (auto ok = b.upload(makeInitialSchool(params)); !ok) return fail(ok.error());
 
                 BenchRow row{std::string(toString(kind)), std::string(toString(search)), n,

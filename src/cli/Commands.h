@@ -6,21 +6,22 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/ConfigIO.h"
+
 namespace fishschool::cli {
 
 struct SimulateOptions {
-    std::string configPath;
+    /// --config, --fish, --seed, --neighbors as typed, for loadParams (CLI11 would wrap a seed of
+    /// "-1" to 2^64 - 1).
+    ParamFlags params;
     std::string stateIn;
     std::string stateOut;
     std::int64_t steps = 0;
-    std::optional<std::int64_t> fish;
-    std::optional<std::string> seed;  ///< parsed by runSimulate: CLI11 would wrap "-1" to 2^64 - 1
     std::string backend = "cpu";
-    std::string neighbors;
 };
 
 struct BenchOptions {
-    std::string configPath;
+    ParamFlags params;  ///< --config only: the fish and searches are lists here
     std::string backends = "cpu,tbb";
     std::string fish = "1000,2000,5000,10000";
     std::string neighbors;
@@ -41,6 +42,10 @@ inline CLI::Validator nonEmpty() {
 
 void addSimulateCommand(CLI::App& app, SimulateOptions& options);
 void addBenchCommand(CLI::App& app, BenchOptions& options);
+
+/// Exit status for bad input (flags, config, state): 2. For an internal failure: 1.
+inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitInternal = 1;
 
 /// Each returns the process exit status and prints its one error line to stderr.
 int runSimulate(const SimulateOptions& options);

@@ -5,7 +5,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include "CliBackends.h"
 #include "Commands.h"
 
 int main(int argc, char** argv) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -12,11 +14,21 @@
 
 namespace fishschool {
 
+/// The kinds of backend; BackendRegistry.h lists them with their names and how to make each.
 enum class BackendKind { Cpu, Tbb, Gpu };
 
-/// "cpu", "tbb", "gpu": the names used by the CLI, the CSV files and the config.
+/// "cpu", "tbb", "gpu": the names used by the CLI, the CSV files and the config, from the registry.
 std::string_view toString(BackendKind kind);
 std::optional<BackendKind> parseBackendKind(std::string_view text);
+
+/// Where a backend keeps its school in GPU memory, for a renderer to draw from without a copy.
+/// Plain integers, so that core needs no GL: `buffer` is a GL buffer name holding fish in the
+/// layout of src/gpu/GpuLayout.h (GpuFish), the school at fish firstFish .. firstFish+fishCount.
+struct GpuDrawSource {
+    std::uint32_t buffer = 0;
+    std::size_t firstFish = 0;
+    std::size_t fishCount = 0;
+};
 
 /// One way of running SPEC.md's step over a school. A backend owns its copy of the state in its
 /// own layout; upload and download move the school in and out, so the app can hand a school
@@ -29,19 +41,24 @@ class Backend {
     /// What it runs on, for the overlay and the bench table ("tbb, 2 threads", the GL renderer).
     virtual std::string description() const = 0;
 
-    /// Takes parameters that passed validate(). The fish count is that of the uploaded school,
-    /// not params.fishCount.
+    /// Takes parameters that passed validate(). params.fishCount is ignored: the fish count is
+    /// that of the uploaded school (fishCount()), the one count of a running school.
     virtual void setParams(const SimParams& params) = 0;
     /// Replaces the school. Fails (and keeps the old school) when the backend cannot hold it.
     virtual Result<void> upload(std::span<const Fish> school) = 0;
     /// The school in the order it was uploaded.
     virtual School download() = 0;
+    /// The number of fish in the school: the truth for a running school.
     virtual std::size_t fishCount() const = 0;
 
     /// Advances the school by one step of params.dt.
     virtual void step() = 0;
     /// Waits until the work already issued has finished (GPU); for timing.
     virtual void finish() {}
+
+    /// How the school is drawn: from this GPU buffer, or (nullopt) from a copy that download()
+    /// makes.
+    virtual std::optional<GpuDrawSource> drawSource() const { return std::nullopt; }
 };
 
 }  // namespace fishschool

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "StateIO.h"
+#include "TextInput.h"
 
 namespace fishschool {
 namespace {
@@ -237,6 +238,44 @@ Result<SimParams> loadConfig(const std::filesystem::path& path) {
     std::ostringstream text;
     text << in.rdbuf();
     return parseConfig(text.str(), path.string());
+}
+
+Result<SimParams> loadParams(const ParamFlags& flags) {
+    SimParams params;
+    if (flags.configPath) {
+        if (flags.configPath->empty())
+            return fail("--config: an empty file name is not allowed; give a config file");
+        auto loaded = loadConfig(*flags.configPath);
+        if (!loaded) return fail(loaded.error());
+        params = *loaded;
+    }
+    if (flags.fish) {
+        const std::string& text = *flags.fish;
+        std::int64_t fish = -1;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, fish);
+        if (text.empty() || ec != std::errc() || ptr != end || fish < 0 || fish > kMaxFishCount)
+            return fail("--fish: '" + text +
+                        "' is not allowed; fishCount must be a whole number from 0 to " +
+                        std::to_string(kMaxFishCount));
+        params.fishCount = fish;
+    }
+    if (flags.seed) {
+        const std::string& text = *flags.seed;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, params.seed);
+        if (text.empty() || ec != std::errc() || ptr != end)
+            return fail("--seed: '" + text + "' is not allowed; must be a whole number from 0 to " +
+                        std::to_string(std::numeric_limits<std::uint64_t>::max()));
+    }
+    if (flags.neighbors) {
+        auto search = parseNeighborSearchFlag("--neighbors", *flags.neighbors);
+        if (!search) return fail(search.error());
+        params.neighborSearch = *search;
+    }
+    // The file was valid and each flag is: this only guards rules that tie keys together.
+    if (auto ok = validate(params); !ok) return fail(ok.error());
+    return params;
 }
 
 namespace {

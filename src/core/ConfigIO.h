@@ -1,6 +1,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -14,6 +15,21 @@ namespace fishschool {
 /// "config.json: key 'rCohesion': -1 is not allowed; must be finite and >= 0".
 Result<SimParams> parseConfig(std::string_view json, std::string_view sourceName = "config");
 Result<SimParams> loadConfig(const std::filesystem::path& path);
+
+/// What the command line says about the parameters: a config file and the flags that override
+/// its keys, each as typed; unset means not given.
+struct ParamFlags {
+    std::optional<std::string> configPath{};  ///< --config FILE
+    std::optional<std::string> fish{};        ///< --fish N: fishCount
+    std::optional<std::string> seed{};        ///< --seed S: seed
+    std::optional<std::string> neighbors{};   ///< --neighbors all-pairs|grid: neighborSearch
+};
+
+/// The one way from a command line to parameters, for the app and every CLI command: reads the
+/// config file (the built-in defaults without one), applies the flags over its keys and
+/// validates the result. Errors name the file and key, or the flag, and what is allowed, e.g.
+/// "--fish: '2.5' is not allowed; fishCount must be a whole number from 0 to 16000000".
+Result<SimParams> loadParams(const ParamFlags& flags);
 
 /// Every key, pretty-printed; parseConfig(configToJson(p)) == p.
 std::string configToJson(const SimParams& params);

@@ -47,7 +47,8 @@ std::optional<TargetPath> parseTargetPath(std::string_view text);
 /// leave SPEC.md's step unchanged at their defaults.
 /// Defaults give a lively school of 2,000 fish in a 80 x 40 x 80 m tank with three rocks.
 struct SimParams {
-    /// Number of fish N. Integer, 0 to kMaxFishCount.
+    /// Number of fish N of a new school (makeInitialSchool), 0 to kMaxFishCount. Once a school
+    /// runs, its backend's fishCount() is its count; Backend::setParams ignores this one.
     std::int64_t fishCount = 2000;
     /// Seed of the initial state. Any unsigned 64-bit value.
     std::uint64_t seed = 1;

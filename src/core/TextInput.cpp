@@ -43,6 +43,25 @@ Result<std::vector<std::int64_t>> parseFishCounts(std::string_view what, std::st
     return counts;
 }
 
+Result<NeighborSearch> parseNeighborSearchFlag(std::string_view flag, std::string_view text) {
+    if (const auto search = parseNeighborSearch(text)) return *search;
+    return fail(std::string(flag) + ": '" + std::string(text) +
+                "' is not allowed; must be all-pairs or grid");
+}
+
+Result<std::vector<NeighborSearch>> parseNeighborSearchList(std::string_view flag,
+                                                            std::string_view text) {
+    auto names = splitList(flag, text);
+    if (!names) return fail(names.error());
+    std::vector<NeighborSearch> searches;
+    for (const std::string& name : *names) {
+        auto search = parseNeighborSearchFlag(flag, name);
+        if (!search) return fail(search.error());
+        searches.push_back(*search);
+    }
+    return searches;
+}
+
 Result<void> checkOutputPath(std::string_view what, const std::string& path) {
     namespace fs = std::filesystem;
     const std::string where = std::string(what) + ": '" + path + "': ";

@@ -1,28 +1,58 @@
-#include "BackendFactory.h"
+// The gpu entry of the backend registry (core/GpuBackendEntry.h) in a build with the GL backend.
+
+#include <glad/gl.h>
+
+#include <iostream>
+#include <mutex>
 
 #include "GpuBackend.h"
-#include "core/CpuBackends.h"
+#include "HeadlessGlContext.h"
+#include "core/GpuBackendEntry.h"
 
 namespace fishschool {
+namespace {
 
-Result<std::unique_ptr<Backend>> createBackend(BackendKind kind, const SimParams& params) {
-    std::unique_ptr<Backend> backend;
-    switch (kind) {
-        case BackendKind::Cpu:
-            backend = makeCpuBackend();
-            break;
-        case BackendKind::Tbb:
-            backend = makeTbbBackend();
-            break;
-        case BackendKind::Gpu: {
-            auto gpu = gpu::GpuBackend::create(params);
-            if (!gpu) return fail(gpu.error());
-            backend = std::move(*gpu);
-            break;
-        }
+/// Whether some GL context (an SDL window's, an EGL one) is current on this thread. GL answers
+/// no version without one.
+bool glContextIsCurrent() {
+    return glGetString != nullptr && glGetString(GL_VERSION) != nullptr;
+}
+
+/// Makes a GL context current where none is: the command line, the benchmarks and the tests have
+/// no window. One headless context serves the whole process, made on first need and kept.
+Result<void> ensureGlContext() {
+    if (glContextIsCurrent()) return {};
+    static std::mutex mutex;
+    static std::unique_ptr<gpu::HeadlessGlContext> headless;
+    const std::lock_guard lock(mutex);
+    if (headless) {
+        if (auto ok = headless->makeCurrent(); !ok) return fail("gpu: " + ok.error());
+        return {};
     }
-    backend->setParams(params);
-    return backend;
+    auto made = gpu::HeadlessGlContext::create();
+    if (!made) return fail("gpu: " + made.error());
+    headless = std::move(*made);
+    std::cerr << "GL renderer: " << headless->renderer() << "\n";
+    return {};
+}
+
+}  // namespace
+
+bool gpuBackendBuilt() {
+    return true;
+}
+
+Result<void> gpuBackendAvailable() {
+    if (auto ok = ensureGlContext(); !ok) return ok;
+    return gpu::probeComputeSupport();
+}
+
+Result<std::unique_ptr<Backend>> makeGpuBackend(const SimParams& params) {
+    if (auto ok = ensureGlContext(); !ok) return fail(ok.error());
+    // create() sets the parameters itself.
+    auto backend = gpu::GpuBackend::create(params);
+    if (!backend) return fail(backend.error());
+    return std::unique_ptr<Backend>(std::move(*backend));
 }
 
 }  // namespace fishschool

@@ -42,6 +42,9 @@ class GpuBackend final : public Backend {
     std::size_t fishCount() const override { return fishCount_; }
     void step() override;
     void finish() override;
+    std::optional<GpuDrawSource> drawSource() const override {
+        return GpuDrawSource{fishBuffer(), currentFirstFish(), fishCount_};
+    }
 
     /// The storage buffer of 2N GpuFish, and the index of the first fish of the current half.
     GLuint fishBuffer() const { return fishBuffer_.id(); }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/BackendRegistry.h"
 #include "core/ConfigIO.h"
 #include "core/Scenario.h"
 #include "core/StateIO.h"
@@ -15,7 +16,6 @@
 namespace fishschool::ui {
 namespace {
 
-constexpr const char* kBackendLabels[] = {"CPU single", "CPU TBB", "GPU compute"};
 constexpr int kPanelMaxFish = 1'000'000;
 
 /// A slider that edits a copy; the caller validates before anything changes.
@@ -30,11 +30,24 @@ void helpMarker(const char* text) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
 }
 
+/// The plot's colour for the backend at `index` in the registry.
+ImU32 backendColor(std::size_t index) {
+    constexpr ImU32 kColors[] = {IM_COL32(90, 170, 255, 255), IM_COL32(255, 170, 60, 255),
+                                 IM_COL32(120, 220, 120, 255), IM_COL32(230, 110, 200, 255),
+                                 IM_COL32(240, 230, 100, 255)};
+    return kColors[index % std::size(kColors)];
+}
+
+/// Why backend number `index` of the registry cannot run; empty when it can (or is not listed).
+const std::string& unavailableReason(const PanelState& state, std::size_t index) {
+    static const std::string none;
+    return index < state.unavailable.size() ? state.unavailable[index] : none;
+}
+
 /// FPS against fish count on log-log axes, one line per backend (the newest row of each case),
 /// like the article's figure beside Table 1.
 void drawFpsPlot(const std::vector<FpsRecord>& rows) {
-    constexpr ImU32 kColors[] = {IM_COL32(90, 170, 255, 255), IM_COL32(255, 170, 60, 255),
-                                 IM_COL32(120, 220, 120, 255)};
+    const auto backends = backendRegistry();
     double fishLow = 1e300, fishHigh = 0.0, fpsLow = 1e300, fpsHigh = 0.0;
     for (const FpsRecord& r : rows) {
         if (r.fish <= 0 || r.fps <= 0.0) continue;  // no place on a log axis
@@ -79,11 +92,10 @@ void drawFpsPlot(const std::vector<FpsRecord>& rows) {
             ImVec2(low.x - ImGui::CalcTextSize(label).x - 4.0f, p.y - ImGui::GetFontSize() * 0.5f),
             text, label);
     }
-    for (int k = 0; k < 3; ++k) {
+    for (std::size_t k = 0; k < backends.size(); ++k) {
         std::vector<std::pair<double, double>> points;  // (fish, fps), newest row per count
         for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
-            if (it->backend != static_cast<BackendKind>(k) || it->fish <= 0 || it->fps <= 0.0)
-                continue;
+            if (it->backend != backends[k].kind || it->fish <= 0 || it->fps <= 0.0) continue;
             if (std::none_of(points.begin(), points.end(),
                              [&](const auto& q) { return q.first == double(it->fish); }))
                 points.emplace_back(double(it->fish), it->fps);
@@ -91,15 +103,17 @@ void drawFpsPlot(const std::vector<FpsRecord>& rows) {
         std::sort(points.begin(), points.end());
         for (std::size_t i = 0; i < points.size(); ++i) {
             const ImVec2 p = at(points[i].first, points[i].second);
-            draw->AddCircleFilled(p, 3.0f, kColors[k]);
+            draw->AddCircleFilled(p, 3.0f, backendColor(k));
             if (i > 0)
-                draw->AddLine(at(points[i - 1].first, points[i - 1].second), p, kColors[k], 2.0f);
+                draw->AddLine(at(points[i - 1].first, points[i - 1].second), p, backendColor(k),
+                              2.0f);
         }
     }
     ImGui::Dummy(size);
-    for (int k = 0; k < 3; ++k) {
+    for (std::size_t k = 0; k < backends.size(); ++k) {
         if (k > 0) ImGui::SameLine();
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kColors[k]), "- %s", kBackendLabels[k]);
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(backendColor(k)), "- %.*s",
+                           static_cast<int>(backends[k].label.size()), backends[k].label.data());
     }
 }
 
@@ -127,21 +141,24 @@ PanelActions Panel::draw(const PanelState& state, FpsRecorder& recorder) {
     }
 
     ImGui::TextUnformatted("Backend");
-    for (int k = 0; k < 3; ++k) {
-        const auto kind = static_cast<BackendKind>(k);
-        const bool unavailable = !state.unavailable[static_cast<std::size_t>(k)].empty();
-        ImGui::BeginDisabled(unavailable);
-        if (ImGui::RadioButton(kBackendLabels[k], state.backend == kind) && state.backend != kind)
+    const auto backends = backendRegistry();
+    for (std::size_t k = 0; k < backends.size(); ++k) {
+        const BackendKind kind = backends[k].kind;
+        const std::string& reason = unavailableReason(state, k);
+        const std::string label(backends[k].label);
+        ImGui::BeginDisabled(!reason.empty());
+        if (ImGui::RadioButton(label.c_str(), state.backend == kind) && state.backend != kind)
             actions.switchBackend = kind;
         ImGui::EndDisabled();
-        if (unavailable && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-            ImGui::SetTooltip("%s", state.unavailable[static_cast<std::size_t>(k)].c_str());
-        if (k < 2) ImGui::SameLine();
+        if (!reason.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+            ImGui::SetTooltip("%s", reason.c_str());
+        if (k + 1 < backends.size()) ImGui::SameLine();
     }
-    for (int k = 0; k < 3; ++k) {
-        if (!state.unavailable[static_cast<std::size_t>(k)].empty())
-            ImGui::TextDisabled("%s: %s", kBackendLabels[k],
-                                state.unavailable[static_cast<std::size_t>(k)].c_str());
+    for (std::size_t k = 0; k < backends.size(); ++k) {
+        const std::string& reason = unavailableReason(state, k);
+        if (!reason.empty())
+            ImGui::TextDisabled("%.*s: %s", static_cast<int>(backends[k].label.size()),
+                                backends[k].label.data(), reason.c_str());
     }
 
     if (ImGui::Button(state.paused ? "Resume (Space)" : "Pause (Space)"))
@@ -355,15 +372,16 @@ bool Panel::drawRocks(SimParams& edited) {
 void Panel::drawRecorder(const PanelState& state, FpsRecorder& recorder) {
     if (recorder.sweeping()) ImGui::SetNextItemOpen(true);  // show the table as it fills
     if (!ImGui::CollapsingHeader("FPS recorder")) return;
+    const auto registry = backendRegistry();
+    sweepBackends_.resize(registry.size(), true);
     ImGui::BeginDisabled(recorder.busy());
     if (ImGui::Button("Record")) recorder.startRecord();
     ImGui::SameLine();
     if (ImGui::Button("Sweep")) {
         std::vector<BackendKind> backends;
-        for (int k = 0; k < 3; ++k)
-            if (sweepBackends_[static_cast<std::size_t>(k)] &&
-                state.unavailable[static_cast<std::size_t>(k)].empty())
-                backends.push_back(static_cast<BackendKind>(k));
+        for (std::size_t k = 0; k < registry.size(); ++k)
+            if (sweepBackends_[k] && unavailableReason(state, k).empty())
+                backends.push_back(registry[k].kind);
         if (auto counts = parseFishCounts("sweep fish", sweepFish_); !counts)
             error_ = counts.error();
         else if (auto ok = recorder.startSweep(backends, *counts); !ok)
@@ -376,11 +394,10 @@ void Panel::drawRecorder(const PanelState& state, FpsRecorder& recorder) {
         ImGui::TextUnformatted(recorder.status().c_str());
     }
     ImGui::InputText("sweep fish", sweepFish_, sizeof sweepFish_);
-    for (int k = 0; k < 3; ++k) {
-        bool on = sweepBackends_[static_cast<std::size_t>(k)];
-        if (ImGui::Checkbox(std::string(toString(static_cast<BackendKind>(k))).c_str(), &on))
-            sweepBackends_[static_cast<std::size_t>(k)] = on;
-        if (k < 2) ImGui::SameLine();
+    for (std::size_t k = 0; k < registry.size(); ++k) {
+        bool on = sweepBackends_[k];
+        if (ImGui::Checkbox(std::string(registry[k].name).c_str(), &on)) sweepBackends_[k] = on;
+        if (k + 1 < registry.size()) ImGui::SameLine();
     }
 
     // The article's Table 1 layout: a row per fish count, a column per backend.
@@ -389,19 +406,20 @@ void Panel::drawRecorder(const PanelState& state, FpsRecorder& recorder) {
     for (const FpsRecord& r : rows) fishCounts.push_back(r.fish);
     std::sort(fishCounts.begin(), fishCounts.end());
     fishCounts.erase(std::unique(fishCounts.begin(), fishCounts.end()), fishCounts.end());
-    if (!rows.empty() &&
-        ImGui::BeginTable("table1", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
+    if (!rows.empty() && ImGui::BeginTable("table1", static_cast<int>(registry.size()) + 1,
+                                           ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
         ImGui::TableSetupColumn("fish");
-        for (const char* label : kBackendLabels) ImGui::TableSetupColumn(label);
+        for (const BackendEntry& entry : registry)
+            ImGui::TableSetupColumn(std::string(entry.label).c_str());
         ImGui::TableHeadersRow();
         for (std::int64_t fish : fishCounts) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             ImGui::Text("%lld", static_cast<long long>(fish));
-            for (int k = 0; k < 3; ++k) {
+            for (const BackendEntry& entry : registry) {
                 ImGui::TableNextColumn();
                 for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
-                    if (it->fish == fish && it->backend == static_cast<BackendKind>(k)) {
+                    if (it->fish == fish && it->backend == entry.kind) {
                         ImGui::Text("%.1f", it->fps);
                         break;
                     }

@@ -1,10 +1,10 @@
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "FpsRecorder.h"
 #include "core/Backend.h"
@@ -18,7 +18,8 @@ struct PanelState {
     const SimParams* params = nullptr;
     BackendKind backend = BackendKind::Cpu;
     std::string backendDescription;
-    std::array<std::string, 3> unavailable;  ///< per BackendKind: why it cannot run, or empty
+    /// Per entry of backendRegistry(), in its order: why it cannot run, or empty.
+    std::vector<std::string> unavailable;
     bool paused = false;
     std::size_t fishCount = 0;
     const SchoolMetrics* metrics = nullptr;  ///< null while not measured
@@ -79,7 +80,7 @@ class Panel {
     char statePath_[256] = "school.csv";
     char csvPath_[256] = "fps.csv";
     char sweepFish_[256] = "1000,2000,5000,10000,20000";
-    std::array<bool, 3> sweepBackends_{true, true, true};
+    std::vector<bool> sweepBackends_;         ///< per entry of backendRegistry(); all on at first
     std::optional<std::uint64_t> resetSeed_;  ///< starts as the running school's seed
     int presetIndex_ = 0;
 };

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "app/SimulationController.h"
+#include "core/CpuBackends.h"
 #include "core/Scenario.h"
 #include "gpu/HeadlessGlContext.h"
 
@@ -226,6 +227,119 @@ TEST_F(Controller, ALateFrameRunsOnlyTheStepsItsBudgetAffords) {
         std::clamp(static_cast<int>(SimulationController::kStepBudgetMilliseconds / stepMs), 1,
                    SimulationController::kMaxStepsPerFrame);
     EXPECT_EQ(sim->advance(10.0), expected);
+}
+
+/// A cpu backend that counts what the controller asks of it.
+class CountingBackend final : public Backend {
+  public:
+    struct Calls {
+        int setParams = 0, upload = 0, download = 0;
+    };
+    explicit CountingBackend(Calls& calls) : calls_(calls), inner_(makeCpuBackend()) {}
+
+    BackendKind kind() const override { return inner_->kind(); }
+    std::string description() const override { return "counting " + inner_->description(); }
+    void setParams(const SimParams& params) override {
+        ++calls_.setParams;
+        inner_->setParams(params);
+    }
+    Result<void> upload(std::span<const Fish> school) override {
+        ++calls_.upload;
+        return inner_->upload(school);
+    }
+    School download() override {
+        ++calls_.download;
+        return inner_->download();
+    }
+    std::size_t fishCount() const override { return inner_->fishCount(); }
+    void step() override { inner_->step(); }
+
+  private:
+    Calls& calls_;
+    std::unique_ptr<Backend> inner_;
+};
+
+std::unique_ptr<SimulationController> makeCounted(const SimParams& p,
+                                                  CountingBackend::Calls& calls) {
+    auto backend = std::make_unique<CountingBackend>(calls);
+    backend->setParams(p);  // as the registry makes every backend: with its parameters
+    calls = {};
+    auto controller = SimulationController::create(p, std::move(backend));
+    EXPECT_TRUE(controller) << controller.error();
+    return controller ? std::move(*controller) : nullptr;
+}
+
+TEST_F(Controller, ASliderSetsTheParametersOnceAndLeavesTheSchoolWhereItIs) {
+    SimParams p;
+    p.fishCount = 300;
+    CountingBackend::Calls calls;
+    auto sim = makeCounted(p, calls);
+    ASSERT_TRUE(sim);
+    // Starting uploads the school and sets nothing again: the backend came with its parameters.
+    EXPECT_EQ(calls.setParams, 0);
+    EXPECT_EQ(calls.upload, 1);
+    calls = {};
+    const std::uint64_t version = sim->schoolVersion();
+    SimParams changed = sim->params();
+    changed.kCohesion = 2.5f;
+    changed.rAlignment = 7.0f;
+    ASSERT_TRUE(sim->applyParams(changed));
+    EXPECT_EQ(calls.setParams, 1);
+    EXPECT_EQ(calls.download, 0);
+    EXPECT_EQ(calls.upload, 0);
+    EXPECT_EQ(sim->params(), changed);
+    EXPECT_EQ(sim->schoolVersion(), version);  // nothing to copy again for drawing
+
+    // A refused value reaches the backend not at all.
+    calls = {};
+    SimParams bad = changed;
+    bad.dt = -1.0f;
+    ASSERT_FALSE(sim->applyParams(bad));
+    EXPECT_EQ(calls.setParams, 0);
+    EXPECT_EQ(calls.download, 0);
+}
+
+TEST_F(Controller, ANewCountOrSceneReadsTheSchoolBackOnce) {
+    SimParams p;
+    p.fishCount = 300;
+    CountingBackend::Calls calls;
+    auto sim = makeCounted(p, calls);
+    ASSERT_TRUE(sim);
+    calls = {};
+    SimParams grown = sim->params();
+    grown.fishCount = 400;
+    ASSERT_TRUE(sim->applyParams(grown));
+    EXPECT_EQ(calls.download, 1);
+    EXPECT_EQ(calls.upload, 1);
+    EXPECT_EQ(calls.setParams, 1);
+    EXPECT_EQ(sim->fishCount(), 400u);
+
+    calls = {};
+    SimParams smaller = sim->params();
+    smaller.bounds = {30.0f, 15.0f, 30.0f};
+    smaller.rocks.clear();
+    ASSERT_TRUE(sim->applyParams(smaller));
+    EXPECT_EQ(calls.download, 1);
+    EXPECT_EQ(calls.upload, 1);
+    EXPECT_EQ(calls.setParams, 1);
+    expectAllInScene(*sim);
+}
+
+/// The fish count has one source: the running school. params() reports it, whatever count the
+/// parameters were created with.
+TEST_F(Controller, TheFishCountIsTheSchools) {
+    auto sim = make(500);
+    ASSERT_TRUE(sim);
+    EXPECT_EQ(sim->params().fishCount, 500);
+    SimParams other = sim->params();
+    other.fishCount = 50;
+    ASSERT_TRUE(sim->replaceSchool(makeInitialSchool(other)));
+    EXPECT_EQ(sim->fishCount(), 50u);
+    EXPECT_EQ(sim->params().fishCount, 50);
+    sim->reset(7);
+    EXPECT_EQ(sim->fishCount(), 50u);
+    EXPECT_EQ(sim->params().fishCount, 50);
+    EXPECT_EQ(sim->params().seed, 7u);
 }
 
 }  // namespace

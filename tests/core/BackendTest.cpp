@@ -1,5 +1,7 @@
-// The cpu and tbb backends over many steps: invariants and bit-identical results.
+// The cpu and tbb backends over many steps: invariants and bit-identical results. The registry
+// of backends, and what every backend in it does.
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,6 +10,7 @@
 
 #include <glm/geometric.hpp>
 
+#include "HandBuiltScenes.h"
 #include "core/CpuBackends.h"
 #include "core/Scenario.h"
 
@@ -74,33 +77,111 @@ INSTANTIATE_TEST_SUITE_P(Search, BothSearches,
                              return info.param == NeighborSearch::Grid ? "Grid" : "AllPairs";
                          });
 
-TEST(Backend, UploadDownloadRoundTripsAndKeepsOrder) {
+class EveryBackend : public ::testing::TestWithParam<BackendKind> {
+  protected:
+    void SetUp() override { test::requireAvailable(GetParam()); }
+};
+
+TEST_P(EveryBackend, UploadDownloadRoundTripsAndKeepsOrder) {
     SimParams p;
     p.fishCount = 500;
-    const School school = makeInitialSchool(p);
-    for (auto make : {makeCpuBackend, makeTbbBackend}) {
-        auto backend = make();
-        backend->setParams(p);
-        ASSERT_TRUE(backend->upload(school));
-        EXPECT_EQ(backend->fishCount(), 500u);
-        EXPECT_EQ(backend->download(), school);
-    }
+    School school = makeInitialSchool(p);
+    for (std::size_t i = 0; i < school.size(); ++i)
+        school[i].acceleration = {float(i), -1.5f, 0.25f};
+    auto backend = test::makeBackend(GetParam(), p);
+    ASSERT_TRUE(backend);
+    EXPECT_EQ(backend->kind(), GetParam());
+    EXPECT_FALSE(backend->description().empty());
+    ASSERT_TRUE(backend->upload(school));
+    EXPECT_EQ(backend->fishCount(), 500u);
+    EXPECT_EQ(backend->download(), school);
 }
 
-TEST(Backend, ParseAndNameKinds) {
-    for (BackendKind kind : {BackendKind::Cpu, BackendKind::Tbb, BackendKind::Gpu})
-        EXPECT_EQ(parseBackendKind(toString(kind)), kind);
-    EXPECT_FALSE(parseBackendKind("cuda"));
-    EXPECT_EQ(makeCpuBackend()->kind(), BackendKind::Cpu);
-    EXPECT_EQ(makeTbbBackend()->kind(), BackendKind::Tbb);
-}
-
-TEST(Backend, AnEmptySchoolSteps) {
-    auto backend = makeTbbBackend();
-    backend->setParams(SimParams{});
+TEST_P(EveryBackend, AnEmptySchoolSteps) {
+    auto backend = test::makeBackend(GetParam(), SimParams{});
+    ASSERT_TRUE(backend);
     ASSERT_TRUE(backend->upload({}));
     backend->step();
     EXPECT_TRUE(backend->download().empty());
+    EXPECT_EQ(backend->fishCount(), 0u);
+}
+
+/// A backend drawn from GPU memory says where its school lies there; the others are drawn from
+/// a download.
+TEST_P(EveryBackend, ItSaysHowItIsDrawn) {
+    SimParams p;
+    p.fishCount = 300;
+    auto backend = test::makeBackend(GetParam(), p);
+    ASSERT_TRUE(backend);
+    ASSERT_TRUE(backend->upload(makeInitialSchool(p)));
+    backend->step();
+    const auto source = backend->drawSource();
+    EXPECT_EQ(source.has_value(), backendEntry(GetParam()).onGpu);
+    if (source) {
+        EXPECT_NE(source->buffer, 0u);
+        EXPECT_EQ(source->fishCount, 300u);
+        EXPECT_TRUE(source->firstFish == 0 || source->firstFish == 300) << source->firstFish;
+    }
+}
+
+std::vector<BackendKind> everyBuiltKind() {
+    std::vector<BackendKind> kinds;
+    for (const BackendEntry& entry : backendRegistry())
+        if (entry.built) kinds.push_back(entry.kind);
+    return kinds;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, EveryBackend, ::testing::ValuesIn(everyBuiltKind()),
+                         [](const auto& info) { return std::string(toString(info.param)); });
+
+TEST(BackendRegistry, ListsEveryKindOnceWithItsNames) {
+    const auto all = backendRegistry();
+    ASSERT_EQ(all.size(), 3u);
+    for (BackendKind kind : {BackendKind::Cpu, BackendKind::Tbb, BackendKind::Gpu}) {
+        const std::size_t index = backendIndex(kind);
+        ASSERT_LT(index, all.size());
+        EXPECT_EQ(all[index].kind, kind);
+        EXPECT_EQ(parseBackendKind(toString(kind)), kind);
+        EXPECT_FALSE(all[index].label.empty());
+        ASSERT_NE(all[index].create, nullptr);
+        ASSERT_NE(all[index].available, nullptr);
+    }
+    EXPECT_EQ(toString(BackendKind::Cpu), "cpu");
+    EXPECT_EQ(toString(BackendKind::Tbb), "tbb");
+    EXPECT_EQ(toString(BackendKind::Gpu), "gpu");
+    EXPECT_FALSE(parseBackendKind("cuda"));
+    EXPECT_EQ(backendNameList(), "cpu, tbb or gpu");
+    EXPECT_TRUE(backendEntry(BackendKind::Gpu).onGpu);
+    EXPECT_FALSE(backendEntry(BackendKind::Tbb).onGpu);
+}
+
+TEST(BackendRegistry, FlagsNameTheFlagAndTheAllowedKinds) {
+    EXPECT_EQ(parseBackendFlag("--backend", "tbb"), BackendKind::Tbb);
+    const auto refused = parseBackendFlag("--backend", "cuda");
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error(), "--backend: 'cuda' is not allowed; must be cpu, tbb or gpu");
+    const auto list = parseBackendList("--sweep-backends", "gpu,cpu");
+    ASSERT_TRUE(list) << list.error();
+    EXPECT_EQ(*list, (std::vector<BackendKind>{BackendKind::Gpu, BackendKind::Cpu}));
+    for (const char* bad : {"cpu,,tbb", "cpu,cuda", ""}) {
+        const auto refusedList = parseBackendList("--sweep-backends", bad);
+        ASSERT_FALSE(refusedList) << bad;
+        EXPECT_THAT(refusedList.error(), ::testing::HasSubstr("--sweep-backends")) << bad;
+    }
+}
+
+/// A build without the GL backend still lists it, and refuses it with the reason.
+TEST(BackendRegistry, AGpuLessBuildSaysSo) {
+    const BackendEntry& gpu = backendEntry(BackendKind::Gpu);
+    if (gpu.built) {
+        EXPECT_TRUE(gpu.available()) << gpu.available().error();
+        return;
+    }
+    const auto made = createBackend(BackendKind::Gpu, SimParams{});
+    ASSERT_FALSE(made);
+    EXPECT_EQ(made.error(),
+              "gpu: this build has no GL backend (configured with FISHSCHOOL_BUILD_GPU=OFF)");
+    EXPECT_FALSE(gpu.available());
 }
 
 }  // namespace

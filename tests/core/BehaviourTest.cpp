@@ -1,6 +1,6 @@
 // The behaviours beyond SPEC.md's step, taken from the other source documents: seeking a target
-// and steering away from rocks before touching them. Hand-built scenes through the cpu and tbb
-// backends with both searches; their config keys and rules.
+// and steering away from rocks before touching them. Hand-built scenes through every backend this
+// build has, with both searches; their config keys and rules.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,7 +9,6 @@
 
 #include "HandBuiltScenes.h"
 #include "core/ConfigIO.h"
-#include "core/CpuBackends.h"
 #include "core/FlowField.h"
 #include "core/Scenario.h"
 
@@ -18,15 +17,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-struct Setup {
-    BackendKind backend;
-    NeighborSearch search;
-};
-
+using test::BackendSetup;
 using test::expectVec;
 
-class Behaviours : public ::testing::TestWithParam<Setup> {
+class Behaviours : public ::testing::TestWithParam<BackendSetup> {
   protected:
+    void SetUp() override { test::requireAvailable(GetParam().backend); }
     /// No neighbour rule and no rock: only the behaviour under test steers. A tiny radius at
     /// weight 0 makes the grid search run (with every radius 0 there is nothing to search).
     SimParams quiet() const {
@@ -99,7 +95,12 @@ TEST_P(Behaviours, AtWeightZeroTheyChangeNoBit) {
         a = step(off, a);
         b = step(placed, b);
     }
-    EXPECT_EQ(a, b);
+    if (backendEntry(GetParam().backend).reproducible) {
+        EXPECT_EQ(a, b);
+    } else {
+        // Its sums come in a different order each run: the same school to within rounding.
+        EXPECT_LT(test::maxRelativeError(b, a, off), 1e-4);
+    }
 }
 
 /// One fish that only seeks, from behind a rock that stands between it and the target: how
@@ -110,7 +111,7 @@ struct SeekRun {
     float closest = 1e9f;
     float furthest = -1e9f;  ///< along the line, from the rock's centre
 };
-SeekRun seekPastARock(const Setup& setup, TargetPath path, int steps, float rockRadius) {
+SeekRun seekPastARock(const BackendSetup& setup, TargetPath path, int steps, float rockRadius) {
     SimParams p = test::quietScene(setup.search);
     p.rSeparation = 0.01f;  // at weight 0: only so that the grid search runs
     p.bounds = {40.0f, 20.0f, 40.0f};
@@ -127,10 +128,12 @@ SeekRun seekPastARock(const Setup& setup, TargetPath path, int steps, float rock
     p.maxVelocity = 5.0f;
     p.dt = 0.05f;
     EXPECT_TRUE(validate(p)) << validate(p).error();
-    auto backend = setup.backend == BackendKind::Cpu ? makeCpuBackend() : makeTbbBackend();
-    backend->setParams(p);
-    EXPECT_TRUE(backend->upload(School{{start, {}, {}}}));
     SeekRun run;
+    auto backend = test::makeBackend(setup.backend, p);
+    if (!backend) return run;
+    const auto uploaded = backend->upload(School{{start, {}, {}}});
+    EXPECT_TRUE(uploaded) << uploaded.error();
+    if (!uploaded) return run;
     for (int s = 0; s < steps; ++s) {
         backend->step();
         const glm::vec3 at = backend->download()[0].position;
@@ -154,15 +157,8 @@ TEST_P(Behaviours, AFlowFieldLeadsAroundTheRockThatTheStraightWayHits) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, Behaviours,
-                         ::testing::Values(Setup{BackendKind::Cpu, NeighborSearch::AllPairs},
-                                           Setup{BackendKind::Cpu, NeighborSearch::Grid},
-                                           Setup{BackendKind::Tbb, NeighborSearch::Grid}),
-                         [](const auto& info) {
-                             return std::string(toString(info.param.backend)) +
-                                    (info.param.search == NeighborSearch::Grid ? "Grid"
-                                                                               : "AllPairs");
-                         });
+INSTANTIATE_TEST_SUITE_P(EveryBackend, Behaviours, ::testing::ValuesIn(test::everyBuiltBackend()),
+                         test::setupName);
 
 TEST(FlowField, InOpenWaterItPointsStraightAtTheTarget) {
     SimParams p;

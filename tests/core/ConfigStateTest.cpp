@@ -420,5 +420,61 @@ TEST(AtomicWrite, ManyWritesOfOneFileEachLeaveItWhole) {
     EXPECT_EQ(dir.entries(), 1u);
 }
 
+TEST(LoadParams, TheFlagsOverrideTheConfigFilesKeys) {
+    TempDir dir;
+    const std::string config = (dir.path() / "school.json").string();
+    std::ofstream(config) << R"({"fishCount": 300, "seed": 9, "neighborSearch": "all-pairs",
+                                 "rCohesion": 4})";
+    auto fromFile = loadParams({.configPath = config});
+    ASSERT_TRUE(fromFile) << fromFile.error();
+    EXPECT_EQ(fromFile->fishCount, 300);
+    EXPECT_EQ(fromFile->seed, 9u);
+    EXPECT_EQ(fromFile->neighborSearch, NeighborSearch::AllPairs);
+    EXPECT_EQ(fromFile->rCohesion, 4.0f);
+
+    auto overridden = loadParams(
+        {.configPath = config, .fish = "50", .seed = "18446744073709551615", .neighbors = "grid"});
+    ASSERT_TRUE(overridden) << overridden.error();
+    EXPECT_EQ(overridden->fishCount, 50);
+    EXPECT_EQ(overridden->seed, 18446744073709551615u);
+    EXPECT_EQ(overridden->neighborSearch, NeighborSearch::Grid);
+    EXPECT_EQ(overridden->rCohesion, 4.0f);  // what no flag names stays the file's
+
+    auto defaults = loadParams({.fish = "0"});
+    ASSERT_TRUE(defaults) << defaults.error();
+    SimParams expected;
+    expected.fishCount = 0;
+    EXPECT_EQ(*defaults, expected);
+}
+
+TEST(LoadParams, ErrorsNameTheFlagOrTheKey) {
+    TempDir dir;
+    const std::string bad = (dir.path() / "bad.json").string();
+    std::ofstream(bad) << R"({"rCohesion": -4})";
+    struct Case {
+        ParamFlags flags;
+        std::vector<std::string> mustSay;
+    };
+    const Case cases[] = {
+        {{.fish = "2.5"}, {"--fish", "'2.5'", "fishCount", "16000000"}},
+        {{.fish = "-3"}, {"--fish", "fishCount"}},
+        {{.fish = "16000001"}, {"--fish", "16000000"}},
+        {{.fish = ""}, {"--fish"}},
+        {{.seed = "-1"}, {"--seed", "18446744073709551615"}},
+        {{.seed = "18446744073709551616"}, {"--seed"}},
+        {{.seed = "7x"}, {"--seed"}},
+        {{.neighbors = "octree"}, {"--neighbors", "'octree'", "all-pairs or grid"}},
+        {{.configPath = ""}, {"--config"}},
+        {{.configPath = bad}, {"bad.json", "rCohesion"}},
+        {{.configPath = (dir.path() / "missing.json").string(), .fish = "10"}, {"missing.json"}},
+    };
+    for (const Case& c : cases) {
+        const auto refused = loadParams(c.flags);
+        ASSERT_FALSE(refused) << c.mustSay.front();
+        for (const std::string& text : c.mustSay)
+            EXPECT_THAT(refused.error(), HasSubstr(text)) << refused.error();
+    }
+}
+
 }  // namespace
 }  // namespace fishschool

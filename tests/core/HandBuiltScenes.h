@@ -1,12 +1,19 @@
 #pragma once
 
-// Helpers for the tests that check one step on small hand-built scenes.
+// Helpers for the tests that check one step on small hand-built scenes, on every kind of backend
+// in the registry that this build has: a new backend gets these tests by joining the registry.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <glm/geometric.hpp>
 #include <glm/vec3.hpp>
 
-#include "core/CpuBackends.h"
+#include "core/BackendRegistry.h"
 
 namespace fishschool::test {
 
@@ -24,13 +31,76 @@ inline SimParams quietScene(NeighborSearch search) {
     return p;
 }
 
-/// One step of `school` on a fresh cpu or tbb backend.
+/// A backend kind and a neighbour search to run a test with.
+struct BackendSetup {
+    BackendKind backend;
+    NeighborSearch search;
+};
+
+/// Every kind this build has (the gpu one too, on whatever GL there is), with both searches.
+inline std::vector<BackendSetup> everyBuiltBackend() {
+    std::vector<BackendSetup> setups;
+    for (const BackendEntry& entry : backendRegistry()) {
+        if (!entry.built) continue;
+        for (NeighborSearch search : {NeighborSearch::AllPairs, NeighborSearch::Grid})
+            setups.push_back({entry.kind, search});
+    }
+    return setups;
+}
+
+/// "cpuAllPairs", "gpuGrid": test names.
+inline std::string setupName(const ::testing::TestParamInfo<BackendSetup>& info) {
+    return std::string(toString(info.param.backend)) +
+           (info.param.search == NeighborSearch::Grid ? "Grid" : "AllPairs");
+}
+
+/// Fails, rather than skips, a test whose backend cannot run here: a build that has a backend
+/// tests it (CI has Mesa's llvmpipe for the gpu one).
+inline void requireAvailable(BackendKind kind) {
+    const auto available = backendEntry(kind).available();
+    ASSERT_TRUE(available) << toString(kind)
+                           << " is built but cannot run here: " << available.error();
+}
+
+/// A fresh backend of `kind` with `p` set; a test failure (and null) when it cannot be made.
+inline std::unique_ptr<Backend> makeBackend(BackendKind kind, const SimParams& p) {
+    auto backend = createBackend(kind, p);
+    EXPECT_TRUE(backend) << toString(kind) << ": " << backend.error();
+    return backend ? std::move(*backend) : nullptr;
+}
+
+/// One step of `school` on a fresh backend of `kind`. On a failure (recorded) the school comes
+/// back unstepped, so the caller's checks fail rather than index an empty school.
 inline School stepOnce(BackendKind kind, const SimParams& p, const School& school) {
-    auto backend = kind == BackendKind::Tbb ? makeTbbBackend() : makeCpuBackend();
-    backend->setParams(p);
-    EXPECT_TRUE(backend->upload(school));
+    auto backend = makeBackend(kind, p);
+    if (!backend) return school;
+    const auto uploaded = backend->upload(school);
+    EXPECT_TRUE(uploaded) << uploaded.error();
+    if (!uploaded) return school;
     backend->step();
-    return backend->download();
+    School next = backend->download();
+    EXPECT_EQ(next.size(), school.size());
+    if (next.size() != school.size()) return school;
+    return next;
+}
+
+/// The largest |a - b| / max(|b|, scale) over every component of every fish, with the scales of
+/// the scene: a hundredth of the tank for positions, the limits for velocities and accelerations.
+inline double maxRelativeError(const School& a, const School& b, const SimParams& p) {
+    const double positionScale = glm::length(p.bounds) * 1e-2;
+    auto relative = [](float x, float reference, double scale) {
+        return std::abs(double(x) - reference) / std::max(std::abs(double(reference)), scale);
+    };
+    double worst = a.size() == b.size() ? 0.0 : 1e30;
+    for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+        for (int k = 0; k < 3; ++k) {
+            worst = std::max(worst, relative(a[i].position[k], b[i].position[k], positionScale));
+            worst = std::max(worst, relative(a[i].velocity[k], b[i].velocity[k], p.maxVelocity));
+            worst = std::max(
+                worst, relative(a[i].acceleration[k], b[i].acceleration[k], p.maxAcceleration));
+        }
+    }
+    return worst;
 }
 
 inline void expectVec(const glm::vec3& actual, const glm::vec3& expected, float tolerance = 1e-5f) {
