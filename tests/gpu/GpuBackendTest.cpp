@@ -15,6 +15,7 @@
 
 #include "core/BackendRegistry.h"
 #include "core/CpuBackends.h"
+#include "core/HandBuiltScenes.h"
 #include "core/Scenario.h"
 #include "gpu/GpuBackend.h"
 #include "gpu/HeadlessGlContext.h"
@@ -109,24 +110,7 @@ std::pair<SimParams, School> randomScene(std::uint32_t seed, NeighborSearch sear
     return {p, school};
 }
 
-/// |a - b| / max(|b|, scale) for every component of every fish, with the scales of the scene:
-/// the tank for positions, the limits for velocities and accelerations.
-double maxRelativeError(const School& a, const School& b, const SimParams& p) {
-    const double positionScale = glm::length(p.bounds) * 1e-2;
-    auto relative = [](float x, float reference, double scale) {
-        return std::abs(double(x) - reference) / std::max(std::abs(double(reference)), scale);
-    };
-    double worst = 0.0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        for (int k = 0; k < 3; ++k) {
-            worst = std::max(worst, relative(a[i].position[k], b[i].position[k], positionScale));
-            worst = std::max(worst, relative(a[i].velocity[k], b[i].velocity[k], p.maxVelocity));
-            worst = std::max(
-                worst, relative(a[i].acceleration[k], b[i].acceleration[k], p.maxAcceleration));
-        }
-    }
-    return worst;
-}
+using test::maxRelativeError;
 
 /// How many fish of `after` bounced off a rock or a wall: their velocity turned round.
 std::size_t countReversals(const School& before, const School& after) {
