@@ -208,42 +208,18 @@ void CpuSolver::buildGrid(bool keepAccelerations) {
     const std::size_t n = size();
     grid_ = GridShape::forTank(params_.bounds, maxRadius(params_), 2 * n + 64, kCellsPerRadius);
     const std::size_t cells = grid_.cellCount();
-    fishCell_.resize(n);
-    cellStart_.assign(cells + 1, 0);
-    sortedFrom_.resize(n);
-
-    parallelFor_(n, kGridGrain, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i) {
-            const std::uint32_t cell =
-                grid_.index(grid_.cellOf(current_.px[i], current_.py[i], current_.pz[i]));
-            fishCell_[i] = cell;
-            std::atomic_ref<std::uint32_t>(cellStart_[cell + 1])
-                .fetch_add(1, std::memory_order_relaxed);
-        }
-    });
-    std::partial_sum(cellStart_.begin(), cellStart_.end(), cellStart_.begin());
-
-    cellFill_.assign(cellStart_.begin(), cellStart_.end() - 1);
-    parallelFor_(n, kGridGrain, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i) {
-            const std::uint32_t slot = std::atomic_ref<std::uint32_t>(cellFill_[fishCell_[i]])
-                                           .fetch_add(1, std::memory_order_relaxed);
-            sortedFrom_[slot] = static_cast<std::uint32_t>(i);
-        }
-    });
-    // Concurrent scatters fill a cell in any order: order each cell by upload index, so the
-    // sums depend only on the school, not on how threads or earlier steps ordered it (a school
-    // saved and loaded again steps to the same bits).
-    parallelFor_(cells, 4096, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t cell = begin; cell < end; ++cell)
-            std::sort(sortedFrom_.begin() + cellStart_[cell],
-                      sortedFrom_.begin() + cellStart_[cell + 1],
-                      [&](std::uint32_t a, std::uint32_t b) { return ids_[a] < ids_[b]; });
-    });
+    // Within a cell by upload index, so the sums depend only on the school, not on how threads
+    // or earlier steps ordered it (a school saved and loaded again steps to the same bits).
+    cells_.build(
+        n, cells,
+        [&](std::size_t i) {
+            return grid_.index(grid_.cellOf(current_.px[i], current_.py[i], current_.pz[i]));
+        },
+        [&](std::uint32_t a, std::uint32_t b) { return ids_[a] < ids_[b]; }, parallelFor_);
 
     parallelFor_(n, kGridGrain, [&](std::size_t begin, std::size_t end) {
         for (std::size_t k = begin; k < end; ++k) {
-            const std::uint32_t from = sortedFrom_[k];
+            const std::uint32_t from = cells_.order[k];
             next_.px[k] = current_.px[from];
             next_.py[k] = current_.py[from];
             next_.pz[k] = current_.pz[from];
@@ -280,8 +256,8 @@ template <class Visit>
     for (int z = std::max(cell.z - r, 0); z <= std::min(cell.z + r, grid_.dimZ - 1); ++z) {
         for (int y = std::max(cell.y - r, 0); y <= std::min(cell.y + r, grid_.dimY - 1); ++y) {
             // The cells x-r..x+r of one row are contiguous, hence one contiguous range of slots.
-            visit(std::size_t{cellStart_[grid_.index({x0, y, z})]},
-                  std::size_t{cellStart_[grid_.index({x1, y, z}) + 1]});
+            visit(std::size_t{cells_.cellStart[grid_.index({x0, y, z})]},
+                  std::size_t{cells_.cellStart[grid_.index({x1, y, z}) + 1]});
         }
     }
 }

@@ -81,10 +81,7 @@ class CpuSolver {
     std::vector<std::uint32_t> ids_, nextIds_;  ///< upload index of the fish in each slot
 
     GridShape grid_;
-    std::vector<std::uint32_t> fishCell_;    ///< cell of each fish of current_
-    std::vector<std::uint32_t> cellStart_;   ///< first sorted slot of each cell; cellCount()+1 long
-    std::vector<std::uint32_t> cellFill_;    ///< scatter cursor per cell
-    std::vector<std::uint32_t> sortedFrom_;  ///< current_ slot of each sorted slot
+    CellSort cells_;  ///< current_ sorted by cell: order[k] is the current_ slot of sorted slot k
 };
 
 /// The part of the cpu and tbb backends that is the same: everything but how work is split.

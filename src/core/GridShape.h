@@ -1,9 +1,12 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
+#include <vector>
 
 #include <glm/vec3.hpp>
 
@@ -73,6 +76,54 @@ struct GridShape {
         }
         return shape;
     }
+};
+
+/// Fish sorted by grid cell with a counting sort (count per cell, prefix sum, scatter): the
+/// order behind every CPU neighbour search, the step's and the measures'.
+struct CellSort {
+    std::vector<std::uint32_t> fishCell;   ///< cell of each fish
+    std::vector<std::uint32_t> cellStart;  ///< first sorted slot of each cell; cells + 1 long
+    std::vector<std::uint32_t> order;      ///< the fish in each sorted slot
+
+    /// Sorts fish 0..n-1 into `cells` cells, fish i into cellOf(i), and within a cell by
+    /// `before(a, b)`, so the order depends only on the fish, not on how the work was split.
+    /// parallelFor(count, grain, body) runs body(begin, end) over chunks covering [0, count), in
+    /// any order or concurrently.
+    template <class CellOfFish, class Before, class ParallelFor>
+    void build(std::size_t n, std::size_t cells, CellOfFish&& cellOf, Before&& before,
+               ParallelFor&& parallelFor) {
+        constexpr std::size_t kGrain = 256;
+        fishCell.resize(n);
+        cellStart.assign(cells + 1, 0);
+        order.resize(n);
+        parallelFor(n, kGrain, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i) {
+                const std::uint32_t cell = cellOf(i);
+                fishCell[i] = cell;
+                std::atomic_ref<std::uint32_t>(cellStart[cell + 1])
+                    .fetch_add(1, std::memory_order_relaxed);
+            }
+        });
+        std::partial_sum(cellStart.begin(), cellStart.end(), cellStart.begin());
+
+        fill_.assign(cellStart.begin(), cellStart.end() - 1);
+        parallelFor(n, kGrain, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i) {
+                const std::uint32_t slot = std::atomic_ref<std::uint32_t>(fill_[fishCell[i]])
+                                               .fetch_add(1, std::memory_order_relaxed);
+                order[slot] = static_cast<std::uint32_t>(i);
+            }
+        });
+        // Concurrent scatters fill a cell in any order: put each cell in `before` order.
+        parallelFor(cells, 4096, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t cell = begin; cell < end; ++cell)
+                std::sort(order.begin() + cellStart[cell], order.begin() + cellStart[cell + 1],
+                          before);
+        });
+    }
+
+  private:
+    std::vector<std::uint32_t> fill_;  ///< scatter cursor per cell
 };
 
 }  // namespace fishschool

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
 
@@ -12,26 +13,23 @@
 namespace fishschool {
 namespace {
 
-/// The school's fish sorted by grid cell (a sequential counting sort), for neighbour queries.
+/// The school's fish sorted by grid cell (CellSort, on this thread), for neighbour queries.
 struct CellIndex {
     GridShape shape;
-    std::vector<std::uint32_t> cellStart;  // cellCount()+1
-    std::vector<std::uint32_t> fish;       // fish indices in cell order
+    CellSort sorted;
 
     CellIndex(std::span<const Fish> school, const glm::vec3& bounds, float cellWidth) {
         shape = GridShape::forTank(bounds, cellWidth, 2 * school.size() + 64);
-        cellStart.assign(shape.cellCount() + 1, 0);
-        std::vector<std::uint32_t> cellOf(school.size());
-        for (std::size_t i = 0; i < school.size(); ++i) {
-            const glm::vec3& p = school[i].position;
-            cellOf[i] = shape.index(shape.cellOf(p.x, p.y, p.z));
-            ++cellStart[cellOf[i] + 1];
-        }
-        std::partial_sum(cellStart.begin(), cellStart.end(), cellStart.begin());
-        std::vector<std::uint32_t> fill(cellStart.begin(), cellStart.end() - 1);
-        fish.resize(school.size());
-        for (std::size_t i = 0; i < school.size(); ++i)
-            fish[fill[cellOf[i]]++] = static_cast<std::uint32_t>(i);
+        sorted.build(
+            school.size(), shape.cellCount(),
+            [&](std::size_t i) {
+                const glm::vec3& p = school[i].position;
+                return shape.index(shape.cellOf(p.x, p.y, p.z));
+            },
+            std::less<std::uint32_t>(),
+            [](std::size_t count, std::size_t, auto&& body) {
+                if (count > 0) body(std::size_t{0}, count);
+            });
     }
 
     /// Calls visit(j) for every fish in the cells within `ring` cells of `cell` (a cube).
@@ -42,9 +40,9 @@ struct CellIndex {
                  ++y) {
                 const int x0 = std::max(cell.x - ring, 0),
                           x1 = std::min(cell.x + ring, shape.dimX - 1);
-                for (std::uint32_t k = cellStart[shape.index({x0, y, z})];
-                     k < cellStart[shape.index({x1, y, z}) + 1]; ++k)
-                    visit(fish[k]);
+                for (std::uint32_t k = sorted.cellStart[shape.index({x0, y, z})];
+                     k < sorted.cellStart[shape.index({x1, y, z}) + 1]; ++k)
+                    visit(sorted.order[k]);
             }
     }
 };
