@@ -46,6 +46,9 @@ class GpuBackend final : public Backend {
         return GpuDrawSource{fishBuffer(), currentFirstFish(), fishCount_};
     }
 
+    /// How many sets of behaviours the step has been compiled for (each once, then cached).
+    std::size_t compiledStepSets() const { return stepProgramCache_.size(); }
+
     /// The storage buffer of 2N GpuFish, and the index of the first fish of the current half.
     GLuint fishBuffer() const { return fishBuffer_.id(); }
     std::size_t currentFirstFish() const { return currentHalf_ * fishCount_; }

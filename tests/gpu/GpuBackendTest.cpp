@@ -316,8 +316,7 @@ const std::string kEveryFeature =
     std::to_string(glsl::kFeatureFieldOfView | glsl::kFeatureFlowField | glsl::kFeatureAvoidance) +
     "u\n";
 
-/// The step compiles for every set of behaviours, and each set is compiled once: the programs of
-/// a set seen before come from the cache.
+/// The step compiles for every set of behaviours.
 TEST_F(Gpu, TheStepCompilesForEverySetOfBehaviours) {
     for (std::uint32_t features = 0; features < glsl::kFeatureSetCount; ++features) {
         for (const char* file : {"step_all_pairs.comp", "step_grid.comp"}) {
@@ -328,6 +327,26 @@ TEST_F(Gpu, TheStepCompilesForEverySetOfBehaviours) {
                                  << program.error();
         }
     }
+}
+
+/// A set of behaviours is compiled on its first use only: switching one on, off and on again
+/// takes the programs of a set seen before from the cache.
+TEST_F(Gpu, EachSetOfBehavioursIsCompiledOnce) {
+    SimParams p;
+    auto backend = gpu::GpuBackend::create(p);
+    ASSERT_TRUE(backend) << backend.error();
+    gpu::GpuBackend& gpu = **backend;
+    EXPECT_EQ(gpu.compiledStepSets(), 1u);
+    SimParams withView = p;
+    withView.viewAngle = 200.0f;
+    gpu.setParams(withView);
+    EXPECT_EQ(gpu.compiledStepSets(), 2u);
+    gpu.setParams(p);
+    gpu.setParams(withView);
+    SimParams otherWeights = withView;
+    otherWeights.kCohesion = 2.0f;  // a new value, the same set of behaviours
+    gpu.setParams(otherWeights);
+    EXPECT_EQ(gpu.compiledStepSets(), 2u);
 }
 
 /// The shaders and GpuLayout.h, both from gpu_layout.h, describe the same bytes, as GL itself
