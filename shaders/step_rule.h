@@ -73,7 +73,13 @@ vec3 flowNode(ivec3 n) {
 // the nearest nodes' values.
 vec3 sampleFlow(vec3 p) {
     vec3 highest = vec3(params.flowDims) - 1.0f;
-    vec3 f = clamp((p - vec3(params.flowOrigin)) / params.flowOrigin.w, vec3(0.0f), highest);
+    vec3 f = (p - vec3(params.flowOrigin)) / params.flowOrigin.w;
+    // Clamped to the lattice by hand, so that a NaN coordinate lands on node 0 rather than
+    // indexing anywhere (clamp's result for NaN is undefined in GLSL and NaN in GLM).
+    for (int k = 0; k < 3; ++k) {
+        if (!(f[k] > 0.0f)) f[k] = 0.0f;
+        if (f[k] > highest[k]) f[k] = highest[k];
+    }
     vec3 low = min(floor(f), highest - 1.0f);
     vec3 t = f - low;
     ivec3 i = ivec3(low);

@@ -5,6 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include <glm/geometric.hpp>
 
 #include "HandBuiltScenes.h"
@@ -171,6 +174,24 @@ TEST(FlowField, InOpenWaterItPointsStraightAtTheTarget) {
         EXPECT_GT(glm::dot(glm::normalize(field->sample(at)), expected), 0.999f)
             << at.x << " " << at.y << " " << at.z;
     }
+}
+
+/// Any position, NaN and infinities included, samples nodes of the field: never memory outside it
+/// (AddressSanitizer watches this test), and a point beyond the lattice takes its border's value.
+TEST(FlowField, ASampleNeverLeavesTheField) {
+    SimParams p;
+    const auto field = FlowField::build(p);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float inf = std::numeric_limits<float>::infinity();
+    for (const glm::vec3 at : {glm::vec3(nan), glm::vec3(inf, -inf, nan), glm::vec3(-inf),
+                               glm::vec3(3e38f, -3e38f, 1e30f), glm::vec3(nan, 0.0f, 0.0f)}) {
+        const glm::vec3 direction = field->sample(at);
+        EXPECT_TRUE(std::isfinite(direction.x) && std::isfinite(direction.y) &&
+                    std::isfinite(direction.z))
+            << at.x << " " << at.y << " " << at.z;
+    }
+    EXPECT_EQ(field->sample(glm::vec3(-inf)), field->sample(-p.bounds - 100.0f));
+    EXPECT_EQ(field->sample(glm::vec3(inf)), field->sample(p.bounds + 100.0f));
 }
 
 TEST(FlowField, BehindARockItTurnsAsideAndInsideItPointsOut) {
