@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <glm/vec3.hpp>
+
 namespace fishschool {
 namespace {
 
@@ -37,6 +39,15 @@ Result<void> requireFinite(const std::string& key, float value) {
 Result<void> requirePositive(const std::string& key, float value) {
     if (!std::isfinite(value) || value <= 0.0f)
         return refuse(key, number(value), "must be finite and > 0");
+    return {};
+}
+
+/// SPEC.md's largest weight, limit and bound: so that no sum of the step can overflow a float.
+constexpr float kLargestMagnitude = 1e6f;
+
+Result<void> requireAtMostLargest(const std::string& key, float value) {
+    if (std::abs(value) > kLargestMagnitude)
+        return refuse(key, number(value), "its size must be at most 1e6");
     return {};
 }
 
@@ -89,14 +100,18 @@ Result<void> validate(const SimParams& p) {
         {"dt", p.dt}, {"maxAcceleration", p.maxAcceleration}, {"maxVelocity", p.maxVelocity}};
     for (const auto& [key, value] : positives)
         if (auto ok = requirePositive(key, value); !ok) return ok;
+    for (const auto& [key, value] : {positives[1], positives[2]})
+        if (auto ok = requireAtMostLargest(key, value); !ok) return ok;
 
     const std::pair<const char*, float> weights[] = {{"kCohesion", p.kCohesion},
                                                      {"kSeparation", p.kSeparation},
                                                      {"kAlignment", p.kAlignment},
                                                      {"kTarget", p.kTarget},
                                                      {"kAvoidance", p.kAvoidance}};
-    for (const auto& [key, value] : weights)
+    for (const auto& [key, value] : weights) {
         if (auto ok = requireFinite(key, value); !ok) return ok;
+        if (auto ok = requireAtMostLargest(key, value); !ok) return ok;
+    }
 
     const std::pair<const char*, float> radii[] = {{"rCohesion", p.rCohesion},
                                                    {"rSeparation", p.rSeparation},
@@ -115,6 +130,8 @@ Result<void> validate(const SimParams& p) {
     for (int k = 0; k < 3; ++k) {
         if (!std::isfinite(p.bounds[k]) || p.bounds[k] <= 0.0f)
             return refuse("bounds", vec3Text(p.bounds), "every component must be finite and > 0");
+        if (p.bounds[k] > kLargestMagnitude)
+            return refuse("bounds", vec3Text(p.bounds), "every component must be at most 1e6");
     }
     const float stepLength = p.maxVelocity * p.dt;
     const float smallestHalfExtent = std::min({p.bounds.x, p.bounds.y, p.bounds.z});
@@ -140,6 +157,23 @@ Result<void> validate(const SimParams& p) {
                     " is not allowed; the rock must lie inside the tank " + vec3Text(p.bounds) +
                     " with a gap of at least maxVelocity * dt = " + number(stepLength) +
                     " to every wall");
+        }
+    }
+    // A bounce off one rock moves a fish by up to maxVelocity * dt: it must not land in another.
+    for (std::size_t a = 0; a < p.rocks.size(); ++a) {
+        for (std::size_t b = a + 1; b < p.rocks.size(); ++b) {
+            const Rock& first = p.rocks[a];
+            const Rock& second = p.rocks[b];
+            const glm::dvec3 offset = glm::dvec3(first.center) - glm::dvec3(second.center);
+            const double gap =
+                std::sqrt(offset.x * offset.x + offset.y * offset.y + offset.z * offset.z) -
+                double(first.radius) - double(second.radius);
+            if (!(gap >= double(stepLength)))
+                return fail("rocks[" + std::to_string(a) + "] and rocks[" + std::to_string(b) +
+                            "]: a gap of " + number(gap) +
+                            " m is not allowed; rocks must keep a gap of at least maxVelocity * "
+                            "dt = " +
+                            number(stepLength) + " m between them");
         }
     }
     return {};

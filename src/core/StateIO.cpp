@@ -34,6 +34,8 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
     School school;
     std::size_t lineNumber = 0;
     bool sawHeader = false;
+    // A UTF-8 byte order mark, as some editors write, is read as if absent (SPEC.md).
+    if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
     while (!text.empty()) {
         const std::size_t end = text.find('\n');
         std::string_view line = trimLineEnd(text.substr(0, end));
@@ -82,6 +84,15 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
         Fish fish;
         fish.position = {values[0], values[1], values[2]};
         fish.velocity = {values[3], values[4], values[5]};
+        // SPEC.md: a faster fish could only overflow the step's sums.
+        const double speed =
+            std::sqrt(double(values[3]) * values[3] + double(values[4]) * values[4] +
+                      double(values[5]) * values[5]);
+        if (speed > 1e6) {
+            char text[48];
+            std::snprintf(text, sizeof text, "%.9g", speed);
+            return fail(where + "a speed of " + text + " m/s is not allowed; at most 1e6");
+        }
         if (!isInScene(fish.position, params)) {
             char position[96];
             std::snprintf(position, sizeof position, "(%.9g, %.9g, %.9g)", double(values[0]),

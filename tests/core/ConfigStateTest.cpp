@@ -164,6 +164,13 @@ const BadConfig kBadConfigs[] = {
      {"'kCohesion'", "1e-50", "too close to 0"}},
     {"WeightNotANumber", R"({"kSeparation": "strong"})", {"'kSeparation'", "number", "string"}},
     {"WeightNull", R"({"kAlignment": null})", {"'kAlignment'", "must be a number", "null"}},
+    {"WeightAboveTheLargest", R"({"kSeparation": 1.5e6})", {"kSeparation", "1500000", "1e6"}},
+    {"WeightBelowMinusTheLargest", R"({"kTarget": -3e38})", {"kTarget", "at most 1e6"}},
+    {"MaxVelocityAboveTheLargest",
+     R"({"maxVelocity": 2e6, "dt": 1e-6})",
+     {"maxVelocity", "at most 1e6"}},
+    {"MaxAccelerationAboveTheLargest", R"({"maxAcceleration": 3e38})", {"maxAcceleration", "1e6"}},
+    {"BoundsAboveTheLargest", R"({"bounds": [2e6, 10, 10]})", {"bounds", "at most 1e6"}},
     {"CohesionRadiusNegative", R"({"rCohesion": -1})", {"rCohesion", ">= 0"}},
     {"SeparationRadiusNegative", R"({"rSeparation": -0.5})", {"rSeparation", ">= 0"}},
     {"AlignmentRadiusNegative", R"({"rAlignment": -2})", {"rAlignment", ">= 0"}},
@@ -185,6 +192,9 @@ const BadConfig kBadConfigs[] = {
     {"RockAgainstAWall",
      R"({"rocks": [{"center": [0, 0, 0], "radius": 1}, {"center": [39.9, 0, 0], "radius": 1}]})",
      {"rocks[1]", "gap"}},
+    {"RocksCloserThanAStep",
+     R"({"rocks": [{"center": [0, 0, 0], "radius": 2}, {"center": [4.05, 0, 0], "radius": 2}]})",
+     {"rocks[0] and rocks[1]", "0.05", "maxVelocity * dt = 0.0833"}},
     {"RockOutsideTheTank",
      R"({"rocks": [{"center": [0, 50, 0], "radius": 1}]})",
      {"rocks[0]", "inside the tank"}},
@@ -221,8 +231,12 @@ INSTANTIATE_TEST_SUITE_P(Spec, ConfigRule, ::testing::ValuesIn(kBadConfigs),
 
 TEST(Config, ValuesAtTheLimitsAreKeptExactly) {
     auto p = parseConfig(
-        R"({"rCohesion": 0, "kCohesion": -3, "fishCount": 16000000, "seed": 18446744073709551615})");
+        R"({"rCohesion": 0, "kCohesion": -3, "fishCount": 16000000, "seed": 18446744073709551615,
+            "kAlignment": -1e6, "maxAcceleration": 1e6,
+            "rocks": [{"center": [0, 0, 0], "radius": 2}, {"center": [4.1, 0, 0], "radius": 2}]})");
     ASSERT_TRUE(p) << p.error();
+    EXPECT_EQ(p->kAlignment, -1e6f);
+    EXPECT_EQ(p->maxAcceleration, 1e6f);
     EXPECT_EQ(p->rCohesion, 0.0f);
     EXPECT_EQ(p->kCohesion, -3.0f);
     EXPECT_EQ(p->fishCount, kMaxFishCount);
@@ -276,6 +290,21 @@ TEST(State, Parses) {
     EXPECT_EQ((*school)[1].position, glm::vec3(-4, 5, -6));
     EXPECT_EQ((*school)[1].velocity, glm::vec3(0, 1, 0));
     EXPECT_EQ((*school)[1].acceleration, glm::vec3(0));
+}
+
+TEST(State, AByteOrderMarkIsReadAsIfAbsent) {
+    auto school = parseStateCsv(std::string("\xEF\xBB\xBF") + kGoodState, SimParams{});
+    ASSERT_TRUE(school) << school.error();
+    EXPECT_EQ(school->size(), 2u);
+}
+
+TEST(State, ASpeedAboveTheLargestIsRefusedNamingTheLine) {
+    auto fast = parseStateCsv("x,y,z,vx,vy,vz\n1,2,3,0,0,0\n1,2,3,8e5,8e5,0\n", SimParams{});
+    ASSERT_FALSE(fast);
+    EXPECT_THAT(fast.error(), HasSubstr(":3: a speed of 1131370.8"));
+    EXPECT_THAT(fast.error(), HasSubstr("at most 1e6"));
+    auto atTheLimit = parseStateCsv("x,y,z,vx,vy,vz\n1,2,3,0,1e6,0\n", SimParams{});
+    EXPECT_TRUE(atTheLimit) << atTheLimit.error();
 }
 
 TEST(State, AcceptsWindowsLineEndsAndNoFinalNewline) {
