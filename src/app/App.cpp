@@ -275,7 +275,8 @@ int App::run() {
         const float pixelScale =
             static_cast<float>(width) / static_cast<float>(std::max(windowWidth, 1));
         renderer_.centerShiftPixels = 0.5f * panel_.coveredLeft() * pixelScale;
-        renderer_.draw(sim_->params(), camera_, width, height, fishSource(),
+        const SimParams params = sim_->params();  // one copy a frame, for the scene and the panel
+        renderer_.draw(params, camera_, width, height, fishSource(),
                        static_cast<float>(now - start),
                        panel_.view.colorByHeading ? render::FishColoring::ByHeading
                                                   : render::FishColoring::BySpeed);
@@ -285,7 +286,6 @@ int App::run() {
         ImGui::NewFrame();
         std::vector<float> history(frameHistory_.begin(), frameHistory_.end());
         ui::PanelState state;
-        const SimParams params = sim_->params();
         state.params = &params;
         state.backend = sim_->backendKind();
         state.backendDescription = sim_->backend().description();

@@ -145,8 +145,7 @@ Result<void> SimulationController::replaceSchool(const School& school) {
 }
 
 void SimulationController::reset(std::uint64_t seed) {
-    settings_.seed = seed;
-    backend_->setParams(settings_);
+    settings_.seed = seed;  // the seed makes the school; the step does not read it
     (void)backend_->upload(makeInitialSchool(params()));  // same count as before: it fits
     accumulator_ = 0.0;
     metricsTime_ = -1e9;

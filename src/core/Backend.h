@@ -17,10 +17,6 @@ namespace fishschool {
 /// The kinds of backend; BackendRegistry.h lists them with their names and how to make each.
 enum class BackendKind { Cpu, Tbb, Gpu };
 
-/// "cpu", "tbb", "gpu": the names used by the CLI, the CSV files and the config, from the registry.
-std::string_view toString(BackendKind kind);
-std::optional<BackendKind> parseBackendKind(std::string_view text);
-
 /// Where a backend keeps its school in GPU memory, for a renderer to draw from without a copy.
 /// Plain integers, so that core needs no GL: `buffer` is a GL buffer name holding fish in the
 /// layout of src/gpu/GpuLayout.h (GpuFish), the school at fish firstFish .. firstFish+fishCount.

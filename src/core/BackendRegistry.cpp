@@ -94,15 +94,8 @@ Result<BackendKind> parseBackendFlag(std::string_view flag, std::string_view tex
 }
 
 Result<std::vector<BackendKind>> parseBackendList(std::string_view flag, std::string_view text) {
-    auto names = splitList(flag, text);
-    if (!names) return fail(names.error());
-    std::vector<BackendKind> kinds;
-    for (const std::string& name : *names) {
-        auto kind = parseBackendFlag(flag, name);
-        if (!kind) return fail(kind.error());
-        kinds.push_back(*kind);
-    }
-    return kinds;
+    return parseList(flag, text,
+                     [&](std::string_view item) { return parseBackendFlag(flag, item); });
 }
 
 }  // namespace fishschool

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -35,6 +36,10 @@ std::span<const BackendEntry> backendRegistry();
 const BackendEntry& backendEntry(BackendKind kind);
 /// The position of `kind` in backendRegistry().
 std::size_t backendIndex(BackendKind kind);
+
+/// "cpu", "tbb", "gpu": the names used by the CLI, the CSV files and the config.
+std::string_view toString(BackendKind kind);
+std::optional<BackendKind> parseBackendKind(std::string_view text);
 
 /// "cpu, tbb or gpu": for help texts and errors.
 std::string backendNameList();

@@ -250,15 +250,9 @@ Result<SimParams> loadParams(const ParamFlags& flags) {
         params = *loaded;
     }
     if (flags.fish) {
-        const std::string& text = *flags.fish;
-        std::int64_t fish = -1;
-        const char* end = text.data() + text.size();
-        const auto [ptr, ec] = std::from_chars(text.data(), end, fish);
-        if (text.empty() || ec != std::errc() || ptr != end || fish < 0 || fish > kMaxFishCount)
-            return fail("--fish: '" + text +
-                        "' is not allowed; fishCount must be a whole number from 0 to " +
-                        std::to_string(kMaxFishCount));
-        params.fishCount = fish;
+        auto fish = parseFishCount("--fish", *flags.fish);
+        if (!fish) return fail(fish.error());
+        params.fishCount = *fish;
     }
     if (flags.seed) {
         const std::string& text = *flags.seed;

@@ -26,21 +26,22 @@ Result<std::vector<std::string>> splitList(std::string_view what, std::string_vi
     return items;
 }
 
+Result<std::int64_t> parseFishCount(std::string_view what, std::string_view text,
+                                    std::int64_t min) {
+    std::int64_t n = -1;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || n < min ||
+        n > kMaxFishCount)
+        return fail(std::string(what) + ": '" + std::string(text) +
+                    "' is not allowed; fishCount must be a whole number from " +
+                    std::to_string(min) + " to " + std::to_string(kMaxFishCount));
+    return n;
+}
+
 Result<std::vector<std::int64_t>> parseFishCounts(std::string_view what, std::string_view text,
                                                   std::int64_t min) {
-    auto items = splitList(what, text);
-    if (!items) return fail(items.error());
-    std::vector<std::int64_t> counts;
-    for (const std::string& item : *items) {
-        std::int64_t n = -1;
-        const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), n);
-        if (ec != std::errc() || end != item.data() + item.size() || n < min || n > kMaxFishCount)
-            return fail(std::string(what) + ": '" + item +
-                        "' is not allowed; must be whole numbers from " + std::to_string(min) +
-                        " to " + std::to_string(kMaxFishCount) + ", comma-separated");
-        counts.push_back(n);
-    }
-    return counts;
+    return parseList(what, text,
+                     [&](std::string_view item) { return parseFishCount(what, item, min); });
 }
 
 Result<NeighborSearch> parseNeighborSearchFlag(std::string_view flag, std::string_view text) {
@@ -51,15 +52,8 @@ Result<NeighborSearch> parseNeighborSearchFlag(std::string_view flag, std::strin
 
 Result<std::vector<NeighborSearch>> parseNeighborSearchList(std::string_view flag,
                                                             std::string_view text) {
-    auto names = splitList(flag, text);
-    if (!names) return fail(names.error());
-    std::vector<NeighborSearch> searches;
-    for (const std::string& name : *names) {
-        auto search = parseNeighborSearchFlag(flag, name);
-        if (!search) return fail(search.error());
-        searches.push_back(*search);
-    }
-    return searches;
+    return parseList(flag, text,
+                     [&](std::string_view item) { return parseNeighborSearchFlag(flag, item); });
 }
 
 Result<void> checkOutputPath(std::string_view what, const std::string& path) {

@@ -18,6 +18,25 @@ namespace fishschool {
 Result<std::vector<std::string>> splitList(std::string_view what, std::string_view text);
 
 /// A comma-separated list of whole fish counts from `min` to kMaxFishCount.
+/// Each item of a comma-separated list read by parseOne(item), a Result<T>; the first item it
+/// refuses is the error.
+template <class ParseOne>
+auto parseList(std::string_view what, std::string_view text, ParseOne&& parseOne)
+    -> Result<std::vector<typename decltype(parseOne(std::string_view{}))::value_type>> {
+    auto items = splitList(what, text);
+    if (!items) return fail(items.error());
+    std::vector<typename decltype(parseOne(std::string_view{}))::value_type> values;
+    for (const std::string& item : *items) {
+        auto value = parseOne(item);
+        if (!value) return fail(value.error());
+        values.push_back(*value);
+    }
+    return values;
+}
+
+/// One fish count: a whole number from `min` to kMaxFishCount; the error names `what`.
+Result<std::int64_t> parseFishCount(std::string_view what, std::string_view text,
+                                    std::int64_t min = 0);
 Result<std::vector<std::int64_t>> parseFishCounts(std::string_view what, std::string_view text,
                                                   std::int64_t min = 0);
 

@@ -91,11 +91,13 @@ Result<std::unique_ptr<GpuBackend>> GpuBackend::create(const SimParams& params,
 }
 
 void GpuBackend::setParams(const SimParams& params) {
+    if (!rockBuffer_ || params.rocks != params_.rocks) {  // a slider moves a weight far more often
+        std::vector<GpuRock> rocks = packRocks(params);
+        if (rocks.empty()) rocks.emplace_back(0.0f);  // a zero-sized buffer cannot be bound
+        rockBuffer_ = GlBuffer::create(static_cast<GLsizeiptr>(rocks.size() * sizeof(GpuRock)),
+                                       rocks.data(), 0);
+    }
     params_ = params;
-    std::vector<GpuRock> rocks = packRocks(params);
-    if (rocks.empty()) rocks.emplace_back(0.0f);  // a zero-sized buffer cannot be bound
-    rockBuffer_ =
-        GlBuffer::create(static_cast<GLsizeiptr>(rocks.size() * sizeof(GpuRock)), rocks.data(), 0);
     auto flow = FlowField::forParams(params, flow_);
     if (flow != flow_ || !flowBuffer_) {
         const glm::vec4 none(0.0f);

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "core/BackendRegistry.h"
+
 namespace fishschool::ui {
 
 void FpsRecorder::startRecord() {

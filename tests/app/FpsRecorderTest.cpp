@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 
+#include "core/BackendRegistry.h"
 #include "ui/FpsRecorder.h"
 
 namespace fishschool::ui {
