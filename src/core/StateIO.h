@@ -20,8 +20,8 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
 Result<School> loadStateCsv(const std::filesystem::path& path, const SimParams& params);
 
 /// A state file larger than this is refused before it is read: it parses in well under 2 s on
-/// one core (docs/performance.md): about 3.8 million fish at "%.9g".
-inline constexpr std::uintmax_t kMaxStateFileBytes = 256ull << 20;
+/// one core (docs/config.md): about 1.9 million fish at "%.9g".
+inline constexpr std::uintmax_t kMaxStateFileBytes = 128ull << 20;
 /// A config file larger than this is refused before it is read.
 inline constexpr std::uintmax_t kMaxConfigFileBytes = 1ull << 20;
 
