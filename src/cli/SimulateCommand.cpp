@@ -1,22 +1,44 @@
+#include <charconv>
 #include <iostream>
 
 #include "Commands.h"
 #include "core/BackendRegistry.h"
 #include "core/ConfigIO.h"
+#include "core/Metrics.h"
 #include "core/Scenario.h"
 #include "core/StateIO.h"
 #include "core/TextInput.h"
 
 namespace fishschool::cli {
+namespace {
+
+/// --metrics-every: a whole number of steps, at least 1 (default 1).
+Result<std::int64_t> parseMetricsEvery(const std::string& text) {
+    if (text.empty()) return 1;
+    std::int64_t n = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (error != std::errc() || end != text.data() + text.size() || n < 1)
+        return fail("--metrics-every: '" + text +
+                    "' is not allowed; must be a whole number of steps >= 1");
+    return n;
+}
+
+}  // namespace
 
 void addSimulateCommand(CLI::App& app, SimulateOptions& o) {
     CLI::App* cmd = app.add_subcommand("simulate", "Run K steps and write the state CSV");
     cmd->add_option("--config", o.params.configPath, "Config JSON (default: the built-in defaults)")
         ->check(nonEmpty());
     cmd->add_option("--steps", o.steps, "Number of steps K (>= 0)")->required();
-    cmd->add_option("--state-out", o.stateOut, "Where to write the state CSV")
-        ->required()
+    cmd->add_option("--state-out", o.stateOut,
+                    "Where to write the state CSV (required unless --metrics is given)")
         ->check(nonEmpty());
+    cmd->add_option("--metrics", o.metricsPath,
+                    "Write the school's measures as CSV: " + std::string(kMetricsCsvHeader))
+        ->check(nonEmpty());
+    cmd->add_option("--metrics-every", o.metricsEvery,
+                    "A --metrics row at step 0, then every N steps (default 1)")
+        ->type_name("N");
     cmd->add_option("--state-in", o.stateIn,
                     "Initial state CSV; its rows are the fish, whatever fishCount says")
         ->check(nonEmpty());
@@ -48,7 +70,16 @@ int runSimulate(const SimulateOptions& o) {
     if (!o.stateIn.empty() && o.params.seed)
         return fail("--seed cannot be used with --state-in: the fish come from the file");
 
-    if (auto ok = checkOutputPath("--state-out", o.stateOut); !ok) return fail(ok.error());
+    if (o.stateOut.empty() && o.metricsPath.empty())
+        return fail("--state-out is required (or --metrics, or both)");
+    const auto every = parseMetricsEvery(o.metricsEvery);
+    if (!every) return fail(every.error());
+    if (o.metricsPath.empty() && !o.metricsEvery.empty())
+        return fail("--metrics-every needs --metrics FILE");
+    if (!o.stateOut.empty())
+        if (auto ok = checkOutputPath("--state-out", o.stateOut); !ok) return fail(ok.error());
+    if (!o.metricsPath.empty())
+        if (auto ok = checkOutputPath("--metrics", o.metricsPath); !ok) return fail(ok.error());
 
     auto params = loadParams(o.params);
     if (!params) return fail(params.error());
@@ -67,13 +98,24 @@ int runSimulate(const SimulateOptions& o) {
     if (!backend) return fail(backend.error());
     Backend& b = **backend;
     if (auto ok = b.upload(school); !ok) return fail(ok.error());
+    std::string metrics;
+    auto measure = [&](std::int64_t step) {
+        if (o.metricsPath.empty() || step % *every != 0) return;
+        metrics += metricsCsvRow(step, static_cast<double>(step) * params->dt,
+                                 measureSchool(b.download(), *params));
+    };
+    if (!o.metricsPath.empty()) metrics = std::string(kMetricsCsvHeader) + "\n";
+    measure(0);
     for (std::int64_t s = 0; s < o.steps; ++s) {
         b.step();
+        measure(s + 1);
         if (o.steps >= 100 && (s + 1) % (o.steps / 10) == 0)
             std::cerr << "step " << (s + 1) << "/" << o.steps << "\n";
     }
-    const School result = b.download();
-    if (auto ok = saveStateCsv(o.stateOut, result); !ok) return fail(ok.error());
+    if (!o.metricsPath.empty())
+        if (auto ok = writeFileAtomically(o.metricsPath, metrics); !ok) return fail(ok.error());
+    if (!o.stateOut.empty())
+        if (auto ok = saveStateCsv(o.stateOut, b.download()); !ok) return fail(ok.error());
     return 0;
 }
 
