@@ -6,14 +6,18 @@
 #include <imgui_impl_opengl3.h>
 #include <imgui_impl_sdl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <deque>
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "Screenshot.h"
 #include "SimulationController.h"
@@ -102,7 +106,11 @@ class App {
     ui::FpsRecorder recorder_;
     bool quit_ = false;
     bool screenshotRequested_ = false;
+    std::size_t sweepRowsPrinted_ = 0;
     std::deque<float> frameHistory_;
+    /// Key releases held back a frame: a key pressed and released within one frame would
+    /// otherwise never be seen down (a quick Enter in a text field would be lost).
+    std::vector<SDL_Event> deferred_;
     std::optional<render::FishSource> uploaded_;
     std::uint64_t uploadedVersion_ = 0;
 };
@@ -140,13 +148,36 @@ void App::handleEvent(const SDL_Event& event) {
                     camera_.reset(sim_->params().bounds);
                     break;
                 case SDLK_F1:
+                case SDLK_QUESTION:
+                    panel_.view.showHelp = !panel_.view.showHelp;
+                    break;
+                case SDLK_SLASH:  // ? on most layouts
+                    if (event.key.keysym.mod & KMOD_SHIFT)
+                        panel_.view.showHelp = !panel_.view.showHelp;
+                    break;
+                case SDLK_F2:
                     panel_.view.showPanel = !panel_.view.showPanel;
+                    break;
+                case SDLK_LEFTBRACKET:
+                case SDLK_RIGHTBRACKET: {
+                    const double factor = key == SDLK_RIGHTBRACKET ? 2.0 : 0.5;
+                    actions.speed =
+                        std::clamp(sim_->speed * factor, SimulationController::kMinSpeed,
+                                   SimulationController::kMaxSpeed);
+                    actions.asFastAsItCan = false;
+                    break;
+                }
+                case SDLK_f:
+                    actions.fastForwardSeconds = panel_.fastForwardSeconds();
                     break;
                 case SDLK_F12:
                     screenshotRequested_ = true;
                     break;
                 case SDLK_ESCAPE:
-                    quit_ = true;
+                    if (panel_.view.showHelp)
+                        panel_.view.showHelp = false;
+                    else
+                        quit_ = true;
                     break;
                 default:
                     break;
@@ -182,6 +213,21 @@ void App::apply(const ui::PanelActions& actions) {
         if (sim_->params().bounds != oldBounds) camera_.fit(sim_->params().bounds);
     }
     if (actions.togglePause) sim_->paused = !sim_->paused;
+    if (actions.speed) sim_->speed = *actions.speed;
+    if (actions.asFastAsItCan) sim_->asFastAsItCan = *actions.asFastAsItCan;
+    if (actions.speed || actions.asFastAsItCan) {
+        char text[64];
+        std::snprintf(text, sizeof text, "speed x%g", sim_->speed);
+        panel_.showMessage(sim_->asFastAsItCan ? std::string("speed: as fast as it can") : text);
+    }
+    if (actions.fastForwardSeconds) {
+        sim_->fastForward(*actions.fastForwardSeconds);
+        char text[64];
+        std::snprintf(text, sizeof text, "fast-forward %.0f simulated seconds",
+                      *actions.fastForwardSeconds);
+        panel_.showMessage(text);
+    }
+    if (actions.cancelFastForward) sim_->cancelFastForward();
     if (actions.step) sim_->stepOnce();
     if (actions.resetSeed) sim_->reset(*actions.resetSeed);
     if (actions.saveStatePath) {
@@ -235,8 +281,19 @@ int App::run() {
     std::int64_t frame = 0;
     bool vsync = !panel_.view.vsync;  // forces the first SetSwapInterval
     while (!quit_) {
+        std::vector<SDL_Event> held;
+        held.swap(deferred_);
+        for (const SDL_Event& event : held) handleEvent(event);
+        std::set<SDL_Scancode> downThisFrame;
         SDL_Event event;
-        while (SDL_PollEvent(&event)) handleEvent(event);
+        while (SDL_PollEvent(&event)) {
+            if (event.type == SDL_KEYUP && downThisFrame.count(event.key.keysym.scancode)) {
+                deferred_.push_back(event);
+                continue;
+            }
+            if (event.type == SDL_KEYDOWN) downThisFrame.insert(event.key.keysym.scancode);
+            handleEvent(event);
+        }
         if (vsync != panel_.view.vsync) {
             vsync = panel_.view.vsync;
             SDL_GL_SetSwapInterval(vsync ? 1 : 0);
@@ -262,6 +319,14 @@ int App::run() {
                 if (sweeping) std::cerr << "sweep: skipped " << recorder_.skipped().back() << "\n";
             }
             report(set);
+        }
+        if (sweeping && recorder_.records().size() > sweepRowsPrinted_) {
+            // Progress where the user looks: the terminal that started the sweep.
+            const ui::FpsRecord& row = recorder_.records().back();
+            sweepRowsPrinted_ = recorder_.records().size();
+            std::fprintf(stderr, "sweep: %zu/%zu %s, %lld fish: %.1f FPS\n", recorder_.casesDone(),
+                         recorder_.caseCount(), std::string(toString(row.backend)).c_str(),
+                         static_cast<long long>(row.fish), row.fps);
         }
         if (sweeping && !recorder_.busy()) quit_ = true;
         if (options_.switchEveryFrames > 0 && frame > 0 && frame % options_.switchEveryFrames == 0)
@@ -304,6 +369,10 @@ int App::run() {
         state.simulationMs = simulationMs;
         state.renderMs = renderMs;
         state.frameHistoryMs = history;
+        state.simulatedSeconds = sim_->simulatedSeconds();
+        state.speed = sim_->speed;
+        state.asFastAsItCan = sim_->asFastAsItCan;
+        state.fastForwardLeft = sim_->fastForwardLeft();
         apply(panel_.draw(state, recorder_));
         ImGui::Render();
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
@@ -320,6 +389,8 @@ int App::run() {
                 std::cerr << "error: " << ok.error() << "\n";
                 if (lastFrame) status = kBadInput;
                 panel_.showError(ok.error());
+            } else {
+                panel_.showMessage("saved the screenshot " + path);
             }
         }
         SDL_GL_SwapWindow(window_.window);
@@ -390,6 +461,22 @@ int runApp(const AppOptions& options) {
         startSchool = std::move(*school);
     }
 
+    // Without a display the app can still run offscreen (EGL) for the flags that end by
+    // themselves; run by hand it would show nothing and never end.
+    const auto set = [](const char* name) {
+        const char* value = std::getenv(name);
+        return value != nullptr && *value != '\0';
+    };
+    if (!set("DISPLAY") && !set("WAYLAND_DISPLAY") && !set("SDL_VIDEODRIVER")) {
+        if (options.frames == 0 && options.sweepFish.empty()) {
+            std::cerr << "error: no display (DISPLAY and WAYLAND_DISPLAY are not set): run it on a "
+                         "desktop or under xvfb-run; without a display it runs offscreen only "
+                         "with --frames or --sweep\n";
+            return kBadInput;
+        }
+        ::setenv("SDL_VIDEODRIVER", "offscreen", 1);
+        std::cerr << "no display: running offscreen\n";
+    }
     Window window;
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {
         std::cerr << "error: cannot open a display: " << SDL_GetError()
@@ -405,13 +492,24 @@ int runApp(const AppOptions& options) {
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, SDL_GL_CONTEXT_DEBUG_FLAG);
 #endif
     // Multisampling smooths the thin fish and the tank's edges; without it where it is missing.
+    // The window fits the display's usable area (less panels and docks), at most 1600 x 900.
+    int width = options.width > 0 ? options.width : 1600;
+    int height = options.height > 0 ? options.height : 900;
+    int x = static_cast<int>(SDL_WINDOWPOS_CENTERED), y = static_cast<int>(SDL_WINDOWPOS_CENTERED);
+    SDL_Rect usable{};
+    if (SDL_GetDisplayUsableBounds(0, &usable) == 0 && usable.w > 0 && usable.h > 0) {
+        if (options.width <= 0) width = std::min(width, usable.w);
+        if (options.height <= 0) height = std::min(height, usable.h);
+        x = usable.x + std::max((usable.w - width) / 2, 0);
+        y = usable.y + std::max((usable.h - height) / 2, 0);
+    }
     std::string windowError, contextError;
     for (const int samples : {options.msaaSamples, 0}) {
         SDL_GL_SetAttribute(SDL_GL_MULTISAMPLEBUFFERS, samples > 0 ? 1 : 0);
         SDL_GL_SetAttribute(SDL_GL_MULTISAMPLESAMPLES, samples);
-        window.window = SDL_CreateWindow(
-            "FishSchool", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, options.width,
-            options.height, SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+        window.window =
+            SDL_CreateWindow("FishSchool", x, y, width, height,
+                             SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
         if (window.window == nullptr) {
             windowError = SDL_GetError();
             continue;

@@ -27,8 +27,8 @@ struct AppOptions {
     bool startPaused = false;
     bool hideUi = false;
     bool colorByHeading = false;
-    int msaaSamples = 4;  ///< multisampling of the window; 0 turns it off
-    int width = 1600, height = 900;
+    int msaaSamples = 4;        ///< multisampling of the window; 0 turns it off
+    int width = 0, height = 0;  ///< 0: fit the display's usable area, at most 1600 x 900
 };
 
 /// Opens the window and runs until the user quits or the options say so. Returns the exit

@@ -53,9 +53,11 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"speed", "heading"}));
     cli.add_option("--msaa", options.msaaSamples, "Multisampling: 0 (off), 2, 4 or 8 samples")
         ->check(CLI::IsMember({0, 2, 4, 8}));
-    cli.add_option("--width", options.width, "Window width in pixels")
+    cli.add_option("--width", options.width,
+                   "Window width in pixels (default: the display's usable width, at most 1600)")
         ->check(CLI::Range(64, 16384));
-    cli.add_option("--height", options.height, "Window height in pixels")
+    cli.add_option("--height", options.height,
+                   "Window height in pixels (default: the display's usable height, at most 900)")
         ->check(CLI::Range(64, 16384));
     try {
         cli.parse(argc, argv);

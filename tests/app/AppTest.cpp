@@ -5,6 +5,7 @@
 #include <stb_image.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -35,10 +36,16 @@ class App : public ::testing::Test {
     /// Runs the app in a virtual X display; returns its exit status, stderr in `err_`. GL errors
     /// are checked as in a debug build: one ends the app with status 1.
     int app(const std::string& args, bool withDisplay = true) {
-        const std::string prefix =
-            withDisplay ? "FISHSCHOOL_GL_DEBUG=1 " + std::string(FISHSCHOOL_XVFB_RUN) +
-                              " -a -s '-screen 0 1024x768x24' "
-                        : "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=x11 ";
+        return run(withDisplay ? "FISHSCHOOL_GL_DEBUG=1 " + std::string(FISHSCHOOL_XVFB_RUN) +
+                                     " -a -s '-screen 0 1024x768x24' "
+                               : "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=x11 ",
+                   args);
+    }
+    /// Runs the app with no display at all, as on a server.
+    int appWithoutDisplay(const std::string& args) {
+        return run("env -u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER ", args);
+    }
+    int run(const std::string& prefix, const std::string& args) {
         const std::string command =
             prefix + FISHSCHOOL_APP_PATH + " " + args + " 2>" + path("stderr.txt") + " >/dev/null";
         const int raw = std::system(command.c_str());
@@ -208,6 +215,38 @@ TEST_F(AppOnDisplay, SwitchingBackendsWhileItRunsKeepsEveryFishInTheTank) {
     const auto again = fishschool::loadStateCsv(path("again.csv"), fishschool::SimParams{});
     ASSERT_TRUE(again) << again.error();
     EXPECT_EQ(*again, *school);
+}
+
+TEST_F(AppOnDisplay, TheWindowFitsTheDisplay) {
+    // The screen is 1024 x 768: the default 1600 x 900 would overflow it.
+    ASSERT_EQ(app("--frames 2 --msaa 0 --fish 100 --screenshot " + path("fit.png")), 0) << err_;
+    const Image fit = load(path("fit.png"));
+    EXPECT_EQ(fit.width, 1024);
+    EXPECT_EQ(fit.height, 768);
+    // A size asked for is kept.
+    ASSERT_EQ(app("--frames 2 --msaa 0 --fish 100 --width 500 --height 300 --screenshot " +
+                  path("asked.png")),
+              0)
+        << err_;
+    EXPECT_EQ(load(path("asked.png")).width, 500);
+}
+
+TEST_F(App, WithoutADisplayItRunsOffscreenOnlyForRunsThatEnd) {
+    // Run by hand with no display: a clear message and status 2, nothing else.
+    EXPECT_EQ(appWithoutDisplay("--fish 10"), 2);
+    EXPECT_THAT(err_, ::testing::HasSubstr("no display"));
+    EXPECT_THAT(err_, ::testing::HasSubstr("--frames"));
+    EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
+    // With --frames it runs offscreen (EGL) and writes what it was asked for.
+    const int status = appWithoutDisplay(
+        "--frames 3 --msaa 0 --width 320 --height 200 --fish 100 "
+        "--screenshot " +
+        path("offscreen.png"));
+    if (status != 0 && err_.find("cannot open a display") != std::string::npos)
+        GTEST_SKIP() << "no offscreen GL here: " << err_;
+    ASSERT_EQ(status, 0) << err_;
+    EXPECT_THAT(err_, ::testing::HasSubstr("running offscreen"));
+    EXPECT_EQ(load(path("offscreen.png")).width, 320);
 }
 
 TEST_F(App, BadFlagsAndNoDisplayExitTwoWithAMessage) {
