@@ -107,6 +107,14 @@ class App {
     bool quit_ = false;
     bool screenshotRequested_ = false;
     std::size_t sweepRowsPrinted_ = 0;
+    /// The scene before a sweep, set back when it ends.
+    struct SceneBeforeSweep {
+        BackendKind backend;
+        School school;
+        bool paused;
+    };
+    std::optional<SceneBeforeSweep> beforeSweep_;
+    void restoreAfterSweep();
     std::deque<float> frameHistory_;
     /// Key releases held back a frame: a key pressed and released within one frame would
     /// otherwise never be seen down (a quick Enter in a text field would be lost).
@@ -310,6 +318,9 @@ int App::run() {
 
         ui::FrameSample sample{frameSeconds, simulationMs, renderMs, sim_->backendKind(),
                                static_cast<std::int64_t>(sim_->fishCount())};
+        if (recorder_.sweeping() && !beforeSweep_)
+            beforeSweep_ =
+                SceneBeforeSweep{sim_->backendKind(), sim_->backend().download(), sim_->paused};
         const ui::FpsRecorder::Request request = recorder_.onFrame(sample);
         if (request.backend || request.fish) {
             const auto set = sim_->setScene(request.backend.value_or(sim_->backendKind()),
@@ -320,6 +331,7 @@ int App::run() {
             }
             report(set);
         }
+        if (!recorder_.sweeping() && beforeSweep_) restoreAfterSweep();
         if (sweeping && recorder_.records().size() > sweepRowsPrinted_) {
             // Progress where the user looks: the terminal that started the sweep.
             const ui::FpsRecord& row = recorder_.records().back();
@@ -402,6 +414,17 @@ int App::run() {
     }
     const int finished = finish();
     return status != 0 ? status : finished;
+}
+
+void App::restoreAfterSweep() {
+    // The fewer fish first, so no step of the way is refused; then the school as it was.
+    Result<void> ok = sim_->setScene(beforeSweep_->backend,
+                                     static_cast<std::int64_t>(beforeSweep_->school.size()));
+    if (ok) ok = sim_->replaceSchool(beforeSweep_->school);
+    sim_->paused = beforeSweep_->paused;
+    report(ok);
+    if (ok) panel_.showMessage("sweep done; the school is back as it was");
+    beforeSweep_.reset();
 }
 
 void App::switchToNextBackend(std::int64_t frame) {

@@ -607,8 +607,16 @@ void Panel::drawRecorder(const PanelState& state, FpsRecorder& recorder) {
         if (k + 1 < registry.size()) ImGui::SameLine();
     }
 
+    // Record's rows, apart from the sweep's table and lines.
+    for (const FpsRecord& r : recorder.records())
+        if (!r.fromSweep)
+            ImGui::Text("recorded: %s, %lld fish: %.1f FPS",
+                        std::string(toString(r.backend)).c_str(), static_cast<long long>(r.fish),
+                        r.fps);
     // The article's Table 1 layout: a row per fish count, a column per backend.
-    const auto& rows = recorder.records();
+    std::vector<FpsRecord> rows;
+    for (const FpsRecord& r : recorder.records())
+        if (r.fromSweep) rows.push_back(r);
     std::vector<std::int64_t> fishCounts;
     for (const FpsRecord& r : rows) fishCounts.push_back(r.fish);
     std::sort(fishCounts.begin(), fishCounts.end());

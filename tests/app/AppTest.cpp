@@ -160,6 +160,18 @@ TEST_F(AppOnDisplay, ASweepWritesARowForEveryBackendAndCount) {
     }
 }
 
+TEST_F(AppOnDisplay, ASweepGivesTheSchoolBackAsItWas) {
+    ASSERT_EQ(app("--width 320 --height 200 --msaa 0 --backend cpu --fish 700 --sweep 100 "
+                  "--sweep-backends tbb --sweep-seconds 0.05 --csv " +
+                  path("sweep.csv") + " --state-out " + path("after.csv")),
+              0)
+        << err_;
+    EXPECT_THAT(err_, ::testing::HasSubstr("sweep: 1/1 tbb, 100 fish"));  // progress as it goes
+    const auto after = fishschool::loadStateCsv(path("after.csv"), fishschool::SimParams{});
+    ASSERT_TRUE(after) << after.error();
+    EXPECT_EQ(after->size(), 700u);  // the user's school, not the sweep's last case
+}
+
 /// The rows of a sweep CSV as "backend,fish".
 std::set<std::string> sweepCases(const std::string& file) {
     std::ifstream in(file);
