@@ -107,6 +107,7 @@ class App {
     bool quit_ = false;
     bool screenshotRequested_ = false;
     std::size_t sweepRowsPrinted_ = 0;
+    std::uint64_t plottedMeasures_ = 0;
     /// The scene before a sweep, set back when it ends.
     struct SceneBeforeSweep {
         BackendKind backend;
@@ -371,6 +372,10 @@ int App::run() {
         state.paused = sim_->paused;
         state.fishCount = sim_->fishCount();
         state.metrics = panel_.view.measureSchool ? &sim_->metrics(now) : nullptr;
+        if (state.metrics && sim_->measureCount() != plottedMeasures_) {
+            plottedMeasures_ = sim_->measureCount();
+            panel_.addMeasures(sim_->simulatedSeconds(), *state.metrics);
+        }
         state.fps = frameSeconds > 0.0 ? 1.0 / frameSeconds : 0.0;
         if (history.size() >= 30) {
             double sum = 0.0;

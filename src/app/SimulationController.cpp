@@ -228,6 +228,7 @@ const SchoolMetrics& SimulationController::metrics(double nowSeconds, double eve
     if (nowSeconds - metricsTime_ >= everySeconds) {
         metrics_ = measureSchool(backend_->download(), params());
         metricsTime_ = nowSeconds;
+        ++measureCount_;
     }
     return metrics_;
 }

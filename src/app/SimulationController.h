@@ -92,6 +92,8 @@ class SimulationController {
 
     /// The measures of the school, recomputed at most every `everySeconds` of wall time.
     const SchoolMetrics& metrics(double nowSeconds, double everySeconds = 0.5);
+    /// How many times metrics() has measured the school, so a plot takes each measure once.
+    std::uint64_t measureCount() const { return measureCount_; }
     /// Changes whenever the school may have changed (a step, a switch, new parameters, a
     /// reset), so a renderer can skip copying a school it already has.
     std::uint64_t schoolVersion() const { return schoolVersion_; }
@@ -125,6 +127,7 @@ class SimulationController {
     double lastStepsMilliseconds_ = 0.0;
     SchoolMetrics metrics_;
     double metricsTime_ = -1e9;
+    std::uint64_t measureCount_ = 0;
     /// Per entry of backendRegistry(): why it cannot run, "" when it can, unset until asked.
     std::vector<std::optional<std::string>> unavailable_;
 };

@@ -264,6 +264,7 @@ PanelActions Panel::draw(const PanelState& state, FpsRecorder& recorder) {
         tip("Simulated seconds to fast-forward (0 to 3600).");
     }
 
+    drawPlots();
     drawParameters(state, actions);
     drawRecorder(state, recorder);
     ImGui::PopItemWidth();
@@ -306,6 +307,64 @@ void Panel::drawOverlay(const PanelState& state) {
                          std::max(peak * 1.2f, 20.0f), ImVec2(300, 50));
     }
     ImGui::End();
+}
+
+void Panel::addMeasures(double seconds, const SchoolMetrics& metrics) {
+    if (!measures_.empty() && seconds < measures_.back().seconds) measures_.clear();
+    measures_.push_back({seconds, metrics});
+    const auto first = std::find_if(measures_.begin(), measures_.end(), [&](const Measure& m) {
+        return m.seconds >= seconds - kPlotSeconds;
+    });
+    measures_.erase(measures_.begin(), first);
+}
+
+void Panel::drawPlots() {
+    if (!ImGui::CollapsingHeader("Measures over time", ImGuiTreeNodeFlags_DefaultOpen)) return;
+    tip("The school's measures over the last three minutes of simulated time, taken twice a "
+        "second (turn on \"measure the school\" in View).");
+    if (measures_.size() < 2) {
+        ImGui::TextDisabled(view.measureSchool ? "measuring..." : "off: see View");
+        return;
+    }
+    const double t1 = measures_.back().seconds;
+    const double t0 = std::max(measures_.front().seconds, t1 - kPlotSeconds);
+    const auto plot = [&](const char* name, const char* unit, double low, double high,
+                          double (*value)(const SchoolMetrics&), const char* help) {
+        for (const Measure& m : measures_) high = std::max(high, value(m.metrics));
+        const ImVec2 size(ImGui::GetFontSize() * 15.0f, ImGui::GetFontSize() * 2.6f);
+        const ImVec2 a = ImGui::GetCursorScreenPos();
+        const ImVec2 b(a.x + size.x, a.y + size.y);
+        ImDrawList* draw = ImGui::GetWindowDrawList();
+        draw->AddRectFilled(a, b, IM_COL32(20, 30, 45, 255));
+        const auto at = [&](const Measure& m) {
+            const double u = t1 > t0 ? (m.seconds - t0) / (t1 - t0) : 1.0;
+            const double v = (value(m.metrics) - low) / std::max(high - low, 1e-9);
+            return ImVec2(a.x + float(u) * size.x, b.y - float(std::clamp(v, 0.0, 1.0)) * size.y);
+        };
+        for (std::size_t k = 1; k < measures_.size(); ++k)
+            draw->AddLine(at(measures_[k - 1]), at(measures_[k]), IM_COL32(120, 200, 255, 255),
+                          1.5f);
+        ImGui::Dummy(size);
+        tip(help);
+        ImGui::SameLine();
+        ImGui::BeginGroup();
+        ImGui::Text("%s %.2f%s", name, value(measures_.back().metrics), unit);
+        ImGui::TextDisabled("0 to %.3g, %.0f s", high, t1 - t0);
+        ImGui::EndGroup();
+    };
+    plot(
+        "polarization", "", 0.0, 1.0, [](const SchoolMetrics& m) { return m.polarization; },
+        "Length of the mean heading: 0 disordered, 1 all fish parallel.");
+    plot(
+        "milling", "", 0.0, 1.0, [](const SchoolMetrics& m) { return m.milling; },
+        "Mean angular momentum about the school's centre: 1 for fish circling it.");
+    plot(
+        "nearest", " m", 0.0, 1e-9,
+        [](const SchoolMetrics& m) { return m.meanNearestNeighborDistance; },
+        "Mean distance from each fish to the closest other fish.");
+    plot(
+        "neighbours", "", 0.0, 1e-9, [](const SchoolMetrics& m) { return m.meanNeighbors; },
+        "Mean number of other fish within rCohesion.");
 }
 
 void Panel::drawNotices() {

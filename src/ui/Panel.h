@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -74,6 +75,16 @@ class Panel {
     /// Pixels from the left edge that the panel covered in the last frame (0 when hidden or
     /// moved away from the left edge).
     float coveredLeft() const { return coveredLeft_; }
+    /// Adds a measure of the school at simulated time `seconds` to the plots, which keep the
+    /// last kPlotSeconds; a time earlier than the last (a new school) starts them again.
+    void addMeasures(double seconds, const SchoolMetrics& metrics);
+    static constexpr double kPlotSeconds = 180.0;
+    struct Measure {
+        double seconds;  ///< simulated
+        SchoolMetrics metrics;
+    };
+    /// What the plots show, oldest first.
+    const std::vector<Measure>& measures() const { return measures_; }
     /// The simulated seconds the Fast-forward button (and the F key) runs.
     double fastForwardSeconds() const { return fastForwardSeconds_; }
 
@@ -84,6 +95,7 @@ class Panel {
     /// The error and the latest notice, at the bottom centre of the window.
     void drawNotices();
     void drawHelp();
+    void drawPlots();
     void drawParameters(const PanelState& state, PanelActions& actions);
     bool drawRocks(SimParams& edited);
     void drawRecorder(const PanelState& state, FpsRecorder& recorder);
@@ -93,6 +105,7 @@ class Panel {
     std::string message_;
     double messageUntil_ = 0.0;  ///< ImGui time at which the notice fades
     float fastForwardSeconds_ = 20.0f;
+    std::vector<Measure> measures_;  ///< oldest first, the last kPlotSeconds
     char configPath_[256] = "fishschool.json";
     char statePath_[256] = "school.csv";
     char csvPath_[256] = "fps.csv";
