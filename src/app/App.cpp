@@ -21,9 +21,11 @@
 
 #include "Screenshot.h"
 #include "SimulationController.h"
+#include "VideoRecorder.h"
 #include "core/BackendRegistry.h"
 #include "core/ConfigIO.h"
 #include "core/StateIO.h"
+#include "core/TextInput.h"
 #include "gpu/GlObjects.h"
 #include "render/SceneRenderer.h"
 #include "ui/FpsRecorder.h"
@@ -108,6 +110,10 @@ class App {
     bool screenshotRequested_ = false;
     std::size_t sweepRowsPrinted_ = 0;
     std::uint64_t plottedMeasures_ = 0;
+    VideoRecorder video_;
+    std::optional<std::string> videoToStart_;  ///< started once the frame's size is known
+    /// Closes the video; false when it could not be written.
+    bool finishVideo();
     /// The scene before a sweep, set back when it ends.
     struct SceneBeforeSweep {
         BackendKind backend;
@@ -237,6 +243,15 @@ void App::apply(const ui::PanelActions& actions) {
         panel_.showMessage(text);
     }
     if (actions.cancelFastForward) sim_->cancelFastForward();
+    if (actions.startVideoPath) {
+        if (auto ok = checkOutputPath("video", *actions.startVideoPath); !ok)
+            report(ok);
+        else if (auto ffmpeg = VideoRecorder::checkFfmpeg(); !ffmpeg)
+            report(ffmpeg);
+        else
+            videoToStart_ = *actions.startVideoPath;
+    }
+    if (actions.stopVideo) (void)finishVideo();
     if (actions.step) sim_->stepOnce();
     if (actions.resetSeed) sim_->reset(*actions.resetSeed);
     if (actions.saveStatePath) {
@@ -283,6 +298,7 @@ int App::run() {
             return kBadInput;
         }
     }
+    if (!options_.recordPath.empty()) videoToStart_ = options_.recordPath;
     int status = 0;
     const double start = seconds();
     double last = start;
@@ -314,7 +330,8 @@ int App::run() {
         frameHistory_.push_back(static_cast<float>(frameSeconds * 1000.0));
         if (frameHistory_.size() > 240) frameHistory_.pop_front();
 
-        sim_->advance(frameSeconds);
+        // While recording, each frame is one video frame: the simulation advances by its time.
+        sim_->advance(video_.recording() ? 1.0 / video_.framesPerSecond() : frameSeconds);
         const double simulationMs = sim_->lastStepsMilliseconds();
 
         ui::FrameSample sample{frameSeconds, simulationMs, renderMs, sim_->backendKind(),
@@ -390,6 +407,8 @@ int App::run() {
         state.speed = sim_->speed;
         state.asFastAsItCan = sim_->asFastAsItCan;
         state.fastForwardLeft = sim_->fastForwardLeft();
+        state.recordingVideo = video_.recording();
+        state.videoFrames = video_.frames();
         apply(panel_.draw(state, recorder_));
         ImGui::Render();
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
@@ -408,6 +427,23 @@ int App::run() {
                 panel_.showError(ok.error());
             } else {
                 panel_.showMessage("saved the screenshot " + path);
+            }
+        }
+        if (videoToStart_) {
+            if (auto ok = video_.start(*videoToStart_, width, height, options_.recordFps); !ok) {
+                std::cerr << "error: " << ok.error() << "\n";
+                panel_.showError(ok.error());
+                status = kInternal;
+            } else {
+                panel_.showMessage("recording the video " + *videoToStart_);
+            }
+            videoToStart_.reset();
+        }
+        if (video_.recording()) {
+            if (auto ok = video_.addFrame(width, height); !ok) {
+                std::cerr << "error: " << ok.error() << "\n";
+                panel_.showError(ok.error());
+                status = kInternal;
             }
         }
         SDL_GL_SwapWindow(window_.window);
@@ -448,8 +484,24 @@ void App::switchToNextBackend(std::int64_t frame) {
     }
 }
 
+bool App::finishVideo() {
+    if (!video_.recording()) return true;
+    const auto frames = video_.finish();
+    if (frames) {
+        const std::string done = "wrote the video " + video_.path().string() + " (" +
+                                 std::to_string(*frames) + " frames)";
+        std::cerr << done << "\n";
+        panel_.showMessage(done);
+        return true;
+    }
+    std::cerr << "error: " << frames.error() << "\n";
+    panel_.showError(frames.error());
+    return false;
+}
+
 int App::finish() {
     int status = 0;
+    if (!finishVideo()) status = kInternal;
     if (!options_.sweepFish.empty()) {
         // A sweep stopped early (the window closed) still keeps what it measured.
         if (recorder_.busy())
@@ -496,10 +548,10 @@ int runApp(const AppOptions& options) {
         return value != nullptr && *value != '\0';
     };
     if (!set("DISPLAY") && !set("WAYLAND_DISPLAY") && !set("SDL_VIDEODRIVER")) {
-        if (options.frames == 0 && options.sweepFish.empty()) {
+        if (options.frames == 0 && options.sweepFish.empty() && options.recordPath.empty()) {
             std::cerr << "error: no display (DISPLAY and WAYLAND_DISPLAY are not set): run it on a "
                          "desktop or under xvfb-run; without a display it runs offscreen only "
-                         "with --frames or --sweep\n";
+                         "with --frames, --sweep or --record\n";
             return kBadInput;
         }
         ::setenv("SDL_VIDEODRIVER", "offscreen", 1);

@@ -593,6 +593,18 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
         ImGui::SameLine();
         if (ImGui::Button("Save school")) actions.saveStatePath = statePath_;
         tip("Write the school as a state CSV.");
+        ImGui::InputText("video", videoPath_, sizeof videoPath_);
+        tip("Where Record video writes the window, as a video ffmpeg can write (.mp4).");
+        if (!state.recordingVideo) {
+            if (ImGui::Button("Record video")) actions.startVideoPath = videoPath_;
+            tip("Record the window, one video frame per drawn frame at a fixed rate; the "
+                "simulation then advances one video frame's time per frame.");
+        } else {
+            if (ImGui::Button("Stop video")) actions.stopVideo = true;
+            tip("Finish the video and write it.");
+            ImGui::SameLine();
+            ImGui::Text("%lld frames", state.videoFrames);
+        }
     }
 
     if (changed) actions.newParams = edited;

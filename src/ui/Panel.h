@@ -30,6 +30,8 @@ struct PanelState {
     double speed = 1.0;
     bool asFastAsItCan = false;
     double fastForwardLeft = 0.0;  ///< simulated seconds a fast-forward has still to run
+    bool recordingVideo = false;
+    long long videoFrames = 0;
 };
 
 /// What the user asked for this frame; the app carries it out and reports errors back.
@@ -45,6 +47,8 @@ struct PanelActions {
     std::optional<bool> asFastAsItCan;
     std::optional<double> fastForwardSeconds;  ///< run this much simulated time at once
     bool cancelFastForward = false;
+    std::optional<std::string> startVideoPath;  ///< record the window as a video
+    bool stopVideo = false;
 };
 
 /// Display settings the panel owns and the renderer reads.
@@ -109,6 +113,7 @@ class Panel {
     char configPath_[256] = "fishschool.json";
     char statePath_[256] = "school.csv";
     char csvPath_[256] = "fps.csv";
+    char videoPath_[256] = "fishschool.mp4";
     char sweepFish_[256] = "1000,2000,5000,10000,20000";
     std::vector<bool> sweepBackends_;         ///< per entry of backendRegistry(); all on at first
     std::optional<std::uint64_t> resetSeed_;  ///< starts as the running school's seed

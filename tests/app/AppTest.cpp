@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -261,6 +262,42 @@ TEST_F(App, WithoutADisplayItRunsOffscreenOnlyForRunsThatEnd) {
     EXPECT_EQ(load(path("offscreen.png")).width, 320);
 }
 
+/// The number of video frames in `file` as ffprobe counts them, or -1.
+long long videoFrames(const std::string& file) {
+    const std::string command = std::string(FISHSCHOOL_FFPROBE) +
+                                " -v error -count_frames -select_streams v:0 -show_entries "
+                                "stream=nb_read_frames -of csv=p=0 '" +
+                                file + "'";
+    FILE* out = ::popen(command.c_str(), "r");
+    if (!out) return -1;
+    char line[64] = {};
+    const bool read = std::fgets(line, sizeof line, out) != nullptr;
+    ::pclose(out);
+    return read ? std::atoll(line) : -1;
+}
+
+TEST_F(AppOnDisplay, RecordWritesOneVideoFramePerDrawnFrame) {
+    if (std::string(FISHSCHOOL_FFPROBE).empty()) GTEST_SKIP() << "ffprobe is not installed";
+    ASSERT_EQ(app("--frames 25 --msaa 0 --width 320 --height 200 --fish 200 --record " +
+                  path("window.mp4")),
+              0)
+        << err_;
+    EXPECT_EQ(videoFrames(path("window.mp4")), 25);
+    EXPECT_THAT(err_, ::testing::HasSubstr("(25 frames)"));
+    // Offscreen, without a display, as on a server; an odd size loses a column and a row.
+    const int status = appWithoutDisplay("--frames 7 --msaa 0 --width 321 --height 201 --record " +
+                                         path("offscreen.mp4"));
+    if (status != 0 && err_.find("cannot open a display") != std::string::npos)
+        GTEST_SKIP() << "no offscreen GL here: " << err_;
+    ASSERT_EQ(status, 0) << err_;
+    EXPECT_EQ(videoFrames(path("offscreen.mp4")), 7);
+    // Nothing but the videos is left in the folder: no partial file.
+    std::set<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir_))
+        names.insert(entry.path().filename().string());
+    EXPECT_EQ(names, (std::set<std::string>{"offscreen.mp4", "stderr.txt", "window.mp4"}));
+}
+
 TEST_F(App, BadFlagsAndNoDisplayExitTwoWithAMessage) {
     const std::string csv = " --csv " + path("s.csv");
     struct Case {
@@ -281,6 +318,10 @@ TEST_F(App, BadFlagsAndNoDisplayExitTwoWithAMessage) {
         {"--frames 1 --switch-every 0", "--switch-every"},
         {"--frames 1 --fish 10 --state-in " + path("s.csv"), "--state-in"},
         {"--frames 1 --state-in " + path("missing.csv"), "missing.csv"},
+        {"--frames 1 --record-fps 30", "--record"},
+        {"--frames 1 --record " + path("v.mp4") + " --record-fps 0", "--record-fps"},
+        {"--frames 1 --record " + path("no-such-folder/v.mp4"), "no-such-folder"},
+        {"--sweep 10 --record " + path("v.mp4") + csv, "--record"},
     };
     for (const Case& c : cases) {
         EXPECT_EQ(app(c.args), 2) << c.args;
