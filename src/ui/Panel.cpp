@@ -8,6 +8,8 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
+#include <string>
 #include <unordered_map>
 
 #include "core/BackendRegistry.h"
@@ -71,6 +73,53 @@ bool sliderFloat3(const char* label, float* value, float min, float max, const c
     });
     tip(help);
     return changed;
+}
+
+/// The fish's colour by speed, as shaders/fish.vert computes it from speed / maxVelocity.
+ImVec4 speedColor(float ratio) {
+    const float t = ratio * ratio * ratio;
+    const auto mix = [](ImVec4 a, ImVec4 b, float u) {
+        return ImVec4(a.x + (b.x - a.x) * u, a.y + (b.y - a.y) * u, a.z + (b.z - a.z) * u, 1.0f);
+    };
+    const ImVec4 slow(0.15f, 0.25f, 0.85f, 1.0f), middle(0.2f, 0.85f, 0.75f, 1.0f),
+        fast(1.0f, 0.55f, 0.15f, 1.0f);
+    return t < 0.5f ? mix(slow, middle, t * 2.0f) : mix(middle, fast, t * 2.0f - 1.0f);
+}
+
+/// The fish's colour by heading, as shaders/fish.vert: hue from the angle in the x-z plane.
+ImVec4 headingColor(float hue) {
+    float r = 0, g = 0, b = 0;
+    ImGui::ColorConvertHSVtoRGB(hue, 0.65f, 0.95f, r, g, b);
+    return ImVec4(r, g, b, 1.0f);
+}
+
+/// A colour bar of the fish's colours with labels under it at the given fractions.
+void drawLegend(const char* title, ImVec4 (*color)(float),
+                std::initializer_list<std::pair<float, std::string>> ticks) {
+    ImGui::TextUnformatted(title);
+    const ImVec2 size(300.0f, 10.0f);
+    const ImVec2 a = ImGui::GetCursorScreenPos();
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    constexpr int kSteps = 60;
+    for (int k = 0; k < kSteps; ++k) {
+        const float u0 = float(k) / kSteps, u1 = float(k + 1) / kSteps;
+        const ImU32 c0 = ImGui::ColorConvertFloat4ToU32(color(u0)),
+                    c1 = ImGui::ColorConvertFloat4ToU32(color(u1));
+        draw->AddRectFilledMultiColor(ImVec2(a.x + u0 * size.x, a.y),
+                                      ImVec2(a.x + u1 * size.x, a.y + size.y), c0, c1, c1, c0);
+    }
+    ImGui::Dummy(size);
+    const ImVec2 labels = ImGui::GetCursorScreenPos();
+    for (const auto& [at, text] : ticks) {
+        const float width = ImGui::CalcTextSize(text.c_str()).x;
+        const float x =
+            std::clamp(labels.x + at * size.x - width * 0.5f, labels.x, labels.x + size.x - width);
+        draw->AddLine(ImVec2(a.x + at * size.x, a.y + size.y),
+                      ImVec2(a.x + at * size.x, a.y + size.y + 3),
+                      ImGui::GetColorU32(ImGuiCol_Text));
+        draw->AddText(ImVec2(x, labels.y), ImGui::GetColorU32(ImGuiCol_Text), text.c_str());
+    }
+    ImGui::Dummy(ImVec2(size.x, ImGui::GetFontSize()));
 }
 
 /// The plot's colour for the backend at `index` in the registry.
@@ -298,6 +347,20 @@ void Panel::drawOverlay(const PanelState& state) {
                     state.metrics->milling);
         ImGui::Text("nearest neighbour %.2f m   neighbours %.1f",
                     state.metrics->meanNearestNeighborDistance, state.metrics->meanNeighbors);
+    }
+    if (state.params) {
+        if (view.colorByHeading) {
+            drawLegend("colour: heading (seen from above)", headingColor,
+                       {{0.0f, "-x"}, {0.25f, "-z"}, {0.5f, "+x"}, {0.75f, "+z"}, {1.0f, "-x"}});
+        } else {
+            const float top = state.params->maxVelocity;
+            char half[32], most[32], full[32];
+            std::snprintf(half, sizeof half, "%.3g", 0.5f * top);
+            std::snprintf(most, sizeof most, "%.3g", 0.8f * top);
+            std::snprintf(full, sizeof full, "%.3g m/s", top);
+            drawLegend("colour: speed (its top spread over most colours)", speedColor,
+                       {{0.0f, "0"}, {0.5f, half}, {0.8f, most}, {1.0f, full}});
+        }
     }
     if (!state.frameHistoryMs.empty()) {
         const float peak =
