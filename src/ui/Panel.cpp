@@ -23,14 +23,25 @@ namespace {
 
 constexpr int kPanelMaxFish = 1'000'000;
 
+std::unordered_map<std::string, std::array<float, 4>>& controlRects() {
+    static std::unordered_map<std::string, std::array<float, 4>> rects;
+    return rects;
+}
+
+/// Notes where the last control was drawn, for Panel::controlRect.
+void noteRect(const char* label) {
+    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    controlRects()[label] = {a.x, a.y, b.x, b.y};
+}
+
 /// A tooltip on the last control.
 void tip(const char* text) {
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
 }
 
-/// Runs a widget that edits `n` floats so that a typed value (Ctrl+click or double-click on a
-/// slider) applies on Enter or when the field loses focus, never half typed ("3" on the way to
-/// "30"); a drag applies at once. Returns true when `value` changed.
+/// Runs a widget that edits `n` floats so that a typed value (Ctrl+click on a slider) applies on
+/// Enter or when the field loses focus, never half typed ("3" on the way to "30"); a drag applies
+/// at once. Returns true when `value` changed.
 template <class Widget>
 bool editDeferred(const char* label, float* value, int n, Widget&& widget) {
     static std::unordered_map<ImGuiID, std::array<float, 4>> typed;  // per field being typed in
@@ -62,6 +73,7 @@ bool sliderFloat(const char* label, float* value, float min, float max, const ch
     const bool changed = editDeferred(label, value, 1, [&](float* v) {
         return ImGui::SliderFloat(label, v, min, max, format, flags);
     });
+    noteRect(label);
     tip(help);
     return changed;
 }
@@ -71,6 +83,7 @@ bool sliderFloat3(const char* label, float* value, float min, float max, const c
     const bool changed = editDeferred(label, value, 3, [&](float* v) {
         return ImGui::SliderFloat3(label, v, min, max, format, flags);
     });
+    noteRect(label);
     tip(help);
     return changed;
 }
@@ -210,6 +223,11 @@ void drawFpsPlot(const std::vector<FpsRecord>& rows) {
 }
 
 }  // namespace
+
+std::array<float, 4> Panel::controlRect(const std::string& label) {
+    const auto it = controlRects().find(label);
+    return it == controlRects().end() ? std::array<float, 4>{} : it->second;
+}
 
 void Panel::showMessage(std::string message) {
     message_ = std::move(message);
@@ -523,6 +541,7 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
                 changed = true;
             }
         }
+        noteRect("fish count");
         tip("Type a count and press Enter; +/- step by 100 (Ctrl: 10,000).");
         int search = edited.neighborSearch == NeighborSearch::Grid ? 1 : 0;
         if (ImGui::Combo("neighbours", &search, "all-pairs\0grid\0")) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -87,6 +88,9 @@ class Panel {
         double seconds;  ///< simulated
         SchoolMetrics metrics;
     };
+    /// Where the control `label` (a slider or "fish count") was drawn in the last frame, as
+    /// {x0, y0, x1, y1} in pixels; all zero if it was not. Lets tests click it.
+    static std::array<float, 4> controlRect(const std::string& label);
     /// What the plots show, oldest first.
     const std::vector<Measure>& measures() const { return measures_; }
     /// The simulated seconds the Fast-forward button (and the F key) runs.

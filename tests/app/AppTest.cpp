@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <stb_image.h>
 #include <sys/wait.h>
+#include <glm/geometric.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -296,6 +297,23 @@ TEST_F(AppOnDisplay, RecordWritesOneVideoFramePerDrawnFrame) {
     for (const auto& entry : fs::directory_iterator(dir_))
         names.insert(entry.path().filename().string());
     EXPECT_EQ(names, (std::set<std::string>{"offscreen.mp4", "stderr.txt", "window.mp4"}));
+}
+
+TEST_F(AppOnDisplay, TheDefaultSchoolPolarisesWithinTwentySimulatedSeconds) {
+    if (std::string(FISHSCHOOL_FFPROBE).empty()) GTEST_SKIP() << "no ffmpeg to record with";
+    // While recording, each frame advances 1/60 s whatever the machine's speed: 1,200 frames
+    // are the 20 simulated seconds of the default school as the app opens it.
+    ASSERT_EQ(app("--frames 1200 --hide-ui --msaa 0 --width 64 --height 64 --record " +
+                  path("school.mp4") + " --state-out " + path("school.csv")),
+              0)
+        << err_;
+    const auto school = fishschool::loadStateCsv(path("school.csv"), fishschool::SimParams{});
+    ASSERT_TRUE(school) << school.error();
+    ASSERT_EQ(school->size(), 2000u);
+    glm::dvec3 heading(0.0);
+    for (const fishschool::Fish& fish : *school)
+        heading += glm::dvec3(fish.velocity) / glm::length(glm::dvec3(fish.velocity));
+    EXPECT_GE(glm::length(heading) / static_cast<double>(school->size()), 0.7);
 }
 
 TEST_F(App, BadFlagsAndNoDisplayExitTwoWithAMessage) {
