@@ -19,6 +19,8 @@ struct SimulateOptions {
     std::string stateOut;
     std::int64_t steps = 0;
     std::string backend = "cpu";
+    std::string metricsPath;   ///< --metrics: the school's measures as CSV
+    std::string metricsEvery;  ///< --metrics-every as typed (a row every N steps)
 };
 
 struct BenchOptions {
