@@ -15,7 +15,12 @@ void addNeighbor(vec3 heading, vec3 pj, vec3 d, float d2, uint j, inout Neighbor
         s.cohesionCount++;
     }
     if (d2 < params.radiiSquared.y) {
-        s.separation += d;
+        // separationFalloff "inverse-square": each offset over its squared length (0 at d2 = 0).
+        if (STEP_HAS(kFeatureInverseSquare)) {
+            if (d2 > 0.0) s.separation += d / d2;
+        } else {
+            s.separation += d;
+        }
         s.separationCount++;
     }
     if (d2 < params.radiiSquared.z) {

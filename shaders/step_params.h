@@ -10,7 +10,10 @@ const uint kFeatureFieldOfView = 1u;  // viewAngle < 360: the view test on every
 const uint kFeatureSeek = 2u;         // kTarget != 0, straight at the target
 const uint kFeatureFlowField = 4u;    // kTarget != 0 along the flow field (never with kFeatureSeek)
 const uint kFeatureAvoidance = 8u;    // kAvoidance != 0 and avoidanceDistance > 0
-const uint kFeatureSetCount = 16u;    // every combination of the bits above is a valid index
+const uint kFeatureInverseSquare = 16u;  // separationFalloff "inverse-square": 1/d^2 per offset
+const uint kFeatureSetCount = 32u;  // every combination of the bits above is a valid index
+// The cheap modes (minVelocity, steering, combine, avoidance "rays") have no bit: they are a
+// branch on a value of StepParamsData.modes, the same for every fish of the step.
 
 // Whether the step being compiled has `feature` on: a constant in both languages, so the code
 // behind a feature that is off is never generated.
@@ -30,6 +33,8 @@ struct StepParamsData {
     vec4 avoidance;     // x kAvoidance, y avoidanceDistance
     vec4 flowOrigin;    // xyz the flow field's first node, w node spacing
     uvec4 flowDims;     // xyz nodes per axis
+    vec4 modes;         // minVelocity; steering, combine, avoidance: 1 for the mode beyond the
+                        // article's ("reynolds", "prioritized", "rays"), else 0
 };
 
 // SPEC step 1's sums over the neighbours of one fish.

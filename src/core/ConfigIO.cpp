@@ -177,6 +177,7 @@ Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName
         {"kTarget", &p.kTarget},
         {"kAvoidance", &p.kAvoidance},
         {"avoidanceDistance", &p.avoidanceDistance},
+        {"minVelocity", &p.minVelocity},
     };
 
     for (const auto& [key, value] : root.items()) {
@@ -218,6 +219,23 @@ Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName
             auto path = reader.choice(value, key, parseTargetPath, R"("straight" or "flow-field")");
             if (!path) return std::unexpected(path.error());
             p.targetPath = *path;
+        } else if (key == "steering") {
+            auto steering = reader.choice(value, key, parseSteering, R"("article" or "reynolds")");
+            if (!steering) return std::unexpected(steering.error());
+            p.steering = *steering;
+        } else if (key == "separationFalloff") {
+            auto falloff =
+                reader.choice(value, key, parseSeparationFalloff, R"("none" or "inverse-square")");
+            if (!falloff) return std::unexpected(falloff.error());
+            p.separationFalloff = *falloff;
+        } else if (key == "combine") {
+            auto combine = reader.choice(value, key, parseCombine, R"("sum" or "prioritized")");
+            if (!combine) return std::unexpected(combine.error());
+            p.combine = *combine;
+        } else if (key == "avoidance") {
+            auto avoidance = reader.choice(value, key, parseAvoidance, R"("repel" or "rays")");
+            if (!avoidance) return std::unexpected(avoidance.error());
+            p.avoidance = *avoidance;
         } else if (key == "neighborSearch") {
             auto search =
                 reader.choice(value, key, parseNeighborSearch, R"("all-pairs" or "grid")");
@@ -311,6 +329,11 @@ std::string configToJson(const SimParams& p) {
         {"targetPath", std::string(toString(p.targetPath))},
         {"kAvoidance", shortest(p.kAvoidance)},
         {"avoidanceDistance", shortest(p.avoidanceDistance)},
+        {"minVelocity", shortest(p.minVelocity)},
+        {"steering", std::string(toString(p.steering))},
+        {"separationFalloff", std::string(toString(p.separationFalloff))},
+        {"combine", std::string(toString(p.combine))},
+        {"avoidance", std::string(toString(p.avoidance))},
         {"rocks", rocks},
         {"neighborSearch", std::string(toString(p.neighborSearch))},
     };

@@ -53,8 +53,9 @@ struct SearchConstants {
 };
 
 /// Accumulates fish [begin, end) into the neighbour sums of fish `self`. With kFieldOfView
-/// false the view test is not compiled in at all.
-template <bool kFieldOfView>
+/// false the view test is not compiled in at all; with kInverseSquare each separation offset is
+/// divided by its squared length (a neighbour at distance 0 adds nothing, as its offset is 0).
+template <bool kFieldOfView, bool kInverseSquare>
 struct RangeAccumulator {
     bool skipFarBlocks = false;  ///< test whole blocks against maxRadius2 first
     bool seesAllAround = true;   ///< this fish stands still: no view test
@@ -113,9 +114,17 @@ struct RangeAccumulator {
         cy += select(inC, load(py + j));
         cz += select(inC, load(pz + j));
         nc -= inC;  // a true comparison is -1
-        sx += select(inS, dx);
-        sy += select(inS, dy);
-        sz += select(inS, dz);
+        if constexpr (kInverseSquare) {
+            // Lanes with d2 == 0 divide to NaN and are masked off.
+            const Ints weighted = inS & (d2 > 0.0f);
+            sx += select(weighted, dx / d2);
+            sy += select(weighted, dy / d2);
+            sz += select(weighted, dz / d2);
+        } else {
+            sx += select(inS, dx);
+            sy += select(inS, dy);
+            sz += select(inS, dz);
+        }
         ns -= inS;
         ax += select(inA, load(vx + j));
         ay += select(inA, load(vy + j));
@@ -285,6 +294,7 @@ std::vector<std::uint32_t> CpuSolver::neighborsOf(std::uint32_t uploadIndex, flo
 template <std::uint32_t kFeatures>
 void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid) {
     constexpr bool kFieldOfView = (kFeatures & glsl::kFeatureFieldOfView) != 0u;
+    constexpr bool kInverseSquare = (kFeatures & glsl::kFeatureInverseSquare) != 0u;
     const SearchConstants search(stepParams_);
     StepRule<kFeatures> rule(stepParams_, rocks_.data(), flow_ ? flow_->nodes().data() : nullptr);
     const float* px = current_.px.data();
@@ -297,7 +307,7 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid) {
     for (std::size_t i = begin; i < end; ++i) {
         const glm::vec3 p(px[i], py[i], pz[i]);
         const glm::vec3 v(vx[i], vy[i], vz[i]);
-        RangeAccumulator<kFieldOfView> acc;
+        RangeAccumulator<kFieldOfView, kInverseSquare> acc;
         acc.skipFarBlocks = !useGrid;
         if constexpr (kFieldOfView) {
             acc.heading = rule.normalizeOrZero(v);

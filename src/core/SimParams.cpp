@@ -87,6 +87,46 @@ std::optional<TargetPath> parseTargetPath(std::string_view text) {
     return std::nullopt;
 }
 
+std::string_view toString(Steering steering) {
+    return steering == Steering::Article ? "article" : "reynolds";
+}
+
+std::optional<Steering> parseSteering(std::string_view text) {
+    if (text == "article") return Steering::Article;
+    if (text == "reynolds") return Steering::Reynolds;
+    return std::nullopt;
+}
+
+std::string_view toString(SeparationFalloff falloff) {
+    return falloff == SeparationFalloff::None ? "none" : "inverse-square";
+}
+
+std::optional<SeparationFalloff> parseSeparationFalloff(std::string_view text) {
+    if (text == "none") return SeparationFalloff::None;
+    if (text == "inverse-square") return SeparationFalloff::InverseSquare;
+    return std::nullopt;
+}
+
+std::string_view toString(Combine combine) {
+    return combine == Combine::Sum ? "sum" : "prioritized";
+}
+
+std::optional<Combine> parseCombine(std::string_view text) {
+    if (text == "sum") return Combine::Sum;
+    if (text == "prioritized") return Combine::Prioritized;
+    return std::nullopt;
+}
+
+std::string_view toString(Avoidance avoidance) {
+    return avoidance == Avoidance::Repel ? "repel" : "rays";
+}
+
+std::optional<Avoidance> parseAvoidance(std::string_view text) {
+    if (text == "repel") return Avoidance::Repel;
+    if (text == "rays") return Avoidance::Rays;
+    return std::nullopt;
+}
+
 float maxRadius(const SimParams& params) {
     return std::max({params.rCohesion, params.rSeparation, params.rAlignment});
 }
@@ -119,6 +159,10 @@ Result<void> validate(const SimParams& p) {
                                                    {"avoidanceDistance", p.avoidanceDistance}};
     for (const auto& [key, value] : radii)
         if (auto ok = requireNonNegative(key, value); !ok) return ok;
+
+    if (!std::isfinite(p.minVelocity) || p.minVelocity < 0.0f || p.minVelocity > p.maxVelocity)
+        return refuse("minVelocity", number(p.minVelocity),
+                      "must be finite, >= 0 and <= maxVelocity (" + number(p.maxVelocity) + ")");
 
     if (!std::isfinite(p.viewAngle) || p.viewAngle <= 0.0f || p.viewAngle > 360.0f)
         return refuse("viewAngle", number(p.viewAngle), "must be finite, > 0 and <= 360 degrees");

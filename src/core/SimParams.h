@@ -42,6 +42,43 @@ enum class TargetPath {
 std::string_view toString(TargetPath path);
 std::optional<TargetPath> parseTargetPath(std::string_view text);
 
+/// How each rule turns its direction into a force.
+enum class Steering {
+    Article,   ///< the direction times its weight
+    Reynolds,  ///< (direction * maxVelocity - velocity) clamped to maxAcceleration, times its
+               ///< weight
+};
+
+std::string_view toString(Steering steering);
+std::optional<Steering> parseSteering(std::string_view text);
+
+/// How the offsets of the separation neighbours are weighted before they are summed.
+enum class SeparationFalloff {
+    None,           ///< each offset as it is
+    InverseSquare,  ///< each offset divided by its squared length
+};
+
+std::string_view toString(SeparationFalloff falloff);
+std::optional<SeparationFalloff> parseSeparationFalloff(std::string_view text);
+
+/// How the weighted forces become one acceleration.
+enum class Combine {
+    Sum,          ///< their sum, clamped to maxAcceleration
+    Prioritized,  ///< added in order of priority until maxAcceleration is spent
+};
+
+std::string_view toString(Combine combine);
+std::optional<Combine> parseCombine(std::string_view text);
+
+/// How avoidance (kAvoidance) steers clear of rocks.
+enum class Avoidance {
+    Repel,  ///< away from every rock within avoidanceDistance
+    Rays,   ///< toward the first free one of a fixed set of directions round the heading
+};
+
+std::string_view toString(Avoidance avoidance);
+std::optional<Avoidance> parseAvoidance(std::string_view text);
+
 /// Every tunable of the simulation; the config file keys are the member names: SPEC.md's, then
 /// those of the behaviours beyond it (viewAngle, seeking, avoidance, the neighbour search), which
 /// leave SPEC.md's step unchanged at their defaults.
@@ -94,6 +131,18 @@ struct SimParams {
     float kAvoidance = 0.0f;
     /// How far from a rock's surface a fish starts to steer away. m, finite, >= 0.
     float avoidanceDistance = 6.0f;
+
+    /// After the velocity clamp a slower fish is sped up to this speed. m/s, finite, 0 (off, the
+    /// default) to maxVelocity.
+    float minVelocity = 0.0f;
+    /// "article" (the default) or "reynolds": how each rule's direction becomes a force.
+    Steering steering = Steering::Article;
+    /// "none" (the default) or "inverse-square": the weight of each separation offset.
+    SeparationFalloff separationFalloff = SeparationFalloff::None;
+    /// "sum" (the default) or "prioritized": how the forces are combined.
+    Combine combine = Combine::Sum;
+    /// "repel" (the default) or "rays": how avoidance steers.
+    Avoidance avoidance = Avoidance::Repel;
 
     /// Static spheres; each inside the tank with a gap >= maxVelocity * dt to every wall.
     std::vector<Rock> rocks = defaultRocks();

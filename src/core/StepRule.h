@@ -29,6 +29,7 @@ using uvec4 = glm::uvec4;
 using uint = std::uint32_t;
 using glm::abs;
 using glm::clamp;
+using glm::cross;
 using glm::dot;
 using glm::floor;
 using glm::length;
@@ -58,7 +59,7 @@ class StepRule {
 #undef STEP_FEATURES
 };
 
-static_assert(sizeof(StepParamsData) == 176, "StepParamsData in step_params.h: std140 size");
+static_assert(sizeof(StepParamsData) == 192, "StepParamsData in step_params.h: std140 size");
 static_assert(offsetof(StepParamsData, radiiSquared) == 0);
 static_assert(offsetof(StepParamsData, weights) == 16);
 static_assert(offsetof(StepParamsData, limits) == 32);
@@ -70,6 +71,7 @@ static_assert(offsetof(StepParamsData, target) == 112);
 static_assert(offsetof(StepParamsData, avoidance) == 128);
 static_assert(offsetof(StepParamsData, flowOrigin) == 144);
 static_assert(offsetof(StepParamsData, flowDims) == 160);
+static_assert(offsetof(StepParamsData, modes) == 176);
 
 }  // namespace glsl
 

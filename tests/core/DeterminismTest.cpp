@@ -60,6 +60,18 @@ SimParams everyBehaviour() {
     return p;
 }
 
+/// Every steering mode of the other sources on top of those: a minimum speed, Reynolds steering,
+/// inverse-square separation, the prioritised sum and avoidance by rays.
+SimParams everySteeringMode() {
+    SimParams p = everyBehaviour();
+    p.minVelocity = 1.5f;
+    p.steering = Steering::Reynolds;
+    p.separationFalloff = SeparationFalloff::InverseSquare;
+    p.combine = Combine::Prioritized;
+    p.avoidance = Avoidance::Rays;
+    return p;
+}
+
 SimParams allPairs() {
     SimParams p = defaultScene();
     p.fishCount = 1000;
@@ -91,12 +103,13 @@ TEST_P(Determinism, OneThreadManyThreadsAndTheGoldenHashAgree) {
     EXPECT_EQ(hashOf(cpu), scene.goldenHash) << std::hex << "0x" << hashOf(cpu);
 }
 
-INSTANTIATE_TEST_SUITE_P(Scenes, Determinism,
-                         ::testing::Values(Scene{"Default", defaultScene(), 0x1f59dfaafe8b23dcull},
-                                           Scene{"EveryBehaviour", everyBehaviour(),
-                                                 0xa2e41969bc06216full},
-                                           Scene{"AllPairs", allPairs(), 0xb7cf6ea8aff52c68ull}),
-                         [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(
+    Scenes, Determinism,
+    ::testing::Values(Scene{"Default", defaultScene(), 0x1f59dfaafe8b23dcull},
+                      Scene{"EveryBehaviour", everyBehaviour(), 0xa2e41969bc06216full},
+                      Scene{"AllPairs", allPairs(), 0xb7cf6ea8aff52c68ull},
+                      Scene{"EverySteeringMode", everySteeringMode(), 0xdf614294e5df4f2dull}),
+    [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace fishschool

@@ -62,7 +62,8 @@ std::string* Gpu::skipReason_ = nullptr;
 /// A random scene of 1,000 to 4,000 fish with random weights and radii, fish pressed against
 /// every wall and fish about to swim into the rocks. Seed 4 has no rocks; even seeds lock
 /// vertical steering; seeds 2, 3 and 7 seek a target (seed 3 along a flow field) and avoid the
-/// rocks.
+/// rocks; seeds 21 and 22 add the steering modes of the other sources (a minimum speed,
+/// inverse-square separation, the prioritised sum, avoidance by rays; Reynolds steering on 21).
 std::pair<SimParams, School> randomScene(std::uint32_t seed, NeighborSearch search) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> unit(0.0f, 1.0f);
@@ -82,12 +83,19 @@ std::pair<SimParams, School> randomScene(std::uint32_t seed, NeighborSearch sear
     p.viewAngle = seed % 3 == 1 ? 150.0f : seed % 3 == 2 ? 270.0f : 360.0f;
     p.rocks = {{{-8.0f, -4.0f, 3.0f}, 3.0f}, {{9.0f, 2.0f, -6.0f}, 2.0f}};
     if (seed == 4) p.rocks.clear();
-    if (seed % 4 >= 2) {
+    if (seed % 4 >= 2 || seed >= 21) {
         p.targetPath = seed == 3 ? TargetPath::FlowField : TargetPath::Straight;
         p.kTarget = 0.5f + unit(rng);
         p.target = glm::vec3(unit(rng) - 0.5f, unit(rng) - 0.5f, unit(rng) - 0.5f) * p.bounds;
         p.kAvoidance = 1.0f + 2.0f * unit(rng);
         p.avoidanceDistance = 3.0f + 3.0f * unit(rng);
+    }
+    if (seed >= 21) {
+        p.minVelocity = 1.0f + unit(rng);
+        p.separationFalloff = SeparationFalloff::InverseSquare;
+        p.combine = Combine::Prioritized;
+        p.avoidance = Avoidance::Rays;
+        if (seed == 21) p.steering = Steering::Reynolds;
     }
     p.dt = 0.05f;
     EXPECT_TRUE(validate(p)) << validate(p).error();
@@ -121,7 +129,7 @@ std::size_t countReversals(const School& before, const School& after) {
 }
 
 void expectOneStepAgrees(NeighborSearch search) {
-    for (std::uint32_t seed : {1u, 2u, 3u, 4u}) {
+    for (std::uint32_t seed : {1u, 2u, 3u, 4u, 21u, 22u}) {
         const auto [p, school] = randomScene(seed, search);
         auto gpu = gpu::GpuBackend::create(p);
         ASSERT_TRUE(gpu) << gpu.error();
