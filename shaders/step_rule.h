@@ -1,10 +1,12 @@
 // SPEC.md's step for one fish after the neighbour sums (steps 2 to 7), with the behaviours beyond
 // it, written once in the subset of C++ and GLSL that both compile. Every backend runs this text.
 //
-// It reads three names that each language provides before including it:
-//   params  the StepParamsData of the step (step_params.h);
-//   rocks   the rocks, vec4 each: xyz centre, w radius (params.counts.y of them);
-//   flow    the flow field's nodes, vec4 each, x fastest (when kFeatureFlowField is on);
+// It reads four names that each language provides before including it:
+//   params    the StepParamsData of the step (step_params.h);
+//   rocks     the rocks, vec4 each: xyz centre, w radius (params.counts.y of them);
+//   flow      the flow field's nodes, vec4 each, x fastest (when kFeatureFlowField is on);
+//   specials  position and velocity (xyz of two vec4) of each leader and predator, by upload
+//             index (params.kinds.y of them, when kFeatureKinds is on);
 // and the macro STEP_FEATURES, the set of behaviours compiled in (kFeature* bits).
 // GLSL: the uniform block and storage buffers of fish_layout.glsl, STEP_FEATURES a #define.
 // C++: src/core/StepRule.h includes it inside the class template StepRule<features>, whose
@@ -131,10 +133,44 @@ vec3 rayAvoidance(vec3 p, vec3 v) {
 
 // A rule's force from its direction u (a unit vector or shorter; zero when the rule has none).
 // Steering "article": u itself. "reynolds": the change from velocity v to the desired velocity
-// u * maxVelocity, clamped to maxAcceleration; zero when u is.
-vec3 ruleForce(vec3 u, vec3 v) {
+// u * speed (the fish's maxVelocity), clamped to maxAcceleration; zero when u is.
+vec3 ruleForce(vec3 u, vec3 v, float speed) {
     if (params.modes.y == 0.0f || u == vec3(0.0f)) return u;
-    return clampLength(u * params.limits.y - v, params.limits.x);
+    return clampLength(u * speed - v, params.limits.x);
+}
+
+uint kindOf(uint id) {
+    return id < params.kinds.x ? kKindLeader : (id < params.kinds.y ? kKindPredator : kKindFish);
+}
+
+// Leaders: the unit vector toward the nearest leader the fish sees (closer than rCohesion,
+// strictly, and in its field of view); zero when it sees none. Ties go to the lower index.
+vec3 towardNearestLeader(vec3 p, vec3 v) {
+    vec3 heading = normalizeOrZero(v);
+    float nearest = params.radiiSquared.x;
+    vec3 toward = vec3(0.0f);
+    for (uint l = 0u; l < params.kinds.x; ++l) {
+        vec3 d = vec3(specials[2u * l]) - p;
+        float d2 = dot(d, d);
+        if (d2 < nearest && (!STEP_HAS(kFeatureFieldOfView) || inView(heading, d, d2))) {
+            nearest = d2;
+            toward = d;
+        }
+    }
+    return normalizeOrZero(toward);
+}
+
+// Fleeing: for every predator closer than fleeRadius, the unit vector away from it weighted from 1
+// at contact to 0 at fleeRadius; their sum.
+vec3 awayFromPredators(vec3 p) {
+    vec3 away = vec3(0.0f);
+    float radius = params.kindWeights.z;
+    for (uint q = params.kinds.x; q < params.kinds.y; ++q) {
+        vec3 d = p - vec3(specials[2u * q]);
+        float distance = length(d);
+        if (distance < radius && distance > 0.0f) away += d / distance * (1.0f - distance / radius);
+    }
+    return away;
 }
 
 // Combine "prioritized": acc (xyz) plus force f, as much of it as the budget maxAcceleration
@@ -152,41 +188,73 @@ vec4 addWithinBudget(vec4 acc, vec3 f) {
 
 // SPEC steps 2 and 3 with the behaviours beyond it: the weighted sum of the rules, clamped. A
 // behaviour that is off adds nothing, not even a rounding.
-vec3 steeringAcceleration(vec3 p, vec3 v, NeighborSums s) {
+// The speed limit of a fish of `kind`.
+float speedLimit(uint kind) {
+    return STEP_HAS(kFeatureKinds) && kind == kKindPredator ? params.kindWeights.w : params.limits.y;
+}
+
+// `kind` and `prey` (the position of the nearest other fish, for a predator) matter only with
+// kFeatureKinds.
+vec3 steeringAcceleration(vec3 p, vec3 v, NeighborSums s, uint kind, vec3 prey) {
     vec3 cohesion = vec3(0.0f);
     vec3 separation = vec3(0.0f);
     vec3 alignment = vec3(0.0f);
-    if (s.cohesionCount > 0u) cohesion = normalizeOrZero(s.cohesion / float(s.cohesionCount) - p);
-    if (s.separationCount > 0u)
-        separation = normalizeOrZero(-s.separation / float(s.separationCount));
-    if (s.alignmentCount > 0u) alignment = normalizeOrZero(s.alignment / float(s.alignmentCount));
+    // Leaders and predators ignore the flock.
+    bool flocks = !STEP_HAS(kFeatureKinds) || kind == kKindFish;
+    if (flocks) {
+        if (s.cohesionCount > 0u)
+            cohesion = normalizeOrZero(s.cohesion / float(s.cohesionCount) - p);
+        if (s.separationCount > 0u)
+            separation = normalizeOrZero(-s.separation / float(s.separationCount));
+        if (s.alignmentCount > 0u)
+            alignment = normalizeOrZero(s.alignment / float(s.alignmentCount));
+    }
+    float speed = speedLimit(kind);
 
-    vec3 cohesionForce = params.weights.x * ruleForce(cohesion, v);
-    vec3 separationForce = params.weights.y * ruleForce(separation, v);
-    vec3 alignmentForce = params.weights.z * ruleForce(alignment, v);
+    vec3 cohesionForce = params.weights.x * ruleForce(cohesion, v, speed);
+    vec3 separationForce = params.weights.y * ruleForce(separation, v, speed);
+    vec3 alignmentForce = params.weights.z * ruleForce(alignment, v, speed);
     vec3 targetForce = vec3(0.0f);
     if (STEP_HAS(kFeatureSeek))
-        targetForce = params.target.w * ruleForce(normalizeOrZero(vec3(params.target) - p), v);
+        targetForce =
+            params.target.w * ruleForce(normalizeOrZero(vec3(params.target) - p), v, speed);
     if (STEP_HAS(kFeatureFlowField))
-        targetForce = params.target.w * ruleForce(normalizeOrZero(sampleFlow(p)), v);
+        targetForce = params.target.w * ruleForce(normalizeOrZero(sampleFlow(p)), v, speed);
     vec3 avoidanceForce = vec3(0.0f);
     if (STEP_HAS(kFeatureAvoidance)) {
         vec3 away = params.modes.w != 0.0f ? rayAvoidance(p, v) : rockAvoidance(p);
-        avoidanceForce = params.avoidance.x * ruleForce(away, v);
+        avoidanceForce = params.avoidance.x * ruleForce(away, v, speed);
+    }
+    vec3 leaderForce = vec3(0.0f);
+    vec3 fleeForce = vec3(0.0f);
+    if (STEP_HAS(kFeatureKinds)) {
+        if (kind == kKindFish)
+            leaderForce = params.kindWeights.x * ruleForce(towardNearestLeader(p, v), v, speed);
+        if (kind != kKindPredator) {
+            fleeForce = params.kindWeights.y * ruleForce(awayFromPredators(p), v, speed);
+        } else {
+            // A predator chases its prey at full acceleration, in place of seeking.
+            targetForce = params.limits.x * ruleForce(normalizeOrZero(prey - p), v, speed);
+        }
     }
 
     vec3 steer;
     if (params.modes.z == 0.0f) {
         steer = cohesionForce + separationForce + alignmentForce;
-        if (STEP_HAS(kFeatureSeek) || STEP_HAS(kFeatureFlowField)) steer += targetForce;
+        if (STEP_HAS(kFeatureSeek) || STEP_HAS(kFeatureFlowField) || STEP_HAS(kFeatureKinds))
+            steer += targetForce;
         if (STEP_HAS(kFeatureAvoidance)) steer += avoidanceForce;
+        if (STEP_HAS(kFeatureKinds)) steer += fleeForce + leaderForce;
     } else {
-        // By priority: avoidance, separation, target, alignment, cohesion.
+        // By priority: avoidance, fleeing, separation, target (or prey), leader, alignment,
+        // cohesion.
         vec4 acc = vec4(0.0f);
         if (STEP_HAS(kFeatureAvoidance)) acc = addWithinBudget(acc, avoidanceForce);
+        if (STEP_HAS(kFeatureKinds)) acc = addWithinBudget(acc, fleeForce);
         acc = addWithinBudget(acc, separationForce);
-        if (STEP_HAS(kFeatureSeek) || STEP_HAS(kFeatureFlowField))
+        if (STEP_HAS(kFeatureSeek) || STEP_HAS(kFeatureFlowField) || STEP_HAS(kFeatureKinds))
             acc = addWithinBudget(acc, targetForce);
+        if (STEP_HAS(kFeatureKinds)) acc = addWithinBudget(acc, leaderForce);
         acc = addWithinBudget(acc, alignmentForce);
         acc = addWithinBudget(acc, cohesionForce);
         steer = vec3(acc);
@@ -207,10 +275,13 @@ vec3 atLeastMinVelocity(vec3 vNext, vec3 a) {
 }
 
 // SPEC steps 2 to 7: from the fish's previous state and its neighbour sums to its next state.
-FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s) {
-    vec3 a = steeringAcceleration(p, v, s);
+// `id` is its upload index; `prey`, for a predator, the position of its nearest other fish.
+FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
+    uint kind = kKindFish;
+    if (STEP_HAS(kFeatureKinds)) kind = kindOf(id);
+    vec3 a = steeringAcceleration(p, v, s, kind, prey);
     float dt = params.limits.z;
-    vec3 vNext = clampLength(v + a * dt, params.limits.y);
+    vec3 vNext = clampLength(v + a * dt, speedLimit(kind));
     if (params.modes.x > 0.0f) vNext = atLeastMinVelocity(vNext, a);
     vec3 pNext = p + vNext * dt;
 

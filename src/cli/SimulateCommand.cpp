@@ -73,7 +73,7 @@ int runSimulate(const SimulateOptions& o) {
             std::cerr << "step " << (s + 1) << "/" << o.steps << "\n";
     }
     const School result = b.download();
-    if (auto ok = saveStateCsv(o.stateOut, result); !ok) return fail(ok.error());
+    if (auto ok = saveStateCsv(o.stateOut, result, *params); !ok) return fail(ok.error());
     return 0;
 }
 

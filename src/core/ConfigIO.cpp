@@ -178,6 +178,10 @@ Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName
         {"kAvoidance", &p.kAvoidance},
         {"avoidanceDistance", &p.avoidanceDistance},
         {"minVelocity", &p.minVelocity},
+        {"kLeader", &p.kLeader},
+        {"predatorMaxVelocity", &p.predatorMaxVelocity},
+        {"kFlee", &p.kFlee},
+        {"fleeRadius", &p.fleeRadius},
     };
 
     for (const auto& [key, value] : root.items()) {
@@ -198,6 +202,15 @@ Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName
                 return fail(reader.where(key) + value.dump() +
                             " is not allowed; must be from 0 to " + std::to_string(kMaxFishCount));
             p.fishCount = value.get<std::int64_t>();
+        } else if (key == "leaders" || key == "predators") {
+            if (!value.is_number_integer() ||
+                (value.is_number_unsigned() &&
+                 value.get<std::uint64_t>() > std::uint64_t(kMaxFishCount)) ||
+                (!value.is_number_unsigned() && value.get<std::int64_t>() < 0))
+                return fail(reader.where(key) + value.dump() +
+                            " is not allowed; must be an integer from 0 to " +
+                            std::to_string(kMaxFishCount));
+            (key == "leaders" ? p.leaders : p.predators) = value.get<std::int64_t>();
         } else if (key == "seed") {
             if (!value.is_number_unsigned())
                 return fail(reader.where(key) + "must be an unsigned 64-bit integer, got " +
@@ -334,6 +347,12 @@ std::string configToJson(const SimParams& p) {
         {"separationFalloff", std::string(toString(p.separationFalloff))},
         {"combine", std::string(toString(p.combine))},
         {"avoidance", std::string(toString(p.avoidance))},
+        {"leaders", p.leaders},
+        {"kLeader", shortest(p.kLeader)},
+        {"predators", p.predators},
+        {"predatorMaxVelocity", shortest(p.predatorMaxVelocity)},
+        {"kFlee", shortest(p.kFlee)},
+        {"fleeRadius", shortest(p.fleeRadius)},
         {"rocks", rocks},
         {"neighborSearch", std::string(toString(p.neighborSearch))},
     };

@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <utility>
 
@@ -197,6 +198,7 @@ void CpuSolver::step() {
     if (n == 0) return;
     const bool useGrid = usesGrid();
     if (useGrid) buildGrid(/*keepAccelerations=*/false);
+    if ((features_ & glsl::kFeatureKinds) != 0u) gatherSpecials();
     // One instance of the step per set of behaviours: those that are off are not compiled in.
     using StepRange = void (CpuSolver::*)(std::size_t, std::size_t, bool);
     static constexpr auto kStepRanges = []<std::size_t... F>(std::index_sequence<F...>) {
@@ -248,6 +250,32 @@ void CpuSolver::buildGrid(bool keepAccelerations) {
     std::swap(ids_, nextIds_);
 }
 
+void CpuSolver::gatherSpecials() {
+    specials_.assign(2 * std::size_t{stepParams_.kinds.y} + 2, glm::vec4(0.0f));
+    for (std::size_t k = 0; k < size(); ++k) {
+        if (ids_[k] >= stepParams_.kinds.y) continue;
+        specials_[2 * ids_[k]] = {current_.px[k], current_.py[k], current_.pz[k], 0.0f};
+        specials_[2 * ids_[k] + 1] = {current_.vx[k], current_.vy[k], current_.vz[k], 0.0f};
+    }
+}
+
+glm::vec3 CpuSolver::nearestPrey(std::size_t i) const {
+    const glm::vec3 p(current_.px[i], current_.py[i], current_.pz[i]);
+    glm::vec3 prey = p;
+    float nearest = std::numeric_limits<float>::max();
+    for (std::size_t j = 0; j < size(); ++j) {
+        if (j == i || (ids_[j] >= stepParams_.kinds.x && ids_[j] < stepParams_.kinds.y)) continue;
+        const glm::vec3 q(current_.px[j], current_.py[j], current_.pz[j]);
+        const glm::vec3 d = q - p;
+        const float d2 = d.x * d.x + d.y * d.y + d.z * d.z;
+        if (d2 < nearest) {
+            nearest = d2;
+            prey = q;
+        }
+    }
+    return prey;
+}
+
 bool CpuSolver::usesGrid() const {
     return params_.neighborSearch == NeighborSearch::Grid && maxRadius(params_) > 0.0f;
 }
@@ -296,7 +324,9 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid) {
     constexpr bool kFieldOfView = (kFeatures & glsl::kFeatureFieldOfView) != 0u;
     constexpr bool kInverseSquare = (kFeatures & glsl::kFeatureInverseSquare) != 0u;
     const SearchConstants search(stepParams_);
-    StepRule<kFeatures> rule(stepParams_, rocks_.data(), flow_ ? flow_->nodes().data() : nullptr);
+    constexpr bool kKinds = (kFeatures & glsl::kFeatureKinds) != 0u;
+    StepRule<kFeatures> rule(stepParams_, rocks_.data(), flow_ ? flow_->nodes().data() : nullptr,
+                             specials_.data());
     const float* px = current_.px.data();
     const float* py = current_.py.data();
     const float* pz = current_.pz.data();
@@ -318,7 +348,11 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid) {
             i, useGrid, [&](std::size_t first, std::size_t last) __attribute__((always_inline)) {
                 acc.add(search, px, py, pz, vx, vy, vz, first, last, i, p.x, p.y, p.z);
             });
-        const FishUpdate u = rule.integrateFish(p, v, acc.sums());
+        glm::vec3 prey = p;
+        if constexpr (kKinds) {
+            if (rule.kindOf(ids_[i]) == glsl::kKindPredator) prey = nearestPrey(i);
+        }
+        const FishUpdate u = rule.integrateFish(p, v, acc.sums(), ids_[i], prey);
         next_.store(i, u.position, u.velocity, u.acceleration);
     }
 }

@@ -144,6 +144,21 @@ struct SimParams {
     /// "repel" (the default) or "rays": how avoidance steers.
     Avoidance avoidance = Avoidance::Repel;
 
+    /// Leaders: the first `leaders` fish (by upload index) ignore the flock and swim on, or seek
+    /// the target when kTarget is set. 0 (off, the default) to kMaxFishCount.
+    std::int64_t leaders = 0;
+    /// Weight of a follower's steer toward the nearest leader it sees. Finite, any sign.
+    float kLeader = 1.0f;
+    /// Predators: the `predators` fish after the leaders chase the nearest other fish. 0 (off,
+    /// the default) to kMaxFishCount; leaders + predators at most fishCount.
+    std::int64_t predators = 0;
+    /// Limit on the length of a predator's velocity. m/s, finite, > 0, at most 1e6.
+    float predatorMaxVelocity = 7.0f;
+    /// Weight of a fish's steer away from the predators within fleeRadius. Finite, any sign.
+    float kFlee = 4.0f;
+    /// How far from a predator a fish starts to flee. m, finite, >= 0.
+    float fleeRadius = 10.0f;
+
     /// Static spheres; each inside the tank with a gap >= maxVelocity * dt to every wall.
     std::vector<Rock> rocks = defaultRocks();
 
@@ -152,6 +167,15 @@ struct SimParams {
 
     bool operator==(const SimParams&) const = default;
 };
+
+/// What a fish of the school is, from its index: the first `leaders` lead, the next `predators`
+/// prey on the others, the rest are plain fish.
+enum class FishKind { Fish, Leader, Predator };
+
+FishKind fishKind(std::size_t index, const SimParams& params);
+std::string_view toString(FishKind kind);
+/// Whether the school has fish of other kinds than plain fish (leaders or predators).
+bool hasKinds(const SimParams& params);
 
 /// The largest fish count accepted anywhere (config, CLI, UI): 16 million fish, about 600 MB of
 /// state per copy.

@@ -61,7 +61,7 @@ SimParams everyBehaviour() {
 }
 
 /// Every steering mode of the other sources on top of those: a minimum speed, Reynolds steering,
-/// inverse-square separation, the prioritised sum and avoidance by rays.
+/// inverse-square separation, the prioritised sum, avoidance by rays, leaders and predators.
 SimParams everySteeringMode() {
     SimParams p = everyBehaviour();
     p.minVelocity = 1.5f;
@@ -69,6 +69,9 @@ SimParams everySteeringMode() {
     p.separationFalloff = SeparationFalloff::InverseSquare;
     p.combine = Combine::Prioritized;
     p.avoidance = Avoidance::Rays;
+    p.leaders = 3;
+    p.predators = 2;
+    p.predatorMaxVelocity = 7.0f;
     return p;
 }
 
@@ -108,7 +111,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Scene{"Default", defaultScene(), 0x1f59dfaafe8b23dcull},
                       Scene{"EveryBehaviour", everyBehaviour(), 0xa2e41969bc06216full},
                       Scene{"AllPairs", allPairs(), 0xb7cf6ea8aff52c68ull},
-                      Scene{"EverySteeringMode", everySteeringMode(), 0xdf614294e5df4f2dull}),
+                      Scene{"EverySteeringMode", everySteeringMode(), 0x34a9b6a682d11024ull}),
     [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "HandBuiltScenes.h"
 #include "core/ConfigIO.h"
 #include "core/Scenario.h"
+#include "core/StateIO.h"
 
 namespace fishschool {
 namespace {
@@ -194,13 +195,162 @@ TEST_P(Steering, RaysTakeTheFirstFreeDirectionOfTheFixedSet) {
     expectVec(step(p, clear)[0].acceleration, {0, 0, 0});
 }
 
+TEST_P(Steering, FollowersThatSeeALeaderCloseOnItAndLeadersIgnoreTheFlock) {
+    SimParams p = quiet();
+    p.leaders = 1;
+    p.kLeader = 2.0f;
+    p.rCohesion = 10.0f;
+    p.kCohesion = 1.0f;
+    const School school{
+        {{0, 0, 0}, {1, 0, 0}, {}},   // the leader: with a neighbour in reach, it still ignores it
+        {{5, 0, 0}, {0, 0, 1}, {}},   // sees the leader 5 m away: leader plus cohesion
+        {{30, 0, 0}, {0, 0, 1}, {}},  // sees none: no leader term, and nobody to flock with
+    };
+    const School next = step(p, school);
+    expectVec(next[0].acceleration, {0, 0, 0});
+    // Cohesion toward the leader (its only neighbour) plus 2 toward the leader.
+    expectVec(next[1].acceleration, {-3, 0, 0});
+    expectVec(next[2].acceleration, {0, 0, 0});
+    // With a target, the leader seeks it (and only it).
+    p.kTarget = 1.5f;
+    p.target = {0.0f, 0.0f, 20.0f};
+    expectVec(step(p, school)[0].acceleration, {0, 0, 1.5f});
+    // A leader outside the field of view is not seen: only cohesion is left (the leader is still
+    // a neighbour of the flock, but not in view either).
+    p.kTarget = 0.0f;
+    p.viewAngle = 90.0f;
+    const School behind{{{0, 0, 0}, {1, 0, 0}, {}}, {{5, 0, 0}, {1, 0, 0}, {}}};
+    expectVec(step(p, behind)[1].acceleration, {0, 0, 0});
+}
+
+TEST_P(Steering, FollowersThatSeeNoLeaderStillFlock) {
+    SimParams p = quiet();
+    p.kCohesion = 1.0f;
+    p.kAlignment = 1.0f;
+    p.rCohesion = 6.0f;
+    p.rAlignment = 6.0f;
+    // A group of four far from the leader (fish 0).
+    const School school{{{-40, 0, 0}, {1, 0, 0}, {}},
+                        {{20, 0, 0}, {0, 1, 0}, {}},
+                        {{22, 1, 0}, {1, 0, 0}, {}},
+                        {{21, -2, 1}, {0, 0, 1}, {}},
+                        {{19, 0, 2}, {1, 1, 0}, {}}};
+    const School without = step(p, school);
+    p.leaders = 1;
+    p.kLeader = 5.0f;
+    const School with = step(p, school);
+    for (std::size_t i = 1; i < school.size(); ++i) {
+        EXPECT_NE(with[i].acceleration, glm::vec3(0.0f)) << "fish " << i;
+        expectVec(with[i].acceleration, without[i].acceleration);
+    }
+}
+
+TEST_P(Steering, FollowersGatherOnTheLeaderOverTime) {
+    SimParams p = quiet();
+    p.leaders = 1;
+    p.kLeader = 3.0f;
+    p.rCohesion = 30.0f;
+    p.maxVelocity = 4.0f;
+    p.maxAcceleration = 3.0f;
+    p.dt = 0.05f;
+    // Twelve followers on a ring 15 m round the leader, standing still.
+    School school{{{0, 0, 0}, {0, 0, 0}, {}}};
+    for (int i = 0; i < 12; ++i) {
+        const float angle = 0.5235988f * float(i);
+        school.push_back({{15.0f * std::cos(angle), 2.0f, 15.0f * std::sin(angle)}, {}, {}});
+    }
+    auto backend = test::makeBackend(GetParam().backend, p);
+    ASSERT_NE(backend, nullptr);
+    ASSERT_TRUE(backend->upload(school));
+    for (int s = 0; s < 20; ++s) backend->step();
+    const School after = backend->download();
+    // After 1 s at 3 m/s^2 toward the leader, each has come 1.5 m closer.
+    for (std::size_t i = 1; i < school.size(); ++i) {
+        const float before = glm::length(school[i].position - school[0].position);
+        EXPECT_NEAR(glm::length(after[i].position - after[0].position), before - 1.5f, 0.1f)
+            << "follower " << i;
+    }
+    EXPECT_EQ(after[0].position, glm::vec3(0.0f));  // the leader, with nothing to seek, stays
+}
+
+TEST_P(Steering, PredatorsChaseTheNearestFishWhichFleeThem) {
+    SimParams p = quiet();
+    p.predators = 1;
+    p.maxAcceleration = 6.0f;
+    p.kFlee = 4.0f;
+    p.fleeRadius = 10.0f;
+    const School school{{{0, 0, 0}, {}, {}},    // the predator
+                        {{3, 0, 0}, {}, {}},    // nearest: chased; flees with weight 0.7
+                        {{-5, 0, 0}, {}, {}},   // flees with weight 0.5
+                        {{0, 0, 12}, {}, {}}};  // out of reach
+    const School next = step(p, school);
+    expectVec(next[0].acceleration, {6, 0, 0});
+    expectVec(next[1].acceleration, {2.8f, 0, 0});
+    expectVec(next[2].acceleration, {-2, 0, 0});
+    expectVec(next[3].acceleration, {0, 0, 0});
+}
+
+TEST_P(Steering, PredatorsKeepToTheirOwnSpeedLimit) {
+    SimParams p = quiet();
+    p.predators = 1;
+    p.maxVelocity = 2.0f;
+    p.predatorMaxVelocity = 3.0f;
+    p.maxAcceleration = 50.0f;
+    p.kFlee = 50.0f;
+    const School school{{{0, 0, 0}, {}, {}}, {{4, 0, 0}, {}, {}}};
+    auto backend = test::makeBackend(GetParam().backend, p);
+    ASSERT_NE(backend, nullptr);
+    ASSERT_TRUE(backend->upload(school));
+    for (int s = 0; s < 20; ++s) backend->step();
+    const School after = backend->download();
+    EXPECT_NEAR(glm::length(after[0].velocity), 3.0f, 1e-4f);
+    EXPECT_NEAR(glm::length(after[1].velocity), 2.0f, 1e-4f);
+}
+
+/// The mean over `steps` steps of the distance from each predator to its nearest fish.
+float meanPredatorGap(const test::BackendSetup& setup, float kFlee) {
+    SimParams p;
+    p.fishCount = 300;
+    p.seed = 3;
+    p.neighborSearch = setup.search;
+    p.predators = 2;
+    p.predatorMaxVelocity = 6.0f;
+    p.kFlee = kFlee;
+    p.fleeRadius = 12.0f;
+    auto backend = test::makeBackend(setup.backend, p);
+    if (!backend) return 0.0f;
+    EXPECT_TRUE(backend->upload(makeInitialSchool(p)));
+    double sum = 0.0;
+    int count = 0;
+    for (int s = 0; s < 300; ++s) {
+        backend->step();
+        if (s < 100) continue;  // the chase first has to begin
+        const School school = backend->download();
+        for (std::size_t q = 0; q < 2; ++q) {
+            float nearest = 1e9f;
+            for (std::size_t i = 2; i < school.size(); ++i)
+                nearest = std::min(nearest, glm::length(school[i].position - school[q].position));
+            sum += nearest;
+            ++count;
+        }
+    }
+    return static_cast<float>(sum / count);
+}
+
+TEST_P(Steering, FleeingKeepsThePredatorsFurtherFromTheirPrey) {
+    const float without = meanPredatorGap(GetParam(), 0.0f);
+    const float with = meanPredatorGap(GetParam(), 6.0f);
+    EXPECT_GT(with, without * 1.2f) << "with " << with << " m, without " << without << " m";
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryBackend, Steering, ::testing::ValuesIn(test::everyBuiltBackend()),
                          test::setupName);
 
 TEST(SteeringConfig, KeysRoundTripAndAreChecked) {
     const auto loaded = parseConfig(
         R"({"minVelocity": 2, "steering": "reynolds", "separationFalloff": "inverse-square",
-            "combine": "prioritized", "avoidance": "rays"})",
+            "combine": "prioritized", "avoidance": "rays", "leaders": 2, "kLeader": 1.5,
+            "predators": 3, "predatorMaxVelocity": 6.5, "kFlee": 2.25, "fleeRadius": 7})",
         "test.json");
     ASSERT_TRUE(loaded) << loaded.error();
     EXPECT_EQ(loaded->minVelocity, 2.0f);
@@ -208,6 +358,12 @@ TEST(SteeringConfig, KeysRoundTripAndAreChecked) {
     EXPECT_EQ(loaded->separationFalloff, SeparationFalloff::InverseSquare);
     EXPECT_EQ(loaded->combine, Combine::Prioritized);
     EXPECT_EQ(loaded->avoidance, Avoidance::Rays);
+    EXPECT_EQ(loaded->leaders, 2);
+    EXPECT_EQ(loaded->kLeader, 1.5f);
+    EXPECT_EQ(loaded->predators, 3);
+    EXPECT_EQ(loaded->predatorMaxVelocity, 6.5f);
+    EXPECT_EQ(loaded->kFlee, 2.25f);
+    EXPECT_EQ(loaded->fleeRadius, 7.0f);
     const auto again = parseConfig(configToJson(*loaded), "again.json");
     ASSERT_TRUE(again) << again.error();
     EXPECT_EQ(*again, *loaded);
@@ -220,12 +376,62 @@ TEST(SteeringConfig, KeysRoundTripAndAreChecked) {
         {R"({"separationFalloff": 2})", {"'separationFalloff'", R"("inverse-square")"}},
         {R"({"combine": "max"})", {"'combine'", "max", R"("sum" or "prioritized")"}},
         {R"({"avoidance": "sonar"})", {"'avoidance'", "sonar", R"("repel" or "rays")"}},
+        {R"({"leaders": -1})", {"'leaders'", "-1", "integer from 0"}},
+        {R"({"leaders": 1.5})", {"'leaders'", "1.5", "integer from 0"}},
+        {R"({"fishCount": 10, "leaders": 6, "predators": 5})",
+         {"leaders + predators", "fishCount (10)"}},
+        {R"({"predators": 1, "predatorMaxVelocity": 0})", {"predatorMaxVelocity", "> 0"}},
+        {R"({"predators": 1, "predatorMaxVelocity": 3000})", {"predatorMaxVelocity * dt"}},
+        {R"({"fleeRadius": -2})", {"fleeRadius", "-2", ">= 0"}},
+        {R"({"kFlee": "run"})", {"'kFlee'", "number"}},
+        {R"({"kLeader": 2e6})", {"kLeader", "1e6"}},
     };
     for (const auto& [json, mustSay] : bad) {
         const auto refused = parseConfig(json, "test.json");
         ASSERT_FALSE(refused) << json;
         for (const char* text : mustSay) EXPECT_THAT(refused.error(), HasSubstr(text)) << json;
     }
+}
+
+}  // namespace
+}  // namespace fishschool
+
+namespace fishschool {
+namespace {
+
+TEST(KindsInState, WithoutLeadersOrPredatorsTheStateFileIsTheSame) {
+    SimParams p;
+    const School school{{{1.5f, -2, 3}, {0.25f, 0, -1}, {}}, {{0, 0, 0}, {1, 2, 3}, {}}};
+    EXPECT_EQ(stateToCsv(school, p), stateToCsv(school));
+    EXPECT_EQ(stateToCsv(school, p), "x,y,z,vx,vy,vz\n1.5,-2,3,0.25,0,-1\n0,0,0,1,2,3\n");
+}
+
+TEST(KindsInState, LeadersAndPredatorsAreSavedAndLoadedWithTheSchool) {
+    SimParams p;
+    p.rocks.clear();
+    p.leaders = 1;
+    p.predators = 2;
+    School school(5);
+    for (std::size_t i = 0; i < school.size(); ++i)
+        school[i] = {{float(i), 0.5f, -1.0f}, {0.0f, float(i), 0.0f}, {}};
+    const std::string csv = stateToCsv(school, p);
+    EXPECT_EQ(csv,
+              "x,y,z,vx,vy,vz,kind\n0,0.5,-1,0,0,0,leader\n1,0.5,-1,0,1,0,predator\n"
+              "2,0.5,-1,0,2,0,predator\n3,0.5,-1,0,3,0,fish\n4,0.5,-1,0,4,0,fish\n");
+    const auto loaded = parseStateCsv(csv, p, "s.csv");
+    ASSERT_TRUE(loaded) << loaded.error();
+    EXPECT_EQ(*loaded, school);
+    // A row whose kind is not the one the configuration gives it is refused, naming it.
+    SimParams other = p;
+    other.leaders = 2;
+    other.predators = 1;
+    const auto refused = parseStateCsv(csv, other, "s.csv");
+    ASSERT_FALSE(refused);
+    EXPECT_THAT(refused.error(), HasSubstr("s.csv:3: kind 'predator'"));
+    EXPECT_THAT(refused.error(), HasSubstr("a leader"));
+    const auto unknown = parseStateCsv("x,y,z,vx,vy,vz,kind\n0,0,0,0,0,0,shark\n", p, "s.csv");
+    ASSERT_FALSE(unknown);
+    EXPECT_THAT(unknown.error(), HasSubstr("s.csv:2: kind 'shark'"));
 }
 
 }  // namespace

@@ -63,7 +63,8 @@ std::string* Gpu::skipReason_ = nullptr;
 /// every wall and fish about to swim into the rocks. Seed 4 has no rocks; even seeds lock
 /// vertical steering; seeds 2, 3 and 7 seek a target (seed 3 along a flow field) and avoid the
 /// rocks; seeds 21 and 22 add the steering modes of the other sources (a minimum speed,
-/// inverse-square separation, the prioritised sum, avoidance by rays; Reynolds steering on 21).
+/// inverse-square separation, the prioritised sum, avoidance by rays, leaders and predators;
+/// Reynolds steering on 21).
 std::pair<SimParams, School> randomScene(std::uint32_t seed, NeighborSearch search) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> unit(0.0f, 1.0f);
@@ -96,6 +97,9 @@ std::pair<SimParams, School> randomScene(std::uint32_t seed, NeighborSearch sear
         p.combine = Combine::Prioritized;
         p.avoidance = Avoidance::Rays;
         if (seed == 21) p.steering = Steering::Reynolds;
+        p.leaders = 4;
+        p.predators = 2;
+        p.predatorMaxVelocity = 6.0f;
     }
     p.dt = 0.05f;
     EXPECT_TRUE(validate(p)) << validate(p).error();
@@ -321,7 +325,8 @@ TEST_F(Gpu, TheCurrentHalfOfTheBufferHoldsTheSchool) {
 /// every buffer), so that none of their blocks is optimised away.
 const std::string kEveryFeature =
     "#define STEP_FEATURES " +
-    std::to_string(glsl::kFeatureFieldOfView | glsl::kFeatureFlowField | glsl::kFeatureAvoidance) +
+    std::to_string(glsl::kFeatureFieldOfView | glsl::kFeatureFlowField | glsl::kFeatureAvoidance |
+                   glsl::kFeatureKinds) +
     "u\n";
 
 /// The step compiles for every set of behaviours.
@@ -415,11 +420,13 @@ TEST_F(Gpu, TheShaderBindingsMatchGpuLayout) {
                                 gpu::kSortedPositionBinding};
     const Block staging{GL_SHADER_STORAGE_BLOCK, "Staging", gpu::kStagingBinding};
     const Block flow{GL_SHADER_STORAGE_BLOCK, "FlowField", gpu::kFlowBinding};
+    const Block specials{GL_SHADER_STORAGE_BLOCK, "Specials", gpu::kSpecialBinding};
     const std::vector<Shader> shaders = {
-        {"step_all_pairs.comp", kEveryFeature.c_str(), {params, fish, rocks, flow}},
+        {"step_all_pairs.comp", kEveryFeature.c_str(), {params, fish, rocks, flow, specials}},
         {"step_grid.comp",
          kEveryFeature.c_str(),
-         {params, fish, rocks, cellStarts, sortedPositions, flow}},
+         {params, fish, rocks, cellStarts, sortedPositions, flow, specials}},
+        {"gather_specials.comp", "", {params, fish, specials}},
         {"grid_count.comp", "", {params, fish, cellCounts, fishCells}},
         {"grid_scan.comp", "#define SCAN_PASS 0\n", {cellCounts, cellStarts, blockSums}},
         {"grid_scatter.comp", "", {params, fish, cellStarts, fishCells, sortedPositions}},
