@@ -6,7 +6,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <vector>
 
 #include <glm/geometric.hpp>
@@ -398,6 +400,23 @@ TEST(SteeringConfig, KeysRoundTripAndAreChecked) {
 
 namespace fishschool {
 namespace {
+
+/// The example configs of docs/config.md are the presets of the same names.
+TEST(SteeringPresets, EachExampleConfigIsItsPreset) {
+    const std::pair<const char*, const char*> pairs[] = {{"unity_boids.json", "Unity boids"},
+                                                         {"leader.json", "Leader and followers"},
+                                                         {"predator.json", "Predator"}};
+    for (const auto& [file, name] : pairs) {
+        const auto loaded =
+            loadConfig(std::filesystem::path(FISHSCHOOL_SOURCE_DIR) / "docs" / "examples" / file);
+        ASSERT_TRUE(loaded) << loaded.error();
+        const auto all = presets();
+        const auto preset =
+            std::find_if(all.begin(), all.end(), [&](const Preset& p) { return p.name == name; });
+        ASSERT_NE(preset, all.end()) << name;
+        EXPECT_EQ(*loaded, preset->params) << file;
+    }
+}
 
 TEST(KindsInState, WithoutLeadersOrPredatorsTheStateFileIsTheSame) {
     SimParams p;
