@@ -186,15 +186,14 @@ vec4 addWithinBudget(vec4 acc, vec3 f) {
     return vec4(sum + f * (left / len), 1.0f);
 }
 
-// SPEC steps 2 and 3 with the behaviours beyond it: the weighted sum of the rules, clamped. A
-// behaviour that is off adds nothing, not even a rounding.
 // The speed limit of a fish of `kind`.
 float speedLimit(uint kind) {
     return STEP_HAS(kFeatureKinds) && kind == kKindPredator ? params.kindWeights.w : params.limits.y;
 }
 
-// `kind` and `prey` (the position of the nearest other fish, for a predator) matter only with
-// kFeatureKinds.
+// SPEC steps 2 and 3 with the behaviours beyond it: the weighted sum of the rules, clamped. A
+// behaviour that is off adds nothing, not even a rounding. `kind` and `prey` (the position of
+// the nearest other fish, for a predator) matter only with kFeatureKinds.
 vec3 steeringAcceleration(vec3 p, vec3 v, NeighborSums s, uint kind, vec3 prey) {
     vec3 cohesion = vec3(0.0f);
     vec3 separation = vec3(0.0f);

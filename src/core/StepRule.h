@@ -41,7 +41,7 @@ using glm::sqrt;
 #include "step_params.h"
 
 /// shaders/step_rule.h for one set of behaviours (kFeature* bits). Its functions read `params`,
-/// `rocks` and `flow` as the shaders read their uniform block and buffers.
+/// `rocks`, `flow` and `specials` as the shaders read their uniform block and buffers.
 template <uint kFeatures>
 class StepRule {
   public:
