@@ -13,15 +13,31 @@
 // members these are. So: no references, pointers, swizzles or struct constructors; float
 // literals carry an f; functions are declared before use.
 
+// The largest of x's components in size: dividing by it keeps a length's square finite.
+float largestComponent(vec3 x) {
+    return max(max(abs(x.x), abs(x.y)), abs(x.z));
+}
+
+// x / |x| for finite x, and the zero vector for |x| < 1e-12. |x|^2 overflows past about 1.8e19,
+// so such an x is scaled down first: the direction is the same.
 vec3 normalizeOrZero(vec3 x) {
     float len = length(x);
+    if (isinf(len)) {
+        x = x / largestComponent(x);
+        len = length(x);
+    }
     return len < 1e-12f ? vec3(0.0f) : x / len;
 }
 
-// x when |x| <= m, else x scaled to length m.
+// x when |x| <= m, else x scaled to length m (x finite; scaled down first where |x|^2 overflows).
 vec3 clampLength(vec3 x, float m) {
     float len = length(x);
-    return len <= m ? x : x * (m / len);
+    if (len <= m) return x;
+    if (isinf(len)) {
+        x = x / largestComponent(x);
+        len = length(x);
+    }
+    return x * (m / len);
 }
 
 // Whether some point of the segment a -> b lies strictly inside the sphere.
@@ -280,7 +296,12 @@ FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
     if (STEP_HAS(kFeatureKinds)) kind = kindOf(id);
     vec3 a = steeringAcceleration(p, v, s, kind, prey);
     float dt = params.limits.z;
-    vec3 vNext = clampLength(v + a * dt, speedLimit(kind));
+    vec3 change = a * dt;
+    float limit = speedLimit(kind);
+    // A change past the range of a float (a huge dt) dwarfs any speed a fish can have (1e6 at
+    // most): the clamp keeps its direction alone.
+    vec3 vNext = isinf(largestComponent(change)) ? normalizeOrZero(a) * limit
+                                                 : clampLength(v + change, limit);
     if (params.modes.x > 0.0f) vNext = atLeastMinVelocity(vNext, a);
     vec3 pNext = p + vNext * dt;
 

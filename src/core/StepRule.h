@@ -32,6 +32,7 @@ using glm::clamp;
 using glm::cross;
 using glm::dot;
 using glm::floor;
+using glm::isinf;
 using glm::length;
 using glm::max;
 using glm::min;
