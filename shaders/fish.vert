@@ -12,6 +12,8 @@ uniform float time;        // s, wall clock
 uniform float fishLength;  // m
 uniform float maxVelocity;
 uniform int colorMode;     // 0 by speed, 1 by heading
+uniform uint leaderCount;  // fish [0, leaderCount) lead: drawn larger, in gold
+uniform uint specialCount; // fish [leaderCount, specialCount) are predators: larger still, red
 
 out vec3 worldNormal;
 out vec3 worldPosition;
@@ -42,8 +44,11 @@ void main() {
     vec3 local = meshPosition;
     local.x += tail * tail * sway * sin(time * rate + phase);
 
+    float size = fishLength;
+    if (id < leaderCount) size *= 1.6;
+    else if (id < specialCount) size *= 2.5;
     mat3 basis = mat3(side, up, forward);
-    worldPosition = f.position + basis * (local * fishLength);
+    worldPosition = f.position + basis * (local * size);
     worldNormal = basis * meshNormal;
     gl_Position = viewProjection * vec4(worldPosition, 1.0);
 
@@ -57,6 +62,8 @@ void main() {
     } else {
         baseColor = hsv(atan(forward.z, forward.x) / 6.2831853 + 0.5, 0.65, 0.95);
     }
+    if (id < leaderCount) baseColor = vec3(1.0, 0.8, 0.1);
+    else if (id < specialCount) baseColor = vec3(0.85, 0.1, 0.1);
     // A lighter belly.
     baseColor = mix(baseColor, vec3(0.9), clamp(-meshPosition.y * 4.0, 0.0, 0.6));
 }

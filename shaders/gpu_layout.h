@@ -27,3 +27,4 @@ const uint kBlockSumBinding = 6u;        // buffer BlockSums: scan partial sums
 const uint kSortedPositionBinding = 7u;  // buffer SortedPositions: positions in cell order, packed
 const uint kStagingBinding = 8u;         // buffer Staging: the current half, copied for read-back
 const uint kFlowBinding = 9u;            // buffer FlowField: a vec4 direction per node
+const uint kSpecialBinding = 10u;        // buffer Specials: leaders and predators, by upload index

@@ -2,6 +2,25 @@
 // test of step_rule.h compiled in only when the field of view is on. (The CPU's loop is the same
 // test, eight lanes at a time, in CpuSolver.cpp.)
 
+// A predator's prey: the position of the nearest fish of the half read that is not a predator
+// (p itself when there is none). Every fish is a candidate, whatever the search: predators are
+// few. Ties go to the lower slot.
+vec3 nearestPrey(uint self, vec3 p) {
+    vec3 prey = p;
+    float nearest = 3.40282347e38;
+    for (uint j = 0u; j < params.counts.x; ++j) {
+        Fish other = fish[params.counts.z + j];
+        if (j == self || (other.id >= params.kinds.x && other.id < params.kinds.y)) continue;
+        vec3 d = other.position - p;
+        float d2 = dot(d, d);
+        if (d2 < nearest) {
+            nearest = d2;
+            prey = other.position;
+        }
+    }
+    return prey;
+}
+
 NeighborSums emptySums() {
     return NeighborSums(vec3(0.0), vec3(0.0), vec3(0.0), 0u, 0u, 0u);
 }
@@ -15,7 +34,12 @@ void addNeighbor(vec3 heading, vec3 pj, vec3 d, float d2, uint j, inout Neighbor
         s.cohesionCount++;
     }
     if (d2 < params.radiiSquared.y) {
-        s.separation += d;
+        // separationFalloff "inverse-square": each offset over its squared length (0 at d2 = 0).
+        if (STEP_HAS(kFeatureInverseSquare)) {
+            if (d2 > 0.0) s.separation += d / d2;
+        } else {
+            s.separation += d;
+        }
         s.separationCount++;
     }
     if (d2 < params.radiiSquared.z) {

@@ -38,8 +38,11 @@ void main() {
         }
         barrier();
     }
+    vec3 prey = self.position;
+    if (STEP_HAS(kFeatureKinds) && kindOf(self.id) == kKindPredator)
+        prey = nearestPrey(min(i, n - 1u), self.position);
     if (inRange) {
-        FishUpdate next = integrateFish(self.position, self.velocity, sums);
+        FishUpdate next = integrateFish(self.position, self.velocity, sums, self.id, prey);
         fish[params.counts.w + i] = Fish(next.position, self.id, next.velocity, 0.0, next.acceleration, 0.0);
     }
 }

@@ -36,6 +36,9 @@ void main() {
             }
         }
     }
-    FishUpdate next = integrateFish(self.position, self.velocity, sums);
+    vec3 prey = self.position;
+    if (STEP_HAS(kFeatureKinds) && kindOf(self.id) == kKindPredator)
+        prey = nearestPrey(i, self.position);
+    FishUpdate next = integrateFish(self.position, self.velocity, sums, self.id, prey);
     fish[params.counts.w + i] = Fish(next.position, self.id, next.velocity, 0.0, next.acceleration, 0.0);
 }

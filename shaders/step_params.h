@@ -10,11 +10,21 @@ const uint kFeatureFieldOfView = 1u;  // viewAngle < 360: the view test on every
 const uint kFeatureSeek = 2u;         // kTarget != 0, straight at the target
 const uint kFeatureFlowField = 4u;    // kTarget != 0 along the flow field (never with kFeatureSeek)
 const uint kFeatureAvoidance = 8u;    // kAvoidance != 0 and avoidanceDistance > 0
-const uint kFeatureSetCount = 16u;    // every combination of the bits above is a valid index
+const uint kFeatureInverseSquare = 16u;  // separationFalloff "inverse-square": 1/d^2 per offset
+const uint kFeatureKinds = 32u;  // leaders or predators: the fish of other kinds, read per fish
+const uint kFeatureSetCount = 64u;  // every combination of the bits above is a valid index
+// The cheap modes (minVelocity, steering, combine, avoidance "rays") have no bit: they are a
+// branch on a value of StepParamsData.modes, the same for every fish of the step.
 
 // Whether the step being compiled has `feature` on: a constant in both languages, so the code
 // behind a feature that is off is never generated.
 #define STEP_HAS(feature) ((STEP_FEATURES & (feature)) != 0u)
+
+// The kind of a fish, from its upload index: the first params.kinds.x lead, those up to
+// params.kinds.y prey on the others, the rest are fish.
+const uint kKindFish = 0u;
+const uint kKindLeader = 1u;
+const uint kKindPredator = 2u;
 
 // The step's parameters, as the step reads them (makeStepParams builds them from SimParams). On
 // the GPU the one member of the std140 uniform block StepParams.
@@ -30,6 +40,10 @@ struct StepParamsData {
     vec4 avoidance;     // x kAvoidance, y avoidanceDistance
     vec4 flowOrigin;    // xyz the flow field's first node, w node spacing
     uvec4 flowDims;     // xyz nodes per axis
+    vec4 modes;         // minVelocity; steering, combine, avoidance: 1 for the mode beyond the
+                        // article's ("reynolds", "prioritized", "rays"), else 0
+    uvec4 kinds;        // leaders, leaders + predators (the first index of a plain fish)
+    vec4 kindWeights;   // kLeader, kFlee, fleeRadius, predatorMaxVelocity
 };
 
 // SPEC step 1's sums over the neighbours of one fish.

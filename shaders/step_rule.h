@@ -1,10 +1,12 @@
 // SPEC.md's step for one fish after the neighbour sums (steps 2 to 7), with the behaviours beyond
 // it, written once in the subset of C++ and GLSL that both compile. Every backend runs this text.
 //
-// It reads three names that each language provides before including it:
-//   params  the StepParamsData of the step (step_params.h);
-//   rocks   the rocks, vec4 each: xyz centre, w radius (params.counts.y of them);
-//   flow    the flow field's nodes, vec4 each, x fastest (when kFeatureFlowField is on);
+// It reads four names that each language provides before including it:
+//   params    the StepParamsData of the step (step_params.h);
+//   rocks     the rocks, vec4 each: xyz centre, w radius (params.counts.y of them);
+//   flow      the flow field's nodes, vec4 each, x fastest (when kFeatureFlowField is on);
+//   specials  position and velocity (xyz of two vec4) of each leader and predator, by upload
+//             index (params.kinds.y of them, when kFeatureKinds is on);
 // and the macro STEP_FEATURES, the set of behaviours compiled in (kFeature* bits).
 // GLSL: the uniform block and storage buffers of fish_layout.glsl, STEP_FEATURES a #define.
 // C++: src/core/StepRule.h includes it inside the class template StepRule<features>, whose
@@ -106,36 +108,201 @@ vec3 sampleFlow(vec3 p) {
     return mix(mix(x00, x10, t.y), mix(x01, x11, t.y), t.z);
 }
 
+// Whether the segment from p to p + ray enters a rock.
+bool rayBlocked(vec3 p, vec3 ray) {
+    for (uint r = 0u; r < params.counts.y; ++r)
+        if (segmentEntersSphere(p, p + ray, vec3(rocks[r]), rocks[r].w)) return true;
+    return false;
+}
+
+// Avoidance "rays": when the ray of length avoidanceDistance along the heading enters a rock, the
+// first free direction of a fixed set ordered by angle from the heading: 8 rings at 20, 40, ...,
+// 160 degrees, 8 directions each, from the heading's side (x) round through its up (y), then
+// straight back. Zero when the way ahead is free, when every ray is blocked, or standing still.
+// The angles step by rotation, so no trigonometric function differs between languages.
+vec3 rayAvoidance(vec3 p, vec3 v) {
+    vec3 heading = normalizeOrZero(v);
+    float reach = params.avoidance.y;
+    if (heading == vec3(0.0f) || !rayBlocked(p, heading * reach)) return vec3(0.0f);
+    vec3 helper = abs(heading.y) < 0.9f ? vec3(0.0f, 1.0f, 0.0f) : vec3(1.0f, 0.0f, 0.0f);
+    vec3 side = normalizeOrZero(cross(helper, heading));
+    vec3 up = cross(heading, side);
+    float ringCos = 0.93969262f;  // cos 20 degrees
+    float ringSin = 0.34202014f;
+    for (int ring = 0; ring < 8; ++ring) {
+        float aroundCos = 1.0f;
+        float aroundSin = 0.0f;
+        for (int k = 0; k < 8; ++k) {
+            vec3 d = ringCos * heading + ringSin * (aroundCos * side + aroundSin * up);
+            if (!rayBlocked(p, d * reach)) return d;
+            float c = aroundCos;
+            aroundCos = 0.70710678f * (c - aroundSin);  // + 45 degrees
+            aroundSin = 0.70710678f * (c + aroundSin);
+        }
+        float c = ringCos;
+        ringCos = c * 0.93969262f - ringSin * 0.34202014f;  // + 20 degrees
+        ringSin = ringSin * 0.93969262f + c * 0.34202014f;
+    }
+    if (!rayBlocked(p, -heading * reach)) return -heading;
+    return vec3(0.0f);
+}
+
+// A rule's force from its direction u (a unit vector or shorter; zero when the rule has none).
+// Steering "article": u itself. "reynolds": the change from velocity v to the desired velocity
+// u * speed (the fish's maxVelocity), clamped to maxAcceleration; zero when u is.
+vec3 ruleForce(vec3 u, vec3 v, float speed) {
+    if (params.modes.y == 0.0f || u == vec3(0.0f)) return u;
+    return clampLength(u * speed - v, params.limits.x);
+}
+
+uint kindOf(uint id) {
+    return id < params.kinds.x ? kKindLeader : (id < params.kinds.y ? kKindPredator : kKindFish);
+}
+
+// Leaders: the unit vector toward the nearest leader the fish sees (closer than rCohesion,
+// strictly, and in its field of view); zero when it sees none. Ties go to the lower index.
+vec3 towardNearestLeader(vec3 p, vec3 v) {
+    vec3 heading = normalizeOrZero(v);
+    float nearest = params.radiiSquared.x;
+    vec3 toward = vec3(0.0f);
+    for (uint l = 0u; l < params.kinds.x; ++l) {
+        vec3 d = vec3(specials[2u * l]) - p;
+        float d2 = dot(d, d);
+        if (d2 < nearest && (!STEP_HAS(kFeatureFieldOfView) || inView(heading, d, d2))) {
+            nearest = d2;
+            toward = d;
+        }
+    }
+    return normalizeOrZero(toward);
+}
+
+// Fleeing: for every predator closer than fleeRadius, the unit vector away from it weighted from 1
+// at contact to 0 at fleeRadius; their sum.
+vec3 awayFromPredators(vec3 p) {
+    vec3 away = vec3(0.0f);
+    float radius = params.kindWeights.z;
+    for (uint q = params.kinds.x; q < params.kinds.y; ++q) {
+        vec3 d = p - vec3(specials[2u * q]);
+        float distance = length(d);
+        if (distance < radius && distance > 0.0f) away += d / distance * (1.0f - distance / radius);
+    }
+    return away;
+}
+
+// Combine "prioritized": acc (xyz) plus force f, as much of it as the budget maxAcceleration
+// leaves: all of f if it fits, else f shortened to the length left, and then acc.w = 1 (spent),
+// after which nothing more is added.
+vec4 addWithinBudget(vec4 acc, vec3 f) {
+    if (acc.w != 0.0f) return acc;
+    vec3 sum = vec3(acc);
+    float left = params.limits.x - length(sum);
+    float len = length(f);
+    if (len <= left) return vec4(sum + f, 0.0f);
+    if (left <= 0.0f) return vec4(sum, 1.0f);
+    return vec4(sum + f * (left / len), 1.0f);
+}
+
+// The speed limit of a fish of `kind`.
+float speedLimit(uint kind) {
+    return STEP_HAS(kFeatureKinds) && kind == kKindPredator ? params.kindWeights.w : params.limits.y;
+}
+
 // SPEC steps 2 and 3 with the behaviours beyond it: the weighted sum of the rules, clamped. A
-// behaviour that is off adds nothing, not even a rounding.
-vec3 steeringAcceleration(vec3 p, NeighborSums s) {
+// behaviour that is off adds nothing, not even a rounding. `kind` and `prey` (the position of
+// the nearest other fish, for a predator) matter only with kFeatureKinds.
+vec3 steeringAcceleration(vec3 p, vec3 v, NeighborSums s, uint kind, vec3 prey) {
     vec3 cohesion = vec3(0.0f);
     vec3 separation = vec3(0.0f);
     vec3 alignment = vec3(0.0f);
-    if (s.cohesionCount > 0u) cohesion = normalizeOrZero(s.cohesion / float(s.cohesionCount) - p);
-    if (s.separationCount > 0u)
-        separation = normalizeOrZero(-s.separation / float(s.separationCount));
-    if (s.alignmentCount > 0u) alignment = normalizeOrZero(s.alignment / float(s.alignmentCount));
+    // Leaders and predators ignore the flock.
+    bool flocks = !STEP_HAS(kFeatureKinds) || kind == kKindFish;
+    if (flocks) {
+        if (s.cohesionCount > 0u)
+            cohesion = normalizeOrZero(s.cohesion / float(s.cohesionCount) - p);
+        if (s.separationCount > 0u)
+            separation = normalizeOrZero(-s.separation / float(s.separationCount));
+        if (s.alignmentCount > 0u)
+            alignment = normalizeOrZero(s.alignment / float(s.alignmentCount));
+    }
+    float speed = speedLimit(kind);
 
-    vec3 steer =
-        params.weights.x * cohesion + params.weights.y * separation + params.weights.z * alignment;
-    if (STEP_HAS(kFeatureSeek)) steer += params.target.w * normalizeOrZero(vec3(params.target) - p);
-    if (STEP_HAS(kFeatureFlowField)) steer += params.target.w * normalizeOrZero(sampleFlow(p));
-    if (STEP_HAS(kFeatureAvoidance)) steer += params.avoidance.x * rockAvoidance(p);
+    vec3 cohesionForce = params.weights.x * ruleForce(cohesion, v, speed);
+    vec3 separationForce = params.weights.y * ruleForce(separation, v, speed);
+    vec3 alignmentForce = params.weights.z * ruleForce(alignment, v, speed);
+    vec3 targetForce = vec3(0.0f);
+    if (STEP_HAS(kFeatureSeek))
+        targetForce =
+            params.target.w * ruleForce(normalizeOrZero(vec3(params.target) - p), v, speed);
+    if (STEP_HAS(kFeatureFlowField))
+        targetForce = params.target.w * ruleForce(normalizeOrZero(sampleFlow(p)), v, speed);
+    vec3 avoidanceForce = vec3(0.0f);
+    if (STEP_HAS(kFeatureAvoidance)) {
+        vec3 away = params.modes.w != 0.0f ? rayAvoidance(p, v) : rockAvoidance(p);
+        avoidanceForce = params.avoidance.x * ruleForce(away, v, speed);
+    }
+    vec3 leaderForce = vec3(0.0f);
+    vec3 fleeForce = vec3(0.0f);
+    if (STEP_HAS(kFeatureKinds)) {
+        if (kind == kKindFish)
+            leaderForce = params.kindWeights.x * ruleForce(towardNearestLeader(p, v), v, speed);
+        if (kind != kKindPredator) {
+            fleeForce = params.kindWeights.y * ruleForce(awayFromPredators(p), v, speed);
+        } else {
+            // A predator chases its prey at full acceleration, in place of seeking.
+            targetForce = params.limits.x * ruleForce(normalizeOrZero(prey - p), v, speed);
+        }
+    }
+
+    vec3 steer;
+    if (params.modes.z == 0.0f) {
+        steer = cohesionForce + separationForce + alignmentForce;
+        if (STEP_HAS(kFeatureSeek) || STEP_HAS(kFeatureFlowField) || STEP_HAS(kFeatureKinds))
+            steer += targetForce;
+        if (STEP_HAS(kFeatureAvoidance)) steer += avoidanceForce;
+        if (STEP_HAS(kFeatureKinds)) steer += fleeForce + leaderForce;
+    } else {
+        // By priority: avoidance, fleeing, separation, target (or prey), leader, alignment,
+        // cohesion.
+        vec4 acc = vec4(0.0f);
+        if (STEP_HAS(kFeatureAvoidance)) acc = addWithinBudget(acc, avoidanceForce);
+        if (STEP_HAS(kFeatureKinds)) acc = addWithinBudget(acc, fleeForce);
+        acc = addWithinBudget(acc, separationForce);
+        if (STEP_HAS(kFeatureSeek) || STEP_HAS(kFeatureFlowField) || STEP_HAS(kFeatureKinds))
+            acc = addWithinBudget(acc, targetForce);
+        if (STEP_HAS(kFeatureKinds)) acc = addWithinBudget(acc, leaderForce);
+        acc = addWithinBudget(acc, alignmentForce);
+        acc = addWithinBudget(acc, cohesionForce);
+        steer = vec3(acc);
+    }
     vec3 a = clampLength(steer, params.limits.x);
     if (params.limits.w != 0.0f) a.y = 0.0f;
     return a;
 }
 
+// minVelocity: a fish slower than it (after the velocity clamp) is sped up to it along its
+// velocity, or along its acceleration a when it stands still (then, with a zero too, it stays).
+vec3 atLeastMinVelocity(vec3 vNext, vec3 a) {
+    float minimum = params.modes.x;
+    if (length(vNext) >= minimum) return vNext;
+    vec3 direction = normalizeOrZero(vNext);
+    if (direction == vec3(0.0f)) direction = normalizeOrZero(a);
+    return direction * minimum;
+}
+
 // SPEC steps 2 to 7: from the fish's previous state and its neighbour sums to its next state.
-FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s) {
-    vec3 a = steeringAcceleration(p, s);
+// `id` is its upload index; `prey`, for a predator, the position of its nearest other fish.
+FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
+    uint kind = kKindFish;
+    if (STEP_HAS(kFeatureKinds)) kind = kindOf(id);
+    vec3 a = steeringAcceleration(p, v, s, kind, prey);
     float dt = params.limits.z;
     vec3 change = a * dt;
+    float limit = speedLimit(kind);
     // A change past the range of a float (a huge dt) dwarfs any speed a fish can have (1e6 at
     // most): the clamp keeps its direction alone.
-    vec3 vNext = isinf(largestComponent(change)) ? normalizeOrZero(a) * params.limits.y
-                                                 : clampLength(v + change, params.limits.y);
+    vec3 vNext = isinf(largestComponent(change)) ? normalizeOrZero(a) * limit
+                                                 : clampLength(v + change, limit);
+    if (params.modes.x > 0.0f) vNext = atLeastMinVelocity(vNext, a);
     vec3 pNext = p + vNext * dt;
 
     // Step 6: the first rock, in list order, that the segment enters bounces the fish back.

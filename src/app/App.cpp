@@ -255,7 +255,8 @@ void App::apply(const ui::PanelActions& actions) {
     if (actions.step) sim_->stepOnce();
     if (actions.resetSeed) sim_->reset(*actions.resetSeed);
     if (actions.saveStatePath) {
-        const auto saved = saveStateCsv(*actions.saveStatePath, sim_->backend().download());
+        const auto saved =
+            saveStateCsv(*actions.saveStatePath, sim_->backend().download(), sim_->params());
         report(saved);
         if (saved) panel_.showMessage("saved the school to " + *actions.saveStatePath);
     }
@@ -513,7 +514,9 @@ int App::finish() {
         }
     }
     if (!options_.stateOutPath.empty()) {
-        if (auto ok = saveStateCsv(options_.stateOutPath, sim_->backend().download()); !ok) {
+        if (auto ok =
+                saveStateCsv(options_.stateOutPath, sim_->backend().download(), sim_->params());
+            !ok) {
             std::cerr << "error: " << ok.error() << "\n";
             status = kBadInput;
         }

@@ -120,7 +120,7 @@ int runSimulate(const SimulateOptions& o) {
     if (!o.metricsPath.empty())
         if (auto ok = writeFileAtomically(o.metricsPath, metrics); !ok) return fail(ok.error());
     if (!o.stateOut.empty())
-        if (auto ok = saveStateCsv(o.stateOut, b.download()); !ok) return fail(ok.error());
+        if (auto ok = saveStateCsv(o.stateOut, b.download(), *params); !ok) return fail(ok.error());
     return 0;
 }
 

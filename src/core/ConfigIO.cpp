@@ -278,6 +278,11 @@ Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName
         {"kTarget", &p.kTarget},
         {"kAvoidance", &p.kAvoidance},
         {"avoidanceDistance", &p.avoidanceDistance},
+        {"minVelocity", &p.minVelocity},
+        {"kLeader", &p.kLeader},
+        {"predatorMaxVelocity", &p.predatorMaxVelocity},
+        {"kFlee", &p.kFlee},
+        {"fleeRadius", &p.fleeRadius},
     };
 
     for (const auto& [key, value] : root.items()) {
@@ -298,6 +303,15 @@ Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName
                 value.get<std::uint64_t>() > std::uint64_t(kMaxFishCount))
                 return fail(reader.where(key) + shown(value) + " is not allowed; must be " + range);
             p.fishCount = value.get<std::int64_t>();
+        } else if (key == "leaders" || key == "predators") {
+            if (!value.is_number_integer() ||
+                (value.is_number_unsigned() &&
+                 value.get<std::uint64_t>() > std::uint64_t(kMaxFishCount)) ||
+                (!value.is_number_unsigned() && value.get<std::int64_t>() < 0))
+                return fail(reader.where(key) + shown(value) +
+                            " is not allowed; must be a whole number from 0 to " +
+                            std::to_string(kMaxFishCount));
+            (key == "leaders" ? p.leaders : p.predators) = value.get<std::int64_t>();
         } else if (key == "seed") {
             if (!value.is_number_unsigned())
                 return fail(reader.where(key) + "must be a whole number from 0 to " +
@@ -320,6 +334,23 @@ Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName
             auto path = reader.choice(value, key, parseTargetPath, R"("straight" or "flow-field")");
             if (!path) return std::unexpected(path.error());
             p.targetPath = *path;
+        } else if (key == "steering") {
+            auto steering = reader.choice(value, key, parseSteering, R"("article" or "reynolds")");
+            if (!steering) return std::unexpected(steering.error());
+            p.steering = *steering;
+        } else if (key == "separationFalloff") {
+            auto falloff =
+                reader.choice(value, key, parseSeparationFalloff, R"("none" or "inverse-square")");
+            if (!falloff) return std::unexpected(falloff.error());
+            p.separationFalloff = *falloff;
+        } else if (key == "combine") {
+            auto combine = reader.choice(value, key, parseCombine, R"("sum" or "prioritized")");
+            if (!combine) return std::unexpected(combine.error());
+            p.combine = *combine;
+        } else if (key == "avoidance") {
+            auto avoidance = reader.choice(value, key, parseAvoidance, R"("repel" or "rays")");
+            if (!avoidance) return std::unexpected(avoidance.error());
+            p.avoidance = *avoidance;
         } else if (key == "neighborSearch") {
             auto search =
                 reader.choice(value, key, parseNeighborSearch, R"("all-pairs" or "grid")");
@@ -408,6 +439,17 @@ std::string configToJson(const SimParams& p) {
         {"targetPath", std::string(toString(p.targetPath))},
         {"kAvoidance", shortest(p.kAvoidance)},
         {"avoidanceDistance", shortest(p.avoidanceDistance)},
+        {"minVelocity", shortest(p.minVelocity)},
+        {"steering", std::string(toString(p.steering))},
+        {"separationFalloff", std::string(toString(p.separationFalloff))},
+        {"combine", std::string(toString(p.combine))},
+        {"avoidance", std::string(toString(p.avoidance))},
+        {"leaders", p.leaders},
+        {"kLeader", shortest(p.kLeader)},
+        {"predators", p.predators},
+        {"predatorMaxVelocity", shortest(p.predatorMaxVelocity)},
+        {"kFlee", shortest(p.kFlee)},
+        {"fleeRadius", shortest(p.fleeRadius)},
         {"rocks", rocks},
         {"neighborSearch", std::string(toString(p.neighborSearch))},
     };

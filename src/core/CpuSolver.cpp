@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <utility>
 
@@ -53,8 +54,9 @@ struct SearchConstants {
 };
 
 /// Accumulates fish [begin, end) into the neighbour sums of fish `self`. With kFieldOfView
-/// false the view test is not compiled in at all.
-template <bool kFieldOfView>
+/// false the view test is not compiled in at all; with kInverseSquare each separation offset is
+/// divided by its squared length (a neighbour at distance 0 adds nothing, as its offset is 0).
+template <bool kFieldOfView, bool kInverseSquare>
 struct RangeAccumulator {
     bool skipFarBlocks = false;  ///< test whole blocks against maxRadius2 first
     bool seesAllAround = true;   ///< this fish stands still: no view test
@@ -113,9 +115,17 @@ struct RangeAccumulator {
         cy += select(inC, load(py + j));
         cz += select(inC, load(pz + j));
         nc -= inC;  // a true comparison is -1
-        sx += select(inS, dx);
-        sy += select(inS, dy);
-        sz += select(inS, dz);
+        if constexpr (kInverseSquare) {
+            // Lanes with d2 == 0 divide to NaN and are masked off.
+            const Ints weighted = inS & (d2 > 0.0f);
+            sx += select(weighted, dx / d2);
+            sy += select(weighted, dy / d2);
+            sz += select(weighted, dz / d2);
+        } else {
+            sx += select(inS, dx);
+            sy += select(inS, dy);
+            sz += select(inS, dz);
+        }
         ns -= inS;
         ax += select(inA, load(vx + j));
         ay += select(inA, load(vy + j));
@@ -188,6 +198,7 @@ void CpuSolver::step() {
     if (n == 0) return;
     const bool useGrid = usesGrid();
     if (useGrid) buildGrid(/*keepAccelerations=*/false);
+    if ((features_ & glsl::kFeatureKinds) != 0u) gatherSpecials();
     // One instance of the step per set of behaviours: those that are off are not compiled in.
     using StepRange = void (CpuSolver::*)(std::size_t, std::size_t, bool);
     static constexpr auto kStepRanges = []<std::size_t... F>(std::index_sequence<F...>) {
@@ -239,6 +250,32 @@ void CpuSolver::buildGrid(bool keepAccelerations) {
     std::swap(ids_, nextIds_);
 }
 
+void CpuSolver::gatherSpecials() {
+    specials_.assign(2 * std::size_t{stepParams_.kinds.y} + 2, glm::vec4(0.0f));
+    for (std::size_t k = 0; k < size(); ++k) {
+        if (ids_[k] >= stepParams_.kinds.y) continue;
+        specials_[2 * ids_[k]] = {current_.px[k], current_.py[k], current_.pz[k], 0.0f};
+        specials_[2 * ids_[k] + 1] = {current_.vx[k], current_.vy[k], current_.vz[k], 0.0f};
+    }
+}
+
+glm::vec3 CpuSolver::nearestPrey(std::size_t i) const {
+    const glm::vec3 p(current_.px[i], current_.py[i], current_.pz[i]);
+    glm::vec3 prey = p;
+    float nearest = std::numeric_limits<float>::max();
+    for (std::size_t j = 0; j < size(); ++j) {
+        if (j == i || (ids_[j] >= stepParams_.kinds.x && ids_[j] < stepParams_.kinds.y)) continue;
+        const glm::vec3 q(current_.px[j], current_.py[j], current_.pz[j]);
+        const glm::vec3 d = q - p;
+        const float d2 = d.x * d.x + d.y * d.y + d.z * d.z;
+        if (d2 < nearest) {
+            nearest = d2;
+            prey = q;
+        }
+    }
+    return prey;
+}
+
 bool CpuSolver::usesGrid() const {
     return params_.neighborSearch == NeighborSearch::Grid && maxRadius(params_) > 0.0f;
 }
@@ -285,8 +322,11 @@ std::vector<std::uint32_t> CpuSolver::neighborsOf(std::uint32_t uploadIndex, flo
 template <std::uint32_t kFeatures>
 void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid) {
     constexpr bool kFieldOfView = (kFeatures & glsl::kFeatureFieldOfView) != 0u;
+    constexpr bool kInverseSquare = (kFeatures & glsl::kFeatureInverseSquare) != 0u;
     const SearchConstants search(stepParams_);
-    StepRule<kFeatures> rule(stepParams_, rocks_.data(), flow_ ? flow_->nodes().data() : nullptr);
+    constexpr bool kKinds = (kFeatures & glsl::kFeatureKinds) != 0u;
+    StepRule<kFeatures> rule(stepParams_, rocks_.data(), flow_ ? flow_->nodes().data() : nullptr,
+                             specials_.data());
     const float* px = current_.px.data();
     const float* py = current_.py.data();
     const float* pz = current_.pz.data();
@@ -297,7 +337,7 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid) {
     for (std::size_t i = begin; i < end; ++i) {
         const glm::vec3 p(px[i], py[i], pz[i]);
         const glm::vec3 v(vx[i], vy[i], vz[i]);
-        RangeAccumulator<kFieldOfView> acc;
+        RangeAccumulator<kFieldOfView, kInverseSquare> acc;
         acc.skipFarBlocks = !useGrid;
         if constexpr (kFieldOfView) {
             acc.heading = rule.normalizeOrZero(v);
@@ -308,7 +348,11 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid) {
             i, useGrid, [&](std::size_t first, std::size_t last) __attribute__((always_inline)) {
                 acc.add(search, px, py, pz, vx, vy, vz, first, last, i, p.x, p.y, p.z);
             });
-        const FishUpdate u = rule.integrateFish(p, v, acc.sums());
+        glm::vec3 prey = p;
+        if constexpr (kKinds) {
+            if (rule.kindOf(ids_[i]) == glsl::kKindPredator) prey = nearestPrey(i);
+        }
+        const FishUpdate u = rule.integrateFish(p, v, acc.sums(), ids_[i], prey);
         next_.store(i, u.position, u.velocity, u.acceleration);
     }
 }

@@ -66,6 +66,11 @@ class CpuSolver {
     /// The step of slots [begin, end) with the behaviours `kFeatures` (kFeature* bits) compiled in.
     template <std::uint32_t kFeatures>
     void stepRange(std::size_t begin, std::size_t end, bool useGrid);
+    /// Position and velocity of every leader and predator, by upload index, into specials_.
+    void gatherSpecials();
+    /// The position of the fish nearest to slot i that is not a predator (slot i's own position
+    /// when there is none). Ties go to the lower slot.
+    glm::vec3 nearestPrey(std::size_t i) const;
     /// Calls visit(first, last) for the ranges of slots that may hold neighbours of slot i.
     template <class Visit>
     void forCandidateRanges(std::size_t i, bool useGrid, Visit&& visit) const;
@@ -76,6 +81,7 @@ class CpuSolver {
     StepParamsData stepParams_{};            ///< params_ as the step rule reads them
     std::vector<glm::vec4> rocks_;           ///< params_.rocks as the step rule reads them
     std::uint32_t features_ = 0;             ///< the behaviours of params_ that are on
+    std::vector<glm::vec4> specials_;        ///< leaders and predators, as the step rule reads them
 
     Arrays current_, next_;
     std::vector<std::uint32_t> ids_, nextIds_;  ///< upload index of the fish in each slot

@@ -202,6 +202,46 @@ std::span<const Preset> presets() {
                         "1,000,000 fish, the article's weights, in a tank scaled to the default "
                         "density",
                         fixedDensityParams(1'000'000, articleParams())});
+
+        // The steering of the other source documents.
+        SimParams unity;
+        unity.steering = Steering::Reynolds;
+        unity.minVelocity = 2.0f;
+        unity.separationFalloff = SeparationFalloff::InverseSquare;
+        unity.rCohesion = 5.0f;
+        unity.rAlignment = 5.0f;
+        unity.rSeparation = 2.0f;
+        unity.kAvoidance = 10.0f;
+        unity.avoidanceDistance = 5.0f;
+        unity.avoidance = Avoidance::Rays;
+        list.push_back({"Unity boids",
+                        "Reynolds steering under a maximum force, a minimum speed, inverse-square "
+                        "separation and avoidance by rays, as in the Unity boids",
+                        unity});
+
+        SimParams leader;
+        leader.leaders = 3;
+        leader.kLeader = 2.0f;
+        leader.minVelocity = 1.5f;
+        leader.viewAngle = 270.0f;
+        leader.kAvoidance = 3.0f;
+        list.push_back({"Leader and followers",
+                        "Three leaders (gold) swim on; fish that see one steer toward it, the "
+                        "others flock and regroup",
+                        leader});
+
+        SimParams predator;
+        predator.predators = 2;
+        predator.predatorMaxVelocity = 6.0f;
+        predator.kFlee = 6.0f;
+        predator.fleeRadius = 12.0f;
+        predator.minVelocity = 1.0f;
+        predator.combine = Combine::Prioritized;
+        predator.kAvoidance = 3.0f;
+        list.push_back({"Predator",
+                        "Two predators (red) chase the nearest fish; fish flee them first of "
+                        "all (prioritized forces)",
+                        predator});
         return list;
     }();
     return all;

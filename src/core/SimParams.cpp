@@ -87,6 +87,69 @@ std::optional<TargetPath> parseTargetPath(std::string_view text) {
     return std::nullopt;
 }
 
+std::string_view toString(Steering steering) {
+    return steering == Steering::Article ? "article" : "reynolds";
+}
+
+std::optional<Steering> parseSteering(std::string_view text) {
+    if (text == "article") return Steering::Article;
+    if (text == "reynolds") return Steering::Reynolds;
+    return std::nullopt;
+}
+
+std::string_view toString(SeparationFalloff falloff) {
+    return falloff == SeparationFalloff::None ? "none" : "inverse-square";
+}
+
+std::optional<SeparationFalloff> parseSeparationFalloff(std::string_view text) {
+    if (text == "none") return SeparationFalloff::None;
+    if (text == "inverse-square") return SeparationFalloff::InverseSquare;
+    return std::nullopt;
+}
+
+std::string_view toString(Combine combine) {
+    return combine == Combine::Sum ? "sum" : "prioritized";
+}
+
+std::optional<Combine> parseCombine(std::string_view text) {
+    if (text == "sum") return Combine::Sum;
+    if (text == "prioritized") return Combine::Prioritized;
+    return std::nullopt;
+}
+
+std::string_view toString(Avoidance avoidance) {
+    return avoidance == Avoidance::Repel ? "repel" : "rays";
+}
+
+std::optional<Avoidance> parseAvoidance(std::string_view text) {
+    if (text == "repel") return Avoidance::Repel;
+    if (text == "rays") return Avoidance::Rays;
+    return std::nullopt;
+}
+
+FishKind fishKind(std::size_t index, const SimParams& params) {
+    const auto i = static_cast<std::int64_t>(index);
+    if (i < params.leaders) return FishKind::Leader;
+    if (i < params.leaders + params.predators) return FishKind::Predator;
+    return FishKind::Fish;
+}
+
+std::string_view toString(FishKind kind) {
+    switch (kind) {
+        case FishKind::Leader:
+            return "leader";
+        case FishKind::Predator:
+            return "predator";
+        case FishKind::Fish:
+            break;
+    }
+    return "fish";
+}
+
+bool hasKinds(const SimParams& params) {
+    return params.leaders > 0 || params.predators > 0;
+}
+
 float maxRadius(const SimParams& params) {
     return std::max({params.rCohesion, params.rSeparation, params.rAlignment});
 }
@@ -103,11 +166,10 @@ Result<void> validate(const SimParams& p) {
     for (const auto& [key, value] : {positives[1], positives[2]})
         if (auto ok = requireAtMostLargest(key, value); !ok) return ok;
 
-    const std::pair<const char*, float> weights[] = {{"kCohesion", p.kCohesion},
-                                                     {"kSeparation", p.kSeparation},
-                                                     {"kAlignment", p.kAlignment},
-                                                     {"kTarget", p.kTarget},
-                                                     {"kAvoidance", p.kAvoidance}};
+    const std::pair<const char*, float> weights[] = {
+        {"kCohesion", p.kCohesion}, {"kSeparation", p.kSeparation}, {"kAlignment", p.kAlignment},
+        {"kTarget", p.kTarget},     {"kAvoidance", p.kAvoidance},   {"kLeader", p.kLeader},
+        {"kFlee", p.kFlee}};
     for (const auto& [key, value] : weights) {
         if (auto ok = requireFinite(key, value); !ok) return ok;
         if (auto ok = requireAtMostLargest(key, value); !ok) return ok;
@@ -116,9 +178,28 @@ Result<void> validate(const SimParams& p) {
     const std::pair<const char*, float> radii[] = {{"rCohesion", p.rCohesion},
                                                    {"rSeparation", p.rSeparation},
                                                    {"rAlignment", p.rAlignment},
-                                                   {"avoidanceDistance", p.avoidanceDistance}};
+                                                   {"avoidanceDistance", p.avoidanceDistance},
+                                                   {"fleeRadius", p.fleeRadius}};
     for (const auto& [key, value] : radii)
         if (auto ok = requireNonNegative(key, value); !ok) return ok;
+
+    for (const auto& [key, count] :
+         {std::pair<const char*, std::int64_t>{"leaders", p.leaders},
+          std::pair<const char*, std::int64_t>{"predators", p.predators}})
+        if (count < 0 || count > kMaxFishCount)
+            return refuse(key, std::to_string(count),
+                          "must be an integer from 0 to " + std::to_string(kMaxFishCount));
+    if (p.leaders + p.predators > p.fishCount)
+        return fail("leaders + predators: " + std::to_string(p.leaders) + " + " +
+                    std::to_string(p.predators) + " is not allowed; must be at most fishCount (" +
+                    std::to_string(p.fishCount) + ")");
+    if (auto ok = requirePositive("predatorMaxVelocity", p.predatorMaxVelocity); !ok) return ok;
+    if (auto ok = requireAtMostLargest("predatorMaxVelocity", p.predatorMaxVelocity); !ok)
+        return ok;
+
+    if (!std::isfinite(p.minVelocity) || p.minVelocity < 0.0f || p.minVelocity > p.maxVelocity)
+        return refuse("minVelocity", number(p.minVelocity),
+                      "must be finite, >= 0 and <= maxVelocity (" + number(p.maxVelocity) + ")");
 
     if (!std::isfinite(p.viewAngle) || p.viewAngle <= 0.0f || p.viewAngle > 360.0f)
         return refuse("viewAngle", number(p.viewAngle), "must be finite, > 0 and <= 360 degrees");
@@ -133,10 +214,14 @@ Result<void> validate(const SimParams& p) {
         if (p.bounds[k] > kLargestMagnitude)
             return refuse("bounds", vec3Text(p.bounds), "every component must be at most 1e6");
     }
-    const float stepLength = p.maxVelocity * p.dt;
+    // The longest move of a step: a predator's, when there are predators faster than the fish.
+    const bool predatorsFastest = p.predators > 0 && p.predatorMaxVelocity > p.maxVelocity;
+    const std::string speedKey = predatorsFastest ? "predatorMaxVelocity" : "maxVelocity";
+    const float fastest = predatorsFastest ? p.predatorMaxVelocity : p.maxVelocity;
+    const float stepLength = fastest * p.dt;
     const float smallestHalfExtent = std::min({p.bounds.x, p.bounds.y, p.bounds.z});
     if (!(stepLength < smallestHalfExtent))
-        return fail("maxVelocity * dt: " + number(p.maxVelocity) + " * " + number(p.dt) + " = " +
+        return fail(speedKey + " * dt: " + number(fastest) + " * " + number(p.dt) + " = " +
                     number(stepLength) + " is not allowed; must be < min(bounds) = " +
                     number(smallestHalfExtent) + " so that a reflection at a wall lands inside");
 
@@ -155,11 +240,11 @@ Result<void> validate(const SimParams& p) {
             const float gapLow = (rock.center[k] - rock.radius) + p.bounds[k];
             const float gapHigh = p.bounds[k] - (rock.center[k] + rock.radius);
             if (!(gapLow >= stepLength && gapHigh >= stepLength))
-                return fail(
-                    key + ": center " + vec3Text(rock.center) + " radius " + number(rock.radius) +
-                    " is not allowed; the rock must lie inside the tank " + vec3Text(p.bounds) +
-                    " with a gap of at least maxVelocity * dt = " + number(stepLength) +
-                    " to every wall");
+                return fail(key + ": center " + vec3Text(rock.center) + " radius " +
+                            number(rock.radius) +
+                            " is not allowed; the rock must lie inside the tank " +
+                            vec3Text(p.bounds) + " with a gap of at least " + speedKey +
+                            " * dt = " + number(stepLength) + " to every wall");
         }
     }
     // A bounce off one rock moves a fish by up to maxVelocity * dt: it must not land in another.
@@ -174,9 +259,8 @@ Result<void> validate(const SimParams& p) {
             if (!(gap >= double(stepLength)))
                 return fail("rocks[" + std::to_string(a) + "] and rocks[" + std::to_string(b) +
                             "]: a gap of " + number(gap) +
-                            " m is not allowed; rocks must keep a gap of at least maxVelocity * "
-                            "dt = " +
-                            number(stepLength) + " m between them");
+                            " m is not allowed; rocks must keep a gap of at least " + speedKey +
+                            " * dt = " + number(stepLength) + " m between them");
         }
     }
     return {};

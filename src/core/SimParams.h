@@ -42,6 +42,43 @@ enum class TargetPath {
 std::string_view toString(TargetPath path);
 std::optional<TargetPath> parseTargetPath(std::string_view text);
 
+/// How each rule turns its direction into a force.
+enum class Steering {
+    Article,   ///< the direction times its weight
+    Reynolds,  ///< (direction * maxVelocity - velocity) clamped to maxAcceleration, times its
+               ///< weight
+};
+
+std::string_view toString(Steering steering);
+std::optional<Steering> parseSteering(std::string_view text);
+
+/// How the offsets of the separation neighbours are weighted before they are summed.
+enum class SeparationFalloff {
+    None,           ///< each offset as it is
+    InverseSquare,  ///< each offset divided by its squared length
+};
+
+std::string_view toString(SeparationFalloff falloff);
+std::optional<SeparationFalloff> parseSeparationFalloff(std::string_view text);
+
+/// How the weighted forces become one acceleration.
+enum class Combine {
+    Sum,          ///< their sum, clamped to maxAcceleration
+    Prioritized,  ///< added in order of priority until maxAcceleration is spent
+};
+
+std::string_view toString(Combine combine);
+std::optional<Combine> parseCombine(std::string_view text);
+
+/// How avoidance (kAvoidance) steers clear of rocks.
+enum class Avoidance {
+    Repel,  ///< away from every rock within avoidanceDistance
+    Rays,   ///< toward the first free one of a fixed set of directions round the heading
+};
+
+std::string_view toString(Avoidance avoidance);
+std::optional<Avoidance> parseAvoidance(std::string_view text);
+
 /// Every tunable of the simulation; the config file keys are the member names: SPEC.md's, then
 /// those of the behaviours beyond it (viewAngle, seeking, avoidance, the neighbour search), which
 /// leave SPEC.md's step unchanged at their defaults.
@@ -96,6 +133,33 @@ struct SimParams {
     /// How far from a rock's surface a fish starts to steer away. m, finite, >= 0.
     float avoidanceDistance = 6.0f;
 
+    /// After the velocity clamp a slower fish is sped up to this speed. m/s, finite, 0 (off, the
+    /// default) to maxVelocity.
+    float minVelocity = 0.0f;
+    /// "article" (the default) or "reynolds": how each rule's direction becomes a force.
+    Steering steering = Steering::Article;
+    /// "none" (the default) or "inverse-square": the weight of each separation offset.
+    SeparationFalloff separationFalloff = SeparationFalloff::None;
+    /// "sum" (the default) or "prioritized": how the forces are combined.
+    Combine combine = Combine::Sum;
+    /// "repel" (the default) or "rays": how avoidance steers.
+    Avoidance avoidance = Avoidance::Repel;
+
+    /// Leaders: the first `leaders` fish (by upload index) ignore the flock and swim on, or seek
+    /// the target when kTarget is set. 0 (off, the default) to kMaxFishCount.
+    std::int64_t leaders = 0;
+    /// Weight of a follower's steer toward the nearest leader it sees. Finite, any sign.
+    float kLeader = 1.0f;
+    /// Predators: the `predators` fish after the leaders chase the nearest other fish. 0 (off,
+    /// the default) to kMaxFishCount; leaders + predators at most fishCount.
+    std::int64_t predators = 0;
+    /// Limit on the length of a predator's velocity. m/s, finite, > 0, at most 1e6.
+    float predatorMaxVelocity = 7.0f;
+    /// Weight of a fish's steer away from the predators within fleeRadius. Finite, any sign.
+    float kFlee = 4.0f;
+    /// How far from a predator a fish starts to flee. m, finite, >= 0.
+    float fleeRadius = 10.0f;
+
     /// Static spheres; each inside the tank with a gap >= maxVelocity * dt to every wall.
     std::vector<Rock> rocks = defaultRocks();
 
@@ -104,6 +168,15 @@ struct SimParams {
 
     bool operator==(const SimParams&) const = default;
 };
+
+/// What a fish of the school is, from its index: the first `leaders` lead, the next `predators`
+/// prey on the others, the rest are plain fish.
+enum class FishKind { Fish, Leader, Predator };
+
+FishKind fishKind(std::size_t index, const SimParams& params);
+std::string_view toString(FishKind kind);
+/// Whether the school has fish of other kinds than plain fish (leaders or predators).
+bool hasKinds(const SimParams& params);
 
 /// The largest fish count accepted anywhere (config, CLI, UI): 16 million fish, about 600 MB of
 /// state per copy.

@@ -22,6 +22,7 @@ namespace fishschool {
 namespace {
 
 constexpr std::string_view kHeader = "x,y,z,vx,vy,vz";
+constexpr std::string_view kHeaderWithKind = "x,y,z,vx,vy,vz,kind";
 const char* const kColumns[] = {"x", "y", "z", "vx", "vy", "vz"};
 
 std::string_view trimLineEnd(std::string_view line) {
@@ -37,6 +38,7 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
     School school;
     std::size_t lineNumber = 0;
     bool sawHeader = false;
+    bool withKind = false;  // the header ends with ",kind": so does every row
     // A UTF-8 byte order mark, as some editors write, is read as if absent (SPEC.md).
     if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
     // One row a line: sized once, rather than moved again and again as it grows.
@@ -49,9 +51,11 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
         // Built only for an error: one string per row would cost more than the row's numbers.
         const auto where = [&] { return source + ":" + std::to_string(lineNumber) + ": "; };
         if (!sawHeader) {
-            if (line != kHeader)
+            withKind = line == kHeaderWithKind;
+            if (line != kHeader && !withKind)
                 return fail(where() + "bad header " + quote(line) + "; expected '" +
-                            std::string(kHeader) + "'");
+                            std::string(kHeader) + "' (or '" + std::string(kHeaderWithKind) +
+                            "' with leaders or predators)");
             sawHeader = true;
             continue;
         }
@@ -60,6 +64,19 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
             return fail(where() + "empty line; every line after the header is one fish: " +
                         std::string(kHeader));
 
+        if (withKind) {
+            const std::size_t lastComma = line.rfind(',');
+            const std::string_view kind =
+                lastComma == std::string_view::npos ? line : line.substr(lastComma + 1);
+            const std::string_view expected = toString(fishKind(school.size(), params));
+            if (kind != expected)
+                return fail(where() + "kind " + quote(kind) +
+                            " is not allowed; the configuration (leaders " +
+                            std::to_string(params.leaders) + ", predators " +
+                            std::to_string(params.predators) + ") makes fish " +
+                            std::to_string(school.size()) + " a " + std::string(expected));
+            line = line.substr(0, lastComma);
+        }
         std::array<float, 6> values{};
         std::size_t column = 0;
         std::string_view rest = line;
@@ -178,6 +195,27 @@ std::string stateToCsv(std::span<const Fish> school) {
 
 Result<void> saveStateCsv(const std::filesystem::path& path, std::span<const Fish> school) {
     return writeFileAtomically(path, stateToCsv(school));
+}
+
+std::string stateToCsv(std::span<const Fish> school, const SimParams& params) {
+    if (!hasKinds(params)) return stateToCsv(school);
+    std::string out(kHeaderWithKind);
+    out += '\n';
+    char line[180];
+    for (std::size_t i = 0; i < school.size(); ++i) {
+        const Fish& f = school[i];
+        const int n = std::snprintf(
+            line, sizeof line, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s\n", double(f.position.x),
+            double(f.position.y), double(f.position.z), double(f.velocity.x), double(f.velocity.y),
+            double(f.velocity.z), std::string(toString(fishKind(i, params))).c_str());
+        out.append(line, static_cast<std::size_t>(n));
+    }
+    return out;
+}
+
+Result<void> saveStateCsv(const std::filesystem::path& path, std::span<const Fish> school,
+                          const SimParams& params) {
+    return writeFileAtomically(path, stateToCsv(school, params));
 }
 
 Result<void> writeFileAtomically(const std::filesystem::path& path, std::string_view content) {

@@ -33,6 +33,12 @@ Result<std::string> readTextFile(const std::filesystem::path& path, std::uintmax
 std::string stateToCsv(std::span<const Fish> school);
 /// Writes to a temporary name beside the file, then renames it over.
 Result<void> saveStateCsv(const std::filesystem::path& path, std::span<const Fish> school);
+/// As above for a school stepped with `params`: with leaders or predators, each row ends with the
+/// column `kind` (fish, leader or predator); without them, exactly the file above. Reading such a
+/// file checks that each row's kind is the one `params` gives its index.
+std::string stateToCsv(std::span<const Fish> school, const SimParams& params);
+Result<void> saveStateCsv(const std::filesystem::path& path, std::span<const Fish> school,
+                          const SimParams& params);
 
 /// Writes `content` to a temporary file beside `path`, then renames it over `path`, so a failed
 /// write never leaves a partial file.

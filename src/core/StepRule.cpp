@@ -14,6 +14,9 @@ std::uint32_t stepFeatures(const SimParams& params) {
                                                                : glsl::kFeatureSeek;
     if (params.kAvoidance != 0.0f && params.avoidanceDistance > 0.0f)
         features |= glsl::kFeatureAvoidance;
+    if (params.separationFalloff == SeparationFalloff::InverseSquare)
+        features |= glsl::kFeatureInverseSquare;
+    if (params.leaders > 0 || params.predators > 0) features |= glsl::kFeatureKinds;
     return features;
 }
 
@@ -29,6 +32,12 @@ StepParamsData makeStepParams(const SimParams& params, const FlowField* flow) {
     p.counts = {0u, static_cast<std::uint32_t>(params.rocks.size()), 0u, 0u};
     p.target = glm::vec4(params.target, params.kTarget);
     p.avoidance = {params.kAvoidance, params.avoidanceDistance, 0.0f, 0.0f};
+    p.modes = {params.minVelocity, params.steering == Steering::Reynolds ? 1.0f : 0.0f,
+               params.combine == Combine::Prioritized ? 1.0f : 0.0f,
+               params.avoidance == Avoidance::Rays ? 1.0f : 0.0f};
+    p.kinds = {static_cast<std::uint32_t>(params.leaders),
+               static_cast<std::uint32_t>(params.leaders + params.predators), 0u, 0u};
+    p.kindWeights = {params.kLeader, params.kFlee, params.fleeRadius, params.predatorMaxVelocity};
     if (flow) {
         p.flowOrigin = glm::vec4(flow->origin(), flow->spacing());
         p.flowDims = glm::uvec4(glm::uvec3(flow->dims()), 0u);

@@ -29,6 +29,7 @@ using uvec4 = glm::uvec4;
 using uint = std::uint32_t;
 using glm::abs;
 using glm::clamp;
+using glm::cross;
 using glm::dot;
 using glm::floor;
 using glm::isinf;
@@ -41,25 +42,29 @@ using glm::sqrt;
 #include "step_params.h"
 
 /// shaders/step_rule.h for one set of behaviours (kFeature* bits). Its functions read `params`,
-/// `rocks` and `flow` as the shaders read their uniform block and buffers.
+/// `rocks`, `flow` and `specials` as the shaders read their uniform block and buffers.
 template <uint kFeatures>
 class StepRule {
   public:
     /// `rockData` holds params.counts.y rocks; `flowData` the flow field's nodes when
     /// kFeatureFlowField is on (else it may be null). All must outlive the rule.
-    StepRule(const StepParamsData& stepParams, const vec4* rockData, const vec4* flowData)
-        : params(stepParams), rocks(rockData), flow(flowData) {}
+    /// `specialData`: position and velocity (two vec4 each) of the params.kinds.y leaders and
+    /// predators, by upload index, when kFeatureKinds is on.
+    StepRule(const StepParamsData& stepParams, const vec4* rockData, const vec4* flowData,
+             const vec4* specialData = nullptr)
+        : params(stepParams), rocks(rockData), flow(flowData), specials(specialData) {}
 
     const StepParamsData& params;
     const vec4* rocks;
     const vec4* flow;
+    const vec4* specials;
 
 #define STEP_FEATURES kFeatures
 #include "step_rule.h"
 #undef STEP_FEATURES
 };
 
-static_assert(sizeof(StepParamsData) == 176, "StepParamsData in step_params.h: std140 size");
+static_assert(sizeof(StepParamsData) == 224, "StepParamsData in step_params.h: std140 size");
 static_assert(offsetof(StepParamsData, radiiSquared) == 0);
 static_assert(offsetof(StepParamsData, weights) == 16);
 static_assert(offsetof(StepParamsData, limits) == 32);
@@ -71,6 +76,9 @@ static_assert(offsetof(StepParamsData, target) == 112);
 static_assert(offsetof(StepParamsData, avoidance) == 128);
 static_assert(offsetof(StepParamsData, flowOrigin) == 144);
 static_assert(offsetof(StepParamsData, flowDims) == 160);
+static_assert(offsetof(StepParamsData, modes) == 176);
+static_assert(offsetof(StepParamsData, kinds) == 192);
+static_assert(offsetof(StepParamsData, kindWeights) == 208);
 
 }  // namespace glsl
 

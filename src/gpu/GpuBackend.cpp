@@ -74,6 +74,7 @@ Result<std::unique_ptr<GpuBackend>> GpuBackend::create(const SimParams& params,
         {&backend->gridScanSums_, "grid_scan.comp", "#define SCAN_PASS 1\n"},
         {&backend->gridScanAdd_, "grid_scan.comp", "#define SCAN_PASS 2\n"},
         {&backend->gridScatter_, "grid_scatter.comp", ""},
+        {&backend->gatherSpecials_, "gather_specials.comp", ""},
     };
     for (const Named& named : programs) {
         auto program = compile(named.file, named.extra);
@@ -107,6 +108,10 @@ void GpuBackend::setParams(const SimParams& params) {
         flow_ = std::move(flow);
     }
     stepParams_ = makeStepParams(params, flow_.get());
+    const auto specialBytes =
+        static_cast<GLsizeiptr>((2 * std::size_t{stepParams_.kinds.y} + 2) * sizeof(glm::vec4));
+    if (!specialBuffer_ || specialBuffer_.size() < specialBytes)
+        specialBuffer_ = GlBuffer::create(specialBytes, nullptr, GL_DYNAMIC_STORAGE_BIT);
     // The step compiled for this set of behaviours: from the cache, or compiled now. Every set
     // compiles (a test builds them all), so a failure here is the driver's; it is reported, and
     // the step keeps the programs it had.
@@ -246,11 +251,14 @@ void GpuBackend::step() {
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kFishBinding, fishBuffer_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kRockBinding, rockBuffer_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kFlowBinding, flowBuffer_.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kSpecialBinding, specialBuffer_.id());
+    const bool kinds = (stepFeatures(params_) & glsl::kFeatureKinds) != 0u;
 
     const bool useGrid =
         params_.neighborSearch == NeighborSearch::Grid && maxRadius(params_) > 0.0f;
     if (!useGrid) {
         writeStepParams(read, other, GridShape{});
+        if (kinds) dispatchOverFish(gatherSpecials_);
         dispatchOverFish(stepPrograms_->allPairs);
         currentHalf_ = 1 - currentHalf_;
         checkGlErrors("GpuBackend::step (all-pairs)");
@@ -289,6 +297,7 @@ void GpuBackend::step() {
     dispatchOverFish(gridScatter_);
 
     writeStepParams(other, read, grid);
+    if (kinds) dispatchOverFish(gatherSpecials_);
     dispatchOverFish(stepPrograms_->grid);
     checkGlErrors("GpuBackend::step (grid)");
 }

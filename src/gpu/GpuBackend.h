@@ -89,7 +89,9 @@ class GpuBackend final : public Backend {
     GpuStepParams stepParams_{};                  ///< params_ as the step reads them
     GlBuffer paramsBuffer_, fishBuffer_, rockBuffer_;
     std::shared_ptr<const FlowField> flow_;  ///< when seeking along a flow field
-    GlBuffer flowBuffer_;                    ///< flow_'s nodes, or one zero when there is none
+    GlBuffer specialBuffer_;  ///< leaders and predators, by upload index (two vec4 each)
+    GlProgram gatherSpecials_;
+    GlBuffer flowBuffer_;      ///< flow_'s nodes, or one zero when there is none
     GlBuffer readbackBuffer_;  ///< client-side copy of the current half, for download()
     GlBuffer cellCounts_, cellStarts_, fishCells_, blockSums_, sortedPositions_;
     std::size_t gridCellCapacity_ = 0;

@@ -35,6 +35,7 @@ using glsl::kFlowBinding;
 using glsl::kParamsBinding;
 using glsl::kRockBinding;
 using glsl::kSortedPositionBinding;
+using glsl::kSpecialBinding;
 using glsl::kStagingBinding;
 
 static_assert(sizeof(GpuFish) == 48, "Fish in gpu_layout.h: std430 size");

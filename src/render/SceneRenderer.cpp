@@ -194,6 +194,11 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
         glUniform1f(fishProgram_.uniformLocation("time"), wallSeconds);
         glUniform1f(fishProgram_.uniformLocation("fishLength"), fishLength);
         glUniform1f(fishProgram_.uniformLocation("maxVelocity"), params.maxVelocity);
+        // Leaders and predators, the first fish by upload index, are drawn apart.
+        glUniform1ui(fishProgram_.uniformLocation("leaderCount"),
+                     static_cast<GLuint>(params.leaders));
+        glUniform1ui(fishProgram_.uniformLocation("specialCount"),
+                     static_cast<GLuint>(params.leaders + params.predators));
         glUniform1i(fishProgram_.uniformLocation("colorMode"),
                     coloring == FishColoring::ByHeading ? 1 : 0);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gpu::kFishBinding, fish.buffer);

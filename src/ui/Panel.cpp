@@ -689,7 +689,75 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
         }
     }
 
+    changed |= drawSteering(edited);
+
     if (changed) actions.newParams = edited;
+}
+
+bool Panel::drawSteering(SimParams& edited) {
+    if (!ImGui::CollapsingHeader("Steering, leaders and predators")) return false;
+    bool changed = false;
+    changed |= sliderFloat("minVelocity (m/s)", &edited.minVelocity, 0.0f, edited.maxVelocity,
+                           "A slower fish is sped up to this speed after each step (0: off).");
+    // A choice between a mode of the article (0) and one of the other sources (1).
+    auto choose = [&](const char* label, const char* items, bool other, const char* help) {
+        int index = other ? 1 : 0;
+        const bool picked = ImGui::Combo(label, &index, items);
+        tip(help);
+        changed |= picked;
+        return picked ? index == 1 : other;
+    };
+    edited.steering =
+        choose("steering", "article\0reynolds\0", edited.steering == Steering::Reynolds,
+               "reynolds: each rule steers from the velocity toward the desired one "
+               "(direction * maxVelocity), at most maxAcceleration.")
+            ? Steering::Reynolds
+            : Steering::Article;
+    edited.separationFalloff =
+        choose("separation falloff", "none\0inverse-square\0",
+               edited.separationFalloff == SeparationFalloff::InverseSquare,
+               "inverse-square: each neighbour's push is weighted by 1/d^2, the nearest most.")
+            ? SeparationFalloff::InverseSquare
+            : SeparationFalloff::None;
+    edited.combine = choose("combine", "sum\0prioritized\0", edited.combine == Combine::Prioritized,
+                            "prioritized: avoidance, fleeing, separation, target, leader, "
+                            "alignment, cohesion, until maxAcceleration is spent.")
+                         ? Combine::Prioritized
+                         : Combine::Sum;
+    edited.avoidance = choose("avoidance", "repel\0rays\0", edited.avoidance == Avoidance::Rays,
+                              "rays: when a rock lies ahead within avoidanceDistance, steer "
+                              "toward the first free direction round the heading (needs "
+                              "kAvoidance).")
+                           ? Avoidance::Rays
+                           : Avoidance::Repel;
+
+    ImGui::Separator();
+    // Leaders and predators are the first fish of the school; the sliders stop at its size.
+    const int most = static_cast<int>(std::min<std::int64_t>(edited.fishCount, 100));
+    int leaders = static_cast<int>(std::min<std::int64_t>(edited.leaders, most));
+    if (ImGui::SliderInt("leaders", &leaders, 0, most, "%d", ImGuiSliderFlags_AlwaysClamp)) {
+        edited.leaders = leaders;
+        edited.predators = std::min<std::int64_t>(edited.predators, edited.fishCount - leaders);
+        changed = true;
+    }
+    tip("The first fish lead (gold): they ignore the flock and swim on or seek the target.");
+    changed |= sliderFloat(
+        "kLeader", &edited.kLeader, -5.0f, 5.0f,
+        "Steer toward the nearest leader a fish sees (within rCohesion and viewAngle).");
+    int predators = static_cast<int>(std::min<std::int64_t>(edited.predators, most));
+    if (ImGui::SliderInt("predators", &predators, 0, most, "%d", ImGuiSliderFlags_AlwaysClamp)) {
+        edited.predators = predators;
+        edited.leaders = std::min<std::int64_t>(edited.leaders, edited.fishCount - predators);
+        changed = true;
+    }
+    tip("The fish after the leaders hunt (red): they chase the nearest fish.");
+    changed |= sliderFloat("predatorMaxVelocity (m/s)", &edited.predatorMaxVelocity, 0.01f, 50.0f,
+                           "The predators' speed limit.", "%.2f", ImGuiSliderFlags_Logarithmic);
+    changed |= sliderFloat("kFlee", &edited.kFlee, -10.0f, 10.0f,
+                           "Steer away from predators within fleeRadius, more the closer they are.");
+    changed |= sliderFloat("fleeRadius (m)", &edited.fleeRadius, 0.0f, 40.0f,
+                           "How near a predator must be for a fish to flee it.");
+    return changed;
 }
 
 bool Panel::drawRocks(SimParams& edited) {

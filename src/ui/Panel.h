@@ -106,6 +106,9 @@ class Panel {
     void drawPlots();
     void drawParameters(const PanelState& state, PanelActions& actions);
     bool drawRocks(SimParams& edited);
+    /// The steering of the other sources: minimum speed, steering and combination modes,
+    /// avoidance by rays, leaders and predators. True when a value changed.
+    bool drawSteering(SimParams& edited);
     void drawRecorder(const PanelState& state, FpsRecorder& recorder);
 
     std::string error_;

@@ -60,6 +60,21 @@ SimParams everyBehaviour() {
     return p;
 }
 
+/// Every steering mode of the other sources on top of those: a minimum speed, Reynolds steering,
+/// inverse-square separation, the prioritised sum, avoidance by rays, leaders and predators.
+SimParams everySteeringMode() {
+    SimParams p = everyBehaviour();
+    p.minVelocity = 1.5f;
+    p.steering = Steering::Reynolds;
+    p.separationFalloff = SeparationFalloff::InverseSquare;
+    p.combine = Combine::Prioritized;
+    p.avoidance = Avoidance::Rays;
+    p.leaders = 3;
+    p.predators = 2;
+    p.predatorMaxVelocity = 7.0f;
+    return p;
+}
+
 SimParams allPairs() {
     SimParams p = defaultScene();
     p.fishCount = 1000;
@@ -91,12 +106,13 @@ TEST_P(Determinism, OneThreadManyThreadsAndTheGoldenHashAgree) {
     EXPECT_EQ(hashOf(cpu), scene.goldenHash) << std::hex << "0x" << hashOf(cpu);
 }
 
-INSTANTIATE_TEST_SUITE_P(Scenes, Determinism,
-                         ::testing::Values(Scene{"Default", defaultScene(), 0xe439567514cc6c45ull},
-                                           Scene{"EveryBehaviour", everyBehaviour(),
-                                                 0x641a5d8962629199ull},
-                                           Scene{"AllPairs", allPairs(), 0x90d9566d0874f617ull}),
-                         [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(
+    Scenes, Determinism,
+    ::testing::Values(Scene{"Default", defaultScene(), 0xe439567514cc6c45ull},
+                      Scene{"EveryBehaviour", everyBehaviour(), 0x641a5d8962629199ull},
+                      Scene{"AllPairs", allPairs(), 0x90d9566d0874f617ull},
+                      Scene{"EverySteeringMode", everySteeringMode(), 0xc93c71a711b4f7c7ull}),
+    [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace fishschool

@@ -62,7 +62,9 @@ std::string* Gpu::skipReason_ = nullptr;
 /// A random scene of 1,000 to 4,000 fish with random weights and radii, fish pressed against
 /// every wall and fish about to swim into the rocks. Seed 4 has no rocks; even seeds lock
 /// vertical steering; seeds 2, 3 and 7 seek a target (seed 3 along a flow field) and avoid the
-/// rocks.
+/// rocks; seeds 21 and 22 add the steering modes of the other sources (a minimum speed,
+/// inverse-square separation, the prioritised sum, avoidance by rays, leaders and predators;
+/// Reynolds steering on 21).
 std::pair<SimParams, School> randomScene(std::uint32_t seed, NeighborSearch search) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> unit(0.0f, 1.0f);
@@ -82,12 +84,22 @@ std::pair<SimParams, School> randomScene(std::uint32_t seed, NeighborSearch sear
     p.viewAngle = seed % 3 == 1 ? 150.0f : seed % 3 == 2 ? 270.0f : 360.0f;
     p.rocks = {{{-8.0f, -4.0f, 3.0f}, 3.0f}, {{9.0f, 2.0f, -6.0f}, 2.0f}};
     if (seed == 4) p.rocks.clear();
-    if (seed % 4 >= 2) {
+    if (seed % 4 >= 2 || seed >= 21) {
         p.targetPath = seed == 3 ? TargetPath::FlowField : TargetPath::Straight;
         p.kTarget = 0.5f + unit(rng);
         p.target = glm::vec3(unit(rng) - 0.5f, unit(rng) - 0.5f, unit(rng) - 0.5f) * p.bounds;
         p.kAvoidance = 1.0f + 2.0f * unit(rng);
         p.avoidanceDistance = 3.0f + 3.0f * unit(rng);
+    }
+    if (seed >= 21) {
+        p.minVelocity = 1.0f + unit(rng);
+        p.separationFalloff = SeparationFalloff::InverseSquare;
+        p.combine = Combine::Prioritized;
+        p.avoidance = Avoidance::Rays;
+        if (seed == 21) p.steering = Steering::Reynolds;
+        p.leaders = 4;
+        p.predators = 2;
+        p.predatorMaxVelocity = 6.0f;
     }
     p.dt = 0.05f;
     EXPECT_TRUE(validate(p)) << validate(p).error();
@@ -121,7 +133,7 @@ std::size_t countReversals(const School& before, const School& after) {
 }
 
 void expectOneStepAgrees(NeighborSearch search) {
-    for (std::uint32_t seed : {1u, 2u, 3u, 4u}) {
+    for (std::uint32_t seed : {1u, 2u, 3u, 4u, 21u, 22u}) {
         const auto [p, school] = randomScene(seed, search);
         auto gpu = gpu::GpuBackend::create(p);
         ASSERT_TRUE(gpu) << gpu.error();
@@ -313,7 +325,8 @@ TEST_F(Gpu, TheCurrentHalfOfTheBufferHoldsTheSchool) {
 /// every buffer), so that none of their blocks is optimised away.
 const std::string kEveryFeature =
     "#define STEP_FEATURES " +
-    std::to_string(glsl::kFeatureFieldOfView | glsl::kFeatureFlowField | glsl::kFeatureAvoidance) +
+    std::to_string(glsl::kFeatureFieldOfView | glsl::kFeatureFlowField | glsl::kFeatureAvoidance |
+                   glsl::kFeatureKinds) +
     "u\n";
 
 /// The step compiles for every set of behaviours.
@@ -407,11 +420,13 @@ TEST_F(Gpu, TheShaderBindingsMatchGpuLayout) {
                                 gpu::kSortedPositionBinding};
     const Block staging{GL_SHADER_STORAGE_BLOCK, "Staging", gpu::kStagingBinding};
     const Block flow{GL_SHADER_STORAGE_BLOCK, "FlowField", gpu::kFlowBinding};
+    const Block specials{GL_SHADER_STORAGE_BLOCK, "Specials", gpu::kSpecialBinding};
     const std::vector<Shader> shaders = {
-        {"step_all_pairs.comp", kEveryFeature.c_str(), {params, fish, rocks, flow}},
+        {"step_all_pairs.comp", kEveryFeature.c_str(), {params, fish, rocks, flow, specials}},
         {"step_grid.comp",
          kEveryFeature.c_str(),
-         {params, fish, rocks, cellStarts, sortedPositions, flow}},
+         {params, fish, rocks, cellStarts, sortedPositions, flow, specials}},
+        {"gather_specials.comp", "", {params, fish, specials}},
         {"grid_count.comp", "", {params, fish, cellCounts, fishCells}},
         {"grid_scan.comp", "#define SCAN_PASS 0\n", {cellCounts, cellStarts, blockSums}},
         {"grid_scatter.comp", "", {params, fish, cellStarts, fishCells, sortedPositions}},

@@ -1,0 +1,16 @@
+#version 430
+// Position and velocity of every leader and predator of the half the step reads, by upload index,
+// so that the step finds them without a search. WORKGROUP_SIZE is defined by the backend.
+layout(local_size_x = WORKGROUP_SIZE) in;
+
+#include "fish_layout.glsl"
+
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= params.counts.x) return;
+    Fish f = fish[params.counts.z + i];
+    if (f.id < params.kinds.y) {
+        specials[2u * f.id] = vec4(f.position, 0.0);
+        specials[2u * f.id + 1u] = vec4(f.velocity, 0.0);
+    }
+}
