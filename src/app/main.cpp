@@ -2,13 +2,13 @@
 
 #include <exception>
 #include <iostream>
-#include <limits>
 
 #include <CLI/CLI.hpp>
 
 #include "App.h"
 #include "VideoRecorder.h"
 #include "core/BackendRegistry.h"
+#include "core/CommandLine.h"
 #include "core/TextInput.h"
 
 int main(int argc, char** argv) {
@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
     cli.add_option("--neighbors", options.params.neighbors,
                    "all-pairs or grid; overrides the config");
     cli.add_option("--frames", options.frames, "Quit after this many frames")
-        ->check(CLI::Range(std::int64_t{0}, std::numeric_limits<std::int64_t>::max()));
+        ->check(wholeNumber(0));
     cli.add_option("--screenshot", options.screenshotPath,
                    "Write a PNG of the last frame (with --frames)");
     cli.add_option("--sweep", sweep,
@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(0.01, 3600.0));
     cli.add_option("--switch-every", options.switchEveryFrames,
                    "Hand the school to the next backend every this many frames")
-        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000'000}));
+        ->check(wholeNumber(1, 1'000'000'000));
     cli.add_option("--state-in", options.stateInPath,
                    "Start from this state CSV's school: its rows are the fish");
     cli.add_option("--state-out", options.stateOutPath,
@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
                    "Write the window as a video (FILE.mp4), one video frame per drawn frame");
     cli.add_option("--record-fps", options.recordFps,
                    "The video's frame rate; the simulation advances 1/FPS s per frame (default 60)")
-        ->check(CLI::Range(1, 240));
+        ->check(wholeNumber(1, 240));
     cli.add_flag("--no-vsync", noVsync, "Do not wait for the display's refresh");
     cli.add_flag("--paused", options.startPaused, "Start paused (Space resumes)");
     cli.add_flag("--hide-ui", options.hideUi, "Start without the panel and the overlay");
@@ -58,13 +58,13 @@ int main(int argc, char** argv) {
     cli.add_option("--color", color, "Colour the fish by speed or by heading")
         ->check(CLI::IsMember({"speed", "heading"}));
     cli.add_option("--msaa", options.msaaSamples, "Multisampling: 0 (off), 2, 4 or 8 samples")
-        ->check(CLI::IsMember({0, 2, 4, 8}));
+        ->check(wholeNumber(0, 8) & CLI::IsMember({0, 2, 4, 8}));
     cli.add_option("--width", options.width,
                    "Window width in pixels (default: the display's usable width, at most 1600)")
-        ->check(CLI::Range(64, 16384));
+        ->check(wholeNumber(64, 16384));
     cli.add_option("--height", options.height,
                    "Window height in pixels (default: the display's usable height, at most 900)")
-        ->check(CLI::Range(64, 16384));
+        ->check(wholeNumber(64, 16384));
     try {
         cli.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -144,7 +144,12 @@ int main(int argc, char** argv) {
           std::pair{"--screenshot", &options.screenshotPath},
           std::pair{"--state-out", &options.stateOutPath}}) {
         if (!cli.count(flag)) continue;
-        if (auto ok = checkOutputPath(flag, *path); !ok) {
+        const std::string config = options.params.configPath.value_or("");
+        // --state-in and --state-out may name one file: the write is atomic.
+        const std::string stateIn = path == &options.stateOutPath ? "" : options.stateInPath;
+        auto ok = checkOutputPath(flag, *path);
+        if (ok) ok = checkNotAnInput(flag, *path, {{"--config", config}, {"--state-in", stateIn}});
+        if (!ok) {
             std::cerr << "error: " << ok.error() << "\n";
             return 2;
         }

@@ -1,5 +1,6 @@
-#include <charconv>
 #include <iostream>
+#include <limits>
+#include <utility>
 
 #include "Commands.h"
 #include "core/BackendRegistry.h"
@@ -15,12 +16,7 @@ namespace {
 /// --metrics-every: a whole number of steps, at least 1 (default 1).
 Result<std::int64_t> parseMetricsEvery(const std::string& text) {
     if (text.empty()) return 1;
-    std::int64_t n = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
-    if (error != std::errc() || end != text.data() + text.size() || n < 1)
-        return fail("--metrics-every: '" + text +
-                    "' is not allowed; must be a whole number of steps >= 1");
-    return n;
+    return parseWholeNumber("--metrics-every", text, 1, std::numeric_limits<std::int64_t>::max());
 }
 
 }  // namespace
@@ -29,7 +25,9 @@ void addSimulateCommand(CLI::App& app, SimulateOptions& o) {
     CLI::App* cmd = app.add_subcommand("simulate", "Run K steps and write the state CSV");
     cmd->add_option("--config", o.params.configPath, "Config JSON (default: the built-in defaults)")
         ->check(nonEmpty());
-    cmd->add_option("--steps", o.steps, "Number of steps K (>= 0)")->required();
+    cmd->add_option("--steps", o.steps, "Number of steps K (>= 0)")
+        ->required()
+        ->check(wholeNumber(0));
     cmd->add_option("--state-out", o.stateOut,
                     "Where to write the state CSV (required unless --metrics is given)")
         ->check(nonEmpty());
@@ -61,8 +59,6 @@ int runSimulate(const SimulateOptions& o) {
         std::cerr << "error: " << message << "\n";
         return kExitBadInput;
     };
-    if (o.steps < 0)
-        return fail("--steps: " + std::to_string(o.steps) + " is not allowed; must be >= 0");
     const auto kind = parseBackendFlag("--backend", o.backend);
     if (!kind) return fail(kind.error());
     if (!o.stateIn.empty() && o.params.fish)
@@ -76,10 +72,16 @@ int runSimulate(const SimulateOptions& o) {
     if (!every) return fail(every.error());
     if (o.metricsPath.empty() && !o.metricsEvery.empty())
         return fail("--metrics-every needs --metrics FILE");
-    if (!o.stateOut.empty())
-        if (auto ok = checkOutputPath("--state-out", o.stateOut); !ok) return fail(ok.error());
-    if (!o.metricsPath.empty())
-        if (auto ok = checkOutputPath("--metrics", o.metricsPath); !ok) return fail(ok.error());
+    // --state-in may be the same file as --state-out: the write is atomic and comes after the
+    // read.
+    const std::string config = o.params.configPath.value_or("");
+    for (const auto& [flag, path] :
+         {std::pair{"--state-out", &o.stateOut}, std::pair{"--metrics", &o.metricsPath}}) {
+        if (path->empty()) continue;
+        if (auto ok = checkOutputPath(flag, *path); !ok) return fail(ok.error());
+        if (auto ok = checkNotAnInput(flag, *path, {{"--config", config}}); !ok)
+            return fail(ok.error());
+    }
 
     auto params = loadParams(o.params);
     if (!params) return fail(params.error());

@@ -6,8 +6,10 @@
 #include <CLI/CLI.hpp>
 
 #include "Commands.h"
+#include "core/TextInput.h"
 
 int main(int argc, char** argv) {
+    using namespace fishschool;
     using namespace fishschool::cli;
     CLI::App app{"FishSchool on the command line: simulate a school or benchmark the backends"};
     app.require_subcommand(1);
@@ -15,6 +17,20 @@ int main(int argc, char** argv) {
     BenchOptions bench;
     addSimulateCommand(app, simulate);
     addBenchCommand(app, bench);
+    // CLI11 would only say "A subcommand is required" for a misspelt one.
+    if (argc > 1 && argv[1][0] != '-') {
+        std::string names;
+        bool known = false;
+        for (const CLI::App* command : app.get_subcommands({})) {
+            known |= command->get_name() == argv[1];
+            names += (names.empty() ? "" : ", ") + command->get_name();
+        }
+        if (!known) {
+            std::cerr << "error: unknown command " << quote(argv[1]) << "; the commands are "
+                      << names << " (see fishschool-cli --help)\n";
+            return kExitBadInput;
+        }
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
