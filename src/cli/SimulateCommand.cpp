@@ -1,6 +1,6 @@
 #include <iostream>
 #include <limits>
-#include <utility>
+#include <tuple>
 
 #include "Commands.h"
 #include "core/BackendRegistry.h"
@@ -14,6 +14,7 @@ namespace fishschool::cli {
 namespace {
 
 /// --metrics-every: a whole number of steps, at least 1 (default 1).
+/// Empty: not given (the flag itself refuses an empty value), so one row a step.
 Result<std::int64_t> parseMetricsEvery(const std::string& text) {
     if (text.empty()) return 1;
     return parseWholeNumber("--metrics-every", text, 1, std::numeric_limits<std::int64_t>::max());
@@ -36,7 +37,8 @@ void addSimulateCommand(CLI::App& app, SimulateOptions& o) {
         ->check(nonEmpty());
     cmd->add_option("--metrics-every", o.metricsEvery,
                     "A --metrics row at step 0, then every N steps (default 1)")
-        ->type_name("N");
+        ->type_name("N")
+        ->check(wholeNumber(1));
     cmd->add_option("--state-in", o.stateIn,
                     "Initial state CSV; its rows are the fish, whatever fishCount says")
         ->check(nonEmpty());
@@ -72,14 +74,15 @@ int runSimulate(const SimulateOptions& o) {
     if (!every) return fail(every.error());
     if (o.metricsPath.empty() && !o.metricsEvery.empty())
         return fail("--metrics-every needs --metrics FILE");
-    // --state-in may be the same file as --state-out: the write is atomic and comes after the
-    // read.
+    // --state-in may be the state output: the write is atomic and comes after the read.
     const std::string config = o.params.configPath.value_or("");
-    for (const auto& [flag, path] :
-         {std::pair{"--state-out", &o.stateOut}, std::pair{"--metrics", &o.metricsPath}}) {
+    for (const auto& [flag, path, stateIn] :
+         {std::tuple{"--state-out", &o.stateOut, std::string()},
+          std::tuple{"--metrics", &o.metricsPath, o.stateIn}}) {
         if (path->empty()) continue;
         if (auto ok = checkOutputPath(flag, *path); !ok) return fail(ok.error());
-        if (auto ok = checkNotAnInput(flag, *path, {{"--config", config}}); !ok)
+        if (auto ok = checkNotAnInput(flag, *path, {{"--config", config}, {"--state-in", stateIn}});
+            !ok)
             return fail(ok.error());
     }
 

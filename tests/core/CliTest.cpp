@@ -188,6 +188,15 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessageAndWritesNoFile) {
     }
 }
 
+TEST_F(Cli, AStateFileCanBeReadAndReplacedInOneRun) {
+    ASSERT_EQ(cli("simulate --fish 50 --steps 1 --state-out " + path("s.csv")).status, 0);
+    const std::string before = read(path("s.csv"));
+    const CliRun run =
+        cli("simulate --steps 2 --state-in " + path("s.csv") + " --state-out " + path("s.csv"));
+    EXPECT_EQ(run.status, 0) << run.err;
+    EXPECT_NE(read(path("s.csv")), before);
+}
+
 TEST_F(Cli, MetricsAreWrittenAtStepZeroThenEveryNSteps) {
     const CliRun run =
         cli("simulate --fish 300 --steps 10 --metrics-every 4 --metrics " + path("m.csv"));
@@ -218,15 +227,6 @@ TEST_F(Cli, MetricsAreWrittenAtStepZeroThenEveryNSteps) {
     ASSERT_EQ(cli("simulate --fish 50 --steps 3 --metrics " + path("all.csv")).status, 0);
     const std::string all = read(path("all.csv"));
     EXPECT_EQ(std::count(all.begin(), all.end(), '\n'), 5);
-}
-
-TEST_F(Cli, AStateFileCanBeReadAndReplacedInOneRun) {
-    ASSERT_EQ(cli("simulate --fish 50 --steps 1 --state-out " + path("s.csv")).status, 0);
-    const std::string before = read(path("s.csv"));
-    const CliRun run =
-        cli("simulate --steps 2 --state-in " + path("s.csv") + " --state-out " + path("s.csv"));
-    EXPECT_EQ(run.status, 0) << run.err;
-    EXPECT_NE(read(path("s.csv")), before);
 }
 
 TEST_F(Cli, TheSeedChoosesTheSchool) {
