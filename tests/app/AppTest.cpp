@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <stb_image.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <glm/geometric.hpp>
 
 #include <algorithm>
@@ -25,8 +26,9 @@ class App : public ::testing::Test {
   protected:
     void SetUp() override {
         if (std::string(FISHSCHOOL_XVFB_RUN).empty()) GTEST_SKIP() << "xvfb-run is not installed";
+        // The process id keeps runs of the same test in other checkouts apart.
         dir_ = fs::temp_directory_path() /
-               ("fishschool_app_" +
+               ("fishschool_app_" + std::to_string(::getpid()) + "_" +
                 std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
         fs::remove_all(dir_);
         fs::create_directories(dir_);
