@@ -76,9 +76,8 @@ int runSimulate(const SimulateOptions& o) {
         return fail("--metrics-every needs --metrics FILE");
     // --state-in may be the state output: the write is atomic and comes after the read.
     const std::string config = o.params.configPath.value_or("");
-    for (const auto& [flag, path, stateIn] :
-         {std::tuple{"--state-out", &o.stateOut, std::string()},
-          std::tuple{"--metrics", &o.metricsPath, o.stateIn}}) {
+    for (const auto& [flag, path, stateIn] : {std::tuple{"--state-out", &o.stateOut, std::string()},
+                                              std::tuple{"--metrics", &o.metricsPath, o.stateIn}}) {
         if (path->empty()) continue;
         if (auto ok = checkOutputPath(flag, *path); !ok) return fail(ok.error());
         if (auto ok = checkNotAnInput(flag, *path, {{"--config", config}, {"--state-in", stateIn}});

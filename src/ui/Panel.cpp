@@ -39,6 +39,18 @@ void tip(const char* text) {
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
 }
 
+/// A field for a whole number, read by TextInput.h's strict parsers when Enter is pressed: ImGui's
+/// own integer fields would read "0x10" as 0, " 5" as 5 and "5abc" as 5. While the field is not
+/// being edited it shows `current`. Returns the typed text on Enter.
+std::optional<std::string> wholeNumberField(const char* label, std::array<char, 32>& text,
+                                            const std::string& current) {
+    if (ImGui::GetCurrentContext()->ActiveId != ImGui::GetID(label))
+        std::snprintf(text.data(), text.size(), "%s", current.c_str());
+    if (ImGui::InputText(label, text.data(), text.size(), ImGuiInputTextFlags_EnterReturnsTrue))
+        return std::string(text.data());
+    return std::nullopt;
+}
+
 /// Runs a widget that edits `n` floats so that a typed value (Ctrl+click on a slider) applies on
 /// Enter or when the field loses focus, never half typed ("3" on the way to "30"); a drag applies
 /// at once. Returns true when `value` changed.
@@ -284,8 +296,13 @@ PanelActions Panel::draw(const PanelState& state, FpsRecorder& recorder) {
     tip("A fresh school of the same size from the seed, clock at 0.");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
-    ImGui::InputScalar("seed", ImGuiDataType_U64, &*resetSeed_);
-    tip("The seed Reset starts from: the same seed gives the same school.");
+    if (auto typed = wholeNumberField("seed", seedText_, std::to_string(*resetSeed_))) {
+        if (auto seed = parseUnsigned64("seed", *typed))
+            resetSeed_ = *seed;
+        else
+            error_ = seed.error();
+    }
+    tip("The seed Reset starts from (type it, then Enter): the same seed gives the same school.");
     ImGui::SameLine();
     if (ImGui::Button("Help (F1)")) view.showHelp = !view.showHelp;
     tip("Every key and mouse action.");
@@ -529,20 +546,17 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
         tip("Drag to change the fish count: adding or removing fish keeps the others.");
         // A typed count takes effect on Enter, so half-typed numbers never resize the school.
         // While the field is being edited ImGui keeps its own text, so this only seeds it.
-        int typedFish = fish;
-        if (ImGui::InputInt("fish count", &typedFish, 100, 10'000,
-                            ImGuiInputTextFlags_EnterReturnsTrue)) {
-            if (typedFish < 0 || typedFish > kPanelMaxFish) {
-                error_ = "fish count " + std::to_string(typedFish) +
-                         " is not allowed here; the panel takes 0 to " +
-                         std::to_string(kPanelMaxFish);
-            } else if (typedFish != fish) {
-                edited.fishCount = typedFish;
+        if (auto typed = wholeNumberField("fish count", fishText_, std::to_string(fish))) {
+            auto count = parseWholeNumber("fish count", *typed, 0, kPanelMaxFish);
+            if (!count) {
+                error_ = count.error();
+            } else if (*count != fish) {
+                edited.fishCount = *count;
                 changed = true;
             }
         }
         noteRect("fish count");
-        tip("Type a count and press Enter; +/- step by 100 (Ctrl: 10,000).");
+        tip("Type a count and press Enter.");
         int search = edited.neighborSearch == NeighborSearch::Grid ? 1 : 0;
         if (ImGui::Combo("neighbours", &search, "all-pairs\0grid\0")) {
             edited.neighborSearch = search == 1 ? NeighborSearch::Grid : NeighborSearch::AllPairs;
@@ -753,8 +767,9 @@ bool Panel::drawSteering(SimParams& edited) {
     tip("The fish after the leaders hunt (red): they chase the nearest fish.");
     changed |= sliderFloat("predatorMaxVelocity (m/s)", &edited.predatorMaxVelocity, 0.01f, 50.0f,
                            "The predators' speed limit.", "%.2f", ImGuiSliderFlags_Logarithmic);
-    changed |= sliderFloat("kFlee", &edited.kFlee, -10.0f, 10.0f,
-                           "Steer away from predators within fleeRadius, more the closer they are.");
+    changed |=
+        sliderFloat("kFlee", &edited.kFlee, -10.0f, 10.0f,
+                    "Steer away from predators within fleeRadius, more the closer they are.");
     changed |= sliderFloat("fleeRadius (m)", &edited.fleeRadius, 0.0f, 40.0f,
                            "How near a predator must be for a fish to flee it.");
     return changed;

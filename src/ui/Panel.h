@@ -124,6 +124,8 @@ class Panel {
     char sweepFish_[256] = "1000,2000,5000,10000,20000";
     std::vector<bool> sweepBackends_;         ///< per entry of backendRegistry(); all on at first
     std::optional<std::uint64_t> resetSeed_;  ///< starts as the running school's seed
+    std::array<char, 32> fishText_{};         ///< the fish count field's text
+    std::array<char, 32> seedText_{};         ///< the seed field's text
     int presetIndex_ = 0;
 };
 

@@ -95,6 +95,37 @@ TEST_F(PanelInput, ATypedValueAppliesOnEnterNotWhileTyped) {
     for (int k = 0; k < 3; ++k) EXPECT_FALSE(frame().newParams);
 }
 
+TEST_F(PanelInput, ATypedFishCountIsReadStrictly) {
+    frame();
+    const auto rect = Panel::controlRect("fish count");
+    ASSERT_GT(rect[2], rect[0]);
+    ImGuiIO& io = ImGui::GetIO();
+    // Click into the field (the caret lands after "2000"), type, press Enter.
+    auto typeAndEnter = [&](const std::string& typed) {
+        io.MousePos = centre(rect);
+        frame();
+        io.MouseDown[0] = true;
+        frame();
+        for (const char c : typed) {
+            io.AddInputCharacter(static_cast<unsigned>(c));
+            EXPECT_FALSE(frame().newParams);
+        }
+        io.KeysDown[ImGui::GetKeyIndex(ImGuiKey_Enter)] = true;
+        PanelActions entered = frame();
+        if (!entered.newParams) entered = frame();
+        return entered;
+    };
+    // ImGui's own integer field would read "2000x10" as 2000 and move on silently.
+    EXPECT_FALSE(typeAndEnter("x10").newParams);
+    EXPECT_EQ(panel_.error(),
+              "fish count: '2000x10' is not allowed; must be a whole number from 0 to 1000000");
+    panel_.clearError();
+    for (int k = 0; k < 30; ++k) frame();  // half a second: the next click is not a double-click
+    const PanelActions accepted = typeAndEnter("5");
+    ASSERT_TRUE(accepted.newParams) << panel_.error();
+    EXPECT_EQ(accepted.newParams->fishCount, 20005);
+}
+
 TEST_F(PanelInput, AnErrorMovesNoControl) {
     frame();
     frame();
