@@ -249,6 +249,13 @@ int App::run() {
         if (frameHistory_.size() > 240) frameHistory_.pop_front();
 
         sim_->advance(frameSeconds);
+        // A GL failure mid-run (out of GPU memory, a lost context) loses the GPU's school: say so
+        // and stop rather than draw and save what is left.
+        if (auto ok = sim_->backend().health(); !ok) {
+            std::cerr << "error: " << ok.error() << "\n";
+            status = kInternal;
+            break;
+        }
         const double simulationMs = sim_->lastStepsMilliseconds();
 
         ui::FrameSample sample{frameSeconds, simulationMs, renderMs, sim_->backendKind(),
@@ -361,7 +368,8 @@ int App::finish() {
             status = kBadInput;
         }
     }
-    if (!options_.stateOutPath.empty()) {
+    // A school that a GL failure lost is not written over the file.
+    if (!options_.stateOutPath.empty() && sim_->backend().health()) {
         if (auto ok = saveStateCsv(options_.stateOutPath, sim_->backend().download()); !ok) {
             std::cerr << "error: " << ok.error() << "\n";
             status = kBadInput;
