@@ -31,6 +31,7 @@ if [ -z "$backends" ]; then
 fi
 
 echo "soak: $target fish-steps, SOAK_SEED=$seed, backends $backends, in $dir"
+: >"$dir/cases.log"  # one line a scene passed: case, fish, steps, backend
 done_steps=0
 case_number=0
 reported=0
@@ -51,6 +52,7 @@ while [ "$done_steps" -lt "$target" ]; do
             "--check --state-out $dir/case.csv" >&2
         exit 1
     fi
+    echo "$case_number $fish $steps $backend" >>"$dir/cases.log"
     done_steps=$((done_steps + fish * steps))
     case_number=$((case_number + 1))
     if [ $((done_steps * 10 / target)) -gt "$reported" ]; then

@@ -101,7 +101,7 @@ Result<std::unique_ptr<GpuBackend>> GpuBackend::create(const SimParams& params,
     if (auto programs = backend->stepProgramsFor(stepFeatures(params)); !programs)
         return fail(programs.error());
     backend->setParams(params);
-    if (auto ok = checkGlErrors("GpuBackend::create"); !ok) return fail(ok.error());
+    if (auto ok = takeGlErrors("GpuBackend::create"); !ok) return fail("gpu: " + ok.error());
     return backend;
 }
 
