@@ -40,8 +40,15 @@ while [ "$done_steps" -lt "$target" ]; do
     config="$dir/case.json"
     read -r fish steps backend < <(python3 "$root/scripts/soak_scene.py" "$seed" "$case_number" \
         "$backends" "$config")
-    if ! "$cli" simulate --config "$config" --backend "$backend" --steps "$steps" --check \
-        --state-out "$dir/case.csv" >"$dir/case.out" 2>"$dir/case.err"; then
+    status=0
+    "$cli" simulate --config "$config" --backend "$backend" --steps "$steps" --check \
+        --state-out "$dir/case.csv" >"$dir/case.out" 2>"$dir/case.err" || status=$?
+    if [ "$status" -ge 126 ] && [ "$status" -le 127 ]; then
+        # Not the scene's fault: the program itself could not be run (rebuilt under the soak?).
+        echo "error: could not run $cli: $(tail -n 1 "$dir/case.err")" >&2
+        exit 2
+    fi
+    if [ "$status" -ne 0 ]; then
         failed="$dir/failed-seed$seed-case$case_number.json"
         cp "$config" "$failed"
         echo "soak: FAILED at case $case_number (SOAK_SEED=$seed) after $done_steps fish-steps:" >&2

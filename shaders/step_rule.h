@@ -11,15 +11,31 @@
 // members these are. So: no references, pointers, swizzles or struct constructors; float
 // literals carry an f; functions are declared before use.
 
+// The largest of x's components in size: dividing by it keeps a length's square finite.
+float largestComponent(vec3 x) {
+    return max(max(abs(x.x), abs(x.y)), abs(x.z));
+}
+
+// x / |x| for finite x, and the zero vector for |x| < 1e-12. |x|^2 overflows past about 1.8e19,
+// so such an x is scaled down first: the direction is the same.
 vec3 normalizeOrZero(vec3 x) {
     float len = length(x);
+    if (isinf(len)) {
+        x = x / largestComponent(x);
+        len = length(x);
+    }
     return len < 1e-12f ? vec3(0.0f) : x / len;
 }
 
-// x when |x| <= m, else x scaled to length m.
+// x when |x| <= m, else x scaled to length m (x finite; scaled down first where |x|^2 overflows).
 vec3 clampLength(vec3 x, float m) {
     float len = length(x);
-    return len <= m ? x : x * (m / len);
+    if (len <= m) return x;
+    if (isinf(len)) {
+        x = x / largestComponent(x);
+        len = length(x);
+    }
+    return x * (m / len);
 }
 
 // Whether some point of the segment a -> b lies strictly inside the sphere.
@@ -115,7 +131,11 @@ vec3 steeringAcceleration(vec3 p, NeighborSums s) {
 FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s) {
     vec3 a = steeringAcceleration(p, s);
     float dt = params.limits.z;
-    vec3 vNext = clampLength(v + a * dt, params.limits.y);
+    vec3 change = a * dt;
+    // A change past the range of a float (a huge dt) dwarfs any speed a fish can have (1e6 at
+    // most): the clamp keeps its direction alone.
+    vec3 vNext = isinf(largestComponent(change)) ? normalizeOrZero(a) * params.limits.y
+                                                 : clampLength(v + change, params.limits.y);
     vec3 pNext = p + vNext * dt;
 
     // Step 6: the first rock, in list order, that the segment enters bounces the fish back.

@@ -2,12 +2,12 @@
 
 #include <exception>
 #include <iostream>
-#include <limits>
 
 #include <CLI/CLI.hpp>
 
 #include "App.h"
 #include "core/BackendRegistry.h"
+#include "core/CommandLine.h"
 #include "core/TextInput.h"
 
 int main(int argc, char** argv) {
@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
     cli.add_option("--neighbors", options.params.neighbors,
                    "all-pairs or grid; overrides the config");
     cli.add_option("--frames", options.frames, "Quit after this many frames")
-        ->check(CLI::Range(std::int64_t{0}, std::numeric_limits<std::int64_t>::max()));
+        ->check(wholeNumber(0));
     cli.add_option("--screenshot", options.screenshotPath,
                    "Write a PNG of the last frame (with --frames)");
     cli.add_option("--sweep", sweep,
@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(0.01, 3600.0));
     cli.add_option("--switch-every", options.switchEveryFrames,
                    "Hand the school to the next backend every this many frames")
-        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000'000}));
+        ->check(wholeNumber(1, 1'000'000'000));
     cli.add_option("--state-in", options.stateInPath,
                    "Start from this state CSV's school: its rows are the fish");
     cli.add_option("--state-out", options.stateOutPath,
@@ -52,11 +52,11 @@ int main(int argc, char** argv) {
     cli.add_option("--color", color, "Colour the fish by speed or by heading")
         ->check(CLI::IsMember({"speed", "heading"}));
     cli.add_option("--msaa", options.msaaSamples, "Multisampling: 0 (off), 2, 4 or 8 samples")
-        ->check(CLI::IsMember({0, 2, 4, 8}));
+        ->check(wholeNumber(0, 8) & CLI::IsMember({0, 2, 4, 8}));
     cli.add_option("--width", options.width, "Window width in pixels")
-        ->check(CLI::Range(64, 16384));
+        ->check(wholeNumber(64, 16384));
     cli.add_option("--height", options.height, "Window height in pixels")
-        ->check(CLI::Range(64, 16384));
+        ->check(wholeNumber(64, 16384));
     try {
         cli.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -120,7 +120,12 @@ int main(int argc, char** argv) {
                                      std::pair{"--screenshot", &options.screenshotPath},
                                      std::pair{"--state-out", &options.stateOutPath}}) {
         if (!cli.count(flag)) continue;
-        if (auto ok = checkOutputPath(flag, *path); !ok) {
+        const std::string config = options.params.configPath.value_or("");
+        // --state-in and --state-out may name one file: the write is atomic.
+        const std::string stateIn = path == &options.stateOutPath ? "" : options.stateInPath;
+        auto ok = checkOutputPath(flag, *path);
+        if (ok) ok = checkNotAnInput(flag, *path, {{"--config", config}, {"--state-in", stateIn}});
+        if (!ok) {
             std::cerr << "error: " << ok.error() << "\n";
             return 2;
         }

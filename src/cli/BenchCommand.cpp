@@ -79,9 +79,12 @@ void addBenchCommand(CLI::App& app, BenchOptions& o) {
                     "tank: the config's tank for every count (as the article); fixed: the "
                     "config's tank, rocks and target scale with the count to keep its density")
         ->default_val("tank");
-    cmd->add_option("--steps", o.steps, "Timed steps per case (>= 1)")->required();
+    cmd->add_option("--steps", o.steps, "Timed steps per case (>= 1)")
+        ->required()
+        ->check(wholeNumber(1));
     cmd->add_option("--warmup", o.warmup, "Untimed steps first, to let the school form (>= 0)")
-        ->default_val(20);
+        ->default_val(20)
+        ->check(wholeNumber(0));
     cmd->add_option("--config", o.params.configPath, "Config JSON (default: the built-in defaults)")
         ->check(nonEmpty());
     cmd->add_option("--csv", o.csvPath, "Also write the results as CSV to this file")
@@ -125,6 +128,9 @@ int runBench(const BenchOptions& o) {
 
     if (!o.csvPath.empty()) {
         if (auto ok = checkOutputPath("--csv", o.csvPath); !ok) return fail(ok.error());
+        const std::string config = o.params.configPath.value_or("");
+        if (auto ok = checkNotAnInput("--csv", o.csvPath, {{"--config", config}}); !ok)
+            return fail(ok.error());
     }
     if (o.validateOnly) return 0;
     // Each kind asked for is checked before the first case spends its time: a GPU that cannot run

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/Backend.h"
+#include "core/CommandLine.h"
 #include "core/ConfigIO.h"
 
 namespace fishschool::cli {
@@ -35,15 +36,6 @@ struct BenchOptions {
     std::string csvPath;
     bool validateOnly = false;  ///< as SimulateOptions::validateOnly
 };
-
-/// Refuses an empty value, so that `--config ""` is an error rather than "no config".
-inline CLI::Validator nonEmpty() {
-    return CLI::Validator(
-        [](const std::string& value) {
-            return value.empty() ? std::string("an empty value is not allowed") : std::string();
-        },
-        "", "NONEMPTY");
-}
 
 void addSimulateCommand(CLI::App& app, SimulateOptions& options);
 void addBenchCommand(CLI::App& app, BenchOptions& options);

@@ -14,7 +14,9 @@ void addSimulateCommand(CLI::App& app, SimulateOptions& o) {
     CLI::App* cmd = app.add_subcommand("simulate", "Run K steps and write the state CSV");
     cmd->add_option("--config", o.params.configPath, "Config JSON (default: the built-in defaults)")
         ->check(nonEmpty());
-    cmd->add_option("--steps", o.steps, "Number of steps K (>= 0)")->required();
+    cmd->add_option("--steps", o.steps, "Number of steps K (>= 0)")
+        ->required()
+        ->check(wholeNumber(0));
     cmd->add_option("--state-out", o.stateOut, "Where to write the state CSV")
         ->required()
         ->check(nonEmpty());
@@ -43,8 +45,6 @@ int runSimulate(const SimulateOptions& o) {
         std::cerr << "error: " << message << "\n";
         return kExitBadInput;
     };
-    if (o.steps < 0)
-        return fail("--steps: " + std::to_string(o.steps) + " is not allowed; must be >= 0");
     const auto kind = parseBackendFlag("--backend", o.backend);
     if (!kind) return fail(kind.error());
     if (!o.stateIn.empty() && o.params.fish)
@@ -53,6 +53,10 @@ int runSimulate(const SimulateOptions& o) {
         return fail("--seed cannot be used with --state-in: the fish come from the file");
 
     if (auto ok = checkOutputPath("--state-out", o.stateOut); !ok) return fail(ok.error());
+    // --state-in may be the same file: the write is atomic and comes after the read.
+    const std::string config = o.params.configPath.value_or("");
+    if (auto ok = checkNotAnInput("--state-out", o.stateOut, {{"--config", config}}); !ok)
+        return fail(ok.error());
 
     auto params = loadParams(o.params);
     if (!params) return fail(params.error());

@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <limits>
-#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +21,11 @@ const char* typeName(const Json& value) {
     return value.type_name();
 }
 
+/// A value as JSON text for a message, cut short.
+std::string shown(const Json& value) {
+    return quote(value.dump(), 60);
+}
+
 /// Reads one typed value; errors name the key and the type it needs.
 class Reader {
   public:
@@ -36,7 +40,7 @@ class Reader {
         // A value too small for a float would silently become 0, which can change its meaning.
         if (d != 0.0 && static_cast<float>(d) == 0.0f)
             return fail(
-                where(key) + value.dump() +
+                where(key) + shown(value) +
                 " is too close to 0 for a float (1.4e-45 in size at least); give 0 or a number "
                 "further from 0");
         return static_cast<float>(d);
@@ -44,7 +48,7 @@ class Reader {
 
     Result<glm::vec3> vec3(const Json& value, const std::string& key) const {
         if (!value.is_array() || value.size() != 3)
-            return fail(where(key) + "must be an array of 3 numbers, got " + value.dump());
+            return fail(where(key) + "must be an array of 3 numbers, got " + shown(value));
         glm::vec3 v;
         for (int k = 0; k < 3; ++k) {
             auto n = number(value[k], key + "[" + std::to_string(k) + "]");
@@ -60,11 +64,13 @@ class Reader {
                           std::optional<Choice> (*parse)(std::string_view),
                           const char* allowed) const {
         const auto chosen = value.is_string() ? parse(value.get<std::string>()) : std::nullopt;
-        if (!chosen) return fail(where(key) + value.dump() + " is not allowed; must be " + allowed);
+        if (!chosen) return fail(where(key) + shown(value) + " is not allowed; must be " + allowed);
         return *chosen;
     }
 
-    std::string where(const std::string& key) const { return source_ + ": key '" + key + "': "; }
+    std::string where(const std::string& key) const {
+        return source_ + ": key " + quote(key, 80) + ": ";
+    }
 
     const std::string& source() const { return source_; }
 
@@ -105,47 +111,142 @@ Result<std::vector<Rock>> readRocks(const Json& value, const Reader& reader) {
     return rocks;
 }
 
-/// nlohmann's message without its "[json.exception.parse_error.101] " tag.
+/// nlohmann's message without its "[json.exception.parse_error.101] " tag, and cut short: its
+/// "last read: '...'" can quote megabytes.
 std::string withoutExceptionTag(const char* what) {
     std::string_view text(what);
     if (text.starts_with("[json.exception.")) {
         const std::size_t end = text.find("] ");
         if (end != std::string_view::npos) text.remove_prefix(end + 2);
     }
-    return std::string(text);
+    constexpr std::size_t kMaxChars = 200;
+    if (text.size() <= kMaxChars) return std::string(text);
+    return std::string(text.substr(0, kMaxChars)) + "...";
 }
 
-/// Parses JSON text; a key given twice in one object is an error rather than a silent "last
-/// one wins".
-Result<Json> parseJson(std::string_view text, const Reader& reader) {
-    std::vector<std::set<std::string>> keysPerObject;
-    std::string duplicate;
-    const Json::parser_callback_t noteKeys = [&](int, Json::parse_event_t event, Json& parsed) {
-        if (event == Json::parse_event_t::object_start) {
-            keysPerObject.emplace_back();
-        } else if (event == Json::parse_event_t::object_end) {
-            if (!keysPerObject.empty()) keysPerObject.pop_back();
-        } else if (event == Json::parse_event_t::key && !keysPerObject.empty()) {
-            const std::string key = parsed.get<std::string>();
-            if (!keysPerObject.back().insert(key).second && duplicate.empty()) duplicate = key;
+/// Builds the JSON tree from nlohmann's SAX events, as its own DOM parser does, and also keeps
+/// the path of the value being read ("rocks[2].center[1]") so that every error can name it, and
+/// refuses a key given twice in one object rather than keeping the last silently. A look-up in
+/// the object being built finds a duplicate, so no set of keys is kept.
+class ConfigTreeBuilder {
+  public:
+    using number_integer_t = Json::number_integer_t;
+    using number_unsigned_t = Json::number_unsigned_t;
+    using number_float_t = Json::number_float_t;
+    using string_t = Json::string_t;
+    using binary_t = Json::binary_t;
+
+    bool null() { return put(nullptr); }
+    bool boolean(bool value) { return put(value); }
+    bool number_integer(number_integer_t value) { return put(value); }
+    bool number_unsigned(number_unsigned_t value) { return put(value); }
+    bool number_float(number_float_t value, const string_t&) { return put(value); }
+    bool string(string_t& value) { return put(std::move(value)); }
+    bool binary(binary_t& value) { return put(Json::binary(std::move(value))); }
+    bool start_object(std::size_t) { return open(Json::object()); }
+    bool start_array(std::size_t) { return open(Json::array()); }
+    bool end_object() { return close(); }
+    bool end_array() { return close(); }
+
+    bool key(string_t& name) {
+        Frame& frame = frames_.back();
+        if (frame.value->contains(name)) {
+            frame.key = name;
+            duplicate_ = true;
+            return false;
         }
+        frame.key = name;
+        frame.slot = &(*frame.value)[name];
         return true;
+    }
+
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
+        error_ = withoutExceptionTag(e.what());
+        overflow_ = e.id == 406;  // out_of_range.406: a number too large for a double
+        return false;
+    }
+
+    Json& root() { return root_; }
+    bool duplicate() const { return duplicate_; }
+    bool overflow() const { return overflow_; }
+    const std::string& error() const { return error_; }
+
+    /// Where the parser stopped: "rocks[2].center[1]", or "" at the top level.
+    std::string path() const {
+        std::string text;
+        for (const Frame& frame : frames_) {
+            if (frame.value->is_array()) {
+                // An open child is already in its array; the value being read is not yet.
+                const bool childOpen = &frame != &frames_.back();
+                text.append("[")
+                    .append(std::to_string(frame.value->size() - (childOpen ? 1 : 0)))
+                    .append("]");
+            } else if (!frame.key.empty() || frame.slot) {
+                if (!text.empty()) text += '.';
+                text += frame.key;
+            }
+        }
+        return text;
+    }
+
+  private:
+    struct Frame {
+        Json* value;
+        std::string key{};     // objects: the key being read
+        Json* slot = nullptr;  // objects: where that key's value goes
     };
-    Json root;
+
+    Json* place(Json&& value) {
+        if (frames_.empty()) {
+            root_ = std::move(value);
+            return &root_;
+        }
+        Frame& frame = frames_.back();
+        if (frame.value->is_array()) {
+            frame.value->push_back(std::move(value));
+            return &frame.value->back();
+        }
+        *frame.slot = std::move(value);
+        return frame.slot;
+    }
+    bool put(Json&& value) {
+        place(std::move(value));
+        return true;
+    }
+    bool open(Json&& container) {
+        frames_.push_back({place(std::move(container))});
+        return true;
+    }
+    bool close() {
+        frames_.pop_back();
+        return true;
+    }
+
+    Json root_;
+    std::vector<Frame> frames_;
+    bool duplicate_ = false;
+    bool overflow_ = false;
+    std::string error_;
+};
+
+/// Parses JSON text. Every error names the source and, inside the document, the key.
+Result<Json> parseJson(std::string_view text, const Reader& reader) {
+    ConfigTreeBuilder builder;
     try {
-        root = Json::parse(text, noteKeys);
-    } catch (const Json::parse_error& e) {
-        // The message names the line and column; the byte helps with one-line files.
-        return fail(reader.source() + ": malformed JSON (byte " + std::to_string(e.byte) +
-                    "): " + withoutExceptionTag(e.what()));
+        if (Json::sax_parse(text, &builder)) return std::move(builder.root());
     } catch (const Json::exception& e) {
-        // E.g. "number overflow parsing '1e400'".
         return fail(reader.source() + ": malformed JSON: " + withoutExceptionTag(e.what()));
     }
-    if (!duplicate.empty())
-        return fail(reader.where(duplicate) +
-                    "appears more than once in one object; give each key once");
-    return root;
+    const std::string path = builder.path();
+    const std::string key = quote(path, 80);
+    if (builder.duplicate())
+        return fail(reader.source() + ": key " + key +
+                    " appears more than once in one object; give each key once");
+    if (builder.overflow() && !path.empty())
+        return fail(reader.source() + ": key " + key +
+                    ": the number is out of the range of a float (" + builder.error() + ")");
+    return fail(reader.source() + ": malformed JSON" + (path.empty() ? "" : " in key " + key) +
+                ": " + builder.error());
 }
 
 }  // namespace
@@ -190,17 +291,18 @@ Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName
         }
         if (known) continue;
         if (key == "fishCount") {
+            const std::string range = "a whole number from 0 to " + std::to_string(kMaxFishCount);
             if (!value.is_number_integer())
-                return fail(reader.where(key) + "must be an integer, got " + value.dump());
+                return fail(reader.where(key) + "must be " + range + ", got " + shown(value));
             if (value.is_number_unsigned() &&
                 value.get<std::uint64_t>() > std::uint64_t(kMaxFishCount))
-                return fail(reader.where(key) + value.dump() +
-                            " is not allowed; must be from 0 to " + std::to_string(kMaxFishCount));
+                return fail(reader.where(key) + shown(value) + " is not allowed; must be " + range);
             p.fishCount = value.get<std::int64_t>();
         } else if (key == "seed") {
             if (!value.is_number_unsigned())
-                return fail(reader.where(key) + "must be an unsigned 64-bit integer, got " +
-                            value.dump());
+                return fail(reader.where(key) + "must be a whole number from 0 to " +
+                            std::to_string(std::numeric_limits<std::uint64_t>::max()) + ", got " +
+                            shown(value));
             p.seed = value.get<std::uint64_t>();
         } else if (key == "bounds" || key == "target") {
             auto v = reader.vec3(value, key);
@@ -208,7 +310,7 @@ Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName
             (key == "bounds" ? p.bounds : p.target) = *v;
         } else if (key == "lockVerticalSteering") {
             if (!value.is_boolean())
-                return fail(reader.where(key) + "must be true or false, got " + value.dump());
+                return fail(reader.where(key) + "must be true or false, got " + shown(value));
             p.lockVerticalSteering = value.get<bool>();
         } else if (key == "rocks") {
             auto rocks = readRocks(value, reader);
@@ -233,11 +335,9 @@ Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName
 }
 
 Result<SimParams> loadConfig(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return fail(path.string() + ": cannot open the config file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parseConfig(text.str(), path.string());
+    auto text = readTextFile(path, kMaxConfigFileBytes, "config file");
+    if (!text) return fail(text.error());
+    return parseConfig(*text, path.string());
 }
 
 Result<SimParams> loadParams(const ParamFlags& flags) {
@@ -255,12 +355,9 @@ Result<SimParams> loadParams(const ParamFlags& flags) {
         params.fishCount = *fish;
     }
     if (flags.seed) {
-        const std::string& text = *flags.seed;
-        const char* end = text.data() + text.size();
-        const auto [ptr, ec] = std::from_chars(text.data(), end, params.seed);
-        if (text.empty() || ec != std::errc() || ptr != end)
-            return fail("--seed: '" + text + "' is not allowed; must be a whole number from 0 to " +
-                        std::to_string(std::numeric_limits<std::uint64_t>::max()));
+        auto seed = parseUnsigned64("--seed", *flags.seed);
+        if (!seed) return fail(seed.error());
+        params.seed = *seed;
     }
     if (flags.neighbors) {
         auto search = parseNeighborSearchFlag("--neighbors", *flags.neighbors);

@@ -140,6 +140,9 @@ Result<void> validate(const SimParams& p) {
                     number(stepLength) + " is not allowed; must be < min(bounds) = " +
                     number(smallestHalfExtent) + " so that a reflection at a wall lands inside");
 
+    if (p.rocks.size() > kMaxRocks)
+        return fail("rocks: " + std::to_string(p.rocks.size()) +
+                    " rocks are not allowed; at most " + std::to_string(kMaxRocks));
     for (std::size_t r = 0; r < p.rocks.size(); ++r) {
         const Rock& rock = p.rocks[r];
         const std::string key = "rocks[" + std::to_string(r) + "]";

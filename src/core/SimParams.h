@@ -107,6 +107,8 @@ struct SimParams {
 /// The largest fish count accepted anywhere (config, CLI, UI): 16 million fish, about 600 MB of
 /// state per copy.
 inline constexpr std::int64_t kMaxFishCount = 16'000'000;
+/// Every fish tests every rock each step, and validation tests every pair of rocks.
+inline constexpr std::size_t kMaxRocks = 256;
 
 /// Checks every rule of SPEC.md, and those of the keys beyond it. The error names the key, the
 /// value and what is allowed, e.g. "rCohesion: -1 is not allowed; must be finite and >= 0".

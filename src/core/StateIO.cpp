@@ -1,8 +1,10 @@
 #include "StateIO.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -14,6 +16,7 @@
 #include <sstream>
 
 #include "Scenario.h"
+#include "TextInput.h"
 
 namespace fishschool {
 namespace {
@@ -36,22 +39,25 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
     bool sawHeader = false;
     // A UTF-8 byte order mark, as some editors write, is read as if absent (SPEC.md).
     if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+    // One row a line: sized once, rather than moved again and again as it grows.
+    school.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')));
     while (!text.empty()) {
         const std::size_t end = text.find('\n');
         std::string_view line = trimLineEnd(text.substr(0, end));
         text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
         ++lineNumber;
-        const std::string where = source + ":" + std::to_string(lineNumber) + ": ";
+        // Built only for an error: one string per row would cost more than the row's numbers.
+        const auto where = [&] { return source + ":" + std::to_string(lineNumber) + ": "; };
         if (!sawHeader) {
             if (line != kHeader)
-                return fail(where + "bad header '" + std::string(line) + "'; expected '" +
+                return fail(where() + "bad header " + quote(line) + "; expected '" +
                             std::string(kHeader) + "'");
             sawHeader = true;
             continue;
         }
         if (line.empty() && text.empty()) break;  // a final newline
         if (line.empty())
-            return fail(where + "empty line; every line after the header is one fish: " +
+            return fail(where() + "empty line; every line after the header is one fish: " +
                         std::string(kHeader));
 
         std::array<float, 6> values{};
@@ -61,25 +67,25 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
             const std::size_t comma = rest.find(',');
             const std::string_view field = rest.substr(0, comma);
             if (column == values.size())
-                return fail(where + "too many values; a row has 6: " + std::string(kHeader));
+                return fail(where() + "too many values; a row has 6: " + std::string(kHeader));
             const char* first = field.data();
             const char* last = field.data() + field.size();
             const auto [ptr, ec] = std::from_chars(first, last, values[column]);
             if (ec == std::errc::result_out_of_range && ptr == last)
-                return fail(where + "'" + kColumns[column] + "' value '" + std::string(field) +
-                            "' is out of the range of a float");
+                return fail(where() + "'" + kColumns[column] + "' value " + quote(field) +
+                            " is out of the range of a float");
             if (ec != std::errc() || ptr != last || field.empty())
-                return fail(where + "'" + kColumns[column] + "' value '" + std::string(field) +
-                            "' is not a number");
+                return fail(where() + "'" + kColumns[column] + "' value " + quote(field) +
+                            " is not a number");
             if (!std::isfinite(values[column]))
-                return fail(where + "'" + kColumns[column] + "' is " + std::string(field) +
+                return fail(where() + "'" + kColumns[column] + "' is " + quote(field) +
                             "; values must be finite");
             ++column;
             if (comma == std::string_view::npos) break;
             rest.remove_prefix(comma + 1);
         }
         if (column != values.size())
-            return fail(where + "only " + std::to_string(column) +
+            return fail(where() + "only " + std::to_string(column) +
                         " values; a row has 6: " + std::string(kHeader));
         Fish fish;
         fish.position = {values[0], values[1], values[2]};
@@ -91,13 +97,13 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
         if (speed > 1e6) {
             char text[48];
             std::snprintf(text, sizeof text, "%.9g", speed);
-            return fail(where + "a speed of " + text + " m/s is not allowed; at most 1e6");
+            return fail(where() + "a speed of " + text + " m/s is not allowed; at most 1e6");
         }
         if (!isInScene(fish.position, params)) {
             char position[96];
             std::snprintf(position, sizeof position, "(%.9g, %.9g, %.9g)", double(values[0]),
                           double(values[1]), double(values[2]));
-            return fail(where + "the fish at " + position +
+            return fail(where() + "the fish at " + position +
                         " lies outside the tank or inside a rock of the configuration");
         }
         school.push_back(fish);
@@ -108,11 +114,52 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
 }
 
 Result<School> loadStateCsv(const std::filesystem::path& path, const SimParams& params) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return fail(path.string() + ": cannot open the state file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parseStateCsv(text.str(), params, path.string());
+    auto text = readTextFile(path, kMaxStateFileBytes, "state file");
+    if (!text) return fail(text.error());
+    return parseStateCsv(*text, params, path.string());
+}
+
+Result<std::string> readTextFile(const std::filesystem::path& path, std::uintmax_t maxBytes,
+                                 std::string_view what) {
+    const std::string name =
+        path.string().size() <= 200 ? path.string() : quote(path.string(), 200);
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        return fail(name + ": is a folder; give a " + std::string(what));
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return fail(name + ": cannot open the " + std::string(what) + ": " + std::strerror(errno));
+    struct stat info {};
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        ::close(fd);
+        return fail(name + ": is not a regular file; give a " + std::string(what));
+    }
+    // Refused before reading, so that a huge file costs nothing and the limit is named.
+    const auto size = static_cast<std::uintmax_t>(info.st_size);
+    if (size > maxBytes) {
+        ::close(fd);
+        return fail(name + ": " + std::to_string(size) + " bytes is larger than a " +
+                    std::string(what) + " may be (at most " + std::to_string(maxBytes) + " bytes)");
+    }
+    // Filled straight from read(): zeroing hundreds of MB first would cost a fifth of the load.
+    std::string text;
+    int readError = 0;
+    text.resize_and_overwrite(static_cast<std::size_t>(size), [&](char* data, std::size_t n) {
+        std::size_t done = 0;
+        while (done < n) {
+            const ssize_t got = ::read(fd, data + done, n - done);
+            if (got < 0 && errno == EINTR) continue;
+            if (got < 0) readError = errno;
+            if (got <= 0) break;  // an error, or a file that shrank while read
+            done += static_cast<std::size_t>(got);
+        }
+        return done;
+    });
+    ::close(fd);
+    if (readError != 0)
+        return fail(name + ": cannot read the " + std::string(what) + ": " +
+                    std::strerror(readError));
+    return text;
 }
 
 std::string stateToCsv(std::span<const Fish> school) {

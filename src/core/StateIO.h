@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <span>
 #include <string>
@@ -17,6 +18,17 @@ namespace fishschool {
 Result<School> parseStateCsv(std::string_view text, const SimParams& params,
                              std::string_view sourceName = "state");
 Result<School> loadStateCsv(const std::filesystem::path& path, const SimParams& params);
+
+/// A state file larger than this is refused before it is read: it parses in well under 2 s on
+/// one core (docs/config.md): about 1.9 million fish at "%.9g".
+inline constexpr std::uintmax_t kMaxStateFileBytes = 128ull << 20;
+/// A config file larger than this is refused before it is read.
+inline constexpr std::uintmax_t kMaxConfigFileBytes = 1ull << 20;
+
+/// The whole of a text file. A folder, a missing file or one larger than `maxBytes` is an
+/// error that names the path, and for size the limit; `what` names the kind ("config file").
+Result<std::string> readTextFile(const std::filesystem::path& path, std::uintmax_t maxBytes,
+                                 std::string_view what);
 
 std::string stateToCsv(std::span<const Fish> school);
 /// Writes to a temporary name beside the file, then renames it over.

@@ -31,6 +31,7 @@ using glm::abs;
 using glm::clamp;
 using glm::dot;
 using glm::floor;
+using glm::isinf;
 using glm::length;
 using glm::max;
 using glm::min;

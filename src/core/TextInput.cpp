@@ -4,10 +4,55 @@
 
 #include <charconv>
 #include <filesystem>
+#include <limits>
 
 #include "SimParams.h"
 
 namespace fishschool {
+
+std::string quote(std::string_view text, std::size_t maxChars) {
+    std::string out = "'";
+    out.append(text.substr(0, maxChars));
+    if (text.size() <= maxChars) return out.append("'");
+    return out.append("...' (").append(std::to_string(text.size())).append(" characters)");
+}
+
+namespace {
+
+/// "what: message", or the message alone where the caller (e.g. CLI11) names the flag itself.
+std::string named(std::string_view what, const std::string& message) {
+    return what.empty() ? message : std::string(what) + ": " + message;
+}
+
+/// Decimal digits with an optional leading '-' and nothing else; from_chars alone would take
+/// "5x" as far as it reads and leaves no room for a range in the message.
+template <class Int>
+bool readDecimal(std::string_view text, Int& value) {
+    const std::string_view digits = text.starts_with('-') ? text.substr(1) : text;
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos)
+        return false;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    return ec == std::errc() && end == text.data() + text.size();
+}
+
+}  // namespace
+
+Result<std::int64_t> parseWholeNumber(std::string_view what, std::string_view text,
+                                      std::int64_t min, std::int64_t max) {
+    std::int64_t n = 0;
+    if (!readDecimal(text, n) || n < min || n > max)
+        return fail(named(what, quote(text) + " is not allowed; must be a whole number from " +
+                                    std::to_string(min) + " to " + std::to_string(max)));
+    return n;
+}
+
+Result<std::uint64_t> parseUnsigned64(std::string_view what, std::string_view text) {
+    std::uint64_t n = 0;
+    if (text.starts_with('-') || !readDecimal(text, n))
+        return fail(named(what, quote(text) + " is not allowed; must be a whole number from 0 to " +
+                                    std::to_string(std::numeric_limits<std::uint64_t>::max())));
+    return n;
+}
 
 Result<std::vector<std::string>> splitList(std::string_view what, std::string_view text) {
     std::vector<std::string> items;
@@ -17,8 +62,8 @@ Result<std::vector<std::string>> splitList(std::string_view what, std::string_vi
         const std::string_view item =
             text.substr(start, comma == std::string_view::npos ? text.npos : comma - start);
         if (item.empty())
-            return fail(std::string(what) + ": '" + std::string(text) +
-                        "' has an empty item; give comma-separated values");
+            return fail(std::string(what) + ": " + quote(text) +
+                        " has an empty item; give comma-separated values");
         items.emplace_back(item);
         if (comma == std::string_view::npos) break;
         start = comma + 1;
@@ -28,12 +73,10 @@ Result<std::vector<std::string>> splitList(std::string_view what, std::string_vi
 
 Result<std::int64_t> parseFishCount(std::string_view what, std::string_view text,
                                     std::int64_t min) {
-    std::int64_t n = -1;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || n < min ||
-        n > kMaxFishCount)
-        return fail(std::string(what) + ": '" + std::string(text) +
-                    "' is not allowed; fishCount must be a whole number from " +
+    auto n = parseWholeNumber(what, text, min, kMaxFishCount);
+    if (!n)
+        return fail(std::string(what) + ": " + quote(text) +
+                    " is not allowed; fishCount must be a whole number from " +
                     std::to_string(min) + " to " + std::to_string(kMaxFishCount));
     return n;
 }
@@ -46,8 +89,8 @@ Result<std::vector<std::int64_t>> parseFishCounts(std::string_view what, std::st
 
 Result<NeighborSearch> parseNeighborSearchFlag(std::string_view flag, std::string_view text) {
     if (const auto search = parseNeighborSearch(text)) return *search;
-    return fail(std::string(flag) + ": '" + std::string(text) +
-                "' is not allowed; must be all-pairs or grid");
+    return fail(std::string(flag) + ": " + quote(text) +
+                " is not allowed; must be all-pairs or grid");
 }
 
 Result<std::vector<NeighborSearch>> parseNeighborSearchList(std::string_view flag,
@@ -58,7 +101,7 @@ Result<std::vector<NeighborSearch>> parseNeighborSearchList(std::string_view fla
 
 Result<void> checkOutputPath(std::string_view what, const std::string& path) {
     namespace fs = std::filesystem;
-    const std::string where = std::string(what) + ": '" + path + "': ";
+    const std::string where = std::string(what) + ": " + quote(path, 200) + ": ";
     if (path.empty()) return fail(std::string(what) + ": an empty file name is not allowed");
     std::error_code ec;
     if (fs::is_directory(path, ec)) return fail(where + "is a folder; give a file name");
@@ -68,6 +111,19 @@ Result<void> checkOutputPath(std::string_view what, const std::string& path) {
         return fail(where + "the folder '" + folder.string() + "' does not exist");
     if (::access(folder.c_str(), W_OK) != 0)
         return fail(where + "the folder '" + folder.string() + "' is not writable");
+    return {};
+}
+
+Result<void> checkNotAnInput(std::string_view flag, const std::string& path,
+                             std::initializer_list<NamedInput> inputs) {
+    for (const NamedInput& input : inputs) {
+        if (input.path.empty() || path.empty()) continue;
+        std::error_code ec;
+        // False, with an error, while the output does not exist yet: it cannot be the input.
+        if (std::filesystem::equivalent(path, input.path, ec))
+            return fail(std::string(flag) + ": " + quote(path, 200) + " is the same file as " +
+                        std::string(input.flag) + "; give another path");
+    }
     return {};
 }
 

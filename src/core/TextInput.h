@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,11 +14,22 @@ namespace fishschool {
 // Parsing of what users type (flags, panel fields), shared by the CLI, the app and its panel so
 // that the same text is accepted or refused everywhere with the same message.
 
+/// `text` in single quotes for an error message, cut to at most `maxChars` characters (with
+/// "...") so that a huge input never makes a huge message.
+std::string quote(std::string_view text, std::size_t maxChars = 40);
+
+/// A whole number in decimal, from `min` to `max`: digits with an optional leading '-', nothing
+/// else (no spaces, '+', hex, exponent or fraction). The error names `what` and the range, e.g.
+/// "--steps: '0x10' is not allowed; must be a whole number from 0 to 9223372036854775807".
+Result<std::int64_t> parseWholeNumber(std::string_view what, std::string_view text,
+                                      std::int64_t min, std::int64_t max);
+/// The same for an unsigned 64-bit value (a seed): from 0 to 2^64 - 1.
+Result<std::uint64_t> parseUnsigned64(std::string_view what, std::string_view text);
+
 /// Splits "a,b,c" into its items. An empty item ("a,,b", a trailing comma) or an empty list is an
 /// error that names `what`, e.g. the flag.
 Result<std::vector<std::string>> splitList(std::string_view what, std::string_view text);
 
-/// A comma-separated list of whole fish counts from `min` to kMaxFishCount.
 /// Each item of a comma-separated list read by parseOne(item), a Result<T>; the first item it
 /// refuses is the error.
 template <class ParseOne>
@@ -49,5 +61,16 @@ Result<std::vector<NeighborSearch>> parseNeighborSearchList(std::string_view fla
 /// Checks, before a long run, that `path` could be written: its folder exists and is writable,
 /// and it is not itself a folder. The error names `what` and the path.
 Result<void> checkOutputPath(std::string_view what, const std::string& path);
+
+/// An input file a command reads: its flag and path (empty: not given).
+struct NamedInput {
+    std::string_view flag;
+    std::string_view path;
+};
+/// Refuses an output path that is the same file as one of `inputs` (by identity, so another
+/// spelling or a link is caught too), so that writing can never replace an input, e.g.
+/// "--state-out: 'c.json' is the same file as --config; give another path".
+Result<void> checkNotAnInput(std::string_view flag, const std::string& path,
+                             std::initializer_list<NamedInput> inputs);
 
 }  // namespace fishschool

@@ -52,6 +52,34 @@ TEST_P(Behaviours, SeekingSteersStraightAtTheTarget) {
     expectVec(step(p, school)[0].acceleration, {-1, 0, 0});
 }
 
+// A length whose square overflows a float (past about 1.8e19) still has its direction.
+TEST_P(Behaviours, ATargetFarBeyondTheRangeOfASquareIsStillSought) {
+    SimParams p = quiet();
+    p.kTarget = 2.0f;
+    p.target = {3e38f, 0.0f, 0.0f};
+    const School school{{{0, 0, 0}, {}, {}}};
+    expectVec(step(p, school)[0].acceleration, {2, 0, 0});
+    p.target = {-2e19f, 2e19f, 0.0f};
+    expectVec(step(p, school)[0].acceleration,
+              {-2.0f / std::sqrt(2.0f), 2.0f / std::sqrt(2.0f), 0});
+}
+
+// dt so large that a * dt overflows a float, with a speed limit small enough that the tank
+// still allows it: the fish moves at its top speed along its acceleration, and nothing is NaN.
+TEST_P(Behaviours, AStepTooLargeForAFloatStillClampsTheSpeed) {
+    SimParams p = quiet();
+    p.dt = 1e38f;
+    p.maxVelocity = 1e-37f;
+    p.kTarget = 1000.0f;
+    p.target = {0.0f, 0.0f, 40.0f};
+    ASSERT_TRUE(validate(p)) << validate(p).error();
+    const School next = step(p, {{{0, 0, 0}, {0, 0, 0}, {}}});
+    ASSERT_TRUE(std::isfinite(next[0].velocity.z)) << next[0].velocity.z;
+    EXPECT_FLOAT_EQ(next[0].velocity.z, 1e-37f);
+    EXPECT_EQ(next[0].velocity.x, 0.0f);
+    EXPECT_NEAR(next[0].position.z, 10.0f, 1e-4f);
+}
+
 TEST_P(Behaviours, AvoidanceGrowsFromTheEdgeOfItsReachToTheRock) {
     SimParams p = quiet();
     p.kAvoidance = 4.0f;

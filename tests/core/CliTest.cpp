@@ -129,6 +129,16 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessageAndWritesNoFile) {
         {"simulate --steps 5 --state-in " + path("far.csv") + " --seed 10" + out, "--seed"},
         {"simulate --steps -1" + out, "--steps"},
         {"simulate --steps five" + out, "--steps"},
+        {"simulate --steps ''" + out, "--steps: '' is not allowed; must be a whole number from 0"},
+        {"simulate --steps 0x10" + out, "'0x10' is not allowed"},
+        {"simulate --steps ' 5'" + out, "' 5' is not allowed"},
+        {"simulate --steps 99999999999999999999" + out, "to 9223372036854775807"},
+        {"simulate --steps 5 --config " + path("small.json") + " --state-out " + path("small.json"),
+         "--state-out: '" + path("small.json") + "' is the same file as --config"},
+        {"bench --steps 1 --fish 10 --config " + path("small.json") + " --csv " +
+             path("../" + dir_.filename().string() + "/small.json"),
+         "is the same file as --config"},
+        {"bench --steps 1 --warmup 0x1 --fish 10" + csv, "--warmup: '0x1' is not allowed"},
         {"simulate --steps 5", "--state-out"},
         {"simulate --state-out " + path("out.csv"), "--steps"},
         {"simulate --steps 5 --backend quantum" + out, "--backend"},
@@ -155,7 +165,7 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessageAndWritesNoFile) {
         {"bench --fish 10" + csv, "--steps"},
         {"bench --steps 1 --fish 10 --csv " + path("no-such-folder/b.csv"), "no-such-folder"},
         {"bench --steps 1 --fish 10 --csv " + dir_.string(), "folder"},
-        {"frobnicate", "subcommand"},
+        {"frobnicate", "unknown command 'frobnicate'; the commands are simulate, bench"},
         {"", "subcommand"},
     };
     for (const Case& c : cases) {
@@ -167,6 +177,15 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessageAndWritesNoFile) {
         EXPECT_TRUE(run.out.empty()) << c.args << "\n" << run.out;
         EXPECT_EQ(listing(), before) << c.args;
     }
+}
+
+TEST_F(Cli, AStateFileCanBeReadAndReplacedInOneRun) {
+    ASSERT_EQ(cli("simulate --fish 50 --steps 1 --state-out " + path("s.csv")).status, 0);
+    const std::string before = read(path("s.csv"));
+    const CliRun run =
+        cli("simulate --steps 2 --state-in " + path("s.csv") + " --state-out " + path("s.csv"));
+    EXPECT_EQ(run.status, 0) << run.err;
+    EXPECT_NE(read(path("s.csv")), before);
 }
 
 TEST_F(Cli, TheSeedChoosesTheSchool) {

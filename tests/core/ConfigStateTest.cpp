@@ -150,12 +150,16 @@ TEST_P(ConfigRule, IsRejectedNamingTheKey) {
 // JSON itself can be wrong.
 const BadConfig kBadConfigs[] = {
     {"FishCountNegative", R"({"fishCount": -1})", {"fishCount", "-1", "from 0 to 16000000"}},
-    {"FishCountNotInteger", R"({"fishCount": 2.5})", {"'fishCount'", "integer", "2.5"}},
+    {"FishCountNotInteger",
+     R"({"fishCount": 2.5})",
+     {"'fishCount'", "whole number from 0 to 16000000", "2.5"}},
     {"FishCountTooLarge", R"({"fishCount": 16000001})", {"fishCount", "16000001", "16000000"}},
     {"FishCountAboveInt64", R"({"fishCount": 18446744073709551615})", {"fishCount", "16000000"}},
-    {"SeedNegative", R"({"seed": -3})", {"'seed'", "unsigned 64-bit"}},
-    {"SeedNotInteger", R"({"seed": 1.5})", {"'seed'", "unsigned 64-bit"}},
-    {"SeedString", R"({"seed": "7"})", {"'seed'", "unsigned 64-bit"}},
+    {"SeedNegative", R"({"seed": -3})", {"'seed'", "whole number from 0 to 18446744073709551615"}},
+    {"SeedNotInteger",
+     R"({"seed": 1.5})",
+     {"'seed'", "whole number from 0 to 18446744073709551615"}},
+    {"SeedString", R"({"seed": "7"})", {"'seed'", "whole number from 0 to 18446744073709551615"}},
     {"DtZero", R"({"dt": 0})", {"dt", "> 0"}},
     {"DtNegative", R"({"dt": -0.01})", {"dt", "> 0"}},
     {"WeightBeyondAFloat", R"({"kCohesion": 1e39})", {"'kCohesion'", "range of a float"}},
@@ -218,10 +222,16 @@ const BadConfig kBadConfigs[] = {
     {"DuplicateKey", R"({"dt": 0.01, "dt": 0.02})", {"'dt'", "more than once"}},
     {"DuplicateKeyInARock",
      R"({"rocks": [{"center": [0, 0, 0], "radius": 1, "radius": 2}]})",
-     {"'radius'", "more than once"}},
+     {"key 'rocks[0].radius'", "more than once"}},
     {"MalformedJson", "{\n  \"dt\": 0.01,\n}", {"malformed JSON", "line 3"}},
     {"TruncatedJson", R"({"dt": 0.01)", {"malformed JSON", "line 1"}},
-    {"NumberOverflow", R"({"dt": 1e400})", {"malformed JSON", "1e400"}},
+    {"NumberOverflow", R"({"dt": 1e400})", {"key 'dt'", "out of the range of a float", "1e400"}},
+    {"NumberOverflowInARock",
+     R"({"rocks": [{"center": [0, 0, 0], "radius": 1}, {"center": [1, -1e999, 0], "radius": 1}]})",
+     {"key 'rocks[1].center[1]'", "out of the range of a float"}},
+    {"SyntaxErrorInARock",
+     R"({"rocks": [{"center": [0, 0, 0], "radius": 1}, {"center": [1, 2, 3] "radius": 1}]})",
+     {"malformed JSON in key 'rocks[1].center'", "line 1"}},
     {"NotAnObject", "[1, 2]", {"must be a JSON object", "array"}},
     {"Empty", "", {"malformed JSON"}},
 };
@@ -257,6 +267,55 @@ TEST(Config, ALoadedFileIsNamedInItsErrors) {
     ASSERT_FALSE(result);
     EXPECT_THAT(result.error(), HasSubstr(path.string() + ": "));
     EXPECT_THAT(result.error(), HasSubstr("rSeparation"));
+}
+
+TEST(Config, AFileLargerThanTheLimitIsRefusedBeforeItIsRead) {
+    const TempDir dir;
+    const fs::path path = dir.path() / "big.json";
+    // Valid JSON, all whitespace after the object: the size alone is refused.
+    std::ofstream(path) << "{}" << std::string(kMaxConfigFileBytes, ' ');
+    auto result = loadConfig(path);
+    ASSERT_FALSE(result);
+    EXPECT_THAT(result.error(), HasSubstr(path.string()));
+    EXPECT_THAT(result.error(), HasSubstr("at most " + std::to_string(kMaxConfigFileBytes)));
+    fs::resize_file(path, kMaxConfigFileBytes);
+    EXPECT_TRUE(loadConfig(path)) << "a file at the limit is read";
+}
+
+TEST(Config, MoreRocksThanTheLimitAreRefused) {
+    auto config = [](std::size_t count) {
+        std::string json = R"({"bounds": [10000, 100, 100], "rocks": [)";
+        for (std::size_t r = 0; r < count; ++r) {
+            json.append(r ? "," : "").append(R"({"center": [)");
+            json.append(std::to_string(-9000.0 + 50.0 * double(r)))
+                .append(R"(, 0, 0], "radius": 1})");
+        }
+        return json.append("]}");
+    };
+    EXPECT_TRUE(parseConfig(config(kMaxRocks)));
+    EXPECT_THAT(errorOf(config(kMaxRocks + 1)),
+                HasSubstr("rocks: 257 rocks are not allowed; at most 256"));
+}
+
+TEST(Config, MessagesStayShortWhateverTheInput) {
+    const std::string huge(1'000'000, '7');
+    auto text = [](std::initializer_list<std::string_view> parts) {
+        std::string joined;
+        for (std::string_view part : parts) joined.append(part);
+        return joined;
+    };
+    const std::string cases[] = {
+        text({R"({"dt": ")", huge, R"("})"}),              // a huge string of the wrong type
+        text({R"({"bounds": [)", huge, ",", huge, "]}"}),  // a huge array of the wrong size
+        text({R"({"dt": )", huge, "x}"}),                  // a huge malformed token
+        text({R"({")", huge, R"(": 1})"}),                 // a huge unknown key
+        text({R"({"neighborSearch": ")", huge, R"("})"}),  // a huge unknown name
+    };
+    for (const std::string& json : cases) {
+        const std::string error = errorOf(json);
+        EXPECT_THAT(error, HasSubstr("test.json: ")) << error.substr(0, 400);
+        EXPECT_LE(error.size(), 300u) << error.substr(0, 400);
+    }
 }
 
 TEST(Config, TheExampleConfigsLoad) {
@@ -305,6 +364,36 @@ TEST(State, ASpeedAboveTheLargestIsRefusedNamingTheLine) {
     EXPECT_THAT(fast.error(), HasSubstr("at most 1e6"));
     auto atTheLimit = parseStateCsv("x,y,z,vx,vy,vz\n1,2,3,0,1e6,0\n", SimParams{});
     EXPECT_TRUE(atTheLimit) << atTheLimit.error();
+}
+
+TEST(State, AFileLargerThanTheLimitIsRefusedBeforeItIsRead) {
+    const TempDir dir;
+    const fs::path path = dir.path() / "big.csv";
+    std::ofstream(path) << "x,y,z,vx,vy,vz\n";
+    fs::resize_file(path, kMaxStateFileBytes + 1);  // sparse: no disk is used
+    auto result = loadStateCsv(path, SimParams{});
+    ASSERT_FALSE(result);
+    EXPECT_THAT(result.error(), HasSubstr(path.string()));
+    EXPECT_THAT(result.error(), HasSubstr("at most " + std::to_string(kMaxStateFileBytes)));
+    auto folder = loadStateCsv(dir.path(), SimParams{});
+    ASSERT_FALSE(folder);
+    EXPECT_THAT(folder.error(), HasSubstr("is a folder; give a state file"));
+}
+
+TEST(State, MessagesStayShortWhateverTheInput) {
+    const std::string huge(1'000'000, '7');
+    const std::string header = "x,y,z,vx,vy,vz\n";
+    const std::string cases[] = {
+        huge + "\n",                          // a huge header
+        header + huge + "x,0,0,0,0,0\n",      // a huge bad number
+        header + "0,0,0,0,0," + huge + "\n",  // a huge out-of-range number
+    };
+    for (const std::string& csv : cases) {
+        auto result = parseStateCsv(csv, SimParams{}, "test.csv");
+        ASSERT_FALSE(result);
+        EXPECT_THAT(result.error(), HasSubstr("test.csv:"));
+        EXPECT_LE(result.error().size(), 300u) << result.error().substr(0, 400);
+    }
 }
 
 TEST(State, AcceptsWindowsLineEndsAndNoFinalNewline) {
@@ -492,6 +581,12 @@ TEST(LoadParams, ErrorsNameTheFlagOrTheKey) {
         {{.seed = "-1"}, {"--seed", "18446744073709551615"}},
         {{.seed = "18446744073709551616"}, {"--seed"}},
         {{.seed = "7x"}, {"--seed"}},
+        {{.seed = "0x10"}, {"--seed", "'0x10'", "whole number"}},
+        {{.seed = " 5"}, {"--seed", "' 5'"}},
+        {{.seed = ""}, {"--seed"}},
+        {{.fish = "0x10"}, {"--fish", "'0x10'", "16000000"}},
+        {{.fish = "+5"}, {"--fish", "'+5'"}},
+        {{.configPath = dir.path().string()}, {"is a folder; give a config file"}},
         {{.neighbors = "octree"}, {"--neighbors", "'octree'", "all-pairs or grid"}},
         {{.configPath = ""}, {"--config"}},
         {{.configPath = bad}, {"bad.json", "rCohesion"}},

@@ -37,6 +37,54 @@ TEST(TextInput, FishCountsAreWholeNumbersInRange) {
     EXPECT_THAT(zero.error(), HasSubstr("from 1 to"));
 }
 
+TEST(TextInput, WholeNumbersArePlainDecimalDigitsInRange) {
+    EXPECT_EQ(*parseWholeNumber("--steps", "0", 0, 10), 0);
+    EXPECT_EQ(*parseWholeNumber("--steps", "10", 0, 10), 10);
+    EXPECT_EQ(*parseWholeNumber("--x", "-5", -5, 5), -5);
+    EXPECT_EQ(*parseWholeNumber("--x", "9223372036854775807", 0, INT64_MAX), INT64_MAX);
+    for (const char* bad : {"", " 5", "5 ", "+5", "0x10", "1e3", "2.5", "5x", "-", "--5", "11",
+                            "-1", "99999999999999999999", "\t5"}) {
+        const auto n = parseWholeNumber("--steps", bad, 0, 10);
+        ASSERT_FALSE(n) << bad;
+        EXPECT_EQ(n.error(), "--steps: '" + std::string(bad) +
+                                 "' is not allowed; must be a whole number from 0 to 10");
+    }
+    // CLI11 names the flag itself: without a name the message starts at the value.
+    EXPECT_EQ(parseWholeNumber("", "x", 1, 2).error(),
+              "'x' is not allowed; must be a whole number from 1 to 2");
+    EXPECT_EQ(*parseUnsigned64("--seed", "18446744073709551615"), UINT64_MAX);
+    for (const char* bad : {"", "-1", "-0", "18446744073709551616", "0x5", " 1"}) {
+        const auto n = parseUnsigned64("--seed", bad);
+        ASSERT_FALSE(n) << bad;
+        EXPECT_THAT(n.error(), HasSubstr("from 0 to 18446744073709551615")) << bad;
+    }
+}
+
+TEST(TextInput, QuotedTextIsCutShort) {
+    EXPECT_EQ(quote("abc"), "'abc'");
+    EXPECT_EQ(quote(std::string(40, 'a')), "'" + std::string(40, 'a') + "'");
+    EXPECT_EQ(quote(std::string(1000, 'a'), 4), "'aaaa...' (1000 characters)");
+    EXPECT_LE(parseFishCount("--fish", std::string(100'000, '9')).error().size(), 300u);
+}
+
+TEST(TextInput, AnOutputMayNotBeAnInputUnderAnySpelling) {
+    const auto dir = std::filesystem::temp_directory_path() / "fishschool-same-file-test";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "sub");
+    const std::string config = (dir / "c.json").string();
+    std::ofstream(config) << "{}";
+    std::filesystem::create_symlink(config, dir / "link.json");
+    for (const std::string& same :
+         {config, (dir / "sub" / ".." / "c.json").string(), (dir / "link.json").string()}) {
+        const auto refused = checkNotAnInput("--state-out", same, {{"--config", config}});
+        ASSERT_FALSE(refused) << same;
+        EXPECT_THAT(refused.error(), HasSubstr("is the same file as --config")) << same;
+    }
+    EXPECT_TRUE(checkNotAnInput("--state-out", (dir / "new.csv").string(), {{"--config", config}}));
+    EXPECT_TRUE(checkNotAnInput("--state-out", config, {{"--config", ""}}));
+    std::filesystem::remove_all(dir);
+}
+
 TEST(TextInput, AnOutputPathNeedsAWritableFolder) {
     const auto dir = std::filesystem::temp_directory_path() / "fishschool-text-input-test";
     std::filesystem::create_directories(dir);

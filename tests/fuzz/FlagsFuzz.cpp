@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "CommandLine.h"
+#include "RunCommandLine.h"
 #include "FuzzMain.h"
 #include "core/BackendRegistry.h"
 #include "core/TextInput.h"

@@ -1,4 +1,4 @@
-#include "CommandLine.h"
+#include "RunCommandLine.h"
 
 #include <exception>
 #include <iostream>
@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "Commands.h"
+#include "core/TextInput.h"
 
 namespace fishschool::cli {
 
@@ -17,6 +18,20 @@ int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
     BenchOptions bench;
     addSimulateCommand(app, simulate);
     addBenchCommand(app, bench);
+    // CLI11 would only say "A subcommand is required" for a misspelt one.
+    if (argc > 1 && argv[1][0] != '-') {
+        std::string names;
+        bool known = false;
+        for (const CLI::App* command : app.get_subcommands({})) {
+            known |= command->get_name() == argv[1];
+            names += (names.empty() ? "" : ", ") + command->get_name();
+        }
+        if (!known) {
+            std::cerr << "error: unknown command " << quote(argv[1]) << "; the commands are "
+                      << names << " (see fishschool-cli --help)\n";
+            return kExitBadInput;
+        }
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,37 @@
+#pragma once
+
+// CLI11 validators built on TextInput.h, so that every flag of the app and the CLI accepts and
+// refuses the same text with the same message. Header-only: the core library does not link CLI11.
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "TextInput.h"
+
+namespace fishschool {
+
+/// Refuses an empty value, so that `--config ""` is an error rather than "no config".
+inline CLI::Validator nonEmpty() {
+    return CLI::Validator(
+        [](const std::string& value) {
+            return value.empty() ? std::string("an empty value is not allowed") : std::string();
+        },
+        "", "NONEMPTY");
+}
+
+/// A strict decimal whole number from `min` to `max` (TextInput.h's parseWholeNumber): CLI11 on
+/// its own would read "0x10" as 16 and "" as 0.
+inline CLI::Validator wholeNumber(std::int64_t min,
+                                  std::int64_t max = std::numeric_limits<std::int64_t>::max()) {
+    return CLI::Validator(
+        [min, max](const std::string& value) {
+            auto n = parseWholeNumber("", value, min, max);
+            return n ? std::string() : n.error();
+        },
+        "", "WHOLE_NUMBER");
+}
+
+}  // namespace fishschool
