@@ -4,7 +4,8 @@
 # tests/fuzz/corpus/TARGET. Builds the targets with afl-g++-fast into build-fuzz/. Fails, naming
 # the inputs, when any target crashed (a sanitizer error or a broken property: see
 # tests/fuzz/*.cpp) or hung. Findings stay in build-fuzz/findings/TARGET/default/{crashes,hangs};
-# to see why one failed: build-fuzz/bin/fuzz_TARGET FILE (it reads the file once).
+# to see why one failed: build-fuzz/bin/fuzz_TARGET < FILE, or from an ordinary build
+# build/bin/fuzz_TARGET FILE.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
@@ -72,7 +73,7 @@ for t in "${targets[@]}"; do
         if [ ${#bad[@]} -gt 0 ]; then
             found=1
             echo "error: $t: ${#bad[@]} input(s) in $out/default/$kind; replay one with" \
-                "$build/bin/fuzz_$t FILE:" >&2
+                "$build/bin/fuzz_$t < FILE:" >&2
             printf '  %s\n' "${bad[@]}" >&2
         fi
     done

@@ -48,7 +48,12 @@ void main() {
     gl_Position = viewProjection * vec4(worldPosition, 1.0);
 
     if (colorMode == 0) {
-        baseColor = mix(vec3(0.15, 0.35, 0.85), vec3(1.0, 0.55, 0.15), speedRatio);
+        // A school swims near its top speed: the cube spreads the top of the range over most of
+        // the colours (half the top speed is already deep blue), so slowing fish stand out. The
+        // panel's legend draws the same map (Panel.cpp, speedColor).
+        float t = speedRatio * speedRatio * speedRatio;
+        baseColor = t < 0.5 ? mix(vec3(0.15, 0.25, 0.85), vec3(0.2, 0.85, 0.75), t * 2.0)
+                            : mix(vec3(0.2, 0.85, 0.75), vec3(1.0, 0.55, 0.15), t * 2.0 - 1.0);
     } else {
         baseColor = hsv(atan(forward.z, forward.x) / 6.2831853 + 0.5, 0.65, 0.95);
     }

@@ -6,20 +6,26 @@
 #include <imgui_impl_opengl3.h>
 #include <imgui_impl_sdl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <deque>
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "Screenshot.h"
 #include "SimulationController.h"
+#include "VideoRecorder.h"
 #include "core/BackendRegistry.h"
 #include "core/ConfigIO.h"
 #include "core/StateIO.h"
+#include "core/TextInput.h"
 #include "gpu/GlObjects.h"
 #include "render/SceneRenderer.h"
 #include "ui/FpsRecorder.h"
@@ -102,7 +108,24 @@ class App {
     ui::FpsRecorder recorder_;
     bool quit_ = false;
     bool screenshotRequested_ = false;
+    std::size_t sweepRowsPrinted_ = 0;
+    std::uint64_t plottedMeasures_ = 0;
+    VideoRecorder video_;
+    std::optional<std::string> videoToStart_;  ///< started once the frame's size is known
+    /// Closes the video; false when it could not be written.
+    bool finishVideo();
+    /// The scene before a sweep, set back when it ends.
+    struct SceneBeforeSweep {
+        BackendKind backend;
+        School school;
+        bool paused;
+    };
+    std::optional<SceneBeforeSweep> beforeSweep_;
+    void restoreAfterSweep();
     std::deque<float> frameHistory_;
+    /// Key releases held back a frame: a key pressed and released within one frame would
+    /// otherwise never be seen down (a quick Enter in a text field would be lost).
+    std::vector<SDL_Event> deferred_;
     std::optional<render::FishSource> uploaded_;
     std::uint64_t uploadedVersion_ = 0;
 };
@@ -140,13 +163,36 @@ void App::handleEvent(const SDL_Event& event) {
                     camera_.reset(sim_->params().bounds);
                     break;
                 case SDLK_F1:
+                case SDLK_QUESTION:
+                    panel_.view.showHelp = !panel_.view.showHelp;
+                    break;
+                case SDLK_SLASH:  // ? on most layouts
+                    if (event.key.keysym.mod & KMOD_SHIFT)
+                        panel_.view.showHelp = !panel_.view.showHelp;
+                    break;
+                case SDLK_F2:
                     panel_.view.showPanel = !panel_.view.showPanel;
+                    break;
+                case SDLK_LEFTBRACKET:
+                case SDLK_RIGHTBRACKET: {
+                    const double factor = key == SDLK_RIGHTBRACKET ? 2.0 : 0.5;
+                    actions.speed =
+                        std::clamp(sim_->speed * factor, SimulationController::kMinSpeed,
+                                   SimulationController::kMaxSpeed);
+                    actions.asFastAsItCan = false;
+                    break;
+                }
+                case SDLK_f:
+                    actions.fastForwardSeconds = panel_.fastForwardSeconds();
                     break;
                 case SDLK_F12:
                     screenshotRequested_ = true;
                     break;
                 case SDLK_ESCAPE:
-                    quit_ = true;
+                    if (panel_.view.showHelp)
+                        panel_.view.showHelp = false;
+                    else
+                        quit_ = true;
                     break;
                 default:
                     break;
@@ -182,6 +228,30 @@ void App::apply(const ui::PanelActions& actions) {
         if (sim_->params().bounds != oldBounds) camera_.fit(sim_->params().bounds);
     }
     if (actions.togglePause) sim_->paused = !sim_->paused;
+    if (actions.speed) sim_->speed = *actions.speed;
+    if (actions.asFastAsItCan) sim_->asFastAsItCan = *actions.asFastAsItCan;
+    if (actions.speed || actions.asFastAsItCan) {
+        char text[64];
+        std::snprintf(text, sizeof text, "speed x%g", sim_->speed);
+        panel_.showMessage(sim_->asFastAsItCan ? std::string("speed: as fast as it can") : text);
+    }
+    if (actions.fastForwardSeconds) {
+        sim_->fastForward(*actions.fastForwardSeconds);
+        char text[64];
+        std::snprintf(text, sizeof text, "fast-forward %.0f simulated seconds",
+                      *actions.fastForwardSeconds);
+        panel_.showMessage(text);
+    }
+    if (actions.cancelFastForward) sim_->cancelFastForward();
+    if (actions.startVideoPath) {
+        if (auto ok = checkOutputPath("video", *actions.startVideoPath); !ok)
+            report(ok);
+        else if (auto ffmpeg = VideoRecorder::checkFfmpeg(); !ffmpeg)
+            report(ffmpeg);
+        else
+            videoToStart_ = *actions.startVideoPath;
+    }
+    if (actions.stopVideo) (void)finishVideo();
     if (actions.step) sim_->stepOnce();
     if (actions.resetSeed) sim_->reset(*actions.resetSeed);
     if (actions.saveStatePath) {
@@ -228,6 +298,7 @@ int App::run() {
             return kBadInput;
         }
     }
+    if (!options_.recordPath.empty()) videoToStart_ = options_.recordPath;
     int status = 0;
     const double start = seconds();
     double last = start;
@@ -235,8 +306,19 @@ int App::run() {
     std::int64_t frame = 0;
     bool vsync = !panel_.view.vsync;  // forces the first SetSwapInterval
     while (!quit_) {
+        std::vector<SDL_Event> held;
+        held.swap(deferred_);
+        for (const SDL_Event& event : held) handleEvent(event);
+        std::set<SDL_Scancode> downThisFrame;
         SDL_Event event;
-        while (SDL_PollEvent(&event)) handleEvent(event);
+        while (SDL_PollEvent(&event)) {
+            if (event.type == SDL_KEYUP && downThisFrame.count(event.key.keysym.scancode)) {
+                deferred_.push_back(event);
+                continue;
+            }
+            if (event.type == SDL_KEYDOWN) downThisFrame.insert(event.key.keysym.scancode);
+            handleEvent(event);
+        }
         if (vsync != panel_.view.vsync) {
             vsync = panel_.view.vsync;
             SDL_GL_SetSwapInterval(vsync ? 1 : 0);
@@ -248,7 +330,8 @@ int App::run() {
         frameHistory_.push_back(static_cast<float>(frameSeconds * 1000.0));
         if (frameHistory_.size() > 240) frameHistory_.pop_front();
 
-        sim_->advance(frameSeconds);
+        // While recording, each frame is one video frame: the simulation advances by its time.
+        sim_->advance(video_.recording() ? 1.0 / video_.framesPerSecond() : frameSeconds);
         // A GL failure mid-run (out of GPU memory, a lost context) loses the GPU's school: say so
         // and stop rather than draw and save what is left.
         if (auto ok = sim_->backend().health(); !ok) {
@@ -260,6 +343,9 @@ int App::run() {
 
         ui::FrameSample sample{frameSeconds, simulationMs, renderMs, sim_->backendKind(),
                                static_cast<std::int64_t>(sim_->fishCount())};
+        if (recorder_.sweeping() && !beforeSweep_)
+            beforeSweep_ =
+                SceneBeforeSweep{sim_->backendKind(), sim_->backend().download(), sim_->paused};
         const ui::FpsRecorder::Request request = recorder_.onFrame(sample);
         if (request.backend || request.fish) {
             const auto set = sim_->setScene(request.backend.value_or(sim_->backendKind()),
@@ -269,6 +355,15 @@ int App::run() {
                 if (sweeping) std::cerr << "sweep: skipped " << recorder_.skipped().back() << "\n";
             }
             report(set);
+        }
+        if (!recorder_.sweeping() && beforeSweep_) restoreAfterSweep();
+        if (sweeping && recorder_.records().size() > sweepRowsPrinted_) {
+            // Progress where the user looks: the terminal that started the sweep.
+            const ui::FpsRecord& row = recorder_.records().back();
+            sweepRowsPrinted_ = recorder_.records().size();
+            std::fprintf(stderr, "sweep: %zu/%zu %s, %lld fish: %.1f FPS\n", recorder_.casesDone(),
+                         recorder_.caseCount(), std::string(toString(row.backend)).c_str(),
+                         static_cast<long long>(row.fish), row.fps);
         }
         if (sweeping && !recorder_.busy()) quit_ = true;
         if (options_.switchEveryFrames > 0 && frame > 0 && frame % options_.switchEveryFrames == 0)
@@ -301,6 +396,10 @@ int App::run() {
         state.paused = sim_->paused;
         state.fishCount = sim_->fishCount();
         state.metrics = panel_.view.measureSchool ? &sim_->metrics(now) : nullptr;
+        if (state.metrics && sim_->measureCount() != plottedMeasures_) {
+            plottedMeasures_ = sim_->measureCount();
+            panel_.addMeasures(sim_->simulatedSeconds(), *state.metrics);
+        }
         state.fps = frameSeconds > 0.0 ? 1.0 / frameSeconds : 0.0;
         if (history.size() >= 30) {
             double sum = 0.0;
@@ -311,6 +410,12 @@ int App::run() {
         state.simulationMs = simulationMs;
         state.renderMs = renderMs;
         state.frameHistoryMs = history;
+        state.simulatedSeconds = sim_->simulatedSeconds();
+        state.speed = sim_->speed;
+        state.asFastAsItCan = sim_->asFastAsItCan;
+        state.fastForwardLeft = sim_->fastForwardLeft();
+        state.recordingVideo = video_.recording();
+        state.videoFrames = video_.frames();
         apply(panel_.draw(state, recorder_));
         ImGui::Render();
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
@@ -327,6 +432,25 @@ int App::run() {
                 std::cerr << "error: " << ok.error() << "\n";
                 if (lastFrame) status = kBadInput;
                 panel_.showError(ok.error());
+            } else {
+                panel_.showMessage("saved the screenshot " + path);
+            }
+        }
+        if (videoToStart_) {
+            if (auto ok = video_.start(*videoToStart_, width, height, options_.recordFps); !ok) {
+                std::cerr << "error: " << ok.error() << "\n";
+                panel_.showError(ok.error());
+                status = kInternal;
+            } else {
+                panel_.showMessage("recording the video " + *videoToStart_);
+            }
+            videoToStart_.reset();
+        }
+        if (video_.recording()) {
+            if (auto ok = video_.addFrame(width, height); !ok) {
+                std::cerr << "error: " << ok.error() << "\n";
+                panel_.showError(ok.error());
+                status = kInternal;
             }
         }
         SDL_GL_SwapWindow(window_.window);
@@ -338,6 +462,17 @@ int App::run() {
     }
     const int finished = finish();
     return status != 0 ? status : finished;
+}
+
+void App::restoreAfterSweep() {
+    // The fewer fish first, so no step of the way is refused; then the school as it was.
+    Result<void> ok = sim_->setScene(beforeSweep_->backend,
+                                     static_cast<std::int64_t>(beforeSweep_->school.size()));
+    if (ok) ok = sim_->replaceSchool(beforeSweep_->school);
+    sim_->paused = beforeSweep_->paused;
+    report(ok);
+    if (ok) panel_.showMessage("sweep done; the school is back as it was");
+    beforeSweep_.reset();
 }
 
 void App::switchToNextBackend(std::int64_t frame) {
@@ -356,8 +491,24 @@ void App::switchToNextBackend(std::int64_t frame) {
     }
 }
 
+bool App::finishVideo() {
+    if (!video_.recording()) return true;
+    const auto frames = video_.finish();
+    if (frames) {
+        const std::string done = "wrote the video " + video_.path().string() + " (" +
+                                 std::to_string(*frames) + " frames)";
+        std::cerr << done << "\n";
+        panel_.showMessage(done);
+        return true;
+    }
+    std::cerr << "error: " << frames.error() << "\n";
+    panel_.showError(frames.error());
+    return false;
+}
+
 int App::finish() {
     int status = 0;
+    if (!finishVideo()) status = kInternal;
     if (!options_.sweepFish.empty()) {
         // A sweep stopped early (the window closed) still keeps what it measured.
         if (recorder_.busy())
@@ -398,6 +549,22 @@ int runApp(const AppOptions& options) {
         startSchool = std::move(*school);
     }
 
+    // Without a display the app can still run offscreen (EGL) for the flags that end by
+    // themselves; run by hand it would show nothing and never end.
+    const auto set = [](const char* name) {
+        const char* value = std::getenv(name);
+        return value != nullptr && *value != '\0';
+    };
+    if (!set("DISPLAY") && !set("WAYLAND_DISPLAY") && !set("SDL_VIDEODRIVER")) {
+        if (options.frames == 0 && options.sweepFish.empty() && options.recordPath.empty()) {
+            std::cerr << "error: no display (DISPLAY and WAYLAND_DISPLAY are not set): run it on a "
+                         "desktop or under xvfb-run; without a display it runs offscreen only "
+                         "with --frames, --sweep or --record\n";
+            return kBadInput;
+        }
+        ::setenv("SDL_VIDEODRIVER", "offscreen", 1);
+        std::cerr << "no display: running offscreen\n";
+    }
     Window window;
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {
         std::cerr << "error: cannot open a display: " << SDL_GetError()
@@ -413,13 +580,24 @@ int runApp(const AppOptions& options) {
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, SDL_GL_CONTEXT_DEBUG_FLAG);
 #endif
     // Multisampling smooths the thin fish and the tank's edges; without it where it is missing.
+    // The window fits the display's usable area (less panels and docks), at most 1600 x 900.
+    int width = options.width > 0 ? options.width : 1600;
+    int height = options.height > 0 ? options.height : 900;
+    int x = static_cast<int>(SDL_WINDOWPOS_CENTERED), y = static_cast<int>(SDL_WINDOWPOS_CENTERED);
+    SDL_Rect usable{};
+    if (SDL_GetDisplayUsableBounds(0, &usable) == 0 && usable.w > 0 && usable.h > 0) {
+        if (options.width <= 0) width = std::min(width, usable.w);
+        if (options.height <= 0) height = std::min(height, usable.h);
+        x = usable.x + std::max((usable.w - width) / 2, 0);
+        y = usable.y + std::max((usable.h - height) / 2, 0);
+    }
     std::string windowError, contextError;
     for (const int samples : {options.msaaSamples, 0}) {
         SDL_GL_SetAttribute(SDL_GL_MULTISAMPLEBUFFERS, samples > 0 ? 1 : 0);
         SDL_GL_SetAttribute(SDL_GL_MULTISAMPLESAMPLES, samples);
-        window.window = SDL_CreateWindow(
-            "FishSchool", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, options.width,
-            options.height, SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+        window.window =
+            SDL_CreateWindow("FishSchool", x, y, width, height,
+                             SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
         if (window.window == nullptr) {
             windowError = SDL_GetError();
             continue;

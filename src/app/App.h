@@ -23,12 +23,14 @@ struct AppOptions {
     std::int64_t switchEveryFrames = 0;  ///< hand the school to the next backend this often
     std::string stateOutPath;            ///< write the school's state CSV on quitting
     std::string stateInPath;             ///< start from this state CSV's school
+    std::string recordPath;              ///< write the window as a video (through ffmpeg)
+    int recordFps = 60;                  ///< the video's frame rate: one frame per drawn frame
     bool vsync = true;
     bool startPaused = false;
     bool hideUi = false;
     bool colorByHeading = false;
-    int msaaSamples = 4;  ///< multisampling of the window; 0 turns it off
-    int width = 1600, height = 900;
+    int msaaSamples = 4;        ///< multisampling of the window; 0 turns it off
+    int width = 0, height = 0;  ///< 0: fit the display's usable area, at most 1600 x 900
 };
 
 /// Opens the window and runs until the user quits or the options say so. Returns the exit

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "core/BackendRegistry.h"
 #include "core/Scenario.h"
@@ -139,6 +140,8 @@ Result<void> SimulationController::replaceSchool(const School& school) {
     if (auto ok = backend_->upload(school); !ok) return ok;
     if (school.size() != countBefore) forgetCountDependentChecks();
     accumulator_ = 0.0;
+    simulatedSeconds_ = 0.0;
+    pendingSteps_ = 0;
     metricsTime_ = -1e9;
     ++schoolVersion_;
     return {};
@@ -148,6 +151,8 @@ void SimulationController::reset(std::uint64_t seed) {
     settings_.seed = seed;  // the seed makes the school; the step does not read it
     (void)backend_->upload(makeInitialSchool(params()));  // same count as before: it fits
     accumulator_ = 0.0;
+    simulatedSeconds_ = 0.0;
+    pendingSteps_ = 0;
     metricsTime_ = -1e9;
     ++schoolVersion_;
 }
@@ -159,6 +164,7 @@ void SimulationController::runSteps(int count) {
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < count; ++i) backend_->step();
     backend_->finish();
+    simulatedSeconds_ += count * static_cast<double>(settings_.dt);
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     lastStepsMilliseconds_ = ms;
@@ -167,19 +173,38 @@ void SimulationController::runSteps(int count) {
         stepMilliseconds_ == 0.0 ? perStep : 0.9 * stepMilliseconds_ + 0.1 * perStep;
 }
 
+int SimulationController::affordableSteps(double budgetMs, int most) const {
+    if (stepMilliseconds_ <= 0.0) return std::min(most, kMaxStepsPerFrame);
+    return std::clamp(static_cast<int>(budgetMs / stepMilliseconds_), 1, std::max(most, 1));
+}
+
 int SimulationController::advance(double wallSeconds) {
+    if (pendingSteps_ > 0) {
+        accumulator_ = 0.0;
+        const int steps =
+            affordableSteps(kFastForwardBudgetMilliseconds,
+                            static_cast<int>(std::min<std::int64_t>(pendingSteps_, 1'000'000)));
+        pendingSteps_ -= steps;
+        runSteps(steps);
+        return steps;
+    }
     if (paused) {
         accumulator_ = 0.0;
         return 0;
     }
-    accumulator_ += wallSeconds;
+    if (asFastAsItCan) {
+        accumulator_ = 0.0;
+        const int steps = affordableSteps(kStepBudgetMilliseconds, 1'000'000);
+        runSteps(steps);
+        return steps;
+    }
+    const double clamped = std::clamp(speed, kMinSpeed, kMaxSpeed);
+    accumulator_ += wallSeconds * clamped;
     int steps = static_cast<int>(accumulator_ / settings_.dt);
     // However late the frame, run no more steps than fit the frame's budget (at least one), so
     // a big school slows the simulation down rather than the window.
-    int affordable = kMaxStepsPerFrame;
-    if (stepMilliseconds_ > 0.0)
-        affordable = std::clamp(static_cast<int>(kStepBudgetMilliseconds / stepMilliseconds_), 1,
-                                kMaxStepsPerFrame);
+    const int most = static_cast<int>(std::ceil(kMaxStepsPerFrame * std::max(clamped, 1.0)));
+    const int affordable = affordableSteps(kStepBudgetMilliseconds, most);
     if (steps > affordable) {
         steps = affordable;
         accumulator_ = 0.0;  // drop what cannot be caught up
@@ -190,6 +215,11 @@ int SimulationController::advance(double wallSeconds) {
     return steps;
 }
 
+void SimulationController::fastForward(double seconds) {
+    if (!(seconds > 0.0)) return;
+    pendingSteps_ += static_cast<std::int64_t>(std::llround(seconds / settings_.dt));
+}
+
 void SimulationController::stepOnce() {
     runSteps(1);
 }
@@ -198,6 +228,7 @@ const SchoolMetrics& SimulationController::metrics(double nowSeconds, double eve
     if (nowSeconds - metricsTime_ >= everySeconds) {
         metrics_ = measureSchool(backend_->download(), params());
         metricsTime_ = nowSeconds;
+        ++measureCount_;
     }
     return metrics_;
 }

@@ -54,14 +54,30 @@ class SimulationController {
     /// A fresh school of the same size from `seed`.
     void reset(std::uint64_t seed);
 
-    /// Advances the fixed-step clock by `wallSeconds`: runs whole steps of params.dt, at most
-    /// kMaxStepsPerFrame, and drops the rest so a slow machine never spirals. Returns the steps
-    /// run.
+    /// Advances the fixed-step clock by `wallSeconds` times `speed`: runs whole steps of
+    /// params.dt, at most kMaxStepsPerFrame (times the speed above 1) and no more than fit in
+    /// kStepBudgetMilliseconds, and drops the rest so a slow machine never spirals. Runs a
+    /// pending fast-forward instead when there is one. Returns the steps run.
     int advance(double wallSeconds);
     /// One step now, paused or not.
     void stepOnce();
+    /// Runs `seconds` of simulated time as fast as the machine can, a frame's budget at a time
+    /// (so the window keeps answering), paused or not; normal stepping waits until it is done.
+    void fastForward(double seconds);
+    /// Simulated seconds the fast-forward has still to run (0 when none).
+    double fastForwardLeft() const { return pendingSteps_ * static_cast<double>(settings_.dt); }
+    void cancelFastForward() { pendingSteps_ = 0; }
+    /// Simulated time of the school: steps run times dt, from 0 at a new or loaded school.
+    double simulatedSeconds() const { return simulatedSeconds_; }
 
     bool paused = false;
+    /// Simulated seconds per wall second (0.25 to 8); ignored while asFastAsItCan.
+    double speed = 1.0;
+    /// Steps as many times a frame as fit in the frame's step budget, whatever the clock.
+    bool asFastAsItCan = false;
+    static constexpr double kMinSpeed = 0.25, kMaxSpeed = 8.0;
+    /// The budget of a fast-forward frame, ms: longer than a normal frame's, still interactive.
+    static constexpr double kFastForwardBudgetMilliseconds = 50.0;
     static constexpr int kMaxStepsPerFrame = 4;
     /// The most fish the app runs with all-pairs search on a CPU backend: beyond, a step takes
     /// seconds and the window would stop answering.
@@ -76,6 +92,8 @@ class SimulationController {
 
     /// The measures of the school, recomputed at most every `everySeconds` of wall time.
     const SchoolMetrics& metrics(double nowSeconds, double everySeconds = 0.5);
+    /// How many times metrics() has measured the school, so a plot takes each measure once.
+    std::uint64_t measureCount() const { return measureCount_; }
     /// Changes whenever the school may have changed (a step, a switch, new parameters, a
     /// reset), so a renderer can skip copying a school it already has.
     std::uint64_t schoolVersion() const { return schoolVersion_; }
@@ -96,7 +114,11 @@ class SimulationController {
     SimParams settings_;
     std::unique_ptr<Backend> backend_;
     double accumulator_ = 0.0;
+    double simulatedSeconds_ = 0.0;
+    std::int64_t pendingSteps_ = 0;
     std::uint64_t schoolVersion_ = 0;
+    /// Steps that fit in `budgetMs` at the measured step time, from 1 to `most`.
+    int affordableSteps(double budgetMs, int most) const;
     /// A new backend or school size: step times measured before say nothing of it.
     void forgetStepTimes() { stepMilliseconds_ = 0.0; }
     void forgetCountDependentChecks();
@@ -105,6 +127,7 @@ class SimulationController {
     double lastStepsMilliseconds_ = 0.0;
     SchoolMetrics metrics_;
     double metricsTime_ = -1e9;
+    std::uint64_t measureCount_ = 0;
     /// Per entry of backendRegistry(): why it cannot run, "" when it can, unset until asked.
     std::vector<std::optional<std::string>> unavailable_;
 };

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "App.h"
+#include "VideoRecorder.h"
 #include "core/BackendRegistry.h"
 #include "core/CommandLine.h"
 #include "core/TextInput.h"
@@ -45,6 +46,11 @@ int main(int argc, char** argv) {
                    "Start from this state CSV's school: its rows are the fish");
     cli.add_option("--state-out", options.stateOutPath,
                    "Write the school as a state CSV when the app quits");
+    cli.add_option("--record", options.recordPath,
+                   "Write the window as a video (FILE.mp4), one video frame per drawn frame");
+    cli.add_option("--record-fps", options.recordFps,
+                   "The video's frame rate; the simulation advances 1/FPS s per frame (default 60)")
+        ->check(wholeNumber(1, 240));
     cli.add_flag("--no-vsync", noVsync, "Do not wait for the display's refresh");
     cli.add_flag("--paused", options.startPaused, "Start paused (Space resumes)");
     cli.add_flag("--hide-ui", options.hideUi, "Start without the panel and the overlay");
@@ -53,9 +59,11 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"speed", "heading"}));
     cli.add_option("--msaa", options.msaaSamples, "Multisampling: 0 (off), 2, 4 or 8 samples")
         ->check(wholeNumber(0, 8) & CLI::IsMember({0, 2, 4, 8}));
-    cli.add_option("--width", options.width, "Window width in pixels")
+    cli.add_option("--width", options.width,
+                   "Window width in pixels (default: the display's usable width, at most 1600)")
         ->check(wholeNumber(64, 16384));
-    cli.add_option("--height", options.height, "Window height in pixels")
+    cli.add_option("--height", options.height,
+                   "Window height in pixels (default: the display's usable height, at most 900)")
         ->check(wholeNumber(64, 16384));
     try {
         cli.parse(argc, argv);
@@ -115,10 +123,26 @@ int main(int argc, char** argv) {
         std::cerr << "error: --csv is where --sweep writes; give --sweep FISH_LIST too\n";
         return 2;
     }
+    if (cli.count("--record-fps") && options.recordPath.empty()) {
+        std::cerr << "error: --record-fps needs --record FILE\n";
+        return 2;
+    }
+    if (!options.recordPath.empty()) {
+        if (!options.sweepFish.empty()) {
+            std::cerr << "error: --record cannot be used with --sweep: recording slows what the "
+                         "sweep measures\n";
+            return 2;
+        }
+        if (auto ok = app::VideoRecorder::checkFfmpeg(); !ok) {
+            std::cerr << "error: " << ok.error() << "\n";
+            return 2;
+        }
+    }
     // Output files are checked before the run, not after minutes of it.
-    for (const auto& [flag, path] : {std::pair{"--csv", &options.sweepCsvPath},
-                                     std::pair{"--screenshot", &options.screenshotPath},
-                                     std::pair{"--state-out", &options.stateOutPath}}) {
+    for (const auto& [flag, path] :
+         {std::pair{"--csv", &options.sweepCsvPath}, std::pair{"--record", &options.recordPath},
+          std::pair{"--screenshot", &options.screenshotPath},
+          std::pair{"--state-out", &options.stateOutPath}}) {
         if (!cli.count(flag)) continue;
         const std::string config = options.params.configPath.value_or("");
         // --state-in and --state-out may name one file: the write is atomic.

@@ -23,6 +23,8 @@ struct SimulateOptions {
     bool check = false;  ///< --check: the invariants after every step
     /// Parse and validate the flags and the files they name, then stop (the fuzz targets).
     bool validateOnly = false;
+    std::string metricsPath;   ///< --metrics: the school's measures as CSV
+    std::string metricsEvery;  ///< --metrics-every as typed (a row every N steps)
 };
 
 struct BenchOptions {

@@ -1,14 +1,27 @@
 #include <iostream>
+#include <limits>
+#include <tuple>
 
 #include "Commands.h"
 #include "core/BackendRegistry.h"
 #include "core/ConfigIO.h"
 #include "core/Invariants.h"
+#include "core/Metrics.h"
 #include "core/Scenario.h"
 #include "core/StateIO.h"
 #include "core/TextInput.h"
 
 namespace fishschool::cli {
+namespace {
+
+/// --metrics-every: a whole number of steps, at least 1 (default 1).
+/// Empty: not given (the flag itself refuses an empty value), so one row a step.
+Result<std::int64_t> parseMetricsEvery(const std::string& text) {
+    if (text.empty()) return 1;
+    return parseWholeNumber("--metrics-every", text, 1, std::numeric_limits<std::int64_t>::max());
+}
+
+}  // namespace
 
 void addSimulateCommand(CLI::App& app, SimulateOptions& o) {
     CLI::App* cmd = app.add_subcommand("simulate", "Run K steps and write the state CSV");
@@ -17,9 +30,16 @@ void addSimulateCommand(CLI::App& app, SimulateOptions& o) {
     cmd->add_option("--steps", o.steps, "Number of steps K (>= 0)")
         ->required()
         ->check(wholeNumber(0));
-    cmd->add_option("--state-out", o.stateOut, "Where to write the state CSV")
-        ->required()
+    cmd->add_option("--state-out", o.stateOut,
+                    "Where to write the state CSV (required unless --metrics is given)")
         ->check(nonEmpty());
+    cmd->add_option("--metrics", o.metricsPath,
+                    "Write the school's measures as CSV: " + std::string(kMetricsCsvHeader))
+        ->check(nonEmpty());
+    cmd->add_option("--metrics-every", o.metricsEvery,
+                    "A --metrics row at step 0, then every N steps (default 1)")
+        ->type_name("N")
+        ->check(wholeNumber(1));
     cmd->add_option("--state-in", o.stateIn,
                     "Initial state CSV; its rows are the fish, whatever fishCount says")
         ->check(nonEmpty());
@@ -52,11 +72,22 @@ int runSimulate(const SimulateOptions& o) {
     if (!o.stateIn.empty() && o.params.seed)
         return fail("--seed cannot be used with --state-in: the fish come from the file");
 
-    if (auto ok = checkOutputPath("--state-out", o.stateOut); !ok) return fail(ok.error());
-    // --state-in may be the same file: the write is atomic and comes after the read.
+    if (o.stateOut.empty() && o.metricsPath.empty())
+        return fail("--state-out is required (or --metrics, or both)");
+    const auto every = parseMetricsEvery(o.metricsEvery);
+    if (!every) return fail(every.error());
+    if (o.metricsPath.empty() && !o.metricsEvery.empty())
+        return fail("--metrics-every needs --metrics FILE");
+    // --state-in may be the state output: the write is atomic and comes after the read.
     const std::string config = o.params.configPath.value_or("");
-    if (auto ok = checkNotAnInput("--state-out", o.stateOut, {{"--config", config}}); !ok)
-        return fail(ok.error());
+    for (const auto& [flag, path, stateIn] : {std::tuple{"--state-out", &o.stateOut, std::string()},
+                                              std::tuple{"--metrics", &o.metricsPath, o.stateIn}}) {
+        if (path->empty()) continue;
+        if (auto ok = checkOutputPath(flag, *path); !ok) return fail(ok.error());
+        if (auto ok = checkNotAnInput(flag, *path, {{"--config", config}, {"--state-in", stateIn}});
+            !ok)
+            return fail(ok.error());
+    }
 
     auto params = loadParams(o.params);
     if (!params) return fail(params.error());
@@ -77,6 +108,14 @@ int runSimulate(const SimulateOptions& o) {
     Backend& b = **backend;
     // The school is valid input; a backend that cannot hold it is this machine's limit.
     if (auto ok = b.upload(school); !ok) return internalFailure(ok.error());
+    std::string metrics;
+    auto measure = [&](std::int64_t step) {
+        if (o.metricsPath.empty() || step % *every != 0) return;
+        metrics += metricsCsvRow(step, static_cast<double>(step) * params->dt,
+                                 measureSchool(b.download(), *params));
+    };
+    if (!o.metricsPath.empty()) metrics = std::string(kMetricsCsvHeader) + "\n";
+    measure(0);
     for (std::int64_t s = 0; s < o.steps; ++s) {
         b.step();
         if (auto ok = b.health(); !ok) return internalFailure(ok.error());
@@ -86,12 +125,16 @@ int runSimulate(const SimulateOptions& o) {
                 return kExitInternal;
             }
         }
+        measure(s + 1);
         if (o.steps >= 100 && (s + 1) % (o.steps / 10) == 0)
             std::cerr << "step " << (s + 1) << "/" << o.steps << "\n";
     }
     const School result = b.download();
     if (auto ok = b.health(); !ok) return internalFailure(ok.error());
-    if (auto ok = saveStateCsv(o.stateOut, result); !ok) return fail(ok.error());
+    if (!o.metricsPath.empty())
+        if (auto ok = writeFileAtomically(o.metricsPath, metrics); !ok) return fail(ok.error());
+    if (!o.stateOut.empty())
+        if (auto ok = saveStateCsv(o.stateOut, result); !ok) return fail(ok.error());
     return 0;
 }
 

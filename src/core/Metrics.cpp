@@ -1,7 +1,9 @@
 #include "Metrics.h"
 
 #include <algorithm>
+#include <cinttypes>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <numeric>
@@ -109,6 +111,13 @@ SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& param
     m.meanNeighbors = neighbors / static_cast<double>(n);
     m.meanNearestNeighborDistance = nearestSum / static_cast<double>(n);
     return m;
+}
+
+std::string metricsCsvRow(std::int64_t step, double timeSeconds, const SchoolMetrics& m) {
+    char line[256];
+    std::snprintf(line, sizeof line, "%" PRId64 ",%.9g,%.9g,%.9g,%.9g,%.9g\n", step, timeSeconds,
+                  m.polarization, m.milling, m.meanNearestNeighborDistance, m.meanNeighbors);
+    return line;
 }
 
 std::uint64_t pairsTestedPerStep(std::span<const Fish> school, const SimParams& params) {

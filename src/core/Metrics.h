@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
+#include <string_view>
 
 #include "Fish.h"
 #include "SimParams.h"
@@ -22,6 +24,13 @@ struct SchoolMetrics {
 };
 
 SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& params);
+
+/// The header of a measures CSV (`fishschool-cli simulate --metrics`), without its newline.
+inline constexpr std::string_view kMetricsCsvHeader =
+    "step,time_s,polarization,milling,nearest_neighbor_m,neighbors";
+
+/// One row of that CSV, newline included; numbers to 9 significant digits.
+std::string metricsCsvRow(std::int64_t step, double timeSeconds, const SchoolMetrics& metrics);
 
 /// How many (i, j) distance tests one step makes with the given neighbour search:
 /// N(N-1) for all-pairs, the candidates of the 27 grid cells around each fish for grid.

@@ -40,6 +40,11 @@ bool isInScene(const glm::vec3& position, const SimParams& params);
 /// with its gap to the walls is left out.
 SimParams fixedDensityParams(std::int64_t fishCount, const SimParams& base = SimParams{});
 
+/// The source article's weights, radii and limits (cohesion 1 within 10 m, separation 1.5 within
+/// 2.5 m, alignment 1 within 6 m, 3 m/s^2, 5 m/s) in the default tank, with grid search. The
+/// presets other than "Default" start from it; its schools polarise over minutes, not seconds.
+SimParams articleParams();
+
 /// A named starting point for the panel's preset menu.
 struct Preset {
     std::string name;

@@ -45,7 +45,8 @@ std::optional<TargetPath> parseTargetPath(std::string_view text);
 /// Every tunable of the simulation; the config file keys are the member names: SPEC.md's, then
 /// those of the behaviours beyond it (viewAngle, seeking, avoidance, the neighbour search), which
 /// leave SPEC.md's step unchanged at their defaults.
-/// Defaults give a lively school of 2,000 fish in a 80 x 40 x 80 m tank with three rocks.
+/// Defaults give a school of 2,000 fish in a 80 x 40 x 80 m tank with three rocks that polarises
+/// within 20 simulated seconds (docs/model.md); articleParams() (Scenario.h) holds the article's.
 struct SimParams {
     /// Number of fish N of a new school (makeInitialSchool), 0 to kMaxFishCount. Once a school
     /// runs, its backend's fishCount() is its count; Backend::setParams ignores this one.
@@ -58,21 +59,21 @@ struct SimParams {
     /// Weight of the steer toward the centre of the cohesion neighbours. Finite, any sign.
     float kCohesion = 1.0f;
     /// Weight of the steer away from the separation neighbours. Finite, any sign.
-    float kSeparation = 1.5f;
+    float kSeparation = 2.0f;
     /// Weight of the steer along the mean velocity of the alignment neighbours. Finite, any sign.
-    float kAlignment = 1.0f;
+    float kAlignment = 3.0f;
 
     /// Cohesion neighbour radius. m, finite, >= 0.
-    float rCohesion = 10.0f;
+    float rCohesion = 20.0f;
     /// Separation neighbour radius. m, finite, >= 0.
     float rSeparation = 2.5f;
     /// Alignment neighbour radius. m, finite, >= 0.
-    float rAlignment = 6.0f;
+    float rAlignment = 20.0f;
 
     /// Limit on the length of the acceleration. m/s^2, finite, > 0.
-    float maxAcceleration = 3.0f;
+    float maxAcceleration = 4.0f;
     /// Limit on the length of the velocity. m/s, finite, > 0.
-    float maxVelocity = 5.0f;
+    float maxVelocity = 3.0f;
 
     /// Half extents of the tank [-bx,bx] x [-by,by] x [-bz,bz]; y is up. m, finite, > 0.
     glm::vec3 bounds{40.0f, 20.0f, 40.0f};

@@ -93,7 +93,7 @@ FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
     if (++measured_ < measureFrames || seconds_ < measureSeconds) return request;
 
     records_.push_back({sample.backend, sample.fish, seconds_ > 0.0 ? measured_ / seconds_ : 0.0,
-                        simulationMs_ / measured_, renderMs_ / measured_});
+                        simulationMs_ / measured_, renderMs_ / measured_, mode_ == Mode::Sweep});
     if (mode_ == Mode::Record || ++caseIndex_ >= cases_.size()) {
         mode_ = Mode::Idle;
     } else {

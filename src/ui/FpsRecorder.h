@@ -16,6 +16,7 @@ struct FpsRecord {
     double fps = 0.0;
     double simulationMs = 0.0;  ///< per frame
     double renderMs = 0.0;      ///< per frame
+    bool fromSweep = false;     ///< a sweep's row, else one of Record
 };
 
 /// What one frame cost, fed to the recorder by the app.

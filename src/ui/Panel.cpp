@@ -1,11 +1,16 @@
 #include "Panel.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
+#include <string>
+#include <unordered_map>
 
 #include "core/BackendRegistry.h"
 #include "core/ConfigIO.h"
@@ -18,16 +23,116 @@ namespace {
 
 constexpr int kPanelMaxFish = 1'000'000;
 
-/// A slider that edits a copy; the caller validates before anything changes.
-bool sliderFloat(const char* label, float* value, float min, float max, const char* format = "%.3f",
-                 ImGuiSliderFlags flags = 0) {
-    return ImGui::SliderFloat(label, value, min, max, format, flags);
+std::unordered_map<std::string, std::array<float, 4>>& controlRects() {
+    static std::unordered_map<std::string, std::array<float, 4>> rects;
+    return rects;
 }
 
-void helpMarker(const char* text) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("(?)");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+/// Notes where the last control was drawn, for Panel::controlRect.
+void noteRect(const char* label) {
+    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    controlRects()[label] = {a.x, a.y, b.x, b.y};
+}
+
+/// A tooltip on the last control.
+void tip(const char* text) {
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
+}
+
+/// Runs a widget that edits `n` floats so that a typed value (Ctrl+click on a slider) applies on
+/// Enter or when the field loses focus, never half typed ("3" on the way to "30"); a drag applies
+/// at once. Returns true when `value` changed.
+template <class Widget>
+bool editDeferred(const char* label, float* value, int n, Widget&& widget) {
+    static std::unordered_map<ImGuiID, std::array<float, 4>> typed;  // per field being typed in
+    const ImGuiID key = ImGui::GetID(label);
+    std::array<float, 4> shown{};
+    std::copy_n(value, n, shown.begin());
+    const auto pending = typed.find(key);
+    if (pending != typed.end()) shown = pending->second;
+    const bool changed = widget(shown.data());
+    const ImGuiContext& g = *GImGui;
+    const bool typing =
+        ImGui::IsItemActive() && g.ActiveId != 0 && g.InputTextState.ID == g.ActiveId;
+    if (typing) {
+        typed[key] = shown;
+        return false;
+    }
+    if (pending != typed.end()) {  // Enter, or the focus went elsewhere
+        typed.erase(key);
+        std::copy_n(shown.begin(), n, value);
+        return true;
+    }
+    if (changed) std::copy_n(shown.begin(), n, value);
+    return changed;
+}
+
+/// A slider that edits a copy; the caller validates before anything changes.
+bool sliderFloat(const char* label, float* value, float min, float max, const char* help,
+                 const char* format = "%.3f", ImGuiSliderFlags flags = 0) {
+    const bool changed = editDeferred(label, value, 1, [&](float* v) {
+        return ImGui::SliderFloat(label, v, min, max, format, flags);
+    });
+    noteRect(label);
+    tip(help);
+    return changed;
+}
+
+bool sliderFloat3(const char* label, float* value, float min, float max, const char* help,
+                  const char* format, ImGuiSliderFlags flags = 0) {
+    const bool changed = editDeferred(label, value, 3, [&](float* v) {
+        return ImGui::SliderFloat3(label, v, min, max, format, flags);
+    });
+    noteRect(label);
+    tip(help);
+    return changed;
+}
+
+/// The fish's colour by speed, as shaders/fish.vert computes it from speed / maxVelocity.
+ImVec4 speedColor(float ratio) {
+    const float t = ratio * ratio * ratio;
+    const auto mix = [](ImVec4 a, ImVec4 b, float u) {
+        return ImVec4(a.x + (b.x - a.x) * u, a.y + (b.y - a.y) * u, a.z + (b.z - a.z) * u, 1.0f);
+    };
+    const ImVec4 slow(0.15f, 0.25f, 0.85f, 1.0f), middle(0.2f, 0.85f, 0.75f, 1.0f),
+        fast(1.0f, 0.55f, 0.15f, 1.0f);
+    return t < 0.5f ? mix(slow, middle, t * 2.0f) : mix(middle, fast, t * 2.0f - 1.0f);
+}
+
+/// The fish's colour by heading, as shaders/fish.vert: hue from the angle in the x-z plane.
+ImVec4 headingColor(float hue) {
+    float r = 0, g = 0, b = 0;
+    ImGui::ColorConvertHSVtoRGB(hue, 0.65f, 0.95f, r, g, b);
+    return ImVec4(r, g, b, 1.0f);
+}
+
+/// A colour bar of the fish's colours with labels under it at the given fractions.
+void drawLegend(const char* title, ImVec4 (*color)(float),
+                std::initializer_list<std::pair<float, std::string>> ticks) {
+    ImGui::TextUnformatted(title);
+    const ImVec2 size(300.0f, 10.0f);
+    const ImVec2 a = ImGui::GetCursorScreenPos();
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    constexpr int kSteps = 60;
+    for (int k = 0; k < kSteps; ++k) {
+        const float u0 = float(k) / kSteps, u1 = float(k + 1) / kSteps;
+        const ImU32 c0 = ImGui::ColorConvertFloat4ToU32(color(u0)),
+                    c1 = ImGui::ColorConvertFloat4ToU32(color(u1));
+        draw->AddRectFilledMultiColor(ImVec2(a.x + u0 * size.x, a.y),
+                                      ImVec2(a.x + u1 * size.x, a.y + size.y), c0, c1, c1, c0);
+    }
+    ImGui::Dummy(size);
+    const ImVec2 labels = ImGui::GetCursorScreenPos();
+    for (const auto& [at, text] : ticks) {
+        const float width = ImGui::CalcTextSize(text.c_str()).x;
+        const float x =
+            std::clamp(labels.x + at * size.x - width * 0.5f, labels.x, labels.x + size.x - width);
+        draw->AddLine(ImVec2(a.x + at * size.x, a.y + size.y),
+                      ImVec2(a.x + at * size.x, a.y + size.y + 3),
+                      ImGui::GetColorU32(ImGuiCol_Text));
+        draw->AddText(ImVec2(x, labels.y), ImGui::GetColorU32(ImGuiCol_Text), text.c_str());
+    }
+    ImGui::Dummy(ImVec2(size.x, ImGui::GetFontSize()));
 }
 
 /// The plot's colour for the backend at `index` in the registry.
@@ -119,9 +224,21 @@ void drawFpsPlot(const std::vector<FpsRecord>& rows) {
 
 }  // namespace
 
+std::array<float, 4> Panel::controlRect(const std::string& label) {
+    const auto it = controlRects().find(label);
+    return it == controlRects().end() ? std::array<float, 4>{} : it->second;
+}
+
+void Panel::showMessage(std::string message) {
+    message_ = std::move(message);
+    messageUntil_ = ImGui::GetCurrentContext() ? ImGui::GetTime() + 4.0 : 4.0;
+}
+
 PanelActions Panel::draw(const PanelState& state, FpsRecorder& recorder) {
     PanelActions actions;
     if (view.showOverlay) drawOverlay(state);
+    drawNotices();
+    if (view.showHelp) drawHelp();
     coveredLeft_ = 0.0f;
     if (!view.showPanel) return actions;
 
@@ -131,14 +248,6 @@ PanelActions Panel::draw(const PanelState& state, FpsRecorder& recorder) {
         ImVec2(0.0f, 0.0f), ImVec2(FLT_MAX, ImGui::GetMainViewport()->WorkSize.y - 20.0f));
     ImGui::Begin("FishSchool", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
     ImGui::PushItemWidth(ImGui::GetFontSize() * 15.0f);
-
-    if (!error_.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
-        ImGui::TextWrapped("%s", error_.c_str());
-        ImGui::PopStyleColor();
-        if (ImGui::SmallButton("dismiss")) error_.clear();
-        ImGui::Separator();
-    }
 
     ImGui::TextUnformatted("Backend");
     const auto backends = backendRegistry();
@@ -150,8 +259,10 @@ PanelActions Panel::draw(const PanelState& state, FpsRecorder& recorder) {
         if (ImGui::RadioButton(label.c_str(), state.backend == kind) && state.backend != kind)
             actions.switchBackend = kind;
         ImGui::EndDisabled();
-        if (!reason.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-            ImGui::SetTooltip("%s", reason.c_str());
+        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+            ImGui::SetTooltip("%s", reason.empty() ? "Run the school here; it is handed over as "
+                                                     "it is (keys 1, 2, 3)"
+                                                   : reason.c_str());
         if (k + 1 < backends.size()) ImGui::SameLine();
     }
     for (std::size_t k = 0; k < backends.size(); ++k) {
@@ -163,15 +274,64 @@ PanelActions Panel::draw(const PanelState& state, FpsRecorder& recorder) {
 
     if (ImGui::Button(state.paused ? "Resume (Space)" : "Pause (Space)"))
         actions.togglePause = true;
+    tip("Stop or restart the clock; the school stays as it is.");
     ImGui::SameLine();
     if (ImGui::Button("Step (N)")) actions.step = true;
+    tip("One step of dt, also while paused.");
     ImGui::SameLine();
     if (!resetSeed_) resetSeed_ = state.params->seed;
     if (ImGui::Button("Reset (R)")) actions.resetSeed = *resetSeed_;
+    tip("A fresh school of the same size from the seed, clock at 0.");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
     ImGui::InputScalar("seed", ImGuiDataType_U64, &*resetSeed_);
+    tip("The seed Reset starts from: the same seed gives the same school.");
+    ImGui::SameLine();
+    if (ImGui::Button("Help (F1)")) view.showHelp = !view.showHelp;
+    tip("Every key and mouse action.");
 
+    // The clock: simulated time, its speed, and a jump ahead.
+    static constexpr double kSpeeds[] = {0.25, 0.5, 1.0, 2.0, 4.0, 8.0};
+    char speedLabel[32];
+    if (state.asFastAsItCan)
+        std::snprintf(speedLabel, sizeof speedLabel, "as fast as it can");
+    else
+        std::snprintf(speedLabel, sizeof speedLabel, "x%g", state.speed);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9.0f);
+    if (ImGui::BeginCombo("speed", speedLabel)) {
+        for (double speed : kSpeeds) {
+            char item[16];
+            std::snprintf(item, sizeof item, "x%g", speed);
+            if (ImGui::Selectable(item, !state.asFastAsItCan && state.speed == speed)) {
+                actions.speed = speed;
+                actions.asFastAsItCan = false;
+            }
+        }
+        if (ImGui::Selectable("as fast as it can", state.asFastAsItCan))
+            actions.asFastAsItCan = true;
+        ImGui::EndCombo();
+    }
+    tip("Simulated seconds per second of your time ([ and ] step it). \"As fast as it can\" "
+        "runs as many steps as fit in each frame.");
+    ImGui::SameLine();
+    ImGui::Text("t = %.1f s", state.simulatedSeconds);
+    tip("Simulated time since the school started: steps times dt.");
+    if (state.fastForwardLeft > 0.0) {
+        ImGui::Text("fast-forward: %.1f s to go", state.fastForwardLeft);
+        ImGui::SameLine();
+        if (ImGui::Button("Stop")) actions.cancelFastForward = true;
+        tip("Stop the fast-forward where it is.");
+    } else {
+        if (ImGui::Button("Fast-forward")) actions.fastForwardSeconds = fastForwardSeconds_;
+        tip("Run this many simulated seconds as fast as the machine can, then go on as before.");
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
+        ImGui::InputFloat("s##fastforward", &fastForwardSeconds_, 0.0f, 0.0f, "%.0f");
+        fastForwardSeconds_ = std::clamp(fastForwardSeconds_, 0.0f, 3600.0f);
+        tip("Simulated seconds to fast-forward (0 to 3600).");
+    }
+
+    drawPlots();
     drawParameters(state, actions);
     drawRecorder(state, recorder);
     ImGui::PopItemWidth();
@@ -194,11 +354,31 @@ void Panel::drawOverlay(const PanelState& state) {
     ImGui::Text("%.1f FPS   frame %.2f ms", state.fps, state.frameMs);
     ImGui::Text("simulation %.2f ms   render %.2f ms", state.simulationMs, state.renderMs);
     ImGui::Text("%zu fish   %s", state.fishCount, state.backendDescription.c_str());
+    if (state.asFastAsItCan)
+        ImGui::Text("t = %.1f s   as fast as it can%s", state.simulatedSeconds,
+                    state.paused ? "   paused" : "");
+    else
+        ImGui::Text("t = %.1f s   x%g%s", state.simulatedSeconds, state.speed,
+                    state.paused ? "   paused" : "");
     if (state.metrics) {
         ImGui::Text("polarization %.2f   milling %.2f", state.metrics->polarization,
                     state.metrics->milling);
         ImGui::Text("nearest neighbour %.2f m   neighbours %.1f",
                     state.metrics->meanNearestNeighborDistance, state.metrics->meanNeighbors);
+    }
+    if (state.params) {
+        if (view.colorByHeading) {
+            drawLegend("colour: heading (seen from above)", headingColor,
+                       {{0.0f, "-x"}, {0.25f, "-z"}, {0.5f, "+x"}, {0.75f, "+z"}, {1.0f, "-x"}});
+        } else {
+            const float top = state.params->maxVelocity;
+            char half[32], most[32], full[32];
+            std::snprintf(half, sizeof half, "%.3g", 0.5f * top);
+            std::snprintf(most, sizeof most, "%.3g", 0.8f * top);
+            std::snprintf(full, sizeof full, "%.3g m/s", top);
+            drawLegend("colour: speed (its top spread over most colours)", speedColor,
+                       {{0.0f, "0"}, {0.5f, half}, {0.8f, most}, {1.0f, full}});
+        }
     }
     if (!state.frameHistoryMs.empty()) {
         const float peak =
@@ -206,6 +386,131 @@ void Panel::drawOverlay(const PanelState& state) {
         ImGui::PlotLines("##frames", state.frameHistoryMs.data(),
                          static_cast<int>(state.frameHistoryMs.size()), 0, "frame ms", 0.0f,
                          std::max(peak * 1.2f, 20.0f), ImVec2(300, 50));
+    }
+    ImGui::End();
+}
+
+void Panel::addMeasures(double seconds, const SchoolMetrics& metrics) {
+    if (!measures_.empty() && seconds < measures_.back().seconds) measures_.clear();
+    measures_.push_back({seconds, metrics});
+    const auto first = std::find_if(measures_.begin(), measures_.end(), [&](const Measure& m) {
+        return m.seconds >= seconds - kPlotSeconds;
+    });
+    measures_.erase(measures_.begin(), first);
+}
+
+void Panel::drawPlots() {
+    if (!ImGui::CollapsingHeader("Measures over time", ImGuiTreeNodeFlags_DefaultOpen)) return;
+    tip("The school's measures over the last three minutes of simulated time, taken twice a "
+        "second (turn on \"measure the school\" in View).");
+    if (measures_.size() < 2) {
+        ImGui::TextDisabled(view.measureSchool ? "measuring..." : "off: see View");
+        return;
+    }
+    const double t1 = measures_.back().seconds;
+    const double t0 = std::max(measures_.front().seconds, t1 - kPlotSeconds);
+    const auto plot = [&](const char* name, const char* unit, double low, double high,
+                          double (*value)(const SchoolMetrics&), const char* help) {
+        for (const Measure& m : measures_) high = std::max(high, value(m.metrics));
+        const ImVec2 size(ImGui::GetFontSize() * 15.0f, ImGui::GetFontSize() * 2.6f);
+        const ImVec2 a = ImGui::GetCursorScreenPos();
+        const ImVec2 b(a.x + size.x, a.y + size.y);
+        ImDrawList* draw = ImGui::GetWindowDrawList();
+        draw->AddRectFilled(a, b, IM_COL32(20, 30, 45, 255));
+        const auto at = [&](const Measure& m) {
+            const double u = t1 > t0 ? (m.seconds - t0) / (t1 - t0) : 1.0;
+            const double v = (value(m.metrics) - low) / std::max(high - low, 1e-9);
+            return ImVec2(a.x + float(u) * size.x, b.y - float(std::clamp(v, 0.0, 1.0)) * size.y);
+        };
+        for (std::size_t k = 1; k < measures_.size(); ++k)
+            draw->AddLine(at(measures_[k - 1]), at(measures_[k]), IM_COL32(120, 200, 255, 255),
+                          1.5f);
+        ImGui::Dummy(size);
+        tip(help);
+        ImGui::SameLine();
+        ImGui::BeginGroup();
+        ImGui::Text("%s %.2f%s", name, value(measures_.back().metrics), unit);
+        ImGui::TextDisabled("0 to %.3g, %.0f s", high, t1 - t0);
+        ImGui::EndGroup();
+    };
+    plot(
+        "polarization", "", 0.0, 1.0, [](const SchoolMetrics& m) { return m.polarization; },
+        "Length of the mean heading: 0 disordered, 1 all fish parallel.");
+    plot(
+        "milling", "", 0.0, 1.0, [](const SchoolMetrics& m) { return m.milling; },
+        "Mean angular momentum about the school's centre: 1 for fish circling it.");
+    plot(
+        "nearest", " m", 0.0, 1e-9,
+        [](const SchoolMetrics& m) { return m.meanNearestNeighborDistance; },
+        "Mean distance from each fish to the closest other fish.");
+    plot(
+        "neighbours", "", 0.0, 1e-9, [](const SchoolMetrics& m) { return m.meanNeighbors; },
+        "Mean number of other fish within rCohesion.");
+}
+
+void Panel::drawNotices() {
+    const bool notice = !message_.empty() && ImGui::GetTime() < messageUntil_;
+    if (error_.empty() && !notice) return;
+    const ImGuiViewport* viewport = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(ImVec2(viewport->WorkPos.x + viewport->WorkSize.x * 0.5f,
+                                   viewport->WorkPos.y + viewport->WorkSize.y - 20.0f),
+                            ImGuiCond_Always, ImVec2(0.5f, 1.0f));
+    ImGui::SetNextWindowSizeConstraints(ImVec2(0.0f, 0.0f),
+                                        ImVec2(viewport->WorkSize.x * 0.6f, FLT_MAX));
+    ImGui::SetNextWindowBgAlpha(0.85f);
+    ImGui::Begin("Notices", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                     ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                     ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove);
+    ImGui::PushTextWrapPos(viewport->WorkSize.x * 0.58f);
+    if (!error_.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+        ImGui::TextWrapped("%s", error_.c_str());
+        ImGui::PopStyleColor();
+        ImGui::SameLine();
+        if (ImGui::SmallButton("dismiss")) error_.clear();
+    }
+    if (notice) ImGui::TextWrapped("%s", message_.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::End();
+}
+
+void Panel::drawHelp() {
+    const ImGuiViewport* viewport = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(ImVec2(viewport->WorkPos.x + viewport->WorkSize.x * 0.5f,
+                                   viewport->WorkPos.y + viewport->WorkSize.y * 0.5f),
+                            ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowBgAlpha(0.92f);
+    ImGui::Begin("Help: keys and mouse (F1 or ? closes)", &view.showHelp,
+                 ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
+                     ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove);
+    static constexpr const char* kRows[][2] = {
+        {"left drag", "orbit the camera around the tank"},
+        {"right or middle drag", "pan"},
+        {"wheel", "zoom"},
+        {"C", "reset the camera"},
+        {"1 / 2 / 3", "backend: CPU single thread / CPU TBB / GPU compute"},
+        {"Space", "pause or resume"},
+        {"N", "one step (held, it keeps stepping)"},
+        {"R", "a fresh school from the panel's seed"},
+        {"[ / ]", "slower / faster (x0.25 to x8)"},
+        {"F", "fast-forward the panel's number of simulated seconds"},
+        {"F1 or ?", "this help"},
+        {"F2", "show or hide the panel"},
+        {"F12", "screenshot, fishschool-YYYYMMDD-HHMMSS.png in the working folder"},
+        {"Esc", "close this help, else quit"},
+        {"hover a control", "what it does"},
+        {"Ctrl+click a slider", "type a value; Enter or a click elsewhere applies it"},
+    };
+    if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
+        for (const auto& row : kRows) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(row[0]);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(row[1]);
+        }
+        ImGui::EndTable();
     }
     ImGui::End();
 }
@@ -221,7 +526,7 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
             edited.fishCount = fish;
             changed = true;
         }
-        helpMarker("Adding or removing fish keeps the others.");
+        tip("Drag to change the fish count: adding or removing fish keeps the others.");
         // A typed count takes effect on Enter, so half-typed numbers never resize the school.
         // While the field is being edited ImGui keeps its own text, so this only seeds it.
         int typedFish = fish;
@@ -236,11 +541,15 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
                 changed = true;
             }
         }
+        noteRect("fish count");
+        tip("Type a count and press Enter; +/- step by 100 (Ctrl: 10,000).");
         int search = edited.neighborSearch == NeighborSearch::Grid ? 1 : 0;
         if (ImGui::Combo("neighbours", &search, "all-pairs\0grid\0")) {
             edited.neighborSearch = search == 1 ? NeighborSearch::Grid : NeighborSearch::AllPairs;
             changed = true;
         }
+        tip("all-pairs: every fish tests every other (the article's, O(N^2)); grid: only nearby "
+            "cells (O(N)). Both find the same neighbours.");
         ImGui::TextUnformatted("Presets");
         const auto all = presets();
         presetIndex_ = std::clamp(presetIndex_, 0, static_cast<int>(all.size()) - 1);
@@ -253,91 +562,131 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
             }
             ImGui::EndCombo();
         }
+        tip("A starting point: hover an entry for what it shows.");
         ImGui::SameLine();
         if (ImGui::Button("Apply preset")) {
             edited = all[static_cast<std::size_t>(presetIndex_)].params;
             resetSeed_ = edited.seed;
             changed = true;
         }
+        tip("Replace every parameter with the preset's; the school keeps swimming.");
     }
 
     if (ImGui::CollapsingHeader("Behaviour", ImGuiTreeNodeFlags_DefaultOpen)) {
-        changed |= sliderFloat("kCohesion", &edited.kCohesion, -5.0f, 5.0f);
-        changed |= sliderFloat("kSeparation", &edited.kSeparation, -5.0f, 5.0f);
-        changed |= sliderFloat("kAlignment", &edited.kAlignment, -5.0f, 5.0f);
-        changed |= sliderFloat("rCohesion (m)", &edited.rCohesion, 0.0f, 30.0f);
-        changed |= sliderFloat("rSeparation (m)", &edited.rSeparation, 0.0f, 30.0f);
-        changed |= sliderFloat("rAlignment (m)", &edited.rAlignment, 0.0f, 30.0f);
+        changed |= sliderFloat("kCohesion", &edited.kCohesion, -5.0f, 5.0f,
+                               "Weight of the steer toward the centre of the neighbours within "
+                               "rCohesion (negative pushes apart).");
+        changed |= sliderFloat("kSeparation", &edited.kSeparation, -5.0f, 5.0f,
+                               "Weight of the steer away from the neighbours within rSeparation.");
+        changed |= sliderFloat("kAlignment", &edited.kAlignment, -5.0f, 5.0f,
+                               "Weight of the steer along the mean velocity of the neighbours "
+                               "within rAlignment.");
+        changed |= sliderFloat("rCohesion (m)", &edited.rCohesion, 0.0f, 30.0f,
+                               "Cohesion radius. The largest radius sets the grid's cells: larger "
+                               "costs more per step.");
+        changed |= sliderFloat("rSeparation (m)", &edited.rSeparation, 0.0f, 30.0f,
+                               "Separation radius: how close is too close.");
+        changed |= sliderFloat("rAlignment (m)", &edited.rAlignment, 0.0f, 30.0f,
+                               "Alignment radius: how far a fish follows the others' heading.");
         changed |= sliderFloat("maxAcceleration (m/s2)", &edited.maxAcceleration, 0.01f, 50.0f,
-                               "%.2f", ImGuiSliderFlags_Logarithmic);
-        changed |= sliderFloat("maxVelocity (m/s)", &edited.maxVelocity, 0.01f, 50.0f, "%.2f",
+                               "Limit on the steering: how fast a fish can turn.", "%.2f",
                                ImGuiSliderFlags_Logarithmic);
-        changed |=
-            sliderFloat("dt (s)", &edited.dt, 0.001f, 0.1f, "%.4f", ImGuiSliderFlags_Logarithmic);
+        changed |= sliderFloat("maxVelocity (m/s)", &edited.maxVelocity, 0.01f, 50.0f, "Top speed.",
+                               "%.2f", ImGuiSliderFlags_Logarithmic);
+        changed |= sliderFloat("dt (s)", &edited.dt, 0.001f, 0.1f,
+                               "The fixed time step of the simulation.", "%.4f",
+                               ImGuiSliderFlags_Logarithmic);
         changed |= ImGui::Checkbox("lockVerticalSteering", &edited.lockVerticalSteering);
-        changed |= sliderFloat("viewAngle (deg)", &edited.viewAngle, 1.0f, 360.0f, "%.0f");
-        helpMarker(
-            "Field of view: a fish sees neighbours only within this cone around its "
-            "heading. 360 sees all around.");
+        tip("Fish steer only horizontally, as in the article.");
+        changed |= sliderFloat("viewAngle (deg)", &edited.viewAngle, 1.0f, 360.0f,
+                               "Field of view: a fish sees neighbours only within this cone around "
+                               "its heading. 360 sees all around.",
+                               "%.0f");
     }
 
     if (ImGui::CollapsingHeader("Target and avoidance")) {
-        changed |= sliderFloat("kTarget", &edited.kTarget, -5.0f, 5.0f);
-        helpMarker("Steer toward the target (the green ball); below 0, away from it (red).");
+        changed |= sliderFloat("kTarget", &edited.kTarget, -5.0f, 5.0f,
+                               "Steer toward the target (the green ball); below 0, away from it "
+                               "(red).");
         const glm::vec3& b = edited.bounds;
         const float reach = std::max({b.x, b.y, b.z});
-        changed |= ImGui::SliderFloat3("target (m)", &edited.target.x, -reach, reach, "%.1f");
+        changed |= sliderFloat3("target (m)", &edited.target.x, -reach, reach,
+                                "The point the school seeks.", "%.1f");
         int path = edited.targetPath == TargetPath::FlowField ? 1 : 0;
         if (ImGui::Combo("way to the target", &path, "straight\0flow-field\0")) {
             edited.targetPath = path == 1 ? TargetPath::FlowField : TargetPath::Straight;
             changed = true;
         }
-        helpMarker("flow-field: along the shortest way through the water, around the rocks.");
-        changed |= sliderFloat("kAvoidance", &edited.kAvoidance, -5.0f, 5.0f);
-        helpMarker("Steer away from rocks before touching them (0: only the bounce on contact).");
-        changed |= sliderFloat("avoidanceDistance (m)", &edited.avoidanceDistance, 0.0f, 30.0f);
+        tip("straight: at the target through anything; flow-field: along the shortest way "
+            "through the water, around the rocks.");
+        changed |= sliderFloat("kAvoidance", &edited.kAvoidance, -5.0f, 5.0f,
+                               "Steer away from rocks before touching them (0: only the bounce on "
+                               "contact).");
+        changed |= sliderFloat("avoidanceDistance (m)", &edited.avoidanceDistance, 0.0f, 30.0f,
+                               "How far from a rock's surface the avoidance starts.");
     }
 
     if (ImGui::CollapsingHeader("Tank and rocks")) {
-        changed |= ImGui::SliderFloat3("bounds (m)", &edited.bounds.x, 1.0f, 500.0f, "%.1f",
-                                       ImGuiSliderFlags_Logarithmic);
+        changed |= sliderFloat3("bounds (m)", &edited.bounds.x, 1.0f, 500.0f,
+                                "Half extents of the tank (x, y up, z). Fish outside a smaller "
+                                "tank are moved inside.",
+                                "%.1f", ImGuiSliderFlags_Logarithmic);
         changed |= drawRocks(edited);
     }
 
     if (ImGui::CollapsingHeader("View")) {
         ImGui::Checkbox("colour by heading (else by speed)", &view.colorByHeading);
+        tip("By heading: the direction each fish swims, as a hue. By speed: slow blue to fast "
+            "orange.");
         ImGui::Checkbox("vsync", &view.vsync);
+        tip("Wait for the display's refresh; off to measure the machine.");
         ImGui::Checkbox("measure the school", &view.measureSchool);
-        helpMarker("Polarization, milling and nearest-neighbour distance in the overlay.");
+        tip("Polarization, milling and nearest-neighbour distance in the overlay.");
     }
 
     if (ImGui::CollapsingHeader("Files")) {
         ImGui::InputText("config", configPath_, sizeof configPath_);
+        tip("A config JSON: every parameter (docs/config.md).");
         if (ImGui::Button("Load config")) {
             auto loaded = loadConfig(configPath_);
             if (loaded) {
                 edited = *loaded;
                 resetSeed_ = edited.seed;
                 changed = true;
-                message_ = std::string("loaded ") + configPath_;
+                showMessage(std::string("loaded ") + configPath_);
             } else {
                 error_ = loaded.error();
             }
         }
+        tip("Replace the parameters with the file's; the school keeps swimming.");
         ImGui::SameLine();
         if (ImGui::Button("Save config")) {
             auto saved = saveConfig(configPath_, *state.params);
             if (saved)
-                message_ = std::string("saved ") + configPath_;
+                showMessage(std::string("saved ") + configPath_);
             else
                 error_ = saved.error();
         }
+        tip("Write the running parameters to the config file.");
         ImGui::InputText("school", statePath_, sizeof statePath_);
-        helpMarker("The school itself, as a state CSV: positions and velocities of every fish.");
+        tip("The school itself, as a state CSV: positions and velocities of every fish.");
         if (ImGui::Button("Load school")) actions.loadStatePath = statePath_;
+        tip("Replace the school with the file's, whatever its size.");
         ImGui::SameLine();
         if (ImGui::Button("Save school")) actions.saveStatePath = statePath_;
-        if (!message_.empty()) ImGui::TextDisabled("%s", message_.c_str());
+        tip("Write the school as a state CSV.");
+        ImGui::InputText("video", videoPath_, sizeof videoPath_);
+        tip("Where Record video writes the window, as a video ffmpeg can write (.mp4).");
+        if (!state.recordingVideo) {
+            if (ImGui::Button("Record video")) actions.startVideoPath = videoPath_;
+            tip("Record the window, one video frame per drawn frame at a fixed rate; the "
+                "simulation then advances one video frame's time per frame.");
+        } else {
+            if (ImGui::Button("Stop video")) actions.stopVideo = true;
+            tip("Finish the video and write it.");
+            ImGui::SameLine();
+            ImGui::Text("%lld frames", state.videoFrames);
+        }
     }
 
     if (changed) actions.newParams = edited;
@@ -352,9 +701,14 @@ bool Panel::drawRocks(SimParams& edited) {
         ImGui::Text("rock %zu", r);
         ImGui::SameLine();
         if (ImGui::SmallButton("remove")) removeIndex = static_cast<int>(r);
+        tip("Remove this rock.");
         const float reach = std::max({edited.bounds.x, edited.bounds.y, edited.bounds.z});
-        changed |= ImGui::SliderFloat3("center", &rock.center.x, -reach, reach, "%.1f");
-        changed |= ImGui::SliderFloat("radius", &rock.radius, 0.1f, reach, "%.2f");
+        changed |= sliderFloat3("center", &rock.center.x, -reach, reach,
+                                "The rock's centre; fish it lands on are moved out.", "%.1f");
+        changed |= sliderFloat("radius", &rock.radius, 0.1f, reach,
+                               "The rock's radius; a rock keeps a step's gap to the walls and the "
+                               "other rocks.",
+                               "%.2f");
         ImGui::PopID();
     }
     if (removeIndex >= 0) {
@@ -366,6 +720,7 @@ bool Panel::drawRocks(SimParams& edited) {
                                 0.2f * std::min(edited.bounds.x, edited.bounds.y)});
         changed = true;
     }
+    tip("A new rock on the floor, in the middle of the tank.");
     return changed;
 }
 
@@ -376,6 +731,7 @@ void Panel::drawRecorder(const PanelState& state, FpsRecorder& recorder) {
     sweepBackends_.resize(registry.size(), true);
     ImGui::BeginDisabled(recorder.busy());
     if (ImGui::Button("Record")) recorder.startRecord();
+    tip("Measure the current scene: a second of warm-up, then three seconds, as one row.");
     ImGui::SameLine();
     if (ImGui::Button("Sweep")) {
         std::vector<BackendKind> backends;
@@ -387,21 +743,33 @@ void Panel::drawRecorder(const PanelState& state, FpsRecorder& recorder) {
         else if (auto ok = recorder.startSweep(backends, *counts); !ok)
             error_ = ok.error();
     }
+    tip("Measure every fish count of the list on every ticked backend.");
     ImGui::EndDisabled();
     if (recorder.busy()) {
         ImGui::SameLine();
         if (ImGui::Button("Cancel")) recorder.cancel();
+        tip("Stop; the rows measured so far stay.");
         ImGui::TextUnformatted(recorder.status().c_str());
     }
     ImGui::InputText("sweep fish", sweepFish_, sizeof sweepFish_);
+    tip("Comma-separated fish counts the sweep measures.");
     for (std::size_t k = 0; k < registry.size(); ++k) {
         bool on = sweepBackends_[k];
         if (ImGui::Checkbox(std::string(registry[k].name).c_str(), &on)) sweepBackends_[k] = on;
+        tip("Include this backend in the sweep.");
         if (k + 1 < registry.size()) ImGui::SameLine();
     }
 
+    // Record's rows, apart from the sweep's table and lines.
+    for (const FpsRecord& r : recorder.records())
+        if (!r.fromSweep)
+            ImGui::Text("recorded: %s, %lld fish: %.1f FPS",
+                        std::string(toString(r.backend)).c_str(), static_cast<long long>(r.fish),
+                        r.fps);
     // The article's Table 1 layout: a row per fish count, a column per backend.
-    const auto& rows = recorder.records();
+    std::vector<FpsRecord> rows;
+    for (const FpsRecord& r : recorder.records())
+        if (r.fromSweep) rows.push_back(r);
     std::vector<std::int64_t> fishCounts;
     for (const FpsRecord& r : rows) fishCounts.push_back(r.fish);
     std::sort(fishCounts.begin(), fishCounts.end());
@@ -432,16 +800,19 @@ void Panel::drawRecorder(const PanelState& state, FpsRecorder& recorder) {
     for (const std::string& skipped : recorder.skipped())
         ImGui::TextDisabled("skipped %s", skipped.c_str());
     ImGui::InputText("csv", csvPath_, sizeof csvPath_);
+    tip("Where Export writes backend,fish,fps,sim_ms,render_ms.");
     ImGui::SameLine();
     if (ImGui::Button("Export")) {
         auto saved = writeFileAtomically(csvPath_, recorder.csv());
         if (saved)
-            message_ = std::string("wrote ") + csvPath_;
+            showMessage(std::string("wrote ") + csvPath_);
         else
             error_ = saved.error();
     }
+    tip("Write the rows as CSV.");
     ImGui::SameLine();
     if (ImGui::Button("Clear")) recorder.clear();
+    tip("Forget the rows.");
 }
 
 }  // namespace fishschool::ui

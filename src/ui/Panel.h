@@ -1,6 +1,8 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -25,6 +27,12 @@ struct PanelState {
     const SchoolMetrics* metrics = nullptr;  ///< null while not measured
     double fps = 0.0, frameMs = 0.0, simulationMs = 0.0, renderMs = 0.0;
     std::span<const float> frameHistoryMs;
+    double simulatedSeconds = 0.0;
+    double speed = 1.0;
+    bool asFastAsItCan = false;
+    double fastForwardLeft = 0.0;  ///< simulated seconds a fast-forward has still to run
+    bool recordingVideo = false;
+    long long videoFrames = 0;
 };
 
 /// What the user asked for this frame; the app carries it out and reports errors back.
@@ -36,6 +44,12 @@ struct PanelActions {
     std::optional<std::uint64_t> resetSeed;
     std::optional<std::string> loadStatePath;  ///< replace the school with a state CSV's
     std::optional<std::string> saveStatePath;  ///< write the school as a state CSV
+    std::optional<double> speed;               ///< simulated seconds per wall second
+    std::optional<bool> asFastAsItCan;
+    std::optional<double> fastForwardSeconds;  ///< run this much simulated time at once
+    bool cancelFastForward = false;
+    std::optional<std::string> startVideoPath;  ///< record the window as a video
+    bool stopVideo = false;
 };
 
 /// Display settings the panel owns and the renderer reads.
@@ -45,6 +59,7 @@ struct ViewSettings {
     bool measureSchool = true;
     bool showPanel = true;
     bool showOverlay = true;
+    bool showHelp = false;
 };
 
 /// The Dear ImGui panel (every parameter, the backend, presets, config files, the recorder) and
@@ -52,11 +67,12 @@ struct ViewSettings {
 class Panel {
   public:
     PanelActions draw(const PanelState& state, FpsRecorder& recorder);
-    /// Shows an error until the next successful change, e.g. a refused value or file.
+    /// Shows an error until the next successful change, e.g. a refused value or file: at the
+    /// bottom of the window, where it moves no control.
     void showError(std::string message) { error_ = std::move(message); }
     void clearError() { error_.clear(); }
-    /// A quiet note under the file fields, e.g. "saved school.csv".
-    void showMessage(std::string message) { message_ = std::move(message); }
+    /// A notice at the bottom of the window for a few seconds, e.g. "saved school.csv".
+    void showMessage(std::string message);
     const std::string& error() const { return error_; }
     /// The seed the Reset button (and the R key) starts a school from: the seed field, which
     /// starts as the running school's and follows a loaded config or preset.
@@ -64,11 +80,30 @@ class Panel {
     /// Pixels from the left edge that the panel covered in the last frame (0 when hidden or
     /// moved away from the left edge).
     float coveredLeft() const { return coveredLeft_; }
+    /// Adds a measure of the school at simulated time `seconds` to the plots, which keep the
+    /// last kPlotSeconds; a time earlier than the last (a new school) starts them again.
+    void addMeasures(double seconds, const SchoolMetrics& metrics);
+    static constexpr double kPlotSeconds = 180.0;
+    struct Measure {
+        double seconds;  ///< simulated
+        SchoolMetrics metrics;
+    };
+    /// Where the control `label` (a slider or "fish count") was drawn in the last frame, as
+    /// {x0, y0, x1, y1} in pixels; all zero if it was not. Lets tests click it.
+    static std::array<float, 4> controlRect(const std::string& label);
+    /// What the plots show, oldest first.
+    const std::vector<Measure>& measures() const { return measures_; }
+    /// The simulated seconds the Fast-forward button (and the F key) runs.
+    double fastForwardSeconds() const { return fastForwardSeconds_; }
 
     ViewSettings view;
 
   private:
     void drawOverlay(const PanelState& state);
+    /// The error and the latest notice, at the bottom centre of the window.
+    void drawNotices();
+    void drawHelp();
+    void drawPlots();
     void drawParameters(const PanelState& state, PanelActions& actions);
     bool drawRocks(SimParams& edited);
     void drawRecorder(const PanelState& state, FpsRecorder& recorder);
@@ -76,9 +111,13 @@ class Panel {
     std::string error_;
     float coveredLeft_ = 0.0f;
     std::string message_;
+    double messageUntil_ = 0.0;  ///< ImGui time at which the notice fades
+    float fastForwardSeconds_ = 20.0f;
+    std::vector<Measure> measures_;  ///< oldest first, the last kPlotSeconds
     char configPath_[256] = "fishschool.json";
     char statePath_[256] = "school.csv";
     char csvPath_[256] = "fps.csv";
+    char videoPath_[256] = "fishschool.mp4";
     char sweepFish_[256] = "1000,2000,5000,10000,20000";
     std::vector<bool> sweepBackends_;         ///< per entry of backendRegistry(); all on at first
     std::optional<std::uint64_t> resetSeed_;  ///< starts as the running school's seed

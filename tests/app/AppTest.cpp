@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 #include <stb_image.h>
 #include <sys/wait.h>
+#include <glm/geometric.hpp>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -35,10 +38,16 @@ class App : public ::testing::Test {
     /// Runs the app in a virtual X display; returns its exit status, stderr in `err_`. GL errors
     /// are checked as in a debug build: one ends the app with status 1.
     int app(const std::string& args, bool withDisplay = true) {
-        const std::string prefix =
-            withDisplay ? "FISHSCHOOL_GL_DEBUG=1 " + std::string(FISHSCHOOL_XVFB_RUN) +
-                              " -a -s '-screen 0 1024x768x24' "
-                        : "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=x11 ";
+        return run(withDisplay ? "FISHSCHOOL_GL_DEBUG=1 " + std::string(FISHSCHOOL_XVFB_RUN) +
+                                     " -a -s '-screen 0 1024x768x24' "
+                               : "env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=x11 ",
+                   args);
+    }
+    /// Runs the app with no display at all, as on a server.
+    int appWithoutDisplay(const std::string& args) {
+        return run("env -u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER ", args);
+    }
+    int run(const std::string& prefix, const std::string& args) {
         const std::string command =
             prefix + FISHSCHOOL_APP_PATH + " " + args + " 2>" + path("stderr.txt") + " >/dev/null";
         const int raw = std::system(command.c_str());
@@ -153,6 +162,18 @@ TEST_F(AppOnDisplay, ASweepWritesARowForEveryBackendAndCount) {
     }
 }
 
+TEST_F(AppOnDisplay, ASweepGivesTheSchoolBackAsItWas) {
+    ASSERT_EQ(app("--width 320 --height 200 --msaa 0 --backend cpu --fish 700 --sweep 100 "
+                  "--sweep-backends tbb --sweep-seconds 0.05 --csv " +
+                  path("sweep.csv") + " --state-out " + path("after.csv")),
+              0)
+        << err_;
+    EXPECT_THAT(err_, ::testing::HasSubstr("sweep: 1/1 tbb, 100 fish"));  // progress as it goes
+    const auto after = fishschool::loadStateCsv(path("after.csv"), fishschool::SimParams{});
+    ASSERT_TRUE(after) << after.error();
+    EXPECT_EQ(after->size(), 700u);  // the user's school, not the sweep's last case
+}
+
 /// The rows of a sweep CSV as "backend,fish".
 std::set<std::string> sweepCases(const std::string& file) {
     std::ifstream in(file);
@@ -210,6 +231,91 @@ TEST_F(AppOnDisplay, SwitchingBackendsWhileItRunsKeepsEveryFishInTheTank) {
     EXPECT_EQ(*again, *school);
 }
 
+TEST_F(AppOnDisplay, TheWindowFitsTheDisplay) {
+    // The screen is 1024 x 768: the default 1600 x 900 would overflow it.
+    ASSERT_EQ(app("--frames 2 --msaa 0 --fish 100 --screenshot " + path("fit.png")), 0) << err_;
+    const Image fit = load(path("fit.png"));
+    EXPECT_EQ(fit.width, 1024);
+    EXPECT_EQ(fit.height, 768);
+    // A size asked for is kept.
+    ASSERT_EQ(app("--frames 2 --msaa 0 --fish 100 --width 500 --height 300 --screenshot " +
+                  path("asked.png")),
+              0)
+        << err_;
+    EXPECT_EQ(load(path("asked.png")).width, 500);
+}
+
+TEST_F(App, WithoutADisplayItRunsOffscreenOnlyForRunsThatEnd) {
+    // Run by hand with no display: a clear message and status 2, nothing else.
+    EXPECT_EQ(appWithoutDisplay("--fish 10"), 2);
+    EXPECT_THAT(err_, ::testing::HasSubstr("no display"));
+    EXPECT_THAT(err_, ::testing::HasSubstr("--frames"));
+    EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
+    // With --frames it runs offscreen (EGL) and writes what it was asked for.
+    const int status = appWithoutDisplay(
+        "--frames 3 --msaa 0 --width 320 --height 200 --fish 100 "
+        "--screenshot " +
+        path("offscreen.png"));
+    if (status != 0 && err_.find("cannot open a display") != std::string::npos)
+        GTEST_SKIP() << "no offscreen GL here: " << err_;
+    ASSERT_EQ(status, 0) << err_;
+    EXPECT_THAT(err_, ::testing::HasSubstr("running offscreen"));
+    EXPECT_EQ(load(path("offscreen.png")).width, 320);
+}
+
+/// The number of video frames in `file` as ffprobe counts them, or -1.
+long long videoFrames(const std::string& file) {
+    const std::string command = std::string(FISHSCHOOL_FFPROBE) +
+                                " -v error -count_frames -select_streams v:0 -show_entries "
+                                "stream=nb_read_frames -of csv=p=0 '" +
+                                file + "'";
+    FILE* out = ::popen(command.c_str(), "r");
+    if (!out) return -1;
+    char line[64] = {};
+    const bool read = std::fgets(line, sizeof line, out) != nullptr;
+    ::pclose(out);
+    return read ? std::atoll(line) : -1;
+}
+
+TEST_F(AppOnDisplay, RecordWritesOneVideoFramePerDrawnFrame) {
+    if (std::string(FISHSCHOOL_FFPROBE).empty()) GTEST_SKIP() << "ffprobe is not installed";
+    ASSERT_EQ(app("--frames 25 --msaa 0 --width 320 --height 200 --fish 200 --record " +
+                  path("window.mp4")),
+              0)
+        << err_;
+    EXPECT_EQ(videoFrames(path("window.mp4")), 25);
+    EXPECT_THAT(err_, ::testing::HasSubstr("(25 frames)"));
+    // Offscreen, without a display, as on a server; an odd size loses a column and a row.
+    const int status = appWithoutDisplay("--frames 7 --msaa 0 --width 321 --height 201 --record " +
+                                         path("offscreen.mp4"));
+    if (status != 0 && err_.find("cannot open a display") != std::string::npos)
+        GTEST_SKIP() << "no offscreen GL here: " << err_;
+    ASSERT_EQ(status, 0) << err_;
+    EXPECT_EQ(videoFrames(path("offscreen.mp4")), 7);
+    // Nothing but the videos is left in the folder: no partial file.
+    std::set<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir_))
+        names.insert(entry.path().filename().string());
+    EXPECT_EQ(names, (std::set<std::string>{"offscreen.mp4", "stderr.txt", "window.mp4"}));
+}
+
+TEST_F(AppOnDisplay, TheDefaultSchoolPolarisesWithinTwentySimulatedSeconds) {
+    if (std::string(FISHSCHOOL_FFPROBE).empty()) GTEST_SKIP() << "no ffmpeg to record with";
+    // While recording, each frame advances 1/60 s whatever the machine's speed: 1,200 frames
+    // are the 20 simulated seconds of the default school as the app opens it.
+    ASSERT_EQ(app("--frames 1200 --hide-ui --msaa 0 --width 64 --height 64 --record " +
+                  path("school.mp4") + " --state-out " + path("school.csv")),
+              0)
+        << err_;
+    const auto school = fishschool::loadStateCsv(path("school.csv"), fishschool::SimParams{});
+    ASSERT_TRUE(school) << school.error();
+    ASSERT_EQ(school->size(), 2000u);
+    glm::dvec3 heading(0.0);
+    for (const fishschool::Fish& fish : *school)
+        heading += glm::dvec3(fish.velocity) / glm::length(glm::dvec3(fish.velocity));
+    EXPECT_GE(glm::length(heading) / static_cast<double>(school->size()), 0.7);
+}
+
 TEST_F(App, BadFlagsAndNoDisplayExitTwoWithAMessage) {
     const std::string csv = " --csv " + path("s.csv");
     struct Case {
@@ -230,6 +336,10 @@ TEST_F(App, BadFlagsAndNoDisplayExitTwoWithAMessage) {
         {"--frames 1 --switch-every 0", "--switch-every"},
         {"--frames 1 --fish 10 --state-in " + path("s.csv"), "--state-in"},
         {"--frames 1 --state-in " + path("missing.csv"), "missing.csv"},
+        {"--frames 1 --record-fps 30", "--record"},
+        {"--frames 1 --record " + path("v.mp4") + " --record-fps 0", "--record-fps"},
+        {"--frames 1 --record " + path("no-such-folder/v.mp4"), "no-such-folder"},
+        {"--sweep 10 --record " + path("v.mp4") + csv, "--record"},
     };
     for (const Case& c : cases) {
         EXPECT_EQ(app(c.args), 2) << c.args;

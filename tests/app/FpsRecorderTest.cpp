@@ -104,6 +104,12 @@ TEST(FpsRecorder, ARecordMeasuresTheCurrentSceneOnce) {
     EXPECT_EQ(recorder.records()[0].backend, BackendKind::Tbb);
     EXPECT_EQ(recorder.records()[0].fish, 2000);
     EXPECT_NEAR(recorder.records()[0].fps, 100.0, 1e-6);
+    EXPECT_FALSE(recorder.records()[0].fromSweep);  // kept apart from a sweep's lines
+
+    ASSERT_TRUE(recorder.startSweep({BackendKind::Cpu}, {100}));
+    app.run(recorder, 200, 0.5, 0.01);
+    ASSERT_EQ(recorder.records().size(), 2u);
+    EXPECT_TRUE(recorder.records()[1].fromSweep);
 }
 
 TEST(FpsRecorder, ASweepNeedsBackendsAndCountsAndCanBeCancelled) {

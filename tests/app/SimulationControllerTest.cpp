@@ -89,6 +89,34 @@ TEST_F(Controller, ShrinkingTheTankMovesFishInsideAndABadValueIsRefused) {
     EXPECT_EQ(sim->params(), p);
 }
 
+TEST_F(Controller, SpeedScalesTheClockAndFastForwardRunsWhilePaused) {
+    auto sim = make(50, BackendKind::Cpu);
+    ASSERT_TRUE(sim);
+    const double dt = sim->params().dt;
+    sim->speed = 2.0;
+    EXPECT_EQ(sim->advance(dt * 2.0), 4);
+    sim->speed = 0.25;
+    EXPECT_EQ(sim->advance(dt * 2.0), 0);  // half a step
+    EXPECT_EQ(sim->advance(dt * 2.0), 1);
+    EXPECT_NEAR(sim->simulatedSeconds(), 5 * dt, 1e-9);
+
+    sim->paused = true;
+    sim->fastForward(0.5);  // 30 steps at dt = 1/60
+    EXPECT_NEAR(sim->fastForwardLeft(), 0.5, 1e-6);
+    int steps = 0;
+    for (int frame = 0; frame < 100 && sim->fastForwardLeft() > 0.0; ++frame)
+        steps += sim->advance(1.0 / 60.0);
+    EXPECT_EQ(steps, 30);
+    EXPECT_EQ(sim->advance(1.0), 0);  // paused again once it is done
+    EXPECT_NEAR(sim->simulatedSeconds(), 35 * dt, 1e-6);
+    sim->reset(3);
+    EXPECT_EQ(sim->simulatedSeconds(), 0.0);
+
+    sim->paused = false;
+    sim->asFastAsItCan = true;
+    EXPECT_GE(sim->advance(0.0), 1);  // steps whatever the wall clock says
+}
+
 TEST_F(Controller, TheFixedStepIsClampedAndPauseStops) {
     auto sim = make(100, BackendKind::Cpu);
     ASSERT_TRUE(sim);

@@ -151,6 +151,15 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessageAndWritesNoFile) {
         {"simulate --steps 5 --bogus 1" + out, "bogus"},
         {"simulate --steps 5 --state-out " + path("no-such-folder/out.csv"), "no-such-folder"},
         {"simulate --steps 5 --state-out " + dir_.string(), "folder"},
+        {"simulate --steps 5 --metrics " + path("m.csv") + " --metrics-every 0", "--metrics-every"},
+        {"simulate --steps 5 --metrics " + path("m.csv") + " --metrics-every -2",
+         "--metrics-every"},
+        {"simulate --steps 5 --metrics " + path("m.csv") + " --metrics-every 1.5",
+         "--metrics-every"},
+        {"simulate --steps 5 --metrics " + path("m.csv") + " --metrics-every x", "--metrics-every"},
+        {"simulate --steps 5 --metrics-every 2" + out, "--metrics"},
+        {"simulate --steps 5 --metrics " + path("no-such-folder/m.csv"), "no-such-folder"},
+        {"simulate --steps 5 --metrics ''", "--metrics"},
         {"bench --steps 1 --fish 10,abc" + csv, "--fish"},
         {"bench --steps 1 --fish 0" + csv, "--fish"},
         {"bench --steps 1 --fish 10,,20" + csv, "--fish"},
@@ -186,6 +195,38 @@ TEST_F(Cli, AStateFileCanBeReadAndReplacedInOneRun) {
         cli("simulate --steps 2 --state-in " + path("s.csv") + " --state-out " + path("s.csv"));
     EXPECT_EQ(run.status, 0) << run.err;
     EXPECT_NE(read(path("s.csv")), before);
+}
+
+TEST_F(Cli, MetricsAreWrittenAtStepZeroThenEveryNSteps) {
+    const CliRun run =
+        cli("simulate --fish 300 --steps 10 --metrics-every 4 --metrics " + path("m.csv"));
+    ASSERT_EQ(run.status, 0) << run.err;
+    EXPECT_EQ(listing(), std::set<std::string>{"m.csv"});  // no temporary file left
+    std::istringstream text(read(path("m.csv")));
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(text, line);) lines.push_back(line);
+    ASSERT_EQ(lines.size(), 4u);
+    EXPECT_EQ(lines[0], "step,time_s,polarization,milling,nearest_neighbor_m,neighbors");
+    const double dt = 1.0 / 60.0;
+    for (std::size_t row = 1; row < lines.size(); ++row) {
+        std::istringstream fields(lines[row]);
+        std::vector<double> values;
+        for (std::string field; std::getline(fields, field, ',');)
+            values.push_back(std::stod(field));
+        ASSERT_EQ(values.size(), 6u) << lines[row];
+        const double step = 4.0 * static_cast<double>(row - 1);
+        EXPECT_EQ(values[0], step);
+        EXPECT_NEAR(values[1], step * dt, 1e-6);
+        EXPECT_GE(values[2], 0.0);
+        EXPECT_LE(values[2], 1.0);
+        EXPECT_GT(values[4], 0.0);  // 300 fish are apart
+    }
+    // The default school starts disordered: the first row says so.
+    EXPECT_LT(std::stod(lines[1].substr(lines[1].find(',', 2) + 1)), 0.3);
+    // Without --metrics-every a row per step.
+    ASSERT_EQ(cli("simulate --fish 50 --steps 3 --metrics " + path("all.csv")).status, 0);
+    const std::string all = read(path("all.csv"));
+    EXPECT_EQ(std::count(all.begin(), all.end(), '\n'), 5);
 }
 
 TEST_F(Cli, TheSeedChoosesTheSchool) {

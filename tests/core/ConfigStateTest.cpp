@@ -197,7 +197,7 @@ const BadConfig kBadConfigs[] = {
      R"({"rocks": [{"center": [0, 0, 0], "radius": 1}, {"center": [39.9, 0, 0], "radius": 1}]})",
      {"rocks[1]", "gap"}},
     {"RocksCloserThanAStep",
-     R"({"rocks": [{"center": [0, 0, 0], "radius": 2}, {"center": [4.05, 0, 0], "radius": 2}]})",
+     R"({"maxVelocity": 5, "rocks": [{"center": [0, 0, 0], "radius": 2}, {"center": [4.05, 0, 0], "radius": 2}]})",
      {"rocks[0] and rocks[1]", "0.05", "maxVelocity * dt = 0.0833"}},
     {"RockOutsideTheTank",
      R"({"rocks": [{"center": [0, 50, 0], "radius": 1}]})",

@@ -1,0 +1,115 @@
+// The panel driven as a user drives it, through Dear ImGui's input (no window needed): typed
+// values, errors that move nothing, and the plots of the school's measures.
+
+#include <gtest/gtest.h>
+#include <imgui.h>
+
+#include "ui/Panel.h"
+
+namespace fishschool::ui {
+namespace {
+
+TEST(PanelPlots, KeepTheLastMinutesOfSimulatedTimeAndStartAgainWithANewSchool) {
+    Panel panel;
+    SchoolMetrics m;
+    for (int t = 0; t <= 300; t += 10) {
+        m.polarization = t / 300.0;
+        panel.addMeasures(t, m);
+    }
+    const auto& kept = panel.measures();
+    ASSERT_FALSE(kept.empty());
+    EXPECT_EQ(kept.front().seconds, 300.0 - Panel::kPlotSeconds);
+    EXPECT_EQ(kept.back().seconds, 300.0);
+    EXPECT_DOUBLE_EQ(kept.back().metrics.polarization, 1.0);
+    EXPECT_EQ(kept.size(), 19u);
+
+    panel.addMeasures(300.0, m);  // paused: the same time again is kept
+    EXPECT_EQ(panel.measures().size(), 20u);
+    panel.addMeasures(0.5, m);  // a reset school starts at 0
+    ASSERT_EQ(panel.measures().size(), 1u);
+    EXPECT_EQ(panel.measures().front().seconds, 0.5);
+}
+
+/// One ImGui context for a test, at 1280 x 800, with frames drawn by the panel.
+class PanelInput : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        ImGui::CreateContext();
+        ImGuiIO& io = ImGui::GetIO();
+        io.IniFilename = nullptr;
+        io.DisplaySize = ImVec2(1280.0f, 800.0f);
+        io.DeltaTime = 1.0f / 60.0f;
+        io.KeyMap[ImGuiKey_Enter] = 13;  // a backend's key index for Enter
+        unsigned char* pixels = nullptr;
+        int w = 0, h = 0;
+        io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+        state_.params = &params_;
+        state_.fishCount = static_cast<std::size_t>(params_.fishCount);
+    }
+    void TearDown() override { ImGui::DestroyContext(); }
+
+    /// One frame; what the user's input of this frame asked for.
+    PanelActions frame() {
+        ImGui::NewFrame();
+        PanelActions actions = panel_.draw(state_, recorder_);
+        ImGui::Render();
+        // Input lasts one frame, as a backend gives it.
+        ImGuiIO& io = ImGui::GetIO();
+        io.MouseDown[0] = false;
+        io.KeyCtrl = false;
+        io.KeysDown[ImGui::GetKeyIndex(ImGuiKey_Enter)] = false;
+        return actions;
+    }
+    static ImVec2 centre(const std::array<float, 4>& r) {
+        return ImVec2(0.5f * (r[0] + r[2]), 0.5f * (r[1] + r[3]));
+    }
+
+    SimParams params_;
+    PanelState state_;
+    FpsRecorder recorder_;
+    Panel panel_;
+};
+
+TEST_F(PanelInput, ATypedValueAppliesOnEnterNotWhileTyped) {
+    frame();
+    const auto rect = Panel::controlRect("rSeparation (m)");
+    ASSERT_GT(rect[2], rect[0]);
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = centre(rect);
+    frame();  // hover first, as a mouse does
+    io.KeyCtrl = true;
+    io.MouseDown[0] = true;  // Ctrl+click: the slider becomes a text field
+    EXPECT_FALSE(frame().newParams);
+    frame();
+    for (const char c : std::string("-1")) {
+        io.AddInputCharacter(static_cast<unsigned>(c));
+        const PanelActions typing = frame();
+        EXPECT_FALSE(typing.newParams) << "applied while typing, at '" << c << "'";
+    }
+    io.KeysDown[ImGui::GetKeyIndex(ImGuiKey_Enter)] = true;
+    PanelActions entered = frame();
+    if (!entered.newParams) entered = frame();  // ImGui may apply on the frame after Enter
+    ASSERT_TRUE(entered.newParams);
+    EXPECT_EQ(entered.newParams->rSeparation, -1.0f);  // the whole value, for the app to refuse
+    // Refused, the running value stays: the next frames ask for nothing more.
+    for (int k = 0; k < 3; ++k) EXPECT_FALSE(frame().newParams);
+}
+
+TEST_F(PanelInput, AnErrorMovesNoControl) {
+    frame();
+    frame();
+    const auto before = Panel::controlRect("kCohesion");
+    const auto fishBefore = Panel::controlRect("fish count");
+    ASSERT_GT(before[2], before[0]);
+    panel_.showError("rSeparation: -1 is not allowed; must be finite and >= 0");
+    frame();
+    frame();
+    EXPECT_EQ(Panel::controlRect("kCohesion"), before);
+    EXPECT_EQ(Panel::controlRect("fish count"), fishBefore);
+    panel_.clearError();
+    frame();
+    EXPECT_EQ(Panel::controlRect("kCohesion"), before);
+}
+
+}  // namespace
+}  // namespace fishschool::ui
