@@ -11,6 +11,7 @@ fishschool_packages=(
     python3-glad libegl-dev libegl1 libegl-mesa0 libgl1 libglx-mesa0 libgl1-mesa-dri libgl-dev
     nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
     xvfb xauth ffmpeg
+    afl++ gcc-12-plugin-dev
 )
 
 install_missing_packages() {

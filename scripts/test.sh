@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds every target with warnings as errors and runs every test; then
 # builds the core and the CLI with AddressSanitizer and UndefinedBehaviorSanitizer and runs their
-# tests again. GL tests run on Mesa's software rasteriser where no GPU is present.
+# tests again. GL tests run on Mesa's software rasteriser where no GPU is present. Last, the
+# parsers are fuzzed (scripts/fuzz.sh) and random scenes soaked under --check (scripts/soak.sh).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
@@ -25,3 +26,9 @@ configure_and_build "$FISHSCHOOL_ROOT/build-sanitize" -DCMAKE_BUILD_TYPE=RelWith
     -DFISHSCHOOL_BUILD_GPU=OFF -DFISHSCHOOL_BUILD_BENCH=OFF
 (cd "$FISHSCHOOL_ROOT/build-sanitize" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j 2)
+
+echo "== Fuzzing the config, state and flag parsers, 30 s each (scripts/fuzz.sh)"
+"$FISHSCHOOL_ROOT/scripts/fuzz.sh" 30
+
+echo "== Soak: random scenes under simulate --check, 1e7 fish-steps (scripts/soak.sh)"
+"$FISHSCHOOL_ROOT/scripts/soak.sh" 10000000

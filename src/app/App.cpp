@@ -333,6 +333,13 @@ int App::run() {
 
         // While recording, each frame is one video frame: the simulation advances by its time.
         sim_->advance(video_.recording() ? 1.0 / video_.framesPerSecond() : frameSeconds);
+        // A GL failure mid-run (out of GPU memory, a lost context) loses the GPU's school: say so
+        // and stop rather than draw and save what is left.
+        if (auto ok = sim_->backend().health(); !ok) {
+            std::cerr << "error: " << ok.error() << "\n";
+            status = kInternal;
+            break;
+        }
         const double simulationMs = sim_->lastStepsMilliseconds();
 
         ui::FrameSample sample{frameSeconds, simulationMs, renderMs, sim_->backendKind(),
@@ -513,7 +520,8 @@ int App::finish() {
             status = kBadInput;
         }
     }
-    if (!options_.stateOutPath.empty()) {
+    // A school that a GL failure lost is not written over the file.
+    if (!options_.stateOutPath.empty() && sim_->backend().health()) {
         if (auto ok =
                 saveStateCsv(options_.stateOutPath, sim_->backend().download(), sim_->params());
             !ok) {

@@ -132,11 +132,14 @@ int runBench(const BenchOptions& o) {
         if (auto ok = checkNotAnInput("--csv", o.csvPath, {{"--config", config}}); !ok)
             return fail(ok.error());
     }
+    if (o.validateOnly) return 0;
     // Each kind asked for is checked before the first case spends its time: a GPU that cannot run
-    // the first scene fails now, not after the CPU cases.
+    // the largest scene (its limits are checked before any allocation) fails now, not after the
+    // CPU cases.
+    const std::int64_t largest = *std::max_element(counts->begin(), counts->end());
     for (BackendKind kind : *kinds) {
-        if (auto probe = createBackend(kind, sceneFor(counts->front(), searches.front())); !probe)
-            return fail(probe.error());
+        if (auto probe = createBackend(kind, sceneFor(largest, searches.front())); !probe)
+            return backendFailure(kind, probe.error());
     }
     std::string csv =
         "backend,neighbors,fish,steps,ms_per_step,steps_per_s,fish_steps_per_s,pairs_per_s,mean_"
@@ -147,9 +150,10 @@ int runBench(const BenchOptions& o) {
             for (std::int64_t n : *counts) {
                 const SimParams params = sceneFor(n, search);
                 auto backend = createBackend(kind, params);
-                if (!backend) return fail(backend.error());
+                if (!backend) return backendFailure(kind, backend.error());
                 Backend& b = **backend;
-                if (auto ok = b.upload(makeInitialSchool(params)); !ok) return fail(ok.error());
+                if (auto ok = b.upload(makeInitialSchool(params)); !ok)
+                    return internalFailure(ok.error());
 
                 BenchRow row{std::string(toString(kind)), std::string(toString(search)), n,
                              o.steps};
@@ -176,6 +180,7 @@ int runBench(const BenchOptions& o) {
                         lastReport = nowMs();
                     }
                 }
+                if (auto ok = b.health(); !ok) return internalFailure(ok.error());
                 row.msPerStep = median(times);
                 // The school is read back only after the timing: a read-back can make a GPU
                 // driver move the simulation buffer out of video memory.

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/Backend.h"
 #include "core/CommandLine.h"
 #include "core/ConfigIO.h"
 
@@ -19,6 +20,9 @@ struct SimulateOptions {
     std::string stateOut;
     std::int64_t steps = 0;
     std::string backend = "cpu";
+    bool check = false;  ///< --check: the invariants after every step
+    /// Parse and validate the flags and the files they name, then stop (the fuzz targets).
+    bool validateOnly = false;
     std::string metricsPath;   ///< --metrics: the school's measures as CSV
     std::string metricsEvery;  ///< --metrics-every as typed (a row every N steps)
 };
@@ -32,6 +36,7 @@ struct BenchOptions {
     std::int64_t steps = 20;
     std::int64_t warmup = 20;
     std::string csvPath;
+    bool validateOnly = false;  ///< as SimulateOptions::validateOnly
 };
 
 void addSimulateCommand(CLI::App& app, SimulateOptions& options);
@@ -40,6 +45,13 @@ void addBenchCommand(CLI::App& app, BenchOptions& options);
 /// Exit status for bad input (flags, config, state): 2. For an internal failure: 1.
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitInternal = 1;
+
+/// Prints the error and returns kExitInternal: a failure of this machine, not of the input.
+int internalFailure(const std::string& message);
+/// Exit status for a backend that could not be made: kExitBadInput when this machine cannot run
+/// its kind at all (no GL context), kExitInternal when it could but failed (a school over the
+/// GPU's limits, a shader the driver refused).
+int backendFailure(BackendKind kind, const std::string& message);
 
 /// Each returns the process exit status and prints its one error line to stderr.
 int runSimulate(const SimulateOptions& options);

@@ -5,6 +5,7 @@
 #include "Commands.h"
 #include "core/BackendRegistry.h"
 #include "core/ConfigIO.h"
+#include "core/Invariants.h"
 #include "core/Metrics.h"
 #include "core/Scenario.h"
 #include "core/StateIO.h"
@@ -54,6 +55,9 @@ void addSimulateCommand(CLI::App& app, SimulateOptions& o) {
     cmd->add_option("--neighbors", o.params.neighbors,
                     "all-pairs or grid; overrides the config's neighborSearch")
         ->check(nonEmpty());
+    cmd->add_flag("--check", o.check,
+                  "After every step, read the school back and check that every fish is finite, "
+                  "inside the tank and outside every rock; exit 1 at the first that is not");
 }
 
 int runSimulate(const SimulateOptions& o) {
@@ -94,14 +98,16 @@ int runSimulate(const SimulateOptions& o) {
         if (!loaded) return fail(loaded.error());
         school = std::move(*loaded);
         params->fishCount = static_cast<std::int64_t>(school.size());
-    } else {
-        school = makeInitialSchool(*params);
     }
+    if (o.validateOnly) return 0;
 
+    // The backend first: one that cannot hold the school says so before the school is made.
     auto backend = createBackend(*kind, *params);
-    if (!backend) return fail(backend.error());
+    if (!backend) return backendFailure(*kind, backend.error());
+    if (o.stateIn.empty()) school = makeInitialSchool(*params);
     Backend& b = **backend;
-    if (auto ok = b.upload(school); !ok) return fail(ok.error());
+    // The school is valid input; a backend that cannot hold it is this machine's limit.
+    if (auto ok = b.upload(school); !ok) return internalFailure(ok.error());
     std::string metrics;
     auto measure = [&](std::int64_t step) {
         if (o.metricsPath.empty() || step % *every != 0) return;
@@ -112,14 +118,23 @@ int runSimulate(const SimulateOptions& o) {
     measure(0);
     for (std::int64_t s = 0; s < o.steps; ++s) {
         b.step();
+        if (auto ok = b.health(); !ok) return internalFailure(ok.error());
+        if (o.check) {
+            if (auto ok = checkInvariants(b.download(), *params); !ok) {
+                std::cerr << "error: --check: step " << (s + 1) << ": " << ok.error() << "\n";
+                return kExitInternal;
+            }
+        }
         measure(s + 1);
         if (o.steps >= 100 && (s + 1) % (o.steps / 10) == 0)
             std::cerr << "step " << (s + 1) << "/" << o.steps << "\n";
     }
+    const School result = b.download();
+    if (auto ok = b.health(); !ok) return internalFailure(ok.error());
     if (!o.metricsPath.empty())
         if (auto ok = writeFileAtomically(o.metricsPath, metrics); !ok) return fail(ok.error());
     if (!o.stateOut.empty())
-        if (auto ok = saveStateCsv(o.stateOut, b.download(), *params); !ok) return fail(ok.error());
+        if (auto ok = saveStateCsv(o.stateOut, result, *params); !ok) return fail(ok.error());
     return 0;
 }
 

@@ -1,53 +1,7 @@
 // fishschool-cli: the simulation without a window. `fishschool-cli --help` lists the commands.
 
-#include <exception>
-#include <iostream>
-
-#include <CLI/CLI.hpp>
-
-#include "Commands.h"
-#include "core/TextInput.h"
+#include "RunCommandLine.h"
 
 int main(int argc, char** argv) {
-    using namespace fishschool;
-    using namespace fishschool::cli;
-    CLI::App app{"FishSchool on the command line: simulate a school or benchmark the backends"};
-    app.require_subcommand(1);
-    SimulateOptions simulate;
-    BenchOptions bench;
-    addSimulateCommand(app, simulate);
-    addBenchCommand(app, bench);
-    // CLI11 would only say "A subcommand is required" for a misspelt one.
-    if (argc > 1 && argv[1][0] != '-') {
-        std::string names;
-        bool known = false;
-        for (const CLI::App* command : app.get_subcommands({})) {
-            known |= command->get_name() == argv[1];
-            names += (names.empty() ? "" : ", ") + command->get_name();
-        }
-        if (!known) {
-            std::cerr << "error: unknown command " << quote(argv[1]) << "; the commands are "
-                      << names << " (see fishschool-cli --help)\n";
-            return kExitBadInput;
-        }
-    }
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-        if (e.get_exit_code() == 0) return app.exit(e);
-        std::cerr << "error: " << e.what() << " (see fishschool-cli --help)\n";
-        return kExitBadInput;
-    }
-    try {
-        if (app.got_subcommand("simulate")) return runSimulate(simulate);
-        return runBench(bench);
-    } catch (const std::bad_alloc&) {
-        std::cerr << "error: out of memory\n";
-        return kExitInternal;
-    } catch (const std::exception& e) {
-        std::cerr << "internal error: " << e.what() << "\n";
-        return kExitInternal;
-    }
+    return fishschool::cli::runCommandLine(argc, argv);
 }

@@ -51,6 +51,10 @@ class Backend {
     virtual void step() = 0;
     /// Waits until the work already issued has finished (GPU); for timing.
     virtual void finish() {}
+    /// The first failure met since the school was uploaded that leaves it not to be trusted (the
+    /// GPU ran out of memory or GL reported an error mid-run), with the fish count; or nothing.
+    /// The CPU backends never fail here.
+    virtual Result<void> health() const { return {}; }
 
     /// How the school is drawn: from this GPU buffer, or (nullopt) from a copy that download()
     /// makes.

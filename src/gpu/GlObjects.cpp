@@ -34,6 +34,8 @@ const char* errorName(GLenum error) {
             return "GL_INVALID_FRAMEBUFFER_OPERATION";
         case GL_OUT_OF_MEMORY:
             return "GL_OUT_OF_MEMORY";
+        case GL_CONTEXT_LOST:
+            return "GL_CONTEXT_LOST";
         default:
             return "unknown GL error";
     }
@@ -144,8 +146,15 @@ GLint GlProgram::uniformLocation(const char* name) const {
 
 Result<void> checkGlErrors(const char* where) {
     if (!glDebugEnabled()) return {};
+    return takeGlErrors(where);
+}
+
+Result<void> takeGlErrors(const char* where) {
     std::string first;
-    for (GLenum error = glGetError(); error != GL_NO_ERROR; error = glGetError()) {
+    // Bounded: a lost context may answer with an error on every call.
+    int taken = 0;
+    for (GLenum error = glGetError(); error != GL_NO_ERROR && taken < 32;
+         error = glGetError(), ++taken) {
         const std::string message = std::string(errorName(error)) + " in " + where;
         std::cerr << "GL error: " << message << "\n";
         ++glErrorsReported;

@@ -95,6 +95,10 @@ class GlProgram : public GlName<deleteProgram> {
 /// when the environment sets FISHSCHOOL_GL_DEBUG=1; returns the first error's message.
 Result<void> checkGlErrors(const char* where);
 
+/// Like checkGlErrors, but in every build: takes every GL error raised since the last check (GL
+/// keeps them until asked), and returns the first with `where`.
+Result<void> takeGlErrors(const char* where);
+
 /// How many GL errors checkGlErrors and the debug callback have reported in this process; lets
 /// tests fail on a GL error in any call path.
 std::size_t reportedGlErrorCount();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "ShaderFiles.h"
@@ -49,6 +50,20 @@ Result<std::unique_ptr<GpuBackend>> GpuBackend::create(const SimParams& params,
     auto backend = std::unique_ptr<GpuBackend>(new GpuBackend);
     backend->renderer_ = "gpu, " + glString(GL_RENDERER);
     glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &backend->maxStorageBlockBytes_);
+    backend->storageLimitName_ = "GL_MAX_SHADER_STORAGE_BLOCK_SIZE";
+    // A lower limit can be asked for, to test a GPU's limit without its gigabytes or to leave
+    // memory to other work.
+    if (const char* lower = std::getenv("FISHSCHOOL_GPU_MAX_BUFFER_BYTES")) {
+        char* end = nullptr;
+        const long long bytes = std::strtoll(lower, &end, 10);
+        if (end == lower || *end != '\0' || bytes <= 0)
+            return fail("FISHSCHOOL_GPU_MAX_BUFFER_BYTES: '" + std::string(lower).substr(0, 40) +
+                        "' is not allowed; must be a whole number of bytes > 0");
+        if (bytes < backend->maxStorageBlockBytes_) {
+            backend->maxStorageBlockBytes_ = bytes;
+            backend->storageLimitName_ = "FISHSCHOOL_GPU_MAX_BUFFER_BYTES";
+        }
+    }
     GLint maxGroups = 0;
     glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &maxGroups);
     backend->maxWorkgroups_ = static_cast<std::size_t>(std::max(maxGroups, 1));
@@ -87,7 +102,7 @@ Result<std::unique_ptr<GpuBackend>> GpuBackend::create(const SimParams& params,
     if (auto programs = backend->stepProgramsFor(stepFeatures(params)); !programs)
         return fail(programs.error());
     backend->setParams(params);
-    if (auto ok = checkGlErrors("GpuBackend::create"); !ok) return fail(ok.error());
+    if (auto ok = takeGlErrors("GpuBackend::create"); !ok) return fail("gpu: " + ok.error());
     return backend;
 }
 
@@ -154,8 +169,8 @@ Result<void> GpuBackend::checkStorageFits(std::size_t fishCount) const {
     if (static_cast<GLint64>(bytes) <= maxStorageBlockBytes_) return {};
     return fail("gpu: " + std::to_string(fishCount) + " fish need a storage buffer of " +
                 std::to_string(bytes) + " bytes (2 copies of 48 bytes per fish); this GPU allows " +
-                "at most " + std::to_string(maxStorageBlockBytes_) +
-                " (GL_MAX_SHADER_STORAGE_BLOCK_SIZE), that is " +
+                "at most " + std::to_string(maxStorageBlockBytes_) + " (" + storageLimitName_ +
+                "), that is " +
                 std::to_string(maxStorageBlockBytes_ / GLint64(2 * sizeof(GpuFish))) + " fish");
 }
 
@@ -180,7 +195,20 @@ Result<void> GpuBackend::upload(std::span<const Fish> school) {
     fishBuffer_ = std::move(buffer);
     fishCount_ = n;
     currentHalf_ = 0;
+    fault_.clear();
     return {};
+}
+
+void GpuBackend::noteGlErrors(const char* where) {
+    auto ok = takeGlErrors(where);
+    if (!ok && fault_.empty())
+        fault_ = "gpu: " + ok.error() + " with " + std::to_string(fishCount_) +
+                 " fish; the school on the GPU is lost";
+}
+
+Result<void> GpuBackend::health() const {
+    if (fault_.empty()) return {};
+    return fail(fault_);
 }
 
 School GpuBackend::download() {
@@ -190,8 +218,17 @@ School GpuBackend::download() {
     // A shader copies the current half into a staging buffer that is read back: reading the
     // simulation buffer itself, even through glCopyBufferSubData, makes the NVIDIA driver move it
     // out of video memory (steps were 5 times slower at 1,000,000 fish afterwards).
-    if (readbackBuffer_.size() < bytes)
+    if (readbackBuffer_.size() < bytes) {
+        noteGlErrors("before GpuBackend::download");
         readbackBuffer_ = GlBuffer::create(bytes, nullptr, GL_CLIENT_STORAGE_BIT | GL_MAP_READ_BIT);
+        if (glGetError() == GL_OUT_OF_MEMORY) {
+            readbackBuffer_ = GlBuffer{};
+            if (fault_.empty())
+                fault_ = "gpu: out of memory (GL_OUT_OF_MEMORY) for a read-back buffer of " +
+                         std::to_string(bytes) + " bytes, " + std::to_string(fishCount_) + " fish";
+        }
+    }
+    if (!fault_.empty()) return school;
     glBindBufferBase(GL_UNIFORM_BUFFER, kParamsBinding, paramsBuffer_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kFishBinding, fishBuffer_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kStagingBinding, readbackBuffer_.id());
@@ -204,7 +241,7 @@ School GpuBackend::download() {
     for (const GpuFish& g : data) {
         if (g.id < fishCount_) school[g.id] = {g.position, g.velocity, g.acceleration};
     }
-    checkGlErrors("GpuBackend::download");
+    noteGlErrors("GpuBackend::download");
     return school;
 }
 
@@ -244,7 +281,7 @@ void GpuBackend::dispatchOverFish(const GlProgram& program) {
 }
 
 void GpuBackend::step() {
-    if (fishCount_ == 0) return;
+    if (fishCount_ == 0 || !fault_.empty()) return;
     const std::size_t n = fishCount_;
     const std::size_t read = currentHalf_ * n, other = (1 - currentHalf_) * n;
     glBindBufferBase(GL_UNIFORM_BUFFER, kParamsBinding, paramsBuffer_.id());
@@ -261,7 +298,7 @@ void GpuBackend::step() {
         if (kinds) dispatchOverFish(gatherSpecials_);
         dispatchOverFish(stepPrograms_->allPairs);
         currentHalf_ = 1 - currentHalf_;
-        checkGlErrors("GpuBackend::step (all-pairs)");
+        noteGlErrors("GpuBackend::step (all-pairs)");
         return;
     }
 
@@ -299,7 +336,7 @@ void GpuBackend::step() {
     writeStepParams(other, read, grid);
     if (kinds) dispatchOverFish(gatherSpecials_);
     dispatchOverFish(stepPrograms_->grid);
-    checkGlErrors("GpuBackend::step (grid)");
+    noteGlErrors("GpuBackend::step (grid)");
 }
 
 void GpuBackend::finish() {

@@ -42,6 +42,7 @@ class GpuBackend final : public Backend {
     std::size_t fishCount() const override { return fishCount_; }
     void step() override;
     void finish() override;
+    Result<void> health() const override;
     std::optional<GpuDrawSource> drawSource() const override {
         return GpuDrawSource{fishBuffer(), currentFirstFish(), fishCount_};
     }
@@ -68,10 +69,13 @@ class GpuBackend final : public Backend {
     void writeStepParams(std::size_t readFirst, std::size_t writeFirst, const GridShape& grid);
     void ensureGridBuffers(std::size_t cells);
     void dispatchOverFish(const GlProgram& program);
+    /// Takes GL's errors; the first of them since the upload becomes the backend's fault.
+    void noteGlErrors(const char* where);
 
     std::string renderer_;
     SimParams params_;
     GLint64 maxStorageBlockBytes_ = 0;
+    std::string storageLimitName_;       ///< what set maxStorageBlockBytes_, for messages
     std::size_t maxWorkgroups_ = 65535;  ///< GL_MAX_COMPUTE_WORK_GROUP_COUNT along x
 
     /// The step's two programs, compiled for one set of behaviours (STEP_FEATURES).
@@ -97,6 +101,9 @@ class GpuBackend final : public Backend {
     std::size_t gridCellCapacity_ = 0;
     std::size_t fishCount_ = 0;
     std::size_t currentHalf_ = 0;  ///< 0 or 1
+    /// The first GL error since the upload ("" for none): the school is not to be trusted, and
+    /// steps do nothing until the next upload.
+    std::string fault_;
 };
 
 /// Whether this thread's current context can run the gpu backend; the error says why not.

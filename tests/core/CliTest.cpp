@@ -330,6 +330,17 @@ TEST_F(Cli, BenchTakesTheSearchFromTheConfigAndScalesTheTank) {
     EXPECT_LT(many, 4.0 * few + 1.0);
 }
 
+TEST_F(Cli, CheckTestsEveryStepAndWritesTheSameSchool) {
+    write("config.json", R"({"fishCount": 400, "seed": 3, "kAvoidance": 2, "kTarget": 1,
+                             "targetPath": "flow-field", "target": [10, -5, 8]})");
+    const std::string common =
+        "simulate --config " + path("config.json") + " --backend tbb --steps 120 --state-out ";
+    const CliRun checked = cli(common + path("checked.csv") + " --check");
+    ASSERT_EQ(checked.status, 0) << checked.err;
+    ASSERT_EQ(cli(common + path("plain.csv")).status, 0);
+    EXPECT_EQ(read(path("checked.csv")), read(path("plain.csv")));
+}
+
 #ifdef FISHSCHOOL_CLI_HAS_GPU
 TEST_F(Cli, TheGpuBackendAgreesWithTheCpu) {
     const std::string common = "simulate --fish 500 --seed 7 --steps 1 --state-out ";
@@ -354,6 +365,29 @@ TEST_F(Cli, TheGpuBackendAgreesWithTheCpu) {
     const auto rows = csvRows(read(path("bench.csv")));
     ASSERT_EQ(rows.size(), 2u);
     EXPECT_EQ(rows[1][0], "gpu");
+}
+
+TEST_F(Cli, ASchoolOverTheGpuLimitIsExitStatus1NamingTheCountAndTheLimit) {
+    // The GPU's limit lowered to 1,000 fish (2 copies of 48 bytes each), so that no gigabytes are
+    // needed to pass it; the count is checked before anything is allocated.
+    ::setenv("FISHSCHOOL_GPU_MAX_BUFFER_BYTES", "96000", 1);
+    const CliRun over =
+        cli("simulate --backend gpu --fish 1001 --steps 5 --state-out " + path("g.csv"));
+    const CliRun bench = cli("bench --backend cpu,gpu --fish 100,1001 --steps 1 --warmup 0");
+    const CliRun fits =
+        cli("simulate --backend gpu --fish 1000 --steps 1 --state-out " + path("f.csv"));
+    ::unsetenv("FISHSCHOOL_GPU_MAX_BUFFER_BYTES");
+    if (over.status == 2 && over.err.starts_with("error: gpu: "))
+        GTEST_SKIP() << "no GL context here: " << over.err;
+    EXPECT_EQ(over.status, 1) << over.err;
+    EXPECT_THAT(over.err, HasSubstr("1001 fish"));
+    EXPECT_THAT(over.err, HasSubstr("at most 96000 (FISHSCHOOL_GPU_MAX_BUFFER_BYTES)"));
+    EXPECT_FALSE(fs::exists(path("g.csv")));
+    // bench checks its largest school on every backend before the first case runs.
+    EXPECT_EQ(bench.status, 1) << bench.err;
+    EXPECT_THAT(bench.err, HasSubstr("1001 fish"));
+    EXPECT_THAT(bench.out, ::testing::Not(HasSubstr("cpu ")));
+    EXPECT_EQ(fits.status, 0) << fits.err;
 }
 #else
 TEST_F(Cli, TheGpuBackendIsAClearErrorWithoutTheGlLibrary) {

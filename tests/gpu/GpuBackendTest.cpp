@@ -504,3 +504,57 @@ TEST_F(Gpu, ASchoolOverTheStorageLimitIsRefusedAndTheOldOneKept) {
 
 }  // namespace
 }  // namespace fishschool
+
+namespace fishschool {
+namespace {
+
+TEST_F(Gpu, AGlErrorMidRunIsReportedWithTheFishCountAndTheStepsStop) {
+    SimParams p;
+    p.fishCount = 300;
+    const School school = makeInitialSchool(p);
+    auto gpu = makeGpu(p);
+    ASSERT_TRUE(gpu);
+    ASSERT_TRUE(gpu->upload(school));
+    gpu->step();
+    ASSERT_TRUE(gpu->health()) << gpu->health().error();
+
+    // A failure that GL reports while the school runs: here a binding GL refuses.
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1u << 20, 0);
+    gpu->step();
+    const auto health = gpu->health();
+    ASSERT_FALSE(health);
+    EXPECT_THAT(health.error(), ::testing::HasSubstr("GL_INVALID_VALUE"));
+    EXPECT_THAT(health.error(), ::testing::HasSubstr("300 fish"));
+    errorsBefore_ = gpu::reportedGlErrorCount();  // the error above was meant
+
+    // A new upload starts clean.
+    ASSERT_TRUE(gpu->upload(school));
+    EXPECT_TRUE(gpu->health());
+    gpu->step();
+    EXPECT_TRUE(gpu->health());
+    EXPECT_NE(gpu->download(), school);
+}
+
+TEST_F(Gpu, ALowerStorageLimitCanBeAskedForAndIsNamed) {
+    ::setenv("FISHSCHOOL_GPU_MAX_BUFFER_BYTES", "96000", 1);  // 1,000 fish of 2 x 48 bytes
+    SimParams p;
+    p.fishCount = 1001;
+    auto refused = createBackend(BackendKind::Gpu, p);
+    p.fishCount = 1000;
+    auto fits = createBackend(BackendKind::Gpu, p);
+    ::setenv("FISHSCHOOL_GPU_MAX_BUFFER_BYTES", "lots", 1);
+    auto bad = createBackend(BackendKind::Gpu, p);
+    ::unsetenv("FISHSCHOOL_GPU_MAX_BUFFER_BYTES");
+    ASSERT_FALSE(refused);
+    EXPECT_THAT(refused.error(), ::testing::HasSubstr("1001 fish"));
+    EXPECT_THAT(refused.error(),
+                ::testing::HasSubstr("at most 96000 (FISHSCHOOL_GPU_MAX_BUFFER_BYTES)"));
+    ASSERT_TRUE(fits) << fits.error();
+    EXPECT_FALSE((*fits)->upload(School(1001)));
+    EXPECT_TRUE((*fits)->upload(School(1000)));
+    ASSERT_FALSE(bad);
+    EXPECT_THAT(bad.error(), ::testing::HasSubstr("'lots' is not allowed"));
+}
+
+}  // namespace
+}  // namespace fishschool

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# scripts/fuzz.sh SECONDS [TARGET...]: fuzzes each target (config, state, flags; all by default)
+# for SECONDS with AFL++ (persistent mode, AddressSanitizer and UBSan), from its seed corpus in
+# tests/fuzz/corpus/TARGET. Builds the targets with afl-g++-fast into build-fuzz/. Fails, naming
+# the inputs, when any target crashed (a sanitizer error or a broken property: see
+# tests/fuzz/*.cpp) or hung. Findings stay in build-fuzz/findings/TARGET/default/{crashes,hangs};
+# to see why one failed: build-fuzz/bin/fuzz_TARGET < FILE, or from an ordinary build
+# build/bin/fuzz_TARGET FILE.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+
+if [ $# -lt 1 ] || ! [[ "$1" =~ ^[0-9]+$ ]] || [ "$1" -lt 1 ]; then
+    echo "usage: scripts/fuzz.sh SECONDS [config|state|flags ...]" >&2
+    exit 2
+fi
+seconds="$1"
+shift
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(config state flags)
+for t in "${targets[@]}"; do
+    [ -d "$FISHSCHOOL_ROOT/tests/fuzz/corpus/$t" ] ||
+        { echo "error: no fuzz target '$t'; there are config, state and flags" >&2; exit 2; }
+done
+
+install_missing_packages
+build="$FISHSCHOOL_ROOT/build-fuzz"
+mkdir -p "$build/afl"
+
+# AFL++'s GCC plugin refuses a GCC whose Debian revision differs from the one it was built with
+# (bookworm's afl++ 4.04c-4 against gcc 12.2.0-14+deb12u1); then a shim loads it.
+echo 'int main(void) { return 0; }' >"$build/afl/probe.c"
+if AFL_QUIET=1 afl-gcc-fast "$build/afl/probe.c" -o "$build/afl/probe" >/dev/null 2>&1; then
+    unset AFL_PATH
+else
+    echo "== the packaged AFL++ GCC plugin refuses this GCC; building scripts/fuzz/gcc-plugin-shim.cc"
+    for f in /usr/lib/afl/*; do
+        [ "$(basename "$f")" = afl-gcc-pass.so ] || ln -sf "$f" "$build/afl/"
+    done
+    g++ -shared -fPIC -O1 -I"$(gcc -print-file-name=plugin)/include" \
+        "$FISHSCHOOL_ROOT/scripts/fuzz/gcc-plugin-shim.cc" -o "$build/afl/afl-gcc-pass.so" -ldl
+    export AFL_PATH="$build/afl"
+    AFL_QUIET=1 afl-gcc-fast "$build/afl/probe.c" -o "$build/afl/probe" >/dev/null
+fi
+
+echo "== fuzz targets with afl-g++-fast, AddressSanitizer and UBSan, into $build"
+export AFL_QUIET=1
+CC=afl-gcc-fast CXX=afl-g++-fast cmake -S "$FISHSCHOOL_ROOT" -B "$build" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFISHSCHOOL_FUZZ=ON -DFISHSCHOOL_SANITIZE=ON \
+    -DFISHSCHOOL_WERROR=ON >/dev/null
+cmake --build "$build" -j "${FUZZ_BUILD_JOBS:-2}" --target $(printf 'fuzz_%s ' "${targets[@]}")
+
+# A container has no CPU frequency control and its own core pattern; afl-fuzz needs neither.
+export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1
+export ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=0
+export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:symbolize=0
+found=0
+for t in "${targets[@]}"; do
+    out="$build/findings/$t"
+    rm -rf "$out"
+    mkdir -p "$out"
+    echo "== fuzzing $t for $seconds s"
+    # The flag target runs in a scratch folder: the paths it makes up stay there.
+    (cd "$out" && afl-fuzz -i "$FISHSCHOOL_ROOT/tests/fuzz/corpus/$t" -o "$out" -V "$seconds" \
+        -t 5000 -m none -- "$build/bin/fuzz_$t" >"$out/afl.log" 2>&1) || {
+        echo "error: afl-fuzz failed for $t:" >&2
+        tail -n 20 "$out/afl.log" >&2
+        exit 1
+    }
+    grep -E '^(execs_done|execs_per_sec|corpus_count|saved_crashes|saved_hangs) ' \
+        "$out/default/fuzzer_stats" | tr -s ' ' | paste -sd ' ' -
+    for kind in crashes hangs; do
+        mapfile -t bad < <(find "$out/default/$kind" -type f -name 'id:*' 2>/dev/null | sort)
+        if [ ${#bad[@]} -gt 0 ]; then
+            found=1
+            echo "error: $t: ${#bad[@]} input(s) in $out/default/$kind; replay one with" \
+                "$build/bin/fuzz_$t < FILE:" >&2
+            printf '  %s\n' "${bad[@]}" >&2
+        fi
+    done
+done
+if [ "$found" -ne 0 ]; then
+    exit 1
+fi
+echo "fuzz: no crash or hang in ${targets[*]} ($seconds s each)"

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""One random scene of scripts/soak.sh: a valid config (SPEC.md's rules, with extreme but valid
+values now and then) and how to run it. Usage: soak_scene.py SEED CASE BACKENDS CONFIG_OUT
+Prints "FISH STEPS BACKEND" and writes the config. The same SEED and CASE give the same scene."""
+import json
+import math
+import random
+import sys
+
+LIMIT = 1e6  # SPEC.md: every weight, limit and bound is at most 1e6 in size
+
+
+def log_uniform(rng, low, high):
+    return math.exp(rng.uniform(math.log(low), math.log(high)))
+
+
+def weight(rng):
+    roll = rng.random()
+    if roll < 0.08:
+        return rng.choice([-LIMIT, LIMIT])
+    if roll < 0.15:
+        return 0.0
+    return rng.uniform(-3.0, 3.0)
+
+
+def scene(seed, case, backends):
+    rng = random.Random(seed * 1_000_003 + case)
+    extreme = rng.random() < 0.2
+    scale = rng.choice([LIMIT, 1e4, 0.5]) if extreme else log_uniform(rng, 2.0, 500.0)
+    bounds = [min(LIMIT, scale * rng.uniform(0.3, 1.0)) for _ in range(3)]
+    dt = log_uniform(rng, 1e-4, 0.5)
+    # maxVelocity * dt < min(bounds): the reflection at a wall must land inside
+    top_speed = min(LIMIT, 0.9 * min(bounds) / dt)
+    max_velocity = top_speed if extreme and rng.random() < 0.5 else \
+        min(top_speed, log_uniform(rng, 0.1, 50.0) * scale / 40.0)
+    step = max_velocity * dt
+    radii = []
+    for _ in range(3):
+        roll = rng.random()
+        radii.append(0.0 if roll < 0.1 else LIMIT if roll < 0.13 else
+                     rng.uniform(0.0, 0.3) * min(bounds))
+    p = {
+        "seed": rng.randrange(2**64),
+        "dt": dt,
+        "bounds": bounds,
+        "maxVelocity": max_velocity,
+        "maxAcceleration": LIMIT if extreme and rng.random() < 0.5 else log_uniform(rng, 1e-3, 100.0),
+        "kCohesion": weight(rng), "kSeparation": weight(rng), "kAlignment": weight(rng),
+        "rCohesion": radii[0], "rSeparation": radii[1], "rAlignment": radii[2],
+        "lockVerticalSteering": rng.random() < 0.3,
+        "viewAngle": 360.0 if rng.random() < 0.5 else rng.uniform(1.0, 360.0),
+        "neighborSearch": rng.choice(["all-pairs", "grid"]),
+        "kTarget": 0.0, "kAvoidance": 0.0,
+    }
+    if rng.random() < 0.5:  # seeking, straight or along the flow field
+        p["kTarget"] = weight(rng)
+        p["target"] = [rng.uniform(-b, b) for b in bounds]
+        p["targetPath"] = rng.choice(["straight", "flow-field"])
+    if rng.random() < 0.5:  # avoidance ahead of contact
+        p["kAvoidance"] = weight(rng)
+        p["avoidanceDistance"] = rng.uniform(0.0, 0.3) * min(bounds)
+    # Rocks: each a gap of at least maxVelocity*dt from every wall and every other rock (1% more,
+    # so that the config's float rounding cannot break the rule).
+    gap = step * 1.01 + 1e-6 * scale
+    rocks = []
+    for _ in range(rng.randrange(0, 6)):
+        for _attempt in range(50):
+            r = rng.uniform(0.02, 0.4) * min(bounds)
+            room = [b - r - gap for b in bounds]
+            if min(room) <= 0:
+                continue
+            c = [rng.uniform(-m, m) for m in room]
+            if all(math.dist(c, o["center"]) - r - o["radius"] >= gap for o in rocks):
+                rocks.append({"center": c, "radius": r})
+                break
+    p["rocks"] = rocks
+
+    backend = rng.choice(backends)
+    wide = max(radii) > 0.5 * min(bounds)
+    costly = backend == "gpu" or p["neighborSearch"] == "all-pairs" or wide
+    if rng.random() < 0.04:
+        fish = 0
+    else:
+        fish = int(log_uniform(rng, 1.0, 1500.0 if costly else 20000.0))
+    steps = rng.randrange(10, 60) if backend == "gpu" else rng.randrange(20, 300)
+    p["fishCount"] = fish
+    return p, fish, steps, backend
+
+
+def main():
+    seed, case, backends, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3].split(","), sys.argv[4]
+    p, fish, steps, backend = scene(seed, case, backends)
+    with open(out, "w") as f:
+        json.dump(p, f, indent=2)
+        f.write("\n")
+    print(fish, steps, backend)
+
+
+if __name__ == "__main__":
+    main()

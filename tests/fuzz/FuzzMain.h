@@ -1,0 +1,78 @@
+#pragma once
+
+// The driver shared by the fuzz targets. Each target defines fuzzOne(), which must return
+// normally for every input and abort (fuzzCheck) when a property it asserts is broken.
+//
+// Built by afl-g++-fast (FISHSCHOOL_FUZZ=ON, scripts/fuzz.sh), main() runs AFL++'s persistent
+// loop: many inputs per process, from shared memory. Built by a plain compiler, it runs each file
+// named on the command line once (the seed corpus in ctest, or a crash to reproduce).
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fishschool::fuzz {
+
+/// The longest error message a user should see (issue 10: "about 300 characters").
+inline constexpr std::size_t kMaxMessageLength = 320;
+
+/// Stops the run with `what` when `ok` is false: AFL++ keeps the input as a crash.
+inline void fuzzCheck(bool ok, const std::string& what, const std::string& detail = "") {
+    if (ok) return;
+    std::fprintf(stderr, "fuzz property broken: %s\n%s\n", what.c_str(), detail.c_str());
+    std::abort();
+}
+
+/// An error message a user can read: not empty, one line of at most kMaxMessageLength characters
+/// (the CLI prints it after "error: ").
+inline void checkMessage(const std::string& message) {
+    fuzzCheck(!message.empty(), "an error message is empty");
+    fuzzCheck(message.size() <= kMaxMessageLength, "an error message is too long",
+              message.substr(0, 400));
+}
+
+}  // namespace fishschool::fuzz
+
+/// Defined by each target.
+void fuzzOne(std::string_view input);
+
+#ifdef __AFL_FUZZ_TESTCASE_LEN
+#include <unistd.h>  // AFL++'s macros call read()
+
+// AFL++'s macros are GNU statement expressions.
+#pragma GCC diagnostic ignored "-Wpedantic"
+__AFL_FUZZ_INIT();
+
+int main() {
+    __AFL_INIT();
+    const unsigned char* buffer = __AFL_FUZZ_TESTCASE_BUF;
+    while (__AFL_LOOP(10000)) {
+        const auto length = static_cast<std::size_t>(__AFL_FUZZ_TESTCASE_LEN);
+        fuzzOne(std::string_view(reinterpret_cast<const char*>(buffer), length));
+    }
+    return 0;
+}
+#else
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: %s INPUT_FILE...\n", argv[0]);
+        return 2;
+    }
+    for (int i = 1; i < argc; ++i) {
+        std::ifstream in(argv[i], std::ios::binary);
+        if (!in) {
+            std::fprintf(stderr, "cannot read %s\n", argv[i]);
+            return 2;
+        }
+        const std::string input{std::istreambuf_iterator<char>(in), {}};
+        fuzzOne(input);
+    }
+    return 0;
+}
+#endif
