@@ -119,6 +119,7 @@ class App {
         BackendKind backend;
         School school;
         bool paused;
+        double simulatedSeconds;
     };
     std::optional<SceneBeforeSweep> beforeSweep_;
     void restoreAfterSweep();
@@ -345,8 +346,8 @@ int App::run() {
         ui::FrameSample sample{frameSeconds, simulationMs, renderMs, sim_->backendKind(),
                                static_cast<std::int64_t>(sim_->fishCount())};
         if (recorder_.sweeping() && !beforeSweep_)
-            beforeSweep_ =
-                SceneBeforeSweep{sim_->backendKind(), sim_->backend().download(), sim_->paused};
+            beforeSweep_ = SceneBeforeSweep{sim_->backendKind(), sim_->backend().download(),
+                                            sim_->paused, sim_->simulatedSeconds()};
         const ui::FpsRecorder::Request request = recorder_.onFrame(sample);
         if (request.backend || request.fish) {
             const auto set = sim_->setScene(request.backend.value_or(sim_->backendKind()),
@@ -470,6 +471,7 @@ void App::restoreAfterSweep() {
     Result<void> ok = sim_->setScene(beforeSweep_->backend,
                                      static_cast<std::int64_t>(beforeSweep_->school.size()));
     if (ok) ok = sim_->replaceSchool(beforeSweep_->school);
+    if (ok) sim_->setSimulatedSeconds(beforeSweep_->simulatedSeconds);
     sim_->paused = beforeSweep_->paused;
     report(ok);
     if (ok) panel_.showMessage("sweep done; the school is back as it was");

@@ -69,6 +69,8 @@ class SimulationController {
     void cancelFastForward() { pendingSteps_ = 0; }
     /// Simulated time of the school: steps run times dt, from 0 at a new or loaded school.
     double simulatedSeconds() const { return simulatedSeconds_; }
+    /// Sets the clock, e.g. back to where it was when a school is given back after a sweep.
+    void setSimulatedSeconds(double seconds) { simulatedSeconds_ = seconds; }
 
     bool paused = false;
     /// Simulated seconds per wall second (0.25 to 8); ignored while asFastAsItCan.

@@ -39,14 +39,19 @@ void tip(const char* text) {
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
 }
 
-/// A field for a whole number, read by TextInput.h's strict parsers when Enter is pressed: ImGui's
-/// own integer fields would read "0x10" as 0, " 5" as 5 and "5abc" as 5. While the field is not
-/// being edited it shows `current`. Returns the typed text on Enter.
+/// A field for a whole number, read by TextInput.h's strict parsers when the typing ends (Enter,
+/// or the focus going elsewhere): ImGui's own integer fields would read "0x10" as 0, " 5" as 5
+/// and "5abc" as 5. While the field is not being edited it shows `current`. Returns the typed
+/// text when the typing ends with a change.
 std::optional<std::string> wholeNumberField(const char* label, std::array<char, 32>& text,
                                             const std::string& current) {
-    if (ImGui::GetCurrentContext()->ActiveId != ImGui::GetID(label))
+    const ImGuiContext& g = *ImGui::GetCurrentContext();
+    const ImGuiID id = ImGui::GetID(label);
+    // Kept for the frame the field loses focus, so that what was typed can still be read.
+    if (g.ActiveId != id && g.ActiveIdPreviousFrame != id)
         std::snprintf(text.data(), text.size(), "%s", current.c_str());
-    if (ImGui::InputText(label, text.data(), text.size(), ImGuiInputTextFlags_EnterReturnsTrue))
+    ImGui::InputText(label, text.data(), text.size());
+    if (ImGui::IsItemDeactivatedAfterEdit() && current != text.data())
         return std::string(text.data());
     return std::nullopt;
 }
@@ -556,7 +561,7 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
             }
         }
         noteRect("fish count");
-        tip("Type a count and press Enter.");
+        tip("Type a count, then Enter or click elsewhere.");
         int search = edited.neighborSearch == NeighborSearch::Grid ? 1 : 0;
         if (ImGui::Combo("neighbours", &search, "all-pairs\0grid\0")) {
             edited.neighborSearch = search == 1 ? NeighborSearch::Grid : NeighborSearch::AllPairs;

@@ -126,6 +126,30 @@ TEST_F(PanelInput, ATypedFishCountIsReadStrictly) {
     EXPECT_EQ(accepted.newParams->fishCount, 20005);
 }
 
+TEST_F(PanelInput, ATypedFishCountAppliesWhenTheFocusGoesElsewhere) {
+    frame();
+    const auto field = Panel::controlRect("fish count");
+    const auto elsewhere = Panel::controlRect("kCohesion");
+    ASSERT_GT(field[2], field[0]);
+    ASSERT_GT(elsewhere[2], elsewhere[0]);
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = centre(field);
+    frame();
+    io.MouseDown[0] = true;
+    frame();
+    io.AddInputCharacter('1');
+    EXPECT_FALSE(frame().newParams);  // "20001" typed, not yet applied
+    for (int k = 0; k < 30; ++k) EXPECT_FALSE(frame().newParams);
+    // A click on the label's side of another control takes the focus without changing it.
+    io.MousePos = ImVec2(elsewhere[2] + 20.0f, 0.5f * (elsewhere[1] + elsewhere[3]));
+    frame();
+    io.MouseDown[0] = true;
+    PanelActions left = frame();
+    if (!left.newParams) left = frame();
+    ASSERT_TRUE(left.newParams) << panel_.error();
+    EXPECT_EQ(left.newParams->fishCount, 20001);
+}
+
 TEST_F(PanelInput, AnErrorMovesNoControl) {
     frame();
     frame();
