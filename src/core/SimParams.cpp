@@ -201,6 +201,9 @@ Result<void> validate(const SimParams& p) {
         return refuse("minVelocity", number(p.minVelocity),
                       "must be finite, >= 0 and <= maxVelocity (" + number(p.maxVelocity) + ")");
 
+    if (!std::isfinite(p.noise) || p.noise < 0.0f || p.noise > 10.0f)
+        return refuse("noise", number(p.noise), "must be finite, >= 0 and <= 10 radians");
+
     if (!std::isfinite(p.viewAngle) || p.viewAngle <= 0.0f || p.viewAngle > 360.0f)
         return refuse("viewAngle", number(p.viewAngle), "must be finite, > 0 and <= 360 degrees");
 

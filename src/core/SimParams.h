@@ -136,6 +136,10 @@ struct SimParams {
     /// After the velocity clamp a slower fish is sped up to this speed. m/s, finite, 0 (off, the
     /// default) to maxVelocity.
     float minVelocity = 0.0f;
+    /// Angular noise: each step a fish's velocity turns by a random angle, normally distributed
+    /// with this standard deviation (drawn from the seed, the fish and the step). Radians, finite,
+    /// 0 (off, the default) to 10.
+    float noise = 0.0f;
     /// "article" (the default) or "reynolds": how each rule's direction becomes a force.
     Steering steering = Steering::Article;
     /// "none" (the default) or "inverse-square": the weight of each separation offset.

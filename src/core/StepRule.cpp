@@ -38,6 +38,9 @@ StepParamsData makeStepParams(const SimParams& params, const FlowField* flow) {
     p.kinds = {static_cast<std::uint32_t>(params.leaders),
                static_cast<std::uint32_t>(params.leaders + params.predators), 0u, 0u};
     p.kindWeights = {params.kLeader, params.kFlee, params.fleeRadius, params.predatorMaxVelocity};
+    p.noise = {params.noise, 0.0f, 0.0f, 0.0f};
+    p.random = {static_cast<std::uint32_t>(params.seed),
+                static_cast<std::uint32_t>(params.seed >> 32), 0u, 0u};
     if (flow) {
         p.flowOrigin = glm::vec4(flow->origin(), flow->spacing());
         p.flowDims = glm::uvec4(glm::uvec3(flow->dims()), 0u);
