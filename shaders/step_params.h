@@ -41,10 +41,12 @@ struct StepParamsData {
     vec4 flowOrigin;    // xyz the flow field's first node, w node spacing
     uvec4 flowDims;     // xyz nodes per axis
     vec4 modes;         // minVelocity; steering, combine, avoidance: 1 for the mode beyond the
-                        // article's ("reynolds", "prioritized", "rays"), else 0
+                        // article's ("reynolds", "prioritized", "rays"), else 0; steering 2:
+                        // "couzin"
     uvec4 kinds;        // leaders, leaders + predators (the first index of a plain fish)
     vec4 kindWeights;   // kLeader, kFlee, fleeRadius, predatorMaxVelocity
-    vec4 noise;         // x noise (radians, standard deviation per step); y, z, w unused
+    vec4 noise;         // x noise (radians, standard deviation per step); y, z the cos and sin
+                        // of the largest turn of a step (steering "couzin"); w unused
     uvec4 random;       // the seed's low and high 32 bits; z the step's index (mod 2^32)
 };
 

@@ -707,12 +707,18 @@ bool Panel::drawSteering(SimParams& edited) {
         changed |= picked;
         return picked ? index == 1 : other;
     };
-    edited.steering =
-        choose("steering", "article\0reynolds\0", edited.steering == Steering::Reynolds,
-               "reynolds: each rule steers from the velocity toward the desired one "
-               "(direction * maxVelocity), at most maxAcceleration.")
-            ? Steering::Reynolds
-            : Steering::Article;
+    int steering = static_cast<int>(edited.steering);  // the order of the enum
+    if (ImGui::Combo("steering", &steering, "article\0reynolds\0couzin\0")) {
+        edited.steering = static_cast<Steering>(steering);
+        changed = true;
+    }
+    tip("reynolds: each rule steers from the velocity toward the desired one (direction * "
+        "maxVelocity), at most maxAcceleration. couzin: Couzin et al. 2002, repulsion first, "
+        "constant speed maxVelocity, turns of at most maxTurnRate.");
+    changed |= sliderFloat("maxTurnRate (deg/s)", &edited.maxTurnRate, 1.0f, 720.0f,
+                           "Steering couzin: how fast a fish turns toward its desired direction.");
+    changed |= sliderFloat("noise (rad)", &edited.noise, 0.0f, 1.0f,
+                           "Standard deviation of the random turn of each fish at each step.");
     edited.separationFalloff =
         choose("separation falloff", "none\0inverse-square\0",
                edited.separationFalloff == SeparationFalloff::InverseSquare,
@@ -753,8 +759,9 @@ bool Panel::drawSteering(SimParams& edited) {
     tip("The fish after the leaders hunt (red): they chase the nearest fish.");
     changed |= sliderFloat("predatorMaxVelocity (m/s)", &edited.predatorMaxVelocity, 0.01f, 50.0f,
                            "The predators' speed limit.", "%.2f", ImGuiSliderFlags_Logarithmic);
-    changed |= sliderFloat("kFlee", &edited.kFlee, -10.0f, 10.0f,
-                           "Steer away from predators within fleeRadius, more the closer they are.");
+    changed |=
+        sliderFloat("kFlee", &edited.kFlee, -10.0f, 10.0f,
+                    "Steer away from predators within fleeRadius, more the closer they are.");
     changed |= sliderFloat("fleeRadius (m)", &edited.fleeRadius, 0.0f, 40.0f,
                            "How near a predator must be for a fish to flee it.");
     return changed;
