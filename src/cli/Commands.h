@@ -34,8 +34,21 @@ struct BenchOptions {
     std::string csvPath;
 };
 
+struct PhaseOptions {
+    ParamFlags params;  ///< --config only
+    std::string vary;
+    std::string from;  ///< as typed, read by parseFiniteNumber
+    std::string to;
+    std::int64_t count = 0;
+    std::int64_t steps = 0;
+    std::string csvPath;
+    bool hysteresis = false;
+    std::string backend = "cpu";
+};
+
 void addSimulateCommand(CLI::App& app, SimulateOptions& options);
 void addBenchCommand(CLI::App& app, BenchOptions& options);
+void addPhaseCommand(CLI::App& app, PhaseOptions& options);
 
 /// Exit status for bad input (flags, config, state): 2. For an internal failure: 1.
 inline constexpr int kExitBadInput = 2;
@@ -44,5 +57,6 @@ inline constexpr int kExitInternal = 1;
 /// Each returns the process exit status and prints its one error line to stderr.
 int runSimulate(const SimulateOptions& options);
 int runBench(const BenchOptions& options);
+int runPhase(const PhaseOptions& options);
 
 }  // namespace fishschool::cli
