@@ -5,12 +5,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <glm/geometric.hpp>
 
 #include "HandBuiltScenes.h"
 #include "core/ConfigIO.h"
+#include "core/Metrics.h"
 #include "core/Scenario.h"
 
 namespace fishschool {
@@ -147,6 +150,35 @@ TEST_P(Couzin, EveryBackendAgreesWithCpu) {
 
 INSTANTIATE_TEST_SUITE_P(EveryBackend, Couzin, ::testing::ValuesIn(test::everyBuiltBackend()),
                          test::setupName);
+
+/// The preset's school after `steps` steps with the orientation zone `orientationWidth` wide,
+/// Δr_a held: polarization and milling.
+std::pair<double, double> presetAfter(float orientationWidth, int steps) {
+    const auto all = presets();
+    const auto preset = std::find_if(all.begin(), all.end(),
+                                     [](const Preset& p) { return p.name == "Couzin 2002"; });
+    EXPECT_NE(preset, all.end());
+    SimParams p = preset->params;
+    p.rAlignment = p.rSeparation + orientationWidth;
+    p.rCohesion = p.rAlignment + 14.0f;
+    auto backend = test::makeBackend(BackendKind::Tbb, p);
+    EXPECT_TRUE(backend->upload(makeInitialSchool(p)));
+    for (int s = 0; s < steps; ++s) backend->step();
+    const SchoolMetrics m = measureSchool(backend->download(), p);
+    return {m.polarization, m.milling};
+}
+
+TEST(CouzinPreset, SwarmTorusAndParallelGroupAsTheOrientationZoneWidens) {
+    const auto [swarmPolarization, swarmMilling] = presetAfter(0.0f, 2000);
+    EXPECT_LT(swarmPolarization, 0.35);
+    EXPECT_LT(swarmMilling, 0.35);
+    const auto [torusPolarization, torusMilling] = presetAfter(0.5f, 2000);
+    EXPECT_LT(torusPolarization, 0.5);
+    EXPECT_GT(torusMilling, 0.5);
+    const auto [parallelPolarization, parallelMilling] = presetAfter(12.0f, 2000);
+    EXPECT_GT(parallelPolarization, 0.8);
+    EXPECT_LT(parallelMilling, 0.35);
+}
 
 TEST(CouzinConfig, SteeringAndMaxTurnRateAreReadCheckedAndSaved) {
     auto p = parseConfig(R"({"steering": "couzin", "maxTurnRate": 40})");

@@ -406,7 +406,8 @@ namespace {
 TEST(SteeringPresets, EachExampleConfigIsItsPreset) {
     const std::pair<const char*, const char*> pairs[] = {{"unity_boids.json", "Unity boids"},
                                                          {"leader.json", "Leader and followers"},
-                                                         {"predator.json", "Predator"}};
+                                                         {"predator.json", "Predator"},
+                                                         {"couzin2002.json", "Couzin 2002"}};
     for (const auto& [file, name] : pairs) {
         const auto loaded =
             loadConfig(std::filesystem::path(FISHSCHOOL_SOURCE_DIR) / "docs" / "examples" / file);
