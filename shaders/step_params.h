@@ -11,10 +11,10 @@ const uint kFeatureSeek = 2u;         // kTarget != 0, straight at the target
 const uint kFeatureFlowField = 4u;    // kTarget != 0 along the flow field (never with kFeatureSeek)
 const uint kFeatureAvoidance = 8u;    // kAvoidance != 0 and avoidanceDistance > 0
 const uint kFeatureInverseSquare = 16u;  // separationFalloff "inverse-square": 1/d^2 per offset
-const uint kFeatureKinds = 32u;  // leaders or predators: the fish of other kinds, read per fish
+const uint kFeatureKinds = 32u;     // leaders or predators: the fish of other kinds, read per fish
 const uint kFeatureSetCount = 64u;  // every combination of the bits above is a valid index
-// The cheap modes (minVelocity, steering, combine, avoidance "rays") have no bit: they are a
-// branch on a value of StepParamsData.modes, the same for every fish of the step.
+// The cheap modes (minVelocity, steering, combine, avoidance "rays", noise) have no bit: they are
+// a branch on a value of StepParamsData.modes or .noise, the same for every fish of the step.
 
 // Whether the step being compiled has `feature` on: a constant in both languages, so the code
 // behind a feature that is off is never generated.
@@ -41,9 +41,13 @@ struct StepParamsData {
     vec4 flowOrigin;    // xyz the flow field's first node, w node spacing
     uvec4 flowDims;     // xyz nodes per axis
     vec4 modes;         // minVelocity; steering, combine, avoidance: 1 for the mode beyond the
-                        // article's ("reynolds", "prioritized", "rays"), else 0
+                        // article's ("reynolds", "prioritized", "rays"), else 0; steering 2:
+                        // "couzin"
     uvec4 kinds;        // leaders, leaders + predators (the first index of a plain fish)
     vec4 kindWeights;   // kLeader, kFlee, fleeRadius, predatorMaxVelocity
+    vec4 noise;         // x noise (radians, standard deviation per step); y, z the cos and sin
+                        // of the largest turn of a step (steering "couzin"); w unused
+    uvec4 random;       // the seed's low and high 32 bits; z the step's index (mod 2^32)
 };
 
 // SPEC step 1's sums over the neighbours of one fish.

@@ -204,7 +204,8 @@ vec4 addWithinBudget(vec4 acc, vec3 f) {
 
 // The speed limit of a fish of `kind`.
 float speedLimit(uint kind) {
-    return STEP_HAS(kFeatureKinds) && kind == kKindPredator ? params.kindWeights.w : params.limits.y;
+    return STEP_HAS(kFeatureKinds) && kind == kKindPredator ? params.kindWeights.w
+                                                            : params.limits.y;
 }
 
 // SPEC steps 2 and 3 with the behaviours beyond it: the weighted sum of the rules, clamped. A
@@ -289,20 +290,121 @@ vec3 atLeastMinVelocity(vec3 vNext, vec3 a) {
     return direction * minimum;
 }
 
+// Noise: a counter-based generator, the same bits in both languages. A hash of 32 bits (Chris
+// Wellons' lowbias32: integer multiplies, shifts and xors only).
+uint hashBits(uint x) {
+    x ^= x >> 16u;
+    x *= 0x7feb352du;
+    x ^= x >> 15u;
+    x *= 0x846ca68bu;
+    x ^= x >> 16u;
+    return x;
+}
+
+// The key of fish `id`'s draws in this step: the seed, the step's index and the fish hashed.
+uint noiseKey(uint id) {
+    return hashBits(hashBits(hashBits(params.random.z) ^ params.random.x) ^ params.random.y) + id;
+}
+
+// Draw number `draw` of a key: uniform on [0, 1) in steps of 2^-24 (exact as a float).
+float uniformDraw(uint key, uint draw) {
+    return float(hashBits(hashBits(key) + draw * 0x9e3779b9u) >> 8u) * (1.0f / 16777216.0f);
+}
+
+// A standard normal draw, approximated by the sum of 12 uniform draws minus 6 (Irwin-Hall: mean
+// 0, variance 1, bounded by 6): additions only, so C++ and GLSL agree but for the order of
+// rounding, where a logarithm (Box-Muller) would differ by the GPU's precision.
+float normalDraw(uint key, uint first) {
+    float sum = 0.0f;
+    for (uint k = 0u; k < 12u; ++k) sum += uniformDraw(key, first + k);
+    return sum - 6.0f;
+}
+
+// The velocity v turned by an angle of noise * (a normal draw), its speed kept: about a random
+// axis across the heading, or about the vertical when lockVerticalSteering is on. A fish standing
+// still stays so. Only cos and sin differ between languages (by the GPU's precision).
+vec3 withNoise(vec3 v, uint id) {
+    vec3 heading = normalizeOrZero(v);
+    if (heading == vec3(0.0f)) return v;
+    uint key = noiseKey(id);
+    float angle = params.noise.x * normalDraw(key, 0u);
+    float c = cos(angle);
+    float s = sin(angle);
+    if (params.limits.w != 0.0f) return vec3(c * v.x + s * v.z, v.y, c * v.z - s * v.x);
+    float around = 6.2831853f * uniformDraw(key, 12u);
+    vec3 helper = abs(heading.y) < 0.9f ? vec3(0.0f, 1.0f, 0.0f) : vec3(1.0f, 0.0f, 0.0f);
+    vec3 side = normalizeOrZero(cross(helper, heading));
+    vec3 up = cross(heading, side);
+    vec3 across = cos(around) * side + sin(around) * up;
+    return c * v + (s * length(v)) * across;
+}
+
+// Steering "couzin" (Couzin et al. 2002): the desired direction of a fish with unit `heading`.
+// Any neighbour in the repulsion zone (closer than rSeparation): away from them, and nothing
+// else counts. Otherwise the mean of the orientation direction (the neighbours' mean velocity
+// within rAlignment) and the attraction direction (toward the centre of those within
+// rCohesion), either alone when the other zone is empty. No neighbour, or the two cancelling:
+// the heading.
+vec3 couzinDirection(vec3 p, vec3 heading, NeighborSums s) {
+    if (s.separationCount > 0u) return normalizeOrZero(-s.separation);
+    vec3 orientation = vec3(0.0f);
+    vec3 attraction = vec3(0.0f);
+    if (s.alignmentCount > 0u) orientation = normalizeOrZero(s.alignment);
+    if (s.cohesionCount > 0u) attraction = normalizeOrZero(s.cohesion / float(s.cohesionCount) - p);
+    vec3 desired = normalizeOrZero(orientation + attraction);
+    return desired == vec3(0.0f) ? heading : desired;
+}
+
+// The unit heading h turned toward the unit direction d by at most the largest turn of a step
+// (cos and sin in params.noise.y, .z): d itself when it is that close. Straight back, the turn
+// goes toward h's side (as for avoidance by rays).
+vec3 turnToward(vec3 h, vec3 d) {
+    if (h == vec3(0.0f) || dot(h, d) >= params.noise.y) return d;
+    vec3 across = normalizeOrZero(d - dot(d, h) * h);
+    if (across == vec3(0.0f)) {
+        vec3 helper = abs(h.y) < 0.9f ? vec3(0.0f, 1.0f, 0.0f) : vec3(1.0f, 0.0f, 0.0f);
+        across = normalizeOrZero(cross(helper, h));
+    }
+    return normalizeOrZero(params.noise.y * h + params.noise.z * across);
+}
+
+// Steering "couzin": the next velocity, at the constant speed maxVelocity, along the heading
+// turned toward the desired direction, with the noise added to that direction first.
+vec3 couzinVelocity(vec3 p, vec3 v, NeighborSums s, uint id) {
+    vec3 heading = normalizeOrZero(v);
+    vec3 desired = couzinDirection(p, heading, s);
+    if (params.limits.w != 0.0f) {
+        desired.y = 0.0f;
+        desired = normalizeOrZero(desired);
+    }
+    if (params.noise.x != 0.0f) desired = withNoise(desired, id);
+    return turnToward(heading, desired) * params.limits.y;
+}
+
 // SPEC steps 2 to 7: from the fish's previous state and its neighbour sums to its next state.
 // `id` is its upload index; `prey`, for a predator, the position of its nearest other fish.
 FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
-    uint kind = kKindFish;
-    if (STEP_HAS(kFeatureKinds)) kind = kindOf(id);
-    vec3 a = steeringAcceleration(p, v, s, kind, prey);
     float dt = params.limits.z;
-    vec3 change = a * dt;
-    float limit = speedLimit(kind);
-    // A change past the range of a float (a huge dt) dwarfs any speed a fish can have (1e6 at
-    // most): the clamp keeps its direction alone.
-    vec3 vNext = isinf(largestComponent(change)) ? normalizeOrZero(a) * limit
-                                                 : clampLength(v + change, limit);
-    if (params.modes.x > 0.0f) vNext = atLeastMinVelocity(vNext, a);
+    vec3 a = vec3(0.0f);
+    vec3 vNext = vec3(0.0f);
+    if (params.modes.y == 2.0f) {
+        // Steering "couzin" sets the velocity; the acceleration reported is its change.
+        vNext = couzinVelocity(p, v, s, id);
+        a = (vNext - v) / dt;
+        if (isinf(largestComponent(a))) a = vec3(0.0f);
+    } else {
+        uint kind = kKindFish;
+        if (STEP_HAS(kFeatureKinds)) kind = kindOf(id);
+        a = steeringAcceleration(p, v, s, kind, prey);
+        vec3 change = a * dt;
+        float limit = speedLimit(kind);
+        // A change past the range of a float (a huge dt) dwarfs any speed a fish can have (1e6
+        // at most): the clamp keeps its direction alone.
+        vNext = isinf(largestComponent(change)) ? normalizeOrZero(a) * limit
+                                                : clampLength(v + change, limit);
+        if (params.modes.x > 0.0f) vNext = atLeastMinVelocity(vNext, a);
+        if (params.noise.x != 0.0f) vNext = withNoise(vNext, id);
+    }
     vec3 pNext = p + vNext * dt;
 
     // Step 6: the first rock, in list order, that the segment enters bounces the fish back.

@@ -86,6 +86,7 @@ Result<void> SimulationController::switchBackend(BackendKind kind) {
         return fail(next.error());
     }
     if (auto ok = (*next)->upload(backend_->download()); !ok) return fail(ok.error());
+    (*next)->setStepCount(backend_->stepCount());  // the noise goes on, not back to step 0
     backend_ = std::move(*next);
     ++schoolVersion_;
     forgetStepTimes();

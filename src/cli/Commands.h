@@ -39,8 +39,22 @@ struct BenchOptions {
     bool validateOnly = false;  ///< as SimulateOptions::validateOnly
 };
 
+struct PhaseOptions {
+    ParamFlags params;  ///< --config only
+    std::string vary;
+    std::string from;  ///< as typed, read by parseFiniteNumber
+    std::string to;
+    std::int64_t count = 0;
+    std::int64_t steps = 0;
+    std::string csvPath;
+    bool hysteresis = false;
+    std::string backend = "cpu";
+    bool validateOnly = false;  ///< as SimulateOptions::validateOnly
+};
+
 void addSimulateCommand(CLI::App& app, SimulateOptions& options);
 void addBenchCommand(CLI::App& app, BenchOptions& options);
+void addPhaseCommand(CLI::App& app, PhaseOptions& options);
 
 /// Exit status for bad input (flags, config, state): 2. For an internal failure: 1.
 inline constexpr int kExitBadInput = 2;
@@ -56,5 +70,6 @@ int backendFailure(BackendKind kind, const std::string& message);
 /// Each returns the process exit status and prints its one error line to stderr.
 int runSimulate(const SimulateOptions& options);
 int runBench(const BenchOptions& options);
+int runPhase(const PhaseOptions& options);
 
 }  // namespace fishschool::cli

@@ -12,12 +12,16 @@
 namespace fishschool::cli {
 
 int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
-    CLI::App app{"FishSchool on the command line: simulate a school or benchmark the backends"};
+    CLI::App app{
+        "FishSchool on the command line: simulate a school, benchmark the backends or sweep a "
+        "parameter"};
     app.require_subcommand(1);
     SimulateOptions simulate;
     BenchOptions bench;
+    PhaseOptions phase;
     addSimulateCommand(app, simulate);
     addBenchCommand(app, bench);
+    addPhaseCommand(app, phase);
     // CLI11 would only say "A subcommand is required" for a misspelt one.
     if (argc > 1 && argv[1][0] != '-') {
         std::string names;
@@ -41,9 +45,10 @@ int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
         std::cerr << "error: " << e.what() << " (see fishschool-cli --help)\n";
         return kExitBadInput;
     }
-    simulate.validateOnly = bench.validateOnly = validateOnly;
+    simulate.validateOnly = bench.validateOnly = phase.validateOnly = validateOnly;
     try {
         if (app.got_subcommand("simulate")) return runSimulate(simulate);
+        if (app.got_subcommand("phase")) return runPhase(phase);
         return runBench(bench);
     } catch (const std::bad_alloc&) {
         std::cerr << "error: out of memory\n";

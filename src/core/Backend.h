@@ -59,6 +59,14 @@ class Backend {
     /// How the school is drawn: from this GPU buffer, or (nullopt) from a copy that download()
     /// makes.
     virtual std::optional<GpuDrawSource> drawSource() const { return std::nullopt; }
+
+    /// The steps taken so far: the counter the noise is drawn from (with the seed and the fish).
+    /// Upload keeps it; whoever hands a school to another backend hands the count on too.
+    std::uint64_t stepCount() const { return stepCount_; }
+    void setStepCount(std::uint64_t count) { stepCount_ = count; }
+
+  protected:
+    std::uint64_t stepCount_ = 0;  ///< a backend's step() counts
 };
 
 }  // namespace fishschool

@@ -279,6 +279,8 @@ Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName
         {"kAvoidance", &p.kAvoidance},
         {"avoidanceDistance", &p.avoidanceDistance},
         {"minVelocity", &p.minVelocity},
+        {"noise", &p.noise},
+        {"maxTurnRate", &p.maxTurnRate},
         {"kLeader", &p.kLeader},
         {"predatorMaxVelocity", &p.predatorMaxVelocity},
         {"kFlee", &p.kFlee},
@@ -335,7 +337,8 @@ Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName
             if (!path) return std::unexpected(path.error());
             p.targetPath = *path;
         } else if (key == "steering") {
-            auto steering = reader.choice(value, key, parseSteering, R"("article" or "reynolds")");
+            auto steering =
+                reader.choice(value, key, parseSteering, R"("article", "reynolds" or "couzin")");
             if (!steering) return std::unexpected(steering.error());
             p.steering = *steering;
         } else if (key == "separationFalloff") {
@@ -440,7 +443,9 @@ std::string configToJson(const SimParams& p) {
         {"kAvoidance", shortest(p.kAvoidance)},
         {"avoidanceDistance", shortest(p.avoidanceDistance)},
         {"minVelocity", shortest(p.minVelocity)},
+        {"noise", shortest(p.noise)},
         {"steering", std::string(toString(p.steering))},
+        {"maxTurnRate", shortest(p.maxTurnRate)},
         {"separationFalloff", std::string(toString(p.separationFalloff))},
         {"combine", std::string(toString(p.combine))},
         {"avoidance", std::string(toString(p.avoidance))},

@@ -193,9 +193,10 @@ School CpuSolver::download() const {
     return school;
 }
 
-void CpuSolver::step() {
+void CpuSolver::step(std::uint64_t stepIndex) {
     const std::size_t n = size();
     if (n == 0) return;
+    stepParams_.random.z = static_cast<std::uint32_t>(stepIndex);
     const bool useGrid = usesGrid();
     if (useGrid) buildGrid(/*keepAccelerations=*/false);
     if ((features_ & glsl::kFeatureKinds) != 0u) gatherSpecials();

@@ -33,7 +33,8 @@ class CpuSolver {
     /// The school in upload order.
     School download() const;
     std::size_t size() const { return ids_.size(); }
-    void step();
+    /// `stepIndex`: the count of steps before this one, for the noise.
+    void step(std::uint64_t stepIndex);
 
     /// The upload indices of the fish within `radius` (strict <) of fish `uploadIndex`, as the
     /// current search mode finds them; for tests. Builds the grid for the current state.
@@ -103,7 +104,7 @@ class CpuSolverBackend : public Backend {
     }
     School download() override { return solver_.download(); }
     std::size_t fishCount() const override { return solver_.size(); }
-    void step() override { solver_.step(); }
+    void step() override { solver_.step(stepCount_++); }
 
   private:
     CpuSolver solver_;

@@ -88,12 +88,21 @@ std::optional<TargetPath> parseTargetPath(std::string_view text) {
 }
 
 std::string_view toString(Steering steering) {
-    return steering == Steering::Article ? "article" : "reynolds";
+    switch (steering) {
+        case Steering::Reynolds:
+            return "reynolds";
+        case Steering::Couzin:
+            return "couzin";
+        case Steering::Article:
+            break;
+    }
+    return "article";
 }
 
 std::optional<Steering> parseSteering(std::string_view text) {
     if (text == "article") return Steering::Article;
     if (text == "reynolds") return Steering::Reynolds;
+    if (text == "couzin") return Steering::Couzin;
     return std::nullopt;
 }
 
@@ -200,6 +209,12 @@ Result<void> validate(const SimParams& p) {
     if (!std::isfinite(p.minVelocity) || p.minVelocity < 0.0f || p.minVelocity > p.maxVelocity)
         return refuse("minVelocity", number(p.minVelocity),
                       "must be finite, >= 0 and <= maxVelocity (" + number(p.maxVelocity) + ")");
+
+    if (!std::isfinite(p.noise) || p.noise < 0.0f || p.noise > 10.0f)
+        return refuse("noise", number(p.noise), "must be finite, >= 0 and <= 10 radians");
+
+    if (auto ok = requirePositive("maxTurnRate", p.maxTurnRate); !ok) return ok;
+    if (auto ok = requireAtMostLargest("maxTurnRate", p.maxTurnRate); !ok) return ok;
 
     if (!std::isfinite(p.viewAngle) || p.viewAngle <= 0.0f || p.viewAngle > 360.0f)
         return refuse("viewAngle", number(p.viewAngle), "must be finite, > 0 and <= 360 degrees");

@@ -47,6 +47,7 @@ enum class Steering {
     Article,   ///< the direction times its weight
     Reynolds,  ///< (direction * maxVelocity - velocity) clamped to maxAcceleration, times its
                ///< weight
+    Couzin,    ///< Couzin et al. 2002: zones, repulsion first, constant speed, limited turning
 };
 
 std::string_view toString(Steering steering);
@@ -136,8 +137,15 @@ struct SimParams {
     /// After the velocity clamp a slower fish is sped up to this speed. m/s, finite, 0 (off, the
     /// default) to maxVelocity.
     float minVelocity = 0.0f;
-    /// "article" (the default) or "reynolds": how each rule's direction becomes a force.
+    /// Angular noise: each step a fish's velocity turns by a random angle, normally distributed
+    /// with this standard deviation (drawn from the seed, the fish and the step). Radians, finite,
+    /// 0 (off, the default) to 10.
+    float noise = 0.0f;
+    /// "article" (the default), "reynolds", or "couzin" (docs/model.md): how the rules steer.
     Steering steering = Steering::Article;
+    /// Steering "couzin": how fast a fish turns toward its desired direction at most. Degrees per
+    /// second, finite, > 0 and <= 1e6.
+    float maxTurnRate = 180.0f;
     /// "none" (the default) or "inverse-square": the weight of each separation offset.
     SeparationFalloff separationFalloff = SeparationFalloff::None;
     /// "sum" (the default) or "prioritized": how the forces are combined.

@@ -1,5 +1,6 @@
 #include "StepRule.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "FlowField.h"
@@ -32,12 +33,21 @@ StepParamsData makeStepParams(const SimParams& params, const FlowField* flow) {
     p.counts = {0u, static_cast<std::uint32_t>(params.rocks.size()), 0u, 0u};
     p.target = glm::vec4(params.target, params.kTarget);
     p.avoidance = {params.kAvoidance, params.avoidanceDistance, 0.0f, 0.0f};
-    p.modes = {params.minVelocity, params.steering == Steering::Reynolds ? 1.0f : 0.0f,
-               params.combine == Combine::Prioritized ? 1.0f : 0.0f,
+    const float steering = params.steering == Steering::Reynolds ? 1.0f
+                           : params.steering == Steering::Couzin ? 2.0f
+                                                                 : 0.0f;
+    p.modes = {params.minVelocity, steering, params.combine == Combine::Prioritized ? 1.0f : 0.0f,
                params.avoidance == Avoidance::Rays ? 1.0f : 0.0f};
     p.kinds = {static_cast<std::uint32_t>(params.leaders),
                static_cast<std::uint32_t>(params.leaders + params.predators), 0u, 0u};
     p.kindWeights = {params.kLeader, params.kFlee, params.fleeRadius, params.predatorMaxVelocity};
+    // The largest turn of a step, at most half a turn (then any direction can be reached).
+    const double turn =
+        std::min(double(params.maxTurnRate) * params.dt * 0.017453292519943295, 3.141592653589793);
+    p.noise = {params.noise, static_cast<float>(std::cos(turn)), static_cast<float>(std::sin(turn)),
+               0.0f};
+    p.random = {static_cast<std::uint32_t>(params.seed),
+                static_cast<std::uint32_t>(params.seed >> 32), 0u, 0u};
     if (flow) {
         p.flowOrigin = glm::vec4(flow->origin(), flow->spacing());
         p.flowDims = glm::uvec4(glm::uvec3(flow->dims()), 0u);

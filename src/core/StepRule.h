@@ -11,6 +11,7 @@
 #include <glm/common.hpp>
 #include <glm/exponential.hpp>
 #include <glm/geometric.hpp>
+#include <glm/trigonometric.hpp>
 #include <glm/vec3.hpp>
 #include <glm/vec4.hpp>
 
@@ -29,6 +30,7 @@ using uvec4 = glm::uvec4;
 using uint = std::uint32_t;
 using glm::abs;
 using glm::clamp;
+using glm::cos;
 using glm::cross;
 using glm::dot;
 using glm::floor;
@@ -37,6 +39,7 @@ using glm::length;
 using glm::max;
 using glm::min;
 using glm::mix;
+using glm::sin;
 using glm::sqrt;
 
 #include "step_params.h"
@@ -64,7 +67,7 @@ class StepRule {
 #undef STEP_FEATURES
 };
 
-static_assert(sizeof(StepParamsData) == 224, "StepParamsData in step_params.h: std140 size");
+static_assert(sizeof(StepParamsData) == 256, "StepParamsData in step_params.h: std140 size");
 static_assert(offsetof(StepParamsData, radiiSquared) == 0);
 static_assert(offsetof(StepParamsData, weights) == 16);
 static_assert(offsetof(StepParamsData, limits) == 32);
@@ -79,6 +82,8 @@ static_assert(offsetof(StepParamsData, flowDims) == 160);
 static_assert(offsetof(StepParamsData, modes) == 176);
 static_assert(offsetof(StepParamsData, kinds) == 192);
 static_assert(offsetof(StepParamsData, kindWeights) == 208);
+static_assert(offsetof(StepParamsData, noise) == 224);
+static_assert(offsetof(StepParamsData, random) == 240);
 
 }  // namespace glsl
 

@@ -281,6 +281,7 @@ void GpuBackend::dispatchOverFish(const GlProgram& program) {
 }
 
 void GpuBackend::step() {
+    stepParams_.random.z = static_cast<std::uint32_t>(stepCount_++);
     if (fishCount_ == 0 || !fault_.empty()) return;
     const std::size_t n = fishCount_;
     const std::size_t read = currentHalf_ * n, other = (1 - currentHalf_) * n;

@@ -726,12 +726,18 @@ bool Panel::drawSteering(SimParams& edited) {
         changed |= picked;
         return picked ? index == 1 : other;
     };
-    edited.steering =
-        choose("steering", "article\0reynolds\0", edited.steering == Steering::Reynolds,
-               "reynolds: each rule steers from the velocity toward the desired one "
-               "(direction * maxVelocity), at most maxAcceleration.")
-            ? Steering::Reynolds
-            : Steering::Article;
+    int steering = static_cast<int>(edited.steering);  // the order of the enum
+    if (ImGui::Combo("steering", &steering, "article\0reynolds\0couzin\0")) {
+        edited.steering = static_cast<Steering>(steering);
+        changed = true;
+    }
+    tip("reynolds: each rule steers from the velocity toward the desired one (direction * "
+        "maxVelocity), at most maxAcceleration. couzin: Couzin et al. 2002, repulsion first, "
+        "constant speed maxVelocity, turns of at most maxTurnRate.");
+    changed |= sliderFloat("maxTurnRate (deg/s)", &edited.maxTurnRate, 1.0f, 720.0f,
+                           "Steering couzin: how fast a fish turns toward its desired direction.");
+    changed |= sliderFloat("noise (rad)", &edited.noise, 0.0f, 1.0f,
+                           "Standard deviation of the random turn of each fish at each step.");
     edited.separationFalloff =
         choose("separation falloff", "none\0inverse-square\0",
                edited.separationFalloff == SeparationFalloff::InverseSquare,

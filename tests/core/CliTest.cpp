@@ -174,7 +174,28 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessageAndWritesNoFile) {
         {"bench --fish 10" + csv, "--steps"},
         {"bench --steps 1 --fish 10 --csv " + path("no-such-folder/b.csv"), "no-such-folder"},
         {"bench --steps 1 --fish 10 --csv " + dir_.string(), "folder"},
-        {"frobnicate", "unknown command 'frobnicate'; the commands are simulate, bench"},
+        {"phase --vary noise --from abc --to 1 --count 2 --steps 2" + csv,
+         "--from: 'abc' is not allowed; must be a finite decimal number"},
+        {"phase --vary noise --from 0 --to nan --count 2 --steps 2" + csv, "--to: 'nan'"},
+        {"phase --vary noise --from 0 --to 1 --count 0 --steps 2" + csv, "--count"},
+        {"phase --vary noise --from 0 --to 1 --count 2 --steps 0" + csv, "--steps"},
+        {"phase --vary noise --from 0 --to 1 --count 2x --steps 2" + csv, "--count"},
+        {"phase --vary colour --from 0 --to 1 --count 2 --steps 2" + csv,
+         "--vary: 'colour' is not allowed"},
+        {"phase --vary noise --from 0 --to 11 --count 2 --steps 2" + csv, "noise: 11"},
+        {"phase --vary fishCount --from 1 --to 2 --count 3 --steps 2" + csv, "whole numbers"},
+        {"phase --vary orientation-width --from -9 --to 1 --count 2 --steps 2" + csv,
+         "--vary orientation-width = -9: rCohesion: -6.5 is not allowed"},
+        {"phase --vary noise --from 0 --to 1 --count 2 --steps 2", "--csv"},
+        {"phase --vary noise --from 0 --to 1 --count 2 --steps 2 --csv " +
+             path("no-such-folder/p.csv"),
+         "no-such-folder"},
+        {"phase --vary noise --from 0 --to 1 --count 2 --steps 2 --backend quantum" + csv,
+         "--backend"},
+        {"phase --vary noise --from 0 --to 1 --count 2 --steps 2 --config " + path("bad.json") +
+             csv,
+         "rCohesion"},
+        {"frobnicate", "unknown command 'frobnicate'; the commands are simulate, bench, phase"},
         {"", "subcommand"},
     };
     for (const Case& c : cases) {
@@ -186,6 +207,35 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessageAndWritesNoFile) {
         EXPECT_TRUE(run.out.empty()) << c.args << "\n" << run.out;
         EXPECT_EQ(listing(), before) << c.args;
     }
+}
+
+TEST_F(Cli, PhaseWritesARowPerValueAndDirection) {
+    write("couzin.json", R"({"fishCount": 40, "steering": "couzin", "rSeparation": 1,
+                             "rAlignment": 2, "rCohesion": 16, "dt": 0.1, "maxTurnRate": 40,
+                             "bounds": [15, 15, 15], "rocks": []})");
+    const std::string common = "phase --config " + path("couzin.json") +
+                               " --vary orientation-width --from 0 --to 2 --count 3 --steps 6";
+    CliRun run = cli(common + " --csv " + path("fresh.csv"));
+    ASSERT_EQ(run.status, 0) << run.err;
+    const std::string fresh = read(path("fresh.csv"));
+    EXPECT_EQ(std::count(fresh.begin(), fresh.end(), '\n'), 4);
+    EXPECT_THAT(fresh, ::testing::StartsWith("value,direction,polarization,milling\n0,fresh,"));
+    EXPECT_THAT(fresh, HasSubstr("\n2,fresh,"));
+
+    run = cli(common + " --hysteresis --backend tbb --csv " + path("loop.csv"));
+    ASSERT_EQ(run.status, 0) << run.err;
+    const std::string loop = read(path("loop.csv"));
+    EXPECT_EQ(std::count(loop.begin(), loop.end(), '\n'), 6);
+    EXPECT_THAT(loop, HasSubstr("\n0,up,"));
+    EXPECT_THAT(loop, HasSubstr("\n2,up,"));
+    EXPECT_THAT(loop, HasSubstr("\n1,down,"));
+    auto lineAfter = [](const std::string& text, const std::string& start) {
+        const std::size_t at = text.find(start) + start.size();
+        return text.substr(at, text.find('\n', at) - at);
+    };
+    EXPECT_EQ(loop.substr(loop.rfind('\n', loop.size() - 2) + 1, 7), "0,down,");
+    // The loop's first value starts from the fresh run's school (and tbb steps as cpu does).
+    EXPECT_EQ(lineAfter(fresh, "\n0,fresh,"), lineAfter(loop, "\n0,up,"));
 }
 
 TEST_F(Cli, AStateFileCanBeReadAndReplacedInOneRun) {

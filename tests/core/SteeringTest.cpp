@@ -374,7 +374,8 @@ TEST(SteeringConfig, KeysRoundTripAndAreChecked) {
         {R"({"minVelocity": -1})", {"minVelocity", "-1", ">= 0"}},
         {R"({"maxVelocity": 5, "minVelocity": 6})", {"minVelocity", "6", "<= maxVelocity (5)"}},
         {R"({"minVelocity": "fast"})", {"'minVelocity'", "number"}},
-        {R"({"steering": "boids"})", {"'steering'", "boids", R"("article" or "reynolds")"}},
+        {R"({"steering": "boids"})",
+         {"'steering'", "boids", R"("article", "reynolds" or "couzin")"}},
         {R"({"separationFalloff": 2})", {"'separationFalloff'", R"("inverse-square")"}},
         {R"({"combine": "max"})", {"'combine'", "max", R"("sum" or "prioritized")"}},
         {R"({"avoidance": "sonar"})", {"'avoidance'", "sonar", R"("repel" or "rays")"}},
@@ -405,7 +406,8 @@ namespace {
 TEST(SteeringPresets, EachExampleConfigIsItsPreset) {
     const std::pair<const char*, const char*> pairs[] = {{"unity_boids.json", "Unity boids"},
                                                          {"leader.json", "Leader and followers"},
-                                                         {"predator.json", "Predator"}};
+                                                         {"predator.json", "Predator"},
+                                                         {"couzin2002.json", "Couzin 2002"}};
     for (const auto& [file, name] : pairs) {
         const auto loaded =
             loadConfig(std::filesystem::path(FISHSCHOOL_SOURCE_DIR) / "docs" / "examples" / file);

@@ -1,0 +1,80 @@
+#include <iostream>
+#include <limits>
+
+#include "Commands.h"
+#include "core/BackendRegistry.h"
+#include "core/ConfigIO.h"
+#include "core/PhaseSweep.h"
+#include "core/StateIO.h"
+#include "core/TextInput.h"
+
+namespace fishschool::cli {
+
+void addPhaseCommand(CLI::App& app, PhaseOptions& o) {
+    CLI::App* cmd = app.add_subcommand(
+        "phase", "Sweep one parameter and write the school's polarization and milling as CSV");
+    cmd->add_option("--config", o.params.configPath, "Config JSON (default: the built-in defaults)")
+        ->check(nonEmpty());
+    cmd->add_option("--vary", o.vary,
+                    "orientation-width (rAlignment - rSeparation, with rSeparation and "
+                    "rCohesion - rAlignment held), attraction-width (rCohesion - rAlignment) or "
+                    "a numeric config key")
+        ->required()
+        ->check(nonEmpty());
+    cmd->add_option("--from", o.from, "First value")->required()->type_name("NUMBER");
+    cmd->add_option("--to", o.to, "Last value")->required()->type_name("NUMBER");
+    cmd->add_option("--count", o.count, "Number of values, evenly from --from to --to (>= 1)")
+        ->required()
+        ->check(wholeNumber(1, 100000));
+    cmd->add_option("--steps", o.steps, "Steps at each value (>= 1); the last half is averaged")
+        ->required()
+        ->check(wholeNumber(1));
+    cmd->add_option("--csv", o.csvPath, "Where to write value,direction,polarization,milling")
+        ->required()
+        ->check(nonEmpty());
+    cmd->add_flag("--hysteresis", o.hysteresis,
+                  "Carry one school up through the values and back down (else a fresh school "
+                  "at each value)");
+    cmd->add_option("--backend", o.backend, backendNameList())
+        ->default_val("cpu")
+        ->check(nonEmpty());
+}
+
+int runPhase(const PhaseOptions& o) {
+    auto fail = [](const std::string& message) {
+        std::cerr << "error: " << message << "\n";
+        return kExitBadInput;
+    };
+    const auto kind = parseBackendFlag("--backend", o.backend);
+    if (!kind) return fail(kind.error());
+    const auto from = parseFiniteNumber("--from", o.from);
+    if (!from) return fail(from.error());
+    const auto to = parseFiniteNumber("--to", o.to);
+    if (!to) return fail(to.error());
+    if (auto ok = checkOutputPath("--csv", o.csvPath); !ok) return fail(ok.error());
+    if (auto ok =
+            checkNotAnInput("--csv", o.csvPath, {{"--config", o.params.configPath.value_or("")}});
+        !ok)
+        return fail(ok.error());
+    auto base = loadParams(o.params);
+    if (!base) return fail(base.error());
+
+    // Every value is checked before the first step, so a bad one cannot end a long run.
+    const std::vector<double> values = sweepValues(*from, *to, o.count);
+    std::vector<SimParams> varied;
+    for (double value : values) {
+        auto p = withVaried(*base, "--vary", o.vary, value);
+        if (!p) return fail(p.error());
+        varied.push_back(*p);
+    }
+    if (o.validateOnly) return 0;
+    auto backend = createBackend(*kind, varied.front());
+    if (!backend) return fail(backend.error());
+    const auto points = runPhaseSweep(**backend, values, varied, o.steps, o.hysteresis);
+    const std::size_t expected = o.hysteresis ? 2 * values.size() - 1 : values.size();
+    if (points.size() != expected) return fail("--backend: the school could not be uploaded");
+    if (auto ok = writeFileAtomically(o.csvPath, phaseCsv(points)); !ok) return fail(ok.error());
+    return 0;
+}
+
+}  // namespace fishschool::cli

@@ -1,0 +1,110 @@
+// The phase sweep of `fishschool-cli phase`: which parameters a value sets, the values, the rows.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/CpuBackends.h"
+#include "core/PhaseSweep.h"
+
+namespace fishschool {
+namespace {
+
+using ::testing::HasSubstr;
+
+SimParams zones() {
+    SimParams p;
+    p.rSeparation = 1.0f;
+    p.rAlignment = 3.0f;
+    p.rCohesion = 17.0f;
+    return p;
+}
+
+TEST(PhaseSweep, OrientationWidthHoldsTheRepulsionRadiusAndTheAttractionWidth) {
+    const auto p = withVaried(zones(), "--vary", "orientation-width", 5.0);
+    ASSERT_TRUE(p) << p.error();
+    EXPECT_EQ(p->rSeparation, 1.0f);
+    EXPECT_EQ(p->rAlignment, 6.0f);
+    EXPECT_EQ(p->rCohesion, 20.0f);
+}
+
+TEST(PhaseSweep, AttractionWidthMovesTheCohesionRadiusAlone) {
+    const auto p = withVaried(zones(), "--vary", "attraction-width", 4.0);
+    ASSERT_TRUE(p) << p.error();
+    EXPECT_EQ(p->rAlignment, 3.0f);
+    EXPECT_EQ(p->rCohesion, 7.0f);
+    const auto negative = withVaried(zones(), "--vary", "attraction-width", -5.0);
+    ASSERT_FALSE(negative);
+    EXPECT_THAT(negative.error(), HasSubstr("rCohesion"));
+}
+
+TEST(PhaseSweep, AnyNumericConfigKeyIsSetAndChecked) {
+    auto p = withVaried(zones(), "--vary", "noise", 0.25);
+    ASSERT_TRUE(p) << p.error();
+    EXPECT_EQ(p->noise, 0.25f);
+    p = withVaried(zones(), "--vary", "fishCount", 40.0);
+    ASSERT_TRUE(p) << p.error();
+    EXPECT_EQ(p->fishCount, 40);
+
+    auto bad = withVaried(zones(), "--vary", "fishCount", 40.5);
+    ASSERT_FALSE(bad);
+    EXPECT_THAT(bad.error(), HasSubstr("whole numbers"));
+    bad = withVaried(zones(), "--vary", "steering", 1.0);
+    ASSERT_FALSE(bad);
+    EXPECT_THAT(bad.error(), HasSubstr("'steering' is not allowed"));
+    bad = withVaried(zones(), "--vary", "rCohesionn", 1.0);
+    ASSERT_FALSE(bad);
+    EXPECT_THAT(bad.error(), HasSubstr("a numeric config key"));
+    bad = withVaried(zones(), "--vary", "maxVelocity", -1.0);
+    ASSERT_FALSE(bad);
+    EXPECT_THAT(bad.error(), HasSubstr("maxVelocity"));
+}
+
+TEST(PhaseSweep, ValuesRunEvenlyFromFirstToLast) {
+    EXPECT_EQ(sweepValues(0.0, 12.0, 13),
+              (std::vector<double>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
+    EXPECT_EQ(sweepValues(2.0, 0.0, 3), (std::vector<double>{2, 1, 0}));
+    EXPECT_EQ(sweepValues(4.0, 9.0, 1), (std::vector<double>{4}));
+}
+
+TEST(PhaseSweep, NumbersAreStrict) {
+    EXPECT_EQ(*parseFiniteNumber("--from", "-0.5"), -0.5);
+    EXPECT_EQ(*parseFiniteNumber("--from", "1e-3"), 1e-3);
+    for (const char* bad : {"", " 1", "1 ", "+1", "0x10", "nan", "inf", "1e999", "2,5", "abc"}) {
+        const auto value = parseFiniteNumber("--from", bad);
+        ASSERT_FALSE(value) << bad;
+        EXPECT_THAT(value.error(), HasSubstr("--from: '" + std::string(bad) + "' is not allowed"));
+    }
+}
+
+TEST(PhaseSweep, HysteresisGoesUpThenDownWithOneSchool) {
+    SimParams base = zones();
+    base.fishCount = 30;
+    base.steering = Steering::Couzin;
+    const std::vector<double> values = sweepValues(0.0, 2.0, 3);
+    std::vector<SimParams> varied;
+    for (double v : values) varied.push_back(*withVaried(base, "--vary", "orientation-width", v));
+    auto backend = makeCpuBackend();
+    const auto points = runPhaseSweep(*backend, values, varied, 4, true);
+    ASSERT_EQ(points.size(), 5u);
+    const double expected[] = {0, 1, 2, 1, 0};
+    for (std::size_t k = 0; k < points.size(); ++k) {
+        EXPECT_EQ(points[k].value, expected[k]);
+        EXPECT_EQ(points[k].direction, k < 3 ? "up" : "down");
+        EXPECT_GE(points[k].polarization, 0.0);
+        EXPECT_LE(points[k].polarization, 1.0 + 1e-9);
+    }
+    EXPECT_EQ(backend->stepCount(), 20u);  // one school all the way
+
+    const auto fresh = runPhaseSweep(*backend, values, varied, 4, false);
+    ASSERT_EQ(fresh.size(), 3u);
+    EXPECT_EQ(fresh[2].direction, "fresh");
+    EXPECT_EQ(backend->stepCount(), 4u);  // a new school, counted from 0, at each value
+    // The two runs at value 0 start from the same school: the same measures.
+    EXPECT_EQ(fresh[0].polarization, points[0].polarization);
+    EXPECT_EQ(fresh[0].milling, points[0].milling);
+    EXPECT_THAT(phaseCsv(fresh), ::testing::StartsWith("value,direction,polarization,milling\n0,"
+                                                       "fresh,"));
+}
+
+}  // namespace
+}  // namespace fishschool
