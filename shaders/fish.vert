@@ -13,7 +13,7 @@ uniform float fishLength;  // m
 uniform float maxVelocity;
 uniform int colorMode;     // 0 by speed, 1 by heading
 uniform uint leaderCount;  // fish [0, leaderCount) lead: drawn larger, in gold
-uniform uint specialCount; // fish [leaderCount, specialCount) are predators: larger still, red
+uniform uint specialCount; // fish [leaderCount, specialCount) are predators: larger still, magenta
 
 out vec3 worldNormal;
 out vec3 worldPosition;
@@ -45,8 +45,9 @@ void main() {
     local.x += tail * tail * sway * sin(time * rate + phase);
 
     float size = fishLength;
-    if (id < leaderCount) size *= 1.6;
-    else if (id < specialCount) size *= 2.5;
+    // Large enough to be found among thousands at a glance.
+    if (id < leaderCount) size *= 2.2;
+    else if (id < specialCount) size *= 4.0;
     mat3 basis = mat3(side, up, forward);
     worldPosition = f.position + basis * (local * size);
     worldNormal = basis * meshNormal;
@@ -62,8 +63,9 @@ void main() {
     } else {
         baseColor = hsv(atan(forward.z, forward.x) / 6.2831853 + 0.5, 0.65, 0.95);
     }
-    if (id < leaderCount) baseColor = vec3(1.0, 0.8, 0.1);
-    else if (id < specialCount) baseColor = vec3(0.85, 0.1, 0.1);
+    // Hues the speed colours never take: the orange of a fast fish would hide a red predator.
+    if (id < leaderCount) baseColor = vec3(1.0, 0.92, 0.2);
+    else if (id < specialCount) baseColor = vec3(0.95, 0.1, 0.85);
     // A lighter belly.
     baseColor = mix(baseColor, vec3(0.9), clamp(-meshPosition.y * 4.0, 0.0, 0.6));
 }

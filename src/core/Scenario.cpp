@@ -239,7 +239,7 @@ std::span<const Preset> presets() {
         predator.combine = Combine::Prioritized;
         predator.kAvoidance = 3.0f;
         list.push_back({"Predator",
-                        "Two predators (red) chase the nearest fish; fish flee them first of "
+                        "Two predators (magenta) chase the nearest fish; fish flee them first of "
                         "all (prioritized forces)",
                         predator});
 

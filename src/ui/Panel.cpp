@@ -775,7 +775,7 @@ bool Panel::drawSteering(SimParams& edited) {
         edited.leaders = std::min<std::int64_t>(edited.leaders, edited.fishCount - predators);
         changed = true;
     }
-    tip("The fish after the leaders hunt (red): they chase the nearest fish.");
+    tip("The fish after the leaders hunt (magenta): they chase the nearest fish.");
     changed |= sliderFloat("predatorMaxVelocity (m/s)", &edited.predatorMaxVelocity, 0.01f, 50.0f,
                            "The predators' speed limit.", "%.2f", ImGuiSliderFlags_Logarithmic);
     changed |=
