@@ -1,8 +1,9 @@
 #include "Invariants.h"
 
 #include <cmath>
-#include <cstdio>
 #include <string>
+
+#include "TextInput.h"
 
 namespace fishschool {
 namespace {
@@ -11,36 +12,25 @@ bool finite(const glm::vec3& v) {
     return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
 }
 
-std::string text(const glm::vec3& v) {
-    char buffer[96];
-    std::snprintf(buffer, sizeof buffer, "(%.9g, %.9g, %.9g)", v.x, v.y, v.z);
-    return buffer;
-}
-
-std::string text(double value) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.9g", value);
-    return buffer;
-}
-
 }  // namespace
 
 Result<void> checkInvariants(std::span<const Fish> school, const SimParams& params) {
     constexpr const char* kAxes = "xyz";
     for (std::size_t i = 0; i < school.size(); ++i) {
         const Fish& f = school[i];
-        const std::string fish = "fish " + std::to_string(i) + " at " + text(f.position);
+        const std::string fish = "fish " + std::to_string(i) + " at " + formatPoint(f.position);
         if (!finite(f.position)) return fail(fish + ": the position is not finite");
         if (!finite(f.velocity))
-            return fail(fish + ": the velocity " + text(f.velocity) + " is not finite");
+            return fail(fish + ": the velocity " + formatPoint(f.velocity) + " is not finite");
         if (!finite(f.acceleration))
-            return fail(fish + ": the acceleration " + text(f.acceleration) + " is not finite");
+            return fail(fish + ": the acceleration " + formatPoint(f.acceleration) +
+                        " is not finite");
         for (int k = 0; k < 3; ++k) {
             // In double: neither the tolerance nor the sum can round or overflow here.
             const double bound = params.bounds[k];
             if (std::abs(static_cast<double>(f.position[k])) > bound * (1.0 + kInvariantTolerance))
-                return fail(fish + ": outside the tank (" + kAxes[k] + " beyond +-" + text(bound) +
-                            ")");
+                return fail(fish + ": outside the tank (" + kAxes[k] + " beyond +-" +
+                            formatNumber(bound) + ")");
         }
         for (std::size_t r = 0; r < params.rocks.size(); ++r) {
             const Rock& rock = params.rocks[r];
@@ -52,8 +42,8 @@ Result<void> checkInvariants(std::span<const Fish> school, const SimParams& para
             const double inner = rock.radius * (1.0 - kInvariantTolerance);
             if (squared < inner * inner)
                 return fail(fish + ": inside rock " + std::to_string(r) + " (centre " +
-                            text(rock.center) + ", radius " + text(rock.radius) +
-                            "): " + text(std::sqrt(squared)) + " from its centre");
+                            formatPoint(rock.center) + ", radius " + formatNumber(rock.radius) +
+                            "): " + formatNumber(std::sqrt(squared)) + " from its centre");
         }
     }
     return {};

@@ -2,22 +2,16 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 
 #include "ConfigIO.h"
 #include "Metrics.h"
 #include "Scenario.h"
+#include "TextInput.h"
 
 #include <nlohmann/json.hpp>
 
 namespace fishschool {
 namespace {
-
-std::string number(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.9g", value);
-    return text;
-}
 
 /// Steps `steps` times and averages the measures after each step of the last half.
 PhasePoint runAt(Backend& backend, const SimParams& params, std::int64_t steps) {
@@ -61,8 +55,8 @@ Result<SimParams> withVaried(const SimParams& base, std::string_view what, std::
             p.rCohesion = base.rAlignment + static_cast<float>(value);
         }
         if (auto ok = validate(p); !ok)
-            return fail(std::string(what) + " " + std::string(key) + " = " + number(value) + ": " +
-                        ok.error());
+            return fail(std::string(what) + " " + std::string(key) + " = " + formatNumber(value) +
+                        ": " + ok.error());
         return p;
     }
     auto json = nlohmann::json::parse(configToJson(base));
@@ -73,7 +67,7 @@ Result<SimParams> withVaried(const SimParams& base, std::string_view what, std::
                     "config key (docs/config.md)");
     if (found->is_number_integer()) {
         if (value != std::floor(value) || std::abs(value) > 9e15)
-            return fail(std::string(what) + " " + std::string(key) + " = " + number(value) +
+            return fail(std::string(what) + " " + std::string(key) + " = " + formatNumber(value) +
                         " is not allowed; " + std::string(key) + " takes whole numbers");
         *found = static_cast<std::int64_t>(value);
     } else {
@@ -128,8 +122,8 @@ std::vector<PhasePoint> runPhaseSweep(Backend& backend, const std::vector<double
 std::string phaseCsv(const std::vector<PhasePoint>& points) {
     std::string csv = "value,direction,polarization,milling\n";
     for (const PhasePoint& p : points)
-        csv += number(p.value) + "," + p.direction + "," + number(p.polarization) + "," +
-               number(p.milling) + "\n";
+        csv += formatNumber(p.value) + "," + p.direction + "," + formatNumber(p.polarization) +
+               "," + formatNumber(p.milling) + "\n";
     return csv;
 }
 

@@ -2,26 +2,21 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include <glm/vec3.hpp>
+
+#include "TextInput.h"
 
 namespace fishschool {
 namespace {
 
-std::string number(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.9g", value);
-    return text;
-}
-
 std::string vec3Text(const glm::vec3& v) {
     std::string text = "[";
-    text += number(v.x);
+    text += formatNumber(v.x);
     text += ", ";
-    text += number(v.y);
+    text += formatNumber(v.y);
     text += ", ";
-    text += number(v.z);
+    text += formatNumber(v.z);
     text += "]";
     return text;
 }
@@ -32,13 +27,13 @@ std::unexpected<std::string> refuse(const std::string& key, const std::string& v
 }
 
 Result<void> requireFinite(const std::string& key, float value) {
-    if (!std::isfinite(value)) return refuse(key, number(value), "must be finite");
+    if (!std::isfinite(value)) return refuse(key, formatNumber(value), "must be finite");
     return {};
 }
 
 Result<void> requirePositive(const std::string& key, float value) {
     if (!std::isfinite(value) || value <= 0.0f)
-        return refuse(key, number(value), "must be finite and > 0");
+        return refuse(key, formatNumber(value), "must be finite and > 0");
     return {};
 }
 
@@ -47,13 +42,13 @@ constexpr float kLargestMagnitude = 1e6f;
 
 Result<void> requireAtMostLargest(const std::string& key, float value) {
     if (std::abs(value) > kLargestMagnitude)
-        return refuse(key, number(value), "its size must be at most 1e6");
+        return refuse(key, formatNumber(value), "its size must be at most 1e6");
     return {};
 }
 
 Result<void> requireNonNegative(const std::string& key, float value) {
     if (!std::isfinite(value) || value < 0.0f)
-        return refuse(key, number(value), "must be finite and >= 0");
+        return refuse(key, formatNumber(value), "must be finite and >= 0");
     return {};
 }
 
@@ -207,17 +202,19 @@ Result<void> validate(const SimParams& p) {
         return ok;
 
     if (!std::isfinite(p.minVelocity) || p.minVelocity < 0.0f || p.minVelocity > p.maxVelocity)
-        return refuse("minVelocity", number(p.minVelocity),
-                      "must be finite, >= 0 and <= maxVelocity (" + number(p.maxVelocity) + ")");
+        return refuse(
+            "minVelocity", formatNumber(p.minVelocity),
+            "must be finite, >= 0 and <= maxVelocity (" + formatNumber(p.maxVelocity) + ")");
 
     if (!std::isfinite(p.noise) || p.noise < 0.0f || p.noise > 10.0f)
-        return refuse("noise", number(p.noise), "must be finite, >= 0 and <= 10 radians");
+        return refuse("noise", formatNumber(p.noise), "must be finite, >= 0 and <= 10 radians");
 
     if (auto ok = requirePositive("maxTurnRate", p.maxTurnRate); !ok) return ok;
     if (auto ok = requireAtMostLargest("maxTurnRate", p.maxTurnRate); !ok) return ok;
 
     if (!std::isfinite(p.viewAngle) || p.viewAngle <= 0.0f || p.viewAngle > 360.0f)
-        return refuse("viewAngle", number(p.viewAngle), "must be finite, > 0 and <= 360 degrees");
+        return refuse("viewAngle", formatNumber(p.viewAngle),
+                      "must be finite, > 0 and <= 360 degrees");
 
     for (int k = 0; k < 3; ++k) {
         if (!std::isfinite(p.target[k]))
@@ -236,9 +233,10 @@ Result<void> validate(const SimParams& p) {
     const float stepLength = fastest * p.dt;
     const float smallestHalfExtent = std::min({p.bounds.x, p.bounds.y, p.bounds.z});
     if (!(stepLength < smallestHalfExtent))
-        return fail(speedKey + " * dt: " + number(fastest) + " * " + number(p.dt) + " = " +
-                    number(stepLength) + " is not allowed; must be < min(bounds) = " +
-                    number(smallestHalfExtent) + " so that a reflection at a wall lands inside");
+        return fail(speedKey + " * dt: " + formatNumber(fastest) + " * " + formatNumber(p.dt) +
+                    " = " + formatNumber(stepLength) +
+                    " is not allowed; must be < min(bounds) = " + formatNumber(smallestHalfExtent) +
+                    " so that a reflection at a wall lands inside");
 
     if (p.rocks.size() > kMaxRocks)
         return fail("rocks: " + std::to_string(p.rocks.size()) +
@@ -256,10 +254,10 @@ Result<void> validate(const SimParams& p) {
             const float gapHigh = p.bounds[k] - (rock.center[k] + rock.radius);
             if (!(gapLow >= stepLength && gapHigh >= stepLength))
                 return fail(key + ": center " + vec3Text(rock.center) + " radius " +
-                            number(rock.radius) +
+                            formatNumber(rock.radius) +
                             " is not allowed; the rock must lie inside the tank " +
                             vec3Text(p.bounds) + " with a gap of at least " + speedKey +
-                            " * dt = " + number(stepLength) + " to every wall");
+                            " * dt = " + formatNumber(stepLength) + " to every wall");
         }
     }
     // A bounce off one rock moves a fish by up to maxVelocity * dt: it must not land in another.
@@ -273,9 +271,9 @@ Result<void> validate(const SimParams& p) {
                 double(first.radius) - double(second.radius);
             if (!(gap >= double(stepLength)))
                 return fail("rocks[" + std::to_string(a) + "] and rocks[" + std::to_string(b) +
-                            "]: a gap of " + number(gap) +
+                            "]: a gap of " + formatNumber(gap) +
                             " m is not allowed; rocks must keep a gap of at least " + speedKey +
-                            " * dt = " + number(stepLength) + " m between them");
+                            " * dt = " + formatNumber(stepLength) + " m between them");
         }
     }
     return {};

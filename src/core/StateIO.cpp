@@ -111,18 +111,12 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
         const double speed =
             std::sqrt(double(values[3]) * values[3] + double(values[4]) * values[4] +
                       double(values[5]) * values[5]);
-        if (speed > 1e6) {
-            char text[48];
-            std::snprintf(text, sizeof text, "%.9g", speed);
-            return fail(where() + "a speed of " + text + " m/s is not allowed; at most 1e6");
-        }
-        if (!isInScene(fish.position, params)) {
-            char position[96];
-            std::snprintf(position, sizeof position, "(%.9g, %.9g, %.9g)", double(values[0]),
-                          double(values[1]), double(values[2]));
-            return fail(where() + "the fish at " + position +
+        if (speed > 1e6)
+            return fail(where() + "a speed of " + formatNumber(speed) +
+                        " m/s is not allowed; at most 1e6");
+        if (!isInScene(fish.position, params))
+            return fail(where() + "the fish at " + formatPoint(fish.position) +
                         " lies outside the tank or inside a rock of the configuration");
-        }
         school.push_back(fish);
     }
     if (!sawHeader)

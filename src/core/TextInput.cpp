@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 
@@ -15,6 +16,22 @@ std::string quote(std::string_view text, std::size_t maxChars) {
     out.append(text.substr(0, maxChars));
     if (text.size() <= maxChars) return out.append("'");
     return out.append("...' (").append(std::to_string(text.size())).append(" characters)");
+}
+
+std::string formatNumber(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.9g", value);
+    return text;
+}
+
+std::string formatPoint(const glm::vec3& p) {
+    std::string text = "(";
+    return text.append(formatNumber(p.x))
+        .append(", ")
+        .append(formatNumber(p.y))
+        .append(", ")
+        .append(formatNumber(p.z))
+        .append(")");
 }
 
 namespace {

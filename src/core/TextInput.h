@@ -18,6 +18,11 @@ namespace fishschool {
 /// "...") so that a huge input never makes a huge message.
 std::string quote(std::string_view text, std::size_t maxChars = 40);
 
+/// A number as messages and files write it: "%.9g", enough digits to read back the same float.
+std::string formatNumber(double value);
+/// A point as messages write it: "(x, y, z)", each as formatNumber.
+std::string formatPoint(const glm::vec3& p);
+
 /// A whole number in decimal, from `min` to `max`: digits with an optional leading '-', nothing
 /// else (no spaces, '+', hex, exponent or fraction). The error names `what` and the range, e.g.
 /// "--steps: '0x10' is not allowed; must be a whole number from 0 to 9223372036854775807".

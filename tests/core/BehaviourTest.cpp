@@ -23,20 +23,8 @@ using ::testing::HasSubstr;
 using test::BackendSetup;
 using test::expectVec;
 
-class Behaviours : public ::testing::TestWithParam<BackendSetup> {
-  protected:
-    void SetUp() override { test::requireAvailable(GetParam().backend); }
-    /// No neighbour rule and no rock: only the behaviour under test steers. A tiny radius at
-    /// weight 0 makes the grid search run (with every radius 0 there is nothing to search).
-    SimParams quiet() const {
-        SimParams p = test::quietScene(GetParam().search);
-        p.rSeparation = 0.01f;
-        return p;
-    }
-    School step(const SimParams& p, const School& school) const {
-        return test::stepOnce(GetParam().backend, p, school);
-    }
-};
+/// quiet(): no neighbour rule and no rock, so only the behaviour under test steers.
+class Behaviours : public test::PerBackend {};
 
 TEST_P(Behaviours, SeekingSteersStraightAtTheTarget) {
     SimParams p = quiet();

@@ -24,9 +24,8 @@ using ::testing::HasSubstr;
 
 constexpr float kDegree = 0.017453292519943295f;
 
-class Couzin : public ::testing::TestWithParam<test::BackendSetup> {
+class Couzin : public test::PerBackend {
   protected:
-    void SetUp() override { test::requireAvailable(GetParam().backend); }
     /// Zones 1, 5 and 20 m; speed 3 m/s; turns unlimited unless a test limits them.
     SimParams zones() const {
         SimParams p = test::quietScene(GetParam().search);
@@ -38,9 +37,6 @@ class Couzin : public ::testing::TestWithParam<test::BackendSetup> {
         p.maxTurnRate = 1e6f;
         p.dt = 0.1f;
         return p;
-    }
-    School step(const SimParams& p, const School& school) const {
-        return test::stepOnce(GetParam().backend, p, school);
     }
 };
 
@@ -135,17 +131,7 @@ TEST_P(Couzin, EveryBackendAgreesWithCpu) {
     p.noise = 0.05f;
     p.viewAngle = 270.0f;
     p.dt = 0.1f;
-    const School school = makeInitialSchool(p);
-    auto reference = test::makeBackend(BackendKind::Cpu, p);
-    auto backend = test::makeBackend(GetParam().backend, p);
-    ASSERT_TRUE(reference && backend);
-    ASSERT_TRUE(reference->upload(school));
-    ASSERT_TRUE(backend->upload(school));
-    for (int s = 0; s < 5; ++s) {
-        reference->step();
-        backend->step();
-    }
-    EXPECT_LT(test::maxRelativeError(backend->download(), reference->download(), p), 1e-4);
+    EXPECT_LT(test::errorAgainstCpu(GetParam().backend, p, makeInitialSchool(p), 5), 1e-4);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryBackend, Couzin, ::testing::ValuesIn(test::everyBuiltBackend()),

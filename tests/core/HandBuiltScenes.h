@@ -103,6 +103,42 @@ inline double maxRelativeError(const School& a, const School& b, const SimParams
     return worst;
 }
 
+/// A test run on every backend and search of everyBuiltBackend(); it fails, rather than skips,
+/// where its backend cannot run.
+class PerBackend : public ::testing::TestWithParam<BackendSetup> {
+  protected:
+    void SetUp() override { requireAvailable(GetParam().backend); }
+    /// quietScene with a tiny separation radius at weight 0, which makes the grid search run
+    /// (with every radius 0 there is nothing to search).
+    SimParams quiet() const {
+        SimParams p = quietScene(GetParam().search);
+        p.rSeparation = 0.01f;
+        return p;
+    }
+    /// One step of `school` on this test's backend.
+    School step(const SimParams& p, const School& school) const {
+        return stepOnce(GetParam().backend, p, school);
+    }
+};
+
+/// maxRelativeError between `kind` and cpu after `steps` steps from the same school; 1e30 (a
+/// recorded failure) where either cannot be made or take the school.
+inline double errorAgainstCpu(BackendKind kind, const SimParams& p, const School& school,
+                              int steps) {
+    auto reference = makeBackend(BackendKind::Cpu, p);
+    auto backend = makeBackend(kind, p);
+    if (!reference || !backend) return 1e30;
+    const auto referenceUpload = reference->upload(school);
+    const auto upload = backend->upload(school);
+    EXPECT_TRUE(referenceUpload && upload);
+    if (!referenceUpload || !upload) return 1e30;
+    for (int s = 0; s < steps; ++s) {
+        reference->step();
+        backend->step();
+    }
+    return maxRelativeError(backend->download(), reference->download(), p);
+}
+
 inline void expectVec(const glm::vec3& actual, const glm::vec3& expected, float tolerance = 1e-5f) {
     for (int k = 0; k < 3; ++k) EXPECT_NEAR(actual[k], expected[k], tolerance) << "component " << k;
 }

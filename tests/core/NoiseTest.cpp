@@ -38,12 +38,10 @@ bool sameBits(const School& a, const School& b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Fish)) == 0;
 }
 
-class Noise : public ::testing::TestWithParam<test::BackendSetup> {
+class Noise : public test::PerBackend {
   protected:
-    void SetUp() override { test::requireAvailable(GetParam().backend); }
     SimParams quiet(float noise) const {
-        SimParams p = test::quietScene(GetParam().search);
-        p.rSeparation = 0.01f;  // at weight 0: makes the grid search run
+        SimParams p = PerBackend::quiet();
         p.noise = noise;
         return p;
     }
@@ -98,17 +96,7 @@ TEST_P(Noise, EveryBackendDrawsTheSameNoiseAsCpu) {
     p.seed = 3;
     p.noise = 0.3f;
     p.neighborSearch = GetParam().search;
-    School school = makeInitialSchool(p);
-    auto reference = test::makeBackend(BackendKind::Cpu, p);
-    auto backend = test::makeBackend(GetParam().backend, p);
-    ASSERT_TRUE(reference && backend);
-    ASSERT_TRUE(reference->upload(school));
-    ASSERT_TRUE(backend->upload(school));
-    for (int s = 0; s < 5; ++s) {
-        reference->step();
-        backend->step();
-    }
-    EXPECT_LT(test::maxRelativeError(backend->download(), reference->download(), p), 1e-4);
+    EXPECT_LT(test::errorAgainstCpu(GetParam().backend, p, makeInitialSchool(p), 5), 1e-4);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryBackend, Noise, ::testing::ValuesIn(test::everyBuiltBackend()),

@@ -16,13 +16,10 @@ namespace {
 
 using test::expectVec;
 
-class Rules : public ::testing::TestWithParam<test::BackendSetup> {
+class Rules : public test::PerBackend {
   protected:
-    void SetUp() override { test::requireAvailable(GetParam().backend); }
+    /// Every radius 0: a test sets the ones it checks.
     SimParams quiet() const { return test::quietScene(GetParam().search); }
-    School step(const SimParams& p, const School& school) const {
-        return test::stepOnce(GetParam().backend, p, school);
-    }
 };
 
 TEST_P(Rules, CohesionSteersTowardTheCentreOfTheNeighbours) {

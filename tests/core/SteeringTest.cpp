@@ -24,20 +24,8 @@ namespace {
 using test::expectVec;
 using ::testing::HasSubstr;
 
-class Steering : public ::testing::TestWithParam<test::BackendSetup> {
-  protected:
-    void SetUp() override { test::requireAvailable(GetParam().backend); }
-    /// No rule on: a test switches on what it checks. A tiny radius at weight 0 makes the grid
-    /// search run.
-    SimParams quiet() const {
-        SimParams p = test::quietScene(GetParam().search);
-        p.rSeparation = 0.01f;
-        return p;
-    }
-    School step(const SimParams& p, const School& school) const {
-        return test::stepOnce(GetParam().backend, p, school);
-    }
-};
+/// quiet(): no rule on; a test switches on what it checks.
+class Steering : public test::PerBackend {};
 
 TEST_P(Steering, SpeedsStayBetweenMinAndMaxVelocityAfterEveryStep) {
     SimParams p;
