@@ -33,7 +33,7 @@ def scene(seed, case, backends):
     top_speed = min(LIMIT, 0.9 * min(bounds) / dt)
     max_velocity = top_speed if extreme and rng.random() < 0.5 else \
         min(top_speed, log_uniform(rng, 0.1, 50.0) * scale / 40.0)
-    step = max_velocity * dt
+    fastest = max_velocity
     radii = []
     for _ in range(3):
         roll = rng.random()
@@ -59,6 +59,25 @@ def scene(seed, case, backends):
     if rng.random() < 0.5:  # avoidance ahead of contact
         p["kAvoidance"] = weight(rng)
         p["avoidanceDistance"] = rng.uniform(0.0, 0.3) * min(bounds)
+        p["avoidance"] = rng.choice(["repel", "rays"])
+    # The other sources' behaviours, each on about a third of the scenes.
+    p["steering"] = rng.choice(["article", "reynolds", "couzin"])
+    p["combine"] = rng.choice(["sum", "prioritized"])
+    p["separationFalloff"] = rng.choice(["none", "inverse-square"])
+    if rng.random() < 0.3:
+        p["minVelocity"] = max_velocity * rng.choice([0.0, rng.random(), 1.0])
+    if rng.random() < 0.3:
+        p["noise"] = rng.choice([rng.uniform(0.0, 0.5), 10.0])
+    if rng.random() < 0.3 or p["steering"] == "couzin":
+        p["maxTurnRate"] = rng.choice([LIMIT, log_uniform(rng, 1.0, 1000.0)])
+    kinds = rng.random() < 0.3
+    if kinds:
+        p["kLeader"] = weight(rng)
+        p["kFlee"] = weight(rng)
+        p["fleeRadius"] = rng.uniform(0.0, 0.5) * min(bounds)
+        p["predatorMaxVelocity"] = min(top_speed, max_velocity * rng.uniform(0.5, 3.0))
+        fastest = max(fastest, p["predatorMaxVelocity"])
+    step = fastest * dt
     # Rocks: each a gap of at least maxVelocity*dt from every wall and every other rock (1% more,
     # so that the config's float rounding cannot break the rule).
     gap = step * 1.01 + 1e-6 * scale
@@ -84,6 +103,12 @@ def scene(seed, case, backends):
         fish = int(log_uniform(rng, 1.0, 1500.0 if costly else 20000.0))
     steps = rng.randrange(10, 60) if backend == "gpu" else rng.randrange(20, 300)
     p["fishCount"] = fish
+    if kinds and fish > 0:
+        p["leaders"] = rng.randrange(0, fish + 1) if rng.random() < 0.2 else rng.randrange(0, 4)
+        p["leaders"] = min(p["leaders"], fish)
+        p["predators"] = min(rng.randrange(0, 4), fish - p["leaders"])
+    else:
+        p["leaders"] = p["predators"] = 0
     return p, fish, steps, backend
 
 

@@ -7,8 +7,10 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
 install_missing_packages
+# Each phase says how long CI has run so far: CI must stay well under 30 minutes.
+phase() { echo "== [$((SECONDS / 60)) min $((SECONDS % 60)) s in] $*"; }
 
-echo "== Release build, all targets, warnings as errors"
+phase "Release build, all targets, warnings as errors"
 configure_and_build "$FISHSCHOOL_ROOT/build" -DFISHSCHOOL_WERROR=ON
 log="$FISHSCHOOL_ROOT/build/ctest.log"
 (cd "$FISHSCHOOL_ROOT/build" && ctest --output-on-failure -j 2 | tee "$log")
@@ -20,15 +22,16 @@ if [ -n "${CI:-}" ] && grep -q '(Skipped)' "$log"; then
     exit 1
 fi
 
-echo "== Core and CLI under AddressSanitizer and UndefinedBehaviorSanitizer"
+phase "Core and CLI under AddressSanitizer and UndefinedBehaviorSanitizer"
 configure_and_build "$FISHSCHOOL_ROOT/build-sanitize" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DFISHSCHOOL_WERROR=ON -DFISHSCHOOL_SANITIZE=ON -DFISHSCHOOL_BUILD_APP=OFF \
     -DFISHSCHOOL_BUILD_GPU=OFF -DFISHSCHOOL_BUILD_BENCH=OFF
 (cd "$FISHSCHOOL_ROOT/build-sanitize" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j 2)
 
-echo "== Fuzzing the config, state and flag parsers, 30 s each (scripts/fuzz.sh)"
+phase "Fuzzing the config, state and flag parsers, 30 s each (scripts/fuzz.sh)"
 "$FISHSCHOOL_ROOT/scripts/fuzz.sh" 30
 
-echo "== Soak: random scenes under simulate --check, 1e7 fish-steps (scripts/soak.sh)"
+phase "Soak: random scenes under simulate --check, 1e7 fish-steps (scripts/soak.sh)"
 "$FISHSCHOOL_ROOT/scripts/soak.sh" 10000000
+phase "all passed"

@@ -412,6 +412,15 @@ FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
         if (segmentEntersSphere(p, pNext, vec3(rocks[r]), rocks[r].w)) {
             pNext = p - vNext * dt;
             vNext = -vNext;
+            // The gap between rocks (one step) keeps the way back clear only while a fish turns
+            // less than a right angle in a step. A sharper turn (steering "couzin", a huge
+            // maxAcceleration) can send it back into another rock: it then waits where it is.
+            for (uint other = 0u; other < params.counts.y; ++other) {
+                if (segmentEntersSphere(p, pNext, vec3(rocks[other]), rocks[other].w)) {
+                    pNext = p;
+                    break;
+                }
+            }
             break;
         }
     }

@@ -68,6 +68,28 @@ TEST_P(Behaviours, AStepTooLargeForAFloatStillClampsTheSpeed) {
     EXPECT_NEAR(next[0].position.z, 10.0f, 1e-4f);
 }
 
+// Two rocks a step apart, the fish between them heading into one: the bounce back would land it
+// in the other, so it waits where it is, turned about (found by scripts/soak.sh, steering couzin).
+TEST_P(Behaviours, ABounceThatWouldLandInAnotherRockWaitsInstead) {
+    SimParams p = quiet();
+    p.dt = 1.0f;
+    p.maxVelocity = 12.0f;
+    p.rocks = {{{-10.0f, 0.0f, 0.0f}, 4.0f}, {{10.0f, 0.0f, 0.0f}, 4.0f}};  // gap 12: one step
+    ASSERT_TRUE(validate(p)) << validate(p).error();
+    const School school{{{0, 0, 0}, {-12, 0, 0}, {}}};
+    School next = step(p, school);
+    expectVec(next[0].position, {0, 0, 0});
+    expectVec(next[0].velocity, {12, 0, 0});
+    next = step(p, next);  // and back the other way
+    expectVec(next[0].position, {0, 0, 0});
+    expectVec(next[0].velocity, {-12, 0, 0});
+    // With room behind it, the plain bounce of SPEC step 6.
+    p.rocks.pop_back();
+    next = step(p, school);
+    expectVec(next[0].position, {12, 0, 0});
+    expectVec(next[0].velocity, {12, 0, 0});
+}
+
 TEST_P(Behaviours, AvoidanceGrowsFromTheEdgeOfItsReachToTheRock) {
     SimParams p = quiet();
     p.kAvoidance = 4.0f;
