@@ -29,6 +29,24 @@ NeighborSums emptySums() {
 // of the including shader, finds its velocity (read only for an alignment neighbour).
 void addNeighbor(vec3 heading, vec3 pj, vec3 d, float d2, uint j, inout NeighborSums s) {
     if (STEP_HAS(kFeatureFieldOfView) && !inView(heading, d, d2)) return;
+    if (STEP_HAS(kFeatureCouzin)) {
+        // The paper's zones: unit offsets (none for a neighbour at the same point), attraction
+        // from the shell beyond the orientation zone.
+        vec3 unit = d2 > 0.0 ? d * inversesqrt(d2) : vec3(0.0);
+        if (d2 < params.radiiSquared.x && d2 >= params.radiiSquared.z) {
+            s.cohesion += unit;
+            s.cohesionCount++;
+        }
+        if (d2 < params.radiiSquared.y) {
+            s.separation += unit;
+            s.separationCount++;
+        }
+        if (d2 < params.radiiSquared.z) {
+            s.alignment += NEIGHBOR_VELOCITY(j);
+            s.alignmentCount++;
+        }
+        return;
+    }
     if (d2 < params.radiiSquared.x) {
         s.cohesion += pj;
         s.cohesionCount++;

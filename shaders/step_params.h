@@ -12,7 +12,11 @@ const uint kFeatureFlowField = 4u;    // kTarget != 0 along the flow field (neve
 const uint kFeatureAvoidance = 8u;    // kAvoidance != 0 and avoidanceDistance > 0
 const uint kFeatureInverseSquare = 16u;  // separationFalloff "inverse-square": 1/d^2 per offset
 const uint kFeatureKinds = 32u;     // leaders or predators: the fish of other kinds, read per fish
-const uint kFeatureSetCount = 64u;  // every combination of the bits above is a valid index
+// Steering "couzin": the paper's zones in the sums (unit offsets, attraction from the outer shell
+// only) and its rule in place of steps 2 to 4. It reads none of the behaviours above but the
+// field of view, so it comes alone or with kFeatureFieldOfView (usedFeatureSet in StepRule.h).
+const uint kFeatureCouzin = 64u;
+const uint kFeatureSetCount = 128u;  // the indices of the sets, used or not
 // The cheap modes (minVelocity, steering, combine, avoidance "rays", noise) have no bit: they are
 // a branch on a value of StepParamsData.modes or .noise, the same for every fish of the step.
 
@@ -51,6 +55,8 @@ struct StepParamsData {
 };
 
 // SPEC step 1's sums over the neighbours of one fish.
+// With kFeatureCouzin: cohesion and separation sum unit offsets, cohesion over the neighbours
+// at rAlignment or further only (the paper's attraction shell).
 struct NeighborSums {
     vec3 cohesion;    // sum of neighbour positions
     vec3 separation;  // sum of (p_j - p_i)

@@ -339,19 +339,23 @@ vec3 withNoise(vec3 v, uint id) {
     return c * v + (s * length(v)) * across;
 }
 
-// Steering "couzin" (Couzin et al. 2002): the desired direction of a fish with unit `heading`.
-// Any neighbour in the repulsion zone (closer than rSeparation): away from them, and nothing
-// else counts. Otherwise the mean of the orientation direction (the neighbours' mean velocity
-// within rAlignment) and the attraction direction (toward the centre of those within
-// rCohesion), either alone when the other zone is empty. No neighbour, or the two cancelling:
-// the heading.
-vec3 couzinDirection(vec3 p, vec3 heading, NeighborSums s) {
-    if (s.separationCount > 0u) return normalizeOrZero(-s.separation);
-    vec3 orientation = vec3(0.0f);
-    vec3 attraction = vec3(0.0f);
-    if (s.alignmentCount > 0u) orientation = normalizeOrZero(s.alignment);
-    if (s.cohesionCount > 0u) attraction = normalizeOrZero(s.cohesion / float(s.cohesionCount) - p);
-    vec3 desired = normalizeOrZero(orientation + attraction);
+// Steering "couzin" (Couzin et al. 2002): the desired direction of a fish with velocity v and
+// unit `heading`, from the sums of kFeatureCouzin (unit offsets). Any neighbour in the repulsion
+// zone (closer than rSeparation): away from them, and nothing else counts. Otherwise the mean of
+// the orientation direction (the velocities within rAlignment, the fish's own among them) and
+// the attraction direction (the unit offsets toward those from rAlignment to rCohesion), either
+// alone when the other zone is empty. No neighbour, or the directions cancelling: the heading.
+vec3 couzinDirection(vec3 v, vec3 heading, NeighborSums s) {
+    vec3 desired = vec3(0.0f);
+    if (s.separationCount > 0u) {
+        desired = normalizeOrZero(-s.separation);
+    } else {
+        vec3 orientation = vec3(0.0f);
+        vec3 attraction = vec3(0.0f);
+        if (s.alignmentCount > 0u) orientation = normalizeOrZero(s.alignment + v);
+        if (s.cohesionCount > 0u) attraction = normalizeOrZero(s.cohesion);
+        desired = normalizeOrZero(orientation + attraction);
+    }
     return desired == vec3(0.0f) ? heading : desired;
 }
 
@@ -370,9 +374,9 @@ vec3 turnToward(vec3 h, vec3 d) {
 
 // Steering "couzin": the next velocity, at the constant speed maxVelocity, along the heading
 // turned toward the desired direction, with the noise added to that direction first.
-vec3 couzinVelocity(vec3 p, vec3 v, NeighborSums s, uint id) {
+vec3 couzinVelocity(vec3 v, NeighborSums s, uint id) {
     vec3 heading = normalizeOrZero(v);
-    vec3 desired = couzinDirection(p, heading, s);
+    vec3 desired = couzinDirection(v, heading, s);
     if (params.limits.w != 0.0f) {
         desired.y = 0.0f;
         desired = normalizeOrZero(desired);
@@ -387,9 +391,9 @@ FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
     float dt = params.limits.z;
     vec3 a = vec3(0.0f);
     vec3 vNext = vec3(0.0f);
-    if (params.modes.y == 2.0f) {
+    if (STEP_HAS(kFeatureCouzin)) {
         // Steering "couzin" sets the velocity; the acceleration reported is its change.
-        vNext = couzinVelocity(p, v, s, id);
+        vNext = couzinVelocity(v, s, id);
         a = (vNext - v) / dt;
         if (isinf(largestComponent(a))) a = vec3(0.0f);
     } else {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -28,6 +29,13 @@ inline Floats load(const float* p) {
 /// leaves it unchanged).
 inline Floats select(Ints mask, Floats x) {
     return reinterpret_cast<Floats>(mask & reinterpret_cast<Ints>(x));
+}
+
+/// 1 / sqrt(x) in each lane with x > 0, and 0 in the others.
+inline Floats inverseLengths(Floats d2) {
+    Floats result{};
+    for (int l = 0; l < kLanes; ++l) result[l] = d2[l] > 0.0f ? 1.0f / std::sqrt(d2[l]) : 0.0f;
+    return result;
 }
 
 /// True when every lane is zero.
@@ -56,7 +64,9 @@ struct SearchConstants {
 /// Accumulates fish [begin, end) into the neighbour sums of fish `self`. With kFieldOfView
 /// false the view test is not compiled in at all; with kInverseSquare each separation offset is
 /// divided by its squared length (a neighbour at distance 0 adds nothing, as its offset is 0).
-template <bool kFieldOfView, bool kInverseSquare>
+/// kCouzin: neighbor_sums.glsl's sums for steering "couzin" (unit offsets, attraction from the
+/// shell beyond rAlignment only).
+template <bool kFieldOfView, bool kInverseSquare, bool kCouzin>
 struct RangeAccumulator {
     bool skipFarBlocks = false;  ///< test whole blocks against maxRadius2 first
     bool seesAllAround = true;   ///< this fish stands still: no view test
@@ -108,9 +118,27 @@ struct RangeAccumulator {
                                          : (ahead | (along * along <= bound));
             }
         }
-        const Ints inC = (d2 < c.cohesionRadius2) & use;
         const Ints inS = (d2 < c.separationRadius2) & use;
         const Ints inA = (d2 < c.alignmentRadius2) & use;
+        if constexpr (kCouzin) {
+            const Ints inC = (d2 < c.cohesionRadius2) & (d2 >= c.alignmentRadius2) & use;
+            const Floats inverse = inverseLengths(d2);
+            const Floats ux = dx * inverse, uy = dy * inverse, uz = dz * inverse;
+            cx += select(inC, ux);
+            cy += select(inC, uy);
+            cz += select(inC, uz);
+            nc -= inC;
+            sx += select(inS, ux);
+            sy += select(inS, uy);
+            sz += select(inS, uz);
+            ns -= inS;
+            ax += select(inA, load(vx + j));
+            ay += select(inA, load(vy + j));
+            az += select(inA, load(vz + j));
+            na -= inA;
+            return;
+        }
+        const Ints inC = (d2 < c.cohesionRadius2) & use;
         cx += select(inC, load(px + j));
         cy += select(inC, load(py + j));
         cz += select(inC, load(pz + j));
@@ -200,11 +228,11 @@ void CpuSolver::step(std::uint64_t stepIndex) {
     const bool useGrid = usesGrid();
     if (useGrid) buildGrid(/*keepAccelerations=*/false);
     if ((features_ & glsl::kFeatureKinds) != 0u) gatherSpecials();
-    // One instance of the step per set of behaviours: those that are off are not compiled in.
-    using StepRange = void (CpuSolver::*)(std::size_t, std::size_t, bool);
+    // One instance of the step per set of behaviours that is used: those that are off are not
+    // compiled in.
     static constexpr auto kStepRanges = []<std::size_t... F>(std::index_sequence<F...>) {
         return std::array<StepRange, sizeof...(F)>{
-            &CpuSolver::stepRange<static_cast<std::uint32_t>(F)>...};
+            stepRangeFor<static_cast<std::uint32_t>(F)>()...};
     }
     (std::make_index_sequence<glsl::kFeatureSetCount>{});
     const StepRange stepRange = kStepRanges[features_];
@@ -324,6 +352,7 @@ template <std::uint32_t kFeatures>
 void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid) {
     constexpr bool kFieldOfView = (kFeatures & glsl::kFeatureFieldOfView) != 0u;
     constexpr bool kInverseSquare = (kFeatures & glsl::kFeatureInverseSquare) != 0u;
+    constexpr bool kCouzin = (kFeatures & glsl::kFeatureCouzin) != 0u;
     const SearchConstants search(stepParams_);
     constexpr bool kKinds = (kFeatures & glsl::kFeatureKinds) != 0u;
     StepRule<kFeatures> rule(stepParams_, rocks_.data(), flow_ ? flow_->nodes().data() : nullptr,
@@ -338,7 +367,7 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid) {
     for (std::size_t i = begin; i < end; ++i) {
         const glm::vec3 p(px[i], py[i], pz[i]);
         const glm::vec3 v(vx[i], vy[i], vz[i]);
-        RangeAccumulator<kFieldOfView, kInverseSquare> acc;
+        RangeAccumulator<kFieldOfView, kInverseSquare, kCouzin> acc;
         acc.skipFarBlocks = !useGrid;
         if constexpr (kFieldOfView) {
             acc.heading = rule.normalizeOrZero(v);

@@ -67,6 +67,15 @@ class CpuSolver {
     /// The step of slots [begin, end) with the behaviours `kFeatures` (kFeature* bits) compiled in.
     template <std::uint32_t kFeatures>
     void stepRange(std::size_t begin, std::size_t end, bool useGrid);
+    using StepRange = void (CpuSolver::*)(std::size_t, std::size_t, bool);
+    /// stepRange<kFeatures> for a set that is used (usedFeatureSet), else null: not compiled.
+    template <std::uint32_t kFeatures>
+    static constexpr StepRange stepRangeFor() {
+        if constexpr (usedFeatureSet(kFeatures))
+            return &CpuSolver::stepRange<kFeatures>;
+        else
+            return nullptr;
+    }
     /// Position and velocity of every leader and predator, by upload index, into specials_.
     void gatherSpecials();
     /// The position of the fish nearest to slot i that is not a predator (slot i's own position

@@ -243,15 +243,15 @@ std::span<const Preset> presets() {
                         "all (prioritized forces)",
                         predator});
 
-        // Couzin et al. 2002 (docs/model.md): N = 100, r_r = 1, Δr_o = 0.5, Δr_a = 14, speed 3,
+        // Couzin et al. 2002 (docs/model.md): N = 100, r_r = 1, Δr_o = 1, Δr_a = 14, speed 3,
         // 40 degrees/s, a 90-degree blind angle, noise 0.05 rad, a step of 0.1 s.
         SimParams couzin;
         couzin.fishCount = 100;
         couzin.dt = 0.1f;
         couzin.steering = Steering::Couzin;
         couzin.rSeparation = 1.0f;
-        couzin.rAlignment = 1.5f;
-        couzin.rCohesion = 15.5f;
+        couzin.rAlignment = 2.0f;
+        couzin.rCohesion = 16.0f;
         couzin.maxVelocity = 3.0f;
         couzin.maxTurnRate = 40.0f;
         couzin.viewAngle = 270.0f;

@@ -10,6 +10,7 @@ namespace fishschool {
 std::uint32_t stepFeatures(const SimParams& params) {
     std::uint32_t features = 0;
     if (params.viewAngle < 360.0f) features |= glsl::kFeatureFieldOfView;
+    if (params.steering == Steering::Couzin) return features | glsl::kFeatureCouzin;
     if (params.kTarget != 0.0f)
         features |= params.targetPath == TargetPath::FlowField ? glsl::kFeatureFlowField
                                                                : glsl::kFeatureSeek;

@@ -95,6 +95,13 @@ using glsl::StepRule;
 /// The behaviours of `params` that cost work (kFeature* bits of step_params.h).
 std::uint32_t stepFeatures(const SimParams& params);
 
+/// Whether stepFeatures() ever gives `features`: steering "couzin" comes alone or with the field
+/// of view only, so the other sets with it are never compiled.
+constexpr bool usedFeatureSet(std::uint32_t features) {
+    return (features & glsl::kFeatureCouzin) == 0u ||
+           (features & ~(glsl::kFeatureCouzin | glsl::kFeatureFieldOfView)) == 0u;
+}
+
 /// The parameter pack of the step for `params`, for every backend: radii squared, weights,
 /// limits, the tank, the rock count, seeking, avoidance and, when `flow` is given, where its
 /// nodes lie. The GPU backend adds its grid and its buffer halves.

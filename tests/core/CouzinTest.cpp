@@ -49,16 +49,28 @@ TEST_P(Couzin, RepulsionOverridesOrientationAndAttraction) {
     expectVec(next[0].velocity, {-3, 0, 0});
 }
 
+// The paper's zones: orientation counts the fish's own velocity too; attraction sums the unit
+// offsets to the neighbours beyond the orientation zone only, near and far alike.
 TEST_P(Couzin, WithoutRepulsionTheMeanOfOrientationAndAttraction) {
     const School school{{{0, 0, 0}, {3, 0, 0}, {}},
-                        {{0, 3, 0}, {0, 0, 2}, {}},      // orientation (and attraction) zone
-                        {{0, 0, -12}, {0, 0, -3}, {}}};  // attraction zone only
+                        {{0, 3, 0}, {0, 0, 2}, {}},      // fish 0's orientation zone
+                        {{0, 0, -12}, {0, 0, -3}, {}}};  // fish 0's attraction zone
     const School next = step(zones(), school);
-    const glm::vec3 orientation(0, 0, 1);
-    const glm::vec3 attraction = glm::normalize(glm::vec3(0, 1.5f, -6));
+    const glm::vec3 orientation = glm::normalize(glm::vec3(3, 0, 2));
+    const glm::vec3 attraction(0, 0, -1);
     expectVec(next[0].velocity, 3.0f * glm::normalize(orientation + attraction));
-    // Fish 2 sees both others only in its attraction zone: toward their centre.
-    expectVec(next[2].velocity, 3.0f * glm::normalize(glm::vec3(0, 1.5f, 12)));
+    // Fish 2 has both others in its attraction zone, at 12 and 12.4 m: the mean of the two unit
+    // offsets (the direction to their centre would be (0, 1.5, 12)).
+    expectVec(next[2].velocity,
+              3.0f * glm::normalize(glm::vec3(0, 0, 1) + glm::normalize(glm::vec3(0, 3, 12))));
+}
+
+// A neighbour in the orientation zone is not attracted to: a fish with one neighbour there, and
+// none beyond, only aligns (with its own velocity counted).
+TEST_P(Couzin, TheOrientationZoneIsNotPartOfTheAttractionZone) {
+    const School school{{{0, 0, 0}, {3, 0, 0}, {}}, {{0, 4, 0}, {0, 0, 3}, {}}};
+    const School next = step(zones(), school);
+    expectVec(next[0].velocity, 3.0f * glm::normalize(glm::vec3(1, 0, 1)));
 }
 
 TEST_P(Couzin, TheTurnIsLimitedToMaxTurnRateTimesDt) {
@@ -154,15 +166,19 @@ std::pair<double, double> presetAfter(float orientationWidth, int steps) {
     return {m.polarization, m.milling};
 }
 
-TEST(CouzinPreset, SwarmTorusAndParallelGroupAsTheOrientationZoneWidens) {
+TEST(CouzinPreset, TheFourPhasesAsTheOrientationZoneWidens) {
     const auto [swarmPolarization, swarmMilling] = presetAfter(0.0f, 2000);
     EXPECT_LT(swarmPolarization, 0.35);
     EXPECT_LT(swarmMilling, 0.35);
-    const auto [torusPolarization, torusMilling] = presetAfter(0.5f, 2000);
+    const auto [torusPolarization, torusMilling] = presetAfter(1.0f, 2000);
     EXPECT_LT(torusPolarization, 0.5);
     EXPECT_GT(torusMilling, 0.5);
+    const auto [dynamicPolarization, dynamicMilling] = presetAfter(4.0f, 2000);
+    EXPECT_GT(dynamicPolarization, 0.75);
+    EXPECT_LT(dynamicPolarization, 0.92);
+    EXPECT_LT(dynamicMilling, 0.35);
     const auto [parallelPolarization, parallelMilling] = presetAfter(12.0f, 2000);
-    EXPECT_GT(parallelPolarization, 0.8);
+    EXPECT_GT(parallelPolarization, 0.92);
     EXPECT_LT(parallelMilling, 0.35);
 }
 
