@@ -522,6 +522,13 @@ int App::finish() {
             status = kBadInput;
         }
     }
+    // The parameters as the panel left them: what a user tuned, kept for --config next time.
+    if (!options_.configOutPath.empty()) {
+        if (auto ok = saveConfig(options_.configOutPath, sim_->params()); !ok) {
+            std::cerr << "error: " << ok.error() << "\n";
+            status = kBadInput;
+        }
+    }
     // A school that a GL failure lost is not written over the file.
     if (!options_.stateOutPath.empty() && sim_->backend().health()) {
         if (auto ok =

@@ -23,6 +23,7 @@ struct AppOptions {
     std::int64_t switchEveryFrames = 0;  ///< hand the school to the next backend this often
     std::string stateOutPath;            ///< write the school's state CSV on quitting
     std::string stateInPath;             ///< start from this state CSV's school
+    std::string configOutPath;           ///< write the parameters as a config JSON on quitting
     std::string recordPath;              ///< write the window as a video (through ffmpeg)
     int recordFps = 60;                  ///< the video's frame rate: one frame per drawn frame
     bool vsync = true;

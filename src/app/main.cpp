@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
                    "Start from this state CSV's school: its rows are the fish");
     cli.add_option("--state-out", options.stateOutPath,
                    "Write the school as a state CSV when the app quits");
+    cli.add_option("--config-out", options.configOutPath,
+                   "Write the parameters the app ends with as a config JSON when it quits");
     cli.add_option("--record", options.recordPath,
                    "Write the window as a video (FILE.mp4), one video frame per drawn frame");
     cli.add_option("--record-fps", options.recordFps,
@@ -142,7 +144,8 @@ int main(int argc, char** argv) {
     for (const auto& [flag, path] :
          {std::pair{"--csv", &options.sweepCsvPath}, std::pair{"--record", &options.recordPath},
           std::pair{"--screenshot", &options.screenshotPath},
-          std::pair{"--state-out", &options.stateOutPath}}) {
+          std::pair{"--state-out", &options.stateOutPath},
+          std::pair{"--config-out", &options.configOutPath}}) {
         if (!cli.count(flag)) continue;
         const std::string config = options.params.configPath.value_or("");
         // --state-in and --state-out may name one file: the write is atomic.

@@ -34,6 +34,13 @@ void noteRect(const char* label) {
     controlRects()[label] = {a.x, a.y, b.x, b.y};
 }
 
+/// A collapsing section's header, noted for Panel::controlRect. True while the section is open.
+bool section(const char* label, ImGuiTreeNodeFlags flags = 0) {
+    const bool open = ImGui::CollapsingHeader(label, flags);
+    noteRect(label);
+    return open;
+}
+
 /// A tooltip on the last control.
 void tip(const char* text) {
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
@@ -422,15 +429,14 @@ void Panel::addMeasures(double seconds, const SchoolMetrics& metrics) {
 }
 
 void Panel::drawPlots() {
-    if (!ImGui::CollapsingHeader("Measures over time", ImGuiTreeNodeFlags_DefaultOpen)) return;
+    if (!section("Measures over time", ImGuiTreeNodeFlags_DefaultOpen)) return;
     tip("The school's measures over the last three minutes of simulated time, taken twice a "
         "second (turn on \"measure the school\" in View).");
-    if (measures_.size() < 2) {
-        ImGui::TextDisabled(view.measureSchool ? "measuring..." : "off: see View");
-        return;
-    }
-    const double t1 = measures_.back().seconds;
-    const double t0 = std::max(measures_.front().seconds, t1 - kPlotSeconds);
+    // Before two measures the plots are drawn empty, at their size: the controls below stay where
+    // they are when the first measures come in.
+    const bool empty = measures_.size() < 2;
+    const double t1 = empty ? 0.0 : measures_.back().seconds;
+    const double t0 = empty ? 0.0 : std::max(measures_.front().seconds, t1 - kPlotSeconds);
     const auto plot = [&](const char* name, const char* unit, double low, double high,
                           double (*value)(const SchoolMetrics&), const char* help) {
         for (const Measure& m : measures_) high = std::max(high, value(m.metrics));
@@ -451,8 +457,13 @@ void Panel::drawPlots() {
         tip(help);
         ImGui::SameLine();
         ImGui::BeginGroup();
-        ImGui::Text("%s %.2f%s", name, value(measures_.back().metrics), unit);
-        ImGui::TextDisabled("0 to %.3g, %.0f s", high, t1 - t0);
+        if (empty) {
+            ImGui::TextUnformatted(name);
+            ImGui::TextDisabled(view.measureSchool ? "measuring..." : "off: see View");
+        } else {
+            ImGui::Text("%s %.2f%s", name, value(measures_.back().metrics), unit);
+            ImGui::TextDisabled("0 to %.3g, %.0f s", high, t1 - t0);
+        }
         ImGui::EndGroup();
     };
     plot(
@@ -541,7 +552,7 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
     SimParams edited = *state.params;
     bool changed = false;
 
-    if (ImGui::CollapsingHeader("School", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (section("School", ImGuiTreeNodeFlags_DefaultOpen)) {
         int fish = static_cast<int>(std::min<std::int64_t>(edited.fishCount, kPanelMaxFish));
         if (ImGui::SliderInt("fish", &fish, 0, kPanelMaxFish, "%d",
                              ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp)) {
@@ -591,7 +602,7 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
         tip("Replace every parameter with the preset's; the school keeps swimming.");
     }
 
-    if (ImGui::CollapsingHeader("Behaviour", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (section("Behaviour", ImGuiTreeNodeFlags_DefaultOpen)) {
         changed |= sliderFloat("kCohesion", &edited.kCohesion, -5.0f, 5.0f,
                                "Weight of the steer toward the centre of the neighbours within "
                                "rCohesion (negative pushes apart).");
@@ -623,7 +634,7 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
                                "%.0f");
     }
 
-    if (ImGui::CollapsingHeader("Target and avoidance")) {
+    if (section("Target and avoidance")) {
         changed |= sliderFloat("kTarget", &edited.kTarget, -5.0f, 5.0f,
                                "Steer toward the target (the green ball); below 0, away from it "
                                "(red).");
@@ -645,7 +656,7 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
                                "How far from a rock's surface the avoidance starts.");
     }
 
-    if (ImGui::CollapsingHeader("Tank and rocks")) {
+    if (section("Tank and rocks")) {
         changed |= sliderFloat3("bounds (m)", &edited.bounds.x, 1.0f, 500.0f,
                                 "Half extents of the tank (x, y up, z). Fish outside a smaller "
                                 "tank are moved inside.",
@@ -653,7 +664,7 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
         changed |= drawRocks(edited);
     }
 
-    if (ImGui::CollapsingHeader("View")) {
+    if (section("View")) {
         ImGui::Checkbox("colour by heading (else by speed)", &view.colorByHeading);
         tip("By heading: the direction each fish swims, as a hue. By speed: slow blue to fast "
             "orange.");
@@ -663,7 +674,7 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
         tip("Polarization, milling and nearest-neighbour distance in the overlay.");
     }
 
-    if (ImGui::CollapsingHeader("Files")) {
+    if (section("Files")) {
         ImGui::InputText("config", configPath_, sizeof configPath_);
         tip("A config JSON: every parameter (docs/config.md).");
         if (ImGui::Button("Load config")) {
@@ -714,7 +725,7 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
 }
 
 bool Panel::drawSteering(SimParams& edited) {
-    if (!ImGui::CollapsingHeader("Steering, leaders and predators")) return false;
+    if (!section("Steering, leaders and predators")) return false;
     bool changed = false;
     changed |= sliderFloat("minVelocity (m/s)", &edited.minVelocity, 0.0f, edited.maxVelocity,
                            "A slower fish is sped up to this speed after each step (0: off).");
@@ -803,6 +814,7 @@ bool Panel::drawRocks(SimParams& edited) {
                                "The rock's radius; a rock keeps a step's gap to the walls and the "
                                "other rocks.",
                                "%.2f");
+        noteRect(("rocks[" + std::to_string(r) + "].radius").c_str());
         ImGui::PopID();
     }
     if (removeIndex >= 0) {
@@ -820,7 +832,7 @@ bool Panel::drawRocks(SimParams& edited) {
 
 void Panel::drawRecorder(const PanelState& state, FpsRecorder& recorder) {
     if (recorder.sweeping()) ImGui::SetNextItemOpen(true);  // show the table as it fills
-    if (!ImGui::CollapsingHeader("FPS recorder")) return;
+    if (!section("FPS recorder")) return;
     const auto registry = backendRegistry();
     sweepBackends_.resize(registry.size(), true);
     ImGui::BeginDisabled(recorder.busy());

@@ -88,8 +88,9 @@ class Panel {
         double seconds;  ///< simulated
         SchoolMetrics metrics;
     };
-    /// Where the control `label` (a slider or "fish count") was drawn in the last frame, as
-    /// {x0, y0, x1, y1} in pixels; all zero if it was not. Lets tests click it.
+    /// Where the control `label` (a slider, a section's header, "fish count", or a rock's radius
+    /// as "rocks[0].radius") was drawn in the last frame, as {x0, y0, x1, y1} in pixels; all zero
+    /// if it was not. Lets tests click it.
     static std::array<float, 4> controlRect(const std::string& label);
     /// What the plots show, oldest first.
     const std::vector<Measure>& measures() const { return measures_; }

@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/ConfigIO.h"
 #include "core/SimParams.h"
 #include "core/StateIO.h"
 
@@ -233,6 +234,28 @@ TEST_F(AppOnDisplay, SwitchingBackendsWhileItRunsKeepsEveryFishInTheTank) {
     EXPECT_EQ(*again, *school);
 }
 
+TEST_F(AppOnDisplay, ConfigOutWritesTheParametersTheAppEndsWith) {
+    ASSERT_EQ(app("--frames 2 --msaa 0 --width 320 --height 200 --hide-ui --fish 300 "
+                  "--neighbors all-pairs --config-out " +
+                  path("end.json")),
+              0)
+        << err_;
+    const auto ended = fishschool::loadConfig(path("end.json"));
+    ASSERT_TRUE(ended) << ended.error();
+    fishschool::SimParams expected;
+    expected.fishCount = 300;
+    expected.neighborSearch = fishschool::NeighborSearch::AllPairs;
+    EXPECT_EQ(*ended, expected);
+    // It starts the app again as it ended.
+    ASSERT_EQ(app("--frames 2 --msaa 0 --width 320 --height 200 --hide-ui --config " +
+                  path("end.json") + " --config-out " + path("again.json")),
+              0)
+        << err_;
+    const auto again = fishschool::loadConfig(path("again.json"));
+    ASSERT_TRUE(again) << again.error();
+    EXPECT_EQ(*again, expected);
+}
+
 TEST_F(AppOnDisplay, TheWindowFitsTheDisplay) {
     // The screen is 1024 x 768: the default 1600 x 900 would overflow it.
     ASSERT_EQ(app("--frames 2 --msaa 0 --fish 100 --screenshot " + path("fit.png")), 0) << err_;
@@ -342,7 +365,12 @@ TEST_F(App, BadFlagsAndNoDisplayExitTwoWithAMessage) {
         {"--frames 1 --record " + path("v.mp4") + " --record-fps 0", "--record-fps"},
         {"--frames 1 --record " + path("no-such-folder/v.mp4"), "no-such-folder"},
         {"--sweep 10 --record " + path("v.mp4") + csv, "--record"},
+        {"--frames 1 --config-out " + path("no-such-folder/c.json"), "no-such-folder"},
+        {"--frames 1 --config " + path("c.json") + " --config-out " + path("c.json"),
+         "--config-out"},
     };
+    // The config that --config-out must not overwrite.
+    ASSERT_TRUE(fishschool::saveConfig(path("c.json"), fishschool::SimParams{}));
     for (const Case& c : cases) {
         EXPECT_EQ(app(c.args), 2) << c.args;
         EXPECT_THAT(err_, ::testing::HasSubstr(c.mustSay)) << c.args;
@@ -350,6 +378,9 @@ TEST_F(App, BadFlagsAndNoDisplayExitTwoWithAMessage) {
     EXPECT_EQ(app("--frames 1", /*withDisplay=*/false), 2);
     EXPECT_THAT(err_, ::testing::HasSubstr("display"));
     EXPECT_FALSE(fs::exists(path("s.csv")));
+    const auto config = fishschool::loadConfig(path("c.json"));
+    ASSERT_TRUE(config) << config.error();
+    EXPECT_EQ(*config, fishschool::SimParams{});
 }
 
 }  // namespace

@@ -166,5 +166,19 @@ TEST_F(PanelInput, AnErrorMovesNoControl) {
     EXPECT_EQ(Panel::controlRect("kCohesion"), before);
 }
 
+TEST_F(PanelInput, TheFirstMeasuresMoveNoControl) {
+    frame();
+    frame();
+    const auto before = Panel::controlRect("fish count");
+    ASSERT_GT(before[2], before[0]);
+    SchoolMetrics m;
+    panel_.addMeasures(0.0, m);
+    panel_.addMeasures(0.5, m);  // two measures: the plots have lines to draw
+    ASSERT_EQ(panel_.measures().size(), 2u);
+    frame();
+    frame();
+    EXPECT_EQ(Panel::controlRect("fish count"), before);
+}
+
 }  // namespace
 }  // namespace fishschool::ui
