@@ -420,7 +420,8 @@ FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
             // less than a right angle in a step. A sharper turn (steering "couzin", a huge
             // maxAcceleration) can send it back into another rock: it then waits where it is.
             for (uint other = 0u; other < params.counts.y; ++other) {
-                if (segmentEntersSphere(p, pNext, vec3(rocks[other]), rocks[other].w)) {
+                vec3 fromCenter = pNext - vec3(rocks[other]);
+                if (dot(fromCenter, fromCenter) < rocks[other].w * rocks[other].w) {
                     pNext = p;
                     break;
                 }
