@@ -120,40 +120,39 @@ struct RangeAccumulator {
         }
         const Ints inS = (d2 < c.separationRadius2) & use;
         const Ints inA = (d2 < c.alignmentRadius2) & use;
+        // What each lane adds to the cohesion and separation sums, and where.
+        Ints inC, separating = inS;
+        Floats cohesionX, cohesionY, cohesionZ, separationX, separationY, separationZ;
         if constexpr (kCouzin) {
-            const Ints inC = (d2 < c.cohesionRadius2) & (d2 >= c.alignmentRadius2) & use;
+            inC = (d2 < c.cohesionRadius2) & (d2 >= c.alignmentRadius2) & use;
             const Floats inverse = inverseLengths(d2);
-            const Floats ux = dx * inverse, uy = dy * inverse, uz = dz * inverse;
-            cx += select(inC, ux);
-            cy += select(inC, uy);
-            cz += select(inC, uz);
-            nc -= inC;
-            sx += select(inS, ux);
-            sy += select(inS, uy);
-            sz += select(inS, uz);
-            ns -= inS;
-            ax += select(inA, load(vx + j));
-            ay += select(inA, load(vy + j));
-            az += select(inA, load(vz + j));
-            na -= inA;
-            return;
-        }
-        const Ints inC = (d2 < c.cohesionRadius2) & use;
-        cx += select(inC, load(px + j));
-        cy += select(inC, load(py + j));
-        cz += select(inC, load(pz + j));
-        nc -= inC;  // a true comparison is -1
-        if constexpr (kInverseSquare) {
-            // Lanes with d2 == 0 divide to NaN and are masked off.
-            const Ints weighted = inS & (d2 > 0.0f);
-            sx += select(weighted, dx / d2);
-            sy += select(weighted, dy / d2);
-            sz += select(weighted, dz / d2);
+            cohesionX = separationX = dx * inverse;
+            cohesionY = separationY = dy * inverse;
+            cohesionZ = separationZ = dz * inverse;
         } else {
-            sx += select(inS, dx);
-            sy += select(inS, dy);
-            sz += select(inS, dz);
+            inC = (d2 < c.cohesionRadius2) & use;
+            cohesionX = load(px + j);
+            cohesionY = load(py + j);
+            cohesionZ = load(pz + j);
+            if constexpr (kInverseSquare) {
+                // Lanes with d2 == 0 divide to NaN and are masked off.
+                separating = inS & (d2 > 0.0f);
+                separationX = dx / d2;
+                separationY = dy / d2;
+                separationZ = dz / d2;
+            } else {
+                separationX = dx;
+                separationY = dy;
+                separationZ = dz;
+            }
         }
+        cx += select(inC, cohesionX);
+        cy += select(inC, cohesionY);
+        cz += select(inC, cohesionZ);
+        nc -= inC;  // a true comparison is -1
+        sx += select(separating, separationX);
+        sy += select(separating, separationY);
+        sz += select(separating, separationZ);
         ns -= inS;
         ax += select(inA, load(vx + j));
         ay += select(inA, load(vy + j));
