@@ -11,7 +11,7 @@ const uint kFeatureSeek = 2u;         // kTarget != 0, straight at the target
 const uint kFeatureFlowField = 4u;    // kTarget != 0 along the flow field (never with kFeatureSeek)
 const uint kFeatureAvoidance = 8u;    // kAvoidance != 0 and avoidanceDistance > 0
 const uint kFeatureInverseSquare = 16u;  // separationFalloff "inverse-square": 1/d^2 per offset
-const uint kFeatureKinds = 32u;     // leaders or predators: the fish of other kinds, read per fish
+const uint kFeatureKinds = 32u;  // leaders or predators: the fish of other kinds, read per fish
 // Steering "couzin": the paper's zones in the sums (unit offsets, attraction from the outer shell
 // only) and its rule in place of steps 2 to 4. It reads none of the behaviours above but the
 // field of view, so it comes alone or with kFeatureFieldOfView (usedFeatureSet in StepRule.h).
