@@ -17,6 +17,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "Screenshot.h"
@@ -71,6 +72,7 @@ class App {
         render::SceneRenderer renderer)
         : options_(options), window_(window), sim_(std::move(sim)), renderer_(std::move(renderer)) {
         camera_.reset(sim_->params().bounds);
+        cameraBounds_ = sim_->params().bounds;
         panel_.view.vsync = options.vsync;
         panel_.view.colorByHeading = options.colorByHeading;
         panel_.view.showPanel = panel_.view.showOverlay = !options.hideUi;
@@ -129,6 +131,12 @@ class App {
     std::vector<SDL_Event> deferred_;
     std::optional<render::FishSource> uploaded_;
     std::uint64_t uploadedVersion_ = 0;
+    /// The tank the camera was last fitted to: a new tank (a slider, a preset, a fish count at
+    /// fixed density, a sweep's case) moves the camera back to frame it.
+    glm::vec3 cameraBounds_{};
+    /// The mean neighbours of a measure taken last frame, and the fish count it measured, for
+    /// the recorder's next sample.
+    std::optional<std::pair<std::int64_t, double>> newNeighbors_;
 };
 
 void App::handleEvent(const SDL_Event& event) {
@@ -162,6 +170,7 @@ void App::handleEvent(const SDL_Event& event) {
                     break;
                 case SDLK_c:
                     camera_.reset(sim_->params().bounds);
+                    cameraBounds_ = sim_->params().bounds;
                     break;
                 case SDLK_F1:
                 case SDLK_QUESTION:
@@ -223,11 +232,8 @@ void App::handleEvent(const SDL_Event& event) {
 
 void App::apply(const ui::PanelActions& actions) {
     if (actions.switchBackend) report(sim_->switchBackend(*actions.switchBackend));
-    if (actions.newParams) {
-        const glm::vec3 oldBounds = sim_->params().bounds;
-        report(sim_->applyParams(*actions.newParams));
-        if (sim_->params().bounds != oldBounds) camera_.fit(sim_->params().bounds);
-    }
+    if (actions.density) sim_->setDensity(*actions.density);
+    if (actions.newParams) report(sim_->applyParams(*actions.newParams));
     if (actions.togglePause) sim_->paused = !sim_->paused;
     if (actions.speed) sim_->speed = *actions.speed;
     if (actions.asFastAsItCan) sim_->asFastAsItCan = *actions.asFastAsItCan;
@@ -343,8 +349,16 @@ int App::run() {
         }
         const double simulationMs = sim_->lastStepsMilliseconds();
 
-        ui::FrameSample sample{frameSeconds, simulationMs, renderMs, sim_->backendKind(),
-                               static_cast<std::int64_t>(sim_->fishCount())};
+        ui::FrameSample sample{frameSeconds,
+                               simulationMs,
+                               renderMs,
+                               sim_->backendKind(),
+                               static_cast<std::int64_t>(sim_->fishCount()),
+                               sim_->density(),
+                               {}};
+        if (newNeighbors_ && newNeighbors_->first == sample.fish)
+            sample.meanNeighbors = newNeighbors_->second;
+        newNeighbors_.reset();
         if (recorder_.sweeping() && !beforeSweep_)
             beforeSweep_ = SceneBeforeSweep{sim_->backendKind(), sim_->backend().download(),
                                             sim_->paused, sim_->simulatedSeconds()};
@@ -380,6 +394,10 @@ int App::run() {
             static_cast<float>(width) / static_cast<float>(std::max(windowWidth, 1));
         renderer_.centerShiftPixels = 0.5f * panel_.coveredLeft() * pixelScale;
         const SimParams params = sim_->params();  // one copy a frame, for the scene and the panel
+        if (params.bounds != cameraBounds_) {
+            camera_.fit(params.bounds);
+            cameraBounds_ = params.bounds;
+        }
         renderer_.draw(params, camera_, width, height, fishSource(),
                        static_cast<float>(now - start),
                        panel_.view.colorByHeading ? render::FishColoring::ByHeading
@@ -396,11 +414,14 @@ int App::run() {
         for (const BackendEntry& entry : backendRegistry())
             state.unavailable.push_back(sim_->unavailableReason(entry.kind));
         state.paused = sim_->paused;
+        state.density = sim_->density();
         state.fishCount = sim_->fishCount();
         state.metrics = panel_.view.measureSchool ? &sim_->metrics(now) : nullptr;
         if (state.metrics && sim_->measureCount() != plottedMeasures_) {
             plottedMeasures_ = sim_->measureCount();
             panel_.addMeasures(sim_->simulatedSeconds(), *state.metrics);
+            newNeighbors_ = {static_cast<std::int64_t>(sim_->fishCount()),
+                             state.metrics->meanNeighbors};
         }
         state.fps = frameSeconds > 0.0 ? 1.0 / frameSeconds : 0.0;
         if (history.size() >= 30) {
@@ -636,11 +657,26 @@ int runApp(const AppOptions& options) {
     gpu::enableGlDebugOutput();
 
     const BackendKind kind = options.backend.value_or(BackendKind::Tbb);
-    auto sim = SimulationController::create(params, kind, startSchool ? &*startSchool : nullptr);
+    // At fixed density `--fish N` scales the config's tank, rocks and target from the config's
+    // own fish count, as `fishschool-cli bench --density fixed` does.
+    SimParams startParams = params;
+    std::optional<SimParams> densityBase;
+    if (options.density == Density::Fixed && options.params.fish && !startSchool) {
+        ParamFlags withoutFish = options.params;
+        withoutFish.fish.reset();
+        if (auto base = loadParams(withoutFish)) {
+            densityBase = *base;
+            startParams = fixedDensityParams(params.fishCount, *base);
+        }
+    }
+    auto sim =
+        SimulationController::create(startParams, kind, startSchool ? &*startSchool : nullptr);
     if (!sim) {
         std::cerr << "error: " << sim.error() << "\n";
         return kBadInput;
     }
+    (*sim)->setDensity(options.density);
+    if (densityBase) (*sim)->setDensityBase(*densityBase);
     (*sim)->paused = options.startPaused;
     auto renderer = render::SceneRenderer::create();
     if (!renderer) {

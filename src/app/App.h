@@ -7,6 +7,7 @@
 
 #include "core/Backend.h"
 #include "core/ConfigIO.h"
+#include "core/Scenario.h"
 
 namespace fishschool::app {
 
@@ -14,6 +15,9 @@ namespace fishschool::app {
 struct AppOptions {
     ParamFlags params;  ///< --config, --fish, --neighbors: read by loadParams
     std::optional<BackendKind> backend;
+    /// What a new fish count does to the tank: Fixed scales the tank, rocks and target from the
+    /// config (as `fishschool-cli bench --density fixed`), Tank keeps them.
+    Density density = Density::Fixed;
     std::int64_t frames = 0;  ///< quit after this many frames (0: run until closed)
     std::string screenshotPath;
     std::vector<std::int64_t> sweepFish;  ///< run the FPS sweep over these counts, then quit

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 
+#include <glm/vec3.hpp>
+
 #include "core/BackendRegistry.h"
 #include "core/Scenario.h"
 
@@ -43,6 +45,7 @@ Result<std::unique_ptr<SimulationController>> SimulationController::create(
     controller->settings_ = params;
     controller->backend_ = std::move(backend);
     controller->unavailable_.resize(backendRegistry().size());
+    controller->setDensityBase(params);
     const School school = startSchool ? School{} : makeInitialSchool(params);
     if (auto ok = controller->backend_->upload(startSchool ? *startSchool : school); !ok)
         return fail(ok.error());
@@ -93,7 +96,55 @@ Result<void> SimulationController::switchBackend(BackendKind kind) {
     return {};
 }
 
-Result<void> SimulationController::applyParams(const SimParams& params) {
+SimParams SimulationController::densityBase() const {
+    SimParams base = settings_;
+    base.fishCount = base_.fishCount;
+    base.bounds = base_.bounds;
+    base.rocks = base_.rocks;
+    base.target = base_.target;
+    return base;
+}
+
+void SimulationController::setDensityBase(const SimParams& base) {
+    base_ = {base.fishCount, base.bounds, base.rocks, base.target};
+}
+
+void SimulationController::setDensity(Density density) {
+    if (density == density_) return;
+    density_ = density;
+    if (density == Density::Fixed) setDensityBase(params());
+}
+
+Result<void> SimulationController::applyParams(const SimParams& requested) {
+    SimParams params = requested;
+    const bool boundsOrRocksEdited =
+        params.bounds != settings_.bounds || params.rocks != settings_.rocks;
+    const bool targetEdited = params.target != settings_.target;
+    const bool countAsked = static_cast<std::size_t>(params.fishCount) != backend_->fishCount();
+    if (density_ == Density::Fixed && countAsked && !boundsOrRocksEdited && !targetEdited) {
+        // The running scene with another count: scale the base's, with today's other parameters
+        // (a rock's gap to the walls depends on them).
+        SimParams base = densityBase();
+        base.fishCount = std::max<std::int64_t>(base_.fishCount, 1);
+        const SimParams scaled = fixedDensityParams(params.fishCount, base);
+        params.bounds = scaled.bounds;
+        params.rocks = scaled.rocks;
+        params.target = scaled.target;
+    }
+    if (auto ok = applyScene(params); !ok) return ok;
+    if (boundsOrRocksEdited) {
+        setDensityBase(params);  // a new tank or rocks: their density is the one to keep
+    } else if (targetEdited && !countAsked) {
+        // Only the target moved: into the base's scale, so the base keeps its rocks.
+        const glm::vec3 toBase = base_.bounds / params.bounds;
+        base_.target = params.target * toBase;
+    } else if (targetEdited) {
+        setDensityBase(params);
+    }
+    return {};
+}
+
+Result<void> SimulationController::applyScene(const SimParams& params) {
     if (auto ok = validate(params); !ok) return fail(ok.error());
     if (auto ok = checkInteractive(params, backend_->kind()); !ok) return fail(ok.error());
     const bool sceneChanged = params.bounds != settings_.bounds || params.rocks != settings_.rocks;
@@ -139,7 +190,10 @@ Result<void> SimulationController::replaceSchool(const School& school) {
     if (auto ok = checkInteractive(next, backend_->kind()); !ok) return fail(ok.error());
     const std::size_t countBefore = backend_->fishCount();
     if (auto ok = backend_->upload(school); !ok) return ok;
-    if (school.size() != countBefore) forgetCountDependentChecks();
+    if (school.size() != countBefore) {
+        forgetCountDependentChecks();
+        setDensityBase(next);  // the loaded school in this tank: its density is the one to keep
+    }
     accumulator_ = 0.0;
     simulatedSeconds_ = 0.0;
     pendingSteps_ = 0;

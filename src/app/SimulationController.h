@@ -9,6 +9,7 @@
 #include "core/Backend.h"
 #include "core/Metrics.h"
 #include "core/Result.h"
+#include "core/Scenario.h"
 #include "core/SimParams.h"
 
 namespace fishschool::app {
@@ -42,9 +43,23 @@ class SimulationController {
     /// Validates, then applies new parameters with one setParams. The school stays where it is
     /// (on the GPU for the gpu backend) unless the fish count or the scene changed: then it is read
     /// back once, fish that the new tank or rocks leave outside are moved inside, and a new
-    /// fishCount adds or removes fish and keeps the others. On failure nothing changes and the
-    /// error names the key.
+    /// fishCount adds or removes fish and keeps the others. With Density::Fixed a new fishCount
+    /// that comes with the running tank, rocks and target scales them from the density base
+    /// (fixedDensityParams); a new tank, rocks or target (a preset, a config, the panel's tank
+    /// controls) becomes the base, at its fish count. On failure nothing changes and the error
+    /// names the key.
     Result<void> applyParams(const SimParams& params);
+
+    /// What a new fish count does to the scene. Switching to Fixed keeps the running scene and
+    /// makes it the base: nothing moves, and the density from then on is the one in view.
+    Density density() const { return density_; }
+    void setDensity(Density density);
+    /// The scene whose density Fixed keeps: its fishCount, bounds, rocks and target (the other
+    /// fields are the running ones). It starts as the scene the controller was created with.
+    SimParams densityBase() const;
+    /// Makes `base`'s fishCount, bounds, rocks and target the density base, e.g. the config a
+    /// `--fish N` scaled from; the running scene is not changed.
+    void setDensityBase(const SimParams& base);
     /// Moves to `kind` with `count` fish, in the order that never passes through a setting
     /// the app refuses when the target itself is allowed (fewer fish first, more fish last).
     Result<void> setScene(BackendKind kind, std::int64_t count);
@@ -110,6 +125,8 @@ class SimulationController {
   private:
     SimulationController() = default;
     void runSteps(int count);
+    /// applyParams without the density: validates and applies `params` as they are.
+    Result<void> applyScene(const SimParams& params);
 
     /// Every parameter but the fish count (its fishCount is never read): the school's count is
     /// backend_->fishCount().
@@ -130,6 +147,14 @@ class SimulationController {
     SchoolMetrics metrics_;
     double metricsTime_ = -1e9;
     std::uint64_t measureCount_ = 0;
+    Density density_ = Density::Tank;
+    /// The scene Density::Fixed scales from (only its fishCount, bounds, rocks, target).
+    struct SceneBase {
+        std::int64_t fishCount = 0;
+        glm::vec3 bounds{};
+        std::vector<Rock> rocks;
+        glm::vec3 target{};
+    } base_;
     /// Per entry of backendRegistry(): why it cannot run, "" when it can, unset until asked.
     std::vector<std::optional<std::string>> unavailable_;
 };

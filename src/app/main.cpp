@@ -9,6 +9,7 @@
 #include "VideoRecorder.h"
 #include "core/BackendRegistry.h"
 #include "core/CommandLine.h"
+#include "core/Scenario.h"
 #include "core/TextInput.h"
 
 int main(int argc, char** argv) {
@@ -24,6 +25,10 @@ int main(int argc, char** argv) {
         ->type_name("INT");
     cli.add_option("--neighbors", options.params.neighbors,
                    "all-pairs or grid; overrides the config");
+    std::string density = "fixed";
+    cli.add_option("--density", density,
+                   "fixed (default): a fish count scales the config's tank, rocks and target to "
+                   "keep its density, in the panel and the sweep too; tank: they stay");
     cli.add_option("--frames", options.frames, "Quit after this many frames")
         ->check(wholeNumber(0));
     cli.add_option("--screenshot", options.screenshotPath,
@@ -85,6 +90,12 @@ int main(int argc, char** argv) {
     }
     if (cli.count("--state-in") && cli.count("--fish")) {
         std::cerr << "error: --fish cannot be used with --state-in: the fish are the file's rows\n";
+        return 2;
+    }
+    if (auto parsed = parseDensity("--density", density)) {
+        options.density = *parsed;
+    } else {
+        std::cerr << "error: " << parsed.error() << "\n";
         return 2;
     }
     options.vsync = !noVsync;

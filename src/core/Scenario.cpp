@@ -135,6 +135,17 @@ SimParams fixedDensityParams(std::int64_t fishCount, const SimParams& base) {
     return params;
 }
 
+std::string_view toString(Density density) {
+    return density == Density::Fixed ? "fixed" : "tank";
+}
+
+Result<Density> parseDensity(std::string_view flag, std::string_view text) {
+    if (text == "fixed") return Density::Fixed;
+    if (text == "tank") return Density::Tank;
+    return fail(std::string(flag) + ": '" + std::string(text) +
+                "' is not allowed; must be fixed or tank");
+}
+
 SimParams articleParams() {
     SimParams p;
     p.kCohesion = 1.0f;

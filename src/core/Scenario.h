@@ -3,9 +3,11 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "Fish.h"
+#include "Result.h"
 #include "SimParams.h"
 
 namespace fishschool {
@@ -39,6 +41,17 @@ bool isInScene(const glm::vec3& position, const SimParams& params);
 /// fishCount (for the defaults: the 2,000-fish scene). A rock that the scaled tank cannot hold
 /// with its gap to the walls is left out.
 SimParams fixedDensityParams(std::int64_t fishCount, const SimParams& base = SimParams{});
+
+/// What a new fish count does to the scene: `Fixed` scales the tank, the rocks and the target
+/// with it (fixedDensityParams) so the fish per unit volume stay the same; `Tank` keeps them, so
+/// more fish make a denser school.
+enum class Density { Fixed, Tank };
+
+/// "fixed" or "tank".
+std::string_view toString(Density density);
+
+/// Reads "fixed" or "tank" given to `flag`; the error names the flag and the allowed values.
+Result<Density> parseDensity(std::string_view flag, std::string_view text);
 
 /// The source article's weights, radii and limits (cohesion 1 within 10 m, separation 1.5 within
 /// 2.5 m, alignment 1 within 6 m, 3 m/s^2, 5 m/s) in the default tank, with grid search. The

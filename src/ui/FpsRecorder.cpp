@@ -1,5 +1,6 @@
 #include "FpsRecorder.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "core/BackendRegistry.h"
@@ -35,6 +36,9 @@ void FpsRecorder::beginCase() {
     warmupSecondsSeen_ = 0.0;
     measured_ = 0;
     seconds_ = simulationMs_ = renderMs_ = 0.0;
+    neighborsSum_ = 0.0;
+    neighborsCount_ = 0;
+    lastNeighbors_.reset();
 }
 
 std::string FpsRecorder::status() const {
@@ -82,6 +86,7 @@ FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
         }
         requested_ = false;  // set: a later change will be asked back
     }
+    if (sample.meanNeighbors) lastNeighbors_ = sample.meanNeighbors;
     if (warmupFramesSeen_ < warmupFrames || warmupSecondsSeen_ < warmupSeconds) {
         ++warmupFramesSeen_;
         warmupSecondsSeen_ += sample.frameSeconds;
@@ -90,10 +95,17 @@ FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
     seconds_ += sample.frameSeconds;
     simulationMs_ += sample.simulationMs;
     renderMs_ += sample.renderMs;
+    if (sample.meanNeighbors) {
+        neighborsSum_ += *sample.meanNeighbors;
+        ++neighborsCount_;
+    }
     if (++measured_ < measureFrames || seconds_ < measureSeconds) return request;
 
+    const double neighbors = neighborsCount_ > 0 ? neighborsSum_ / neighborsCount_
+                                                 : lastNeighbors_.value_or(std::nan(""));
     records_.push_back({sample.backend, sample.fish, seconds_ > 0.0 ? measured_ / seconds_ : 0.0,
-                        simulationMs_ / measured_, renderMs_ / measured_, mode_ == Mode::Sweep});
+                        simulationMs_ / measured_, renderMs_ / measured_, mode_ == Mode::Sweep,
+                        sample.density, neighbors});
     if (mode_ == Mode::Record || ++caseIndex_ >= cases_.size()) {
         mode_ = Mode::Idle;
     } else {
@@ -105,13 +117,18 @@ FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
 }
 
 std::string FpsRecorder::csv() const {
-    std::string out = "backend,fish,fps,sim_ms,render_ms\n";
-    char line[160];
+    std::string out = "backend,fish,fps,sim_ms,render_ms,density,mean_neighbors\n";
+    char line[200];
     for (const FpsRecord& r : records_) {
-        std::snprintf(line, sizeof line, "%s,%lld,%.2f,%.3f,%.3f\n",
+        std::snprintf(line, sizeof line, "%s,%lld,%.2f,%.3f,%.3f,%s,",
                       std::string(toString(r.backend)).c_str(), static_cast<long long>(r.fish),
-                      r.fps, r.simulationMs, r.renderMs);
+                      r.fps, r.simulationMs, r.renderMs, std::string(toString(r.density)).c_str());
         out += line;
+        if (std::isfinite(r.meanNeighbors)) {
+            std::snprintf(line, sizeof line, "%.2f", r.meanNeighbors);
+            out += line;
+        }
+        out += "\n";
     }
     return out;
 }

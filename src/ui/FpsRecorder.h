@@ -6,6 +6,7 @@
 
 #include "core/Backend.h"
 #include "core/Result.h"
+#include "core/Scenario.h"
 
 namespace fishschool::ui {
 
@@ -14,9 +15,13 @@ struct FpsRecord {
     BackendKind backend = BackendKind::Cpu;
     std::int64_t fish = 0;
     double fps = 0.0;
-    double simulationMs = 0.0;  ///< per frame
-    double renderMs = 0.0;      ///< per frame
-    bool fromSweep = false;     ///< a sweep's row, else one of Record
+    double simulationMs = 0.0;         ///< per frame
+    double renderMs = 0.0;             ///< per frame
+    bool fromSweep = false;            ///< a sweep's row, else one of Record
+    Density density = Density::Fixed;  ///< what the fish count did to the tank
+    /// Mean neighbours per fish of the measures taken while the case was measured (the last one
+    /// of the case if none came then); NaN when the school was not measured.
+    double meanNeighbors = 0.0;
 };
 
 /// What one frame cost, fed to the recorder by the app.
@@ -26,6 +31,9 @@ struct FrameSample {
     double renderMs = 0.0;
     BackendKind backend = BackendKind::Cpu;
     std::int64_t fish = 0;
+    Density density = Density::Fixed;
+    /// Mean neighbours per fish of a measure of the school that arrived this frame, if one did.
+    std::optional<double> meanNeighbors;
 };
 
 /// Records FPS rows: one at a time ("Record"), or a sweep over fish counts and backends that sets
@@ -66,7 +74,8 @@ class FpsRecorder {
 
     const std::vector<FpsRecord>& records() const { return records_; }
     void clear() { records_.clear(); }
-    /// CSV with the header backend,fish,fps,sim_ms,render_ms.
+    /// CSV with the header backend,fish,fps,sim_ms,render_ms,density,mean_neighbors
+    /// (mean_neighbors empty where the school was not measured).
     std::string csv() const;
 
   private:
@@ -83,6 +92,9 @@ class FpsRecorder {
     int warmupFramesSeen_ = 0;
     double warmupSecondsSeen_ = 0.0;
     double seconds_ = 0.0, simulationMs_ = 0.0, renderMs_ = 0.0;
+    double neighborsSum_ = 0.0;
+    int neighborsCount_ = 0;
+    std::optional<double> lastNeighbors_;  ///< the case's latest measure, warm-up included
     int measured_ = 0;
     bool requested_ = false;
     std::vector<FpsRecord> records_;

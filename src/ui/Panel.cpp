@@ -573,6 +573,13 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
         }
         noteRect("fish count");
         tip("Type a count, then Enter or click elsewhere.");
+        bool keepDensity = state.density == Density::Fixed;
+        if (ImGui::Checkbox("keep the density", &keepDensity))
+            actions.density = keepDensity ? Density::Fixed : Density::Tank;
+        tip("On: a new fish count grows or shrinks the tank, its rocks and the target, so the "
+            "fish per unit volume stay those of the preset, config, tank or school you set (as "
+            "fishschool-cli bench --density fixed); the sweep does the same. Off: the tank stays, "
+            "and more fish make a denser school.");
         int search = edited.neighborSearch == NeighborSearch::Grid ? 1 : 0;
         if (ImGui::Combo("neighbours", &search, "all-pairs\0grid\0")) {
             edited.neighborSearch = search == 1 ? NeighborSearch::Grid : NeighborSearch::AllPairs;

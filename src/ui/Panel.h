@@ -23,6 +23,7 @@ struct PanelState {
     /// Per entry of backendRegistry(), in its order: why it cannot run, or empty.
     std::vector<std::string> unavailable;
     bool paused = false;
+    Density density = Density::Fixed;
     std::size_t fishCount = 0;
     const SchoolMetrics* metrics = nullptr;  ///< null while not measured
     double fps = 0.0, frameMs = 0.0, simulationMs = 0.0, renderMs = 0.0;
@@ -38,6 +39,7 @@ struct PanelState {
 /// What the user asked for this frame; the app carries it out and reports errors back.
 struct PanelActions {
     std::optional<BackendKind> switchBackend;
+    std::optional<Density> density;  ///< applied before newParams
     std::optional<SimParams> newParams;
     bool togglePause = false;
     bool step = false;

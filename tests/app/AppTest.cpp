@@ -12,10 +12,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "core/ConfigIO.h"
+#include "core/Scenario.h"
 #include "core/SimParams.h"
 #include "core/StateIO.h"
 
@@ -109,7 +113,8 @@ double changedShare(const Image& a, const Image& b) {
 }
 
 TEST_F(AppOnDisplay, AfterSomeFramesTheScreenshotShowsFish) {
-    const std::string common = "--frames 12 --width 640 --height 360 --hide-ui ";
+    // The same tank for both counts: at fixed density no fish would make a tiny one.
+    const std::string common = "--frames 12 --width 640 --height 360 --hide-ui --density tank ";
     ASSERT_EQ(app(common + "--backend tbb --fish 0 --screenshot " + path("empty.png")), 0) << err_;
     ASSERT_EQ(app(common + "--backend tbb --fish 3000 --screenshot " + path("fish.png")), 0)
         << err_;
@@ -137,42 +142,99 @@ TEST_F(AppOnDisplay, AfterSomeFramesTheScreenshotShowsFish) {
     EXPECT_GT(changedShare(gpu, empty), 0.5 * share);
 }
 
+/// The rows of a sweep CSV with the new columns, by "backend,fish".
+struct SweepRow {
+    double fps = 0.0;
+    std::string density;
+    std::string meanNeighbors;
+};
+std::map<std::string, SweepRow> sweepRows(const std::string& file, std::string* header) {
+    std::ifstream in(file);
+    std::string line;
+    std::getline(in, line);
+    *header = line;
+    std::map<std::string, SweepRow> rows;
+    while (std::getline(in, line)) {
+        std::vector<std::string> fields;
+        std::stringstream s(line);
+        for (std::string field; std::getline(s, field, ',');) fields.push_back(field);
+        if (line.ends_with(",")) fields.push_back("");
+        EXPECT_EQ(fields.size(), 7u) << line;
+        if (fields.size() != 7u) continue;
+        rows[fields[0] + "," + fields[1]] = {std::stod(fields[2]), fields[5], fields[6]};
+    }
+    return rows;
+}
+
 TEST_F(AppOnDisplay, ASweepWritesARowForEveryBackendAndCount) {
     ASSERT_EQ(app("--width 320 --height 200 --sweep 100,300 --sweep-seconds 0.1 --csv " +
                   path("sweep.csv")),
               0)
         << err_;
-    std::ifstream in(path("sweep.csv"));
-    std::string line;
-    std::getline(in, line);
-    EXPECT_EQ(line, "backend,fish,fps,sim_ms,render_ms");
-    std::set<std::string> cases;
-    while (std::getline(in, line)) {
-        std::stringstream fields(line);
-        std::string backend, fish, fps;
-        std::getline(fields, backend, ',');
-        std::getline(fields, fish, ',');
-        std::getline(fields, fps, ',');
-        EXPECT_GT(std::stod(fps), 0.0) << line;
-        cases.insert(backend + "," + fish);
+    std::string header;
+    const auto rows = sweepRows(path("sweep.csv"), &header);
+    EXPECT_EQ(header, "backend,fish,fps,sim_ms,render_ms,density,mean_neighbors");
+    for (const auto& [key, row] : rows) {
+        EXPECT_GT(row.fps, 0.0) << key;
+        EXPECT_EQ(row.density, "fixed") << key;  // the default
+        // The tank scaled to the default school's density: a school of 100 fish in it still
+        // has neighbours, and no fish more than the others.
+        ASSERT_FALSE(row.meanNeighbors.empty()) << key;
+        const double neighbors = std::stod(row.meanNeighbors);
+        const double fish = std::stod(key.substr(key.find(',') + 1));
+        EXPECT_GT(neighbors, 1.0) << key;
+        EXPECT_LT(neighbors, fish) << key;
     }
     for (const char* expected : {"cpu,100", "cpu,300", "tbb,100", "tbb,300"})
-        EXPECT_TRUE(cases.count(expected)) << expected;
+        EXPECT_TRUE(rows.count(expected)) << expected;
     // The gpu backend runs wherever GL 4.5 does, software GL included, unless the app said why not.
     if (err_.find("skipping gpu") == std::string::npos) {
-        EXPECT_TRUE(cases.count("gpu,100"));
-        EXPECT_TRUE(cases.count("gpu,300"));
+        EXPECT_TRUE(rows.count("gpu,100"));
+        EXPECT_TRUE(rows.count("gpu,300"));
     }
+}
+
+TEST_F(AppOnDisplay, ASweepFollowsTheDensityFlag) {
+    // 250 and 2,000 fish: at fixed density the tank is scaled from the default 2,000-fish scene;
+    // in the default tank 250 fish have far fewer neighbours.
+    const std::string common =
+        "--width 320 --height 200 --msaa 0 --hide-ui --sweep 250,2000 --sweep-backends tbb "
+        "--sweep-seconds 0.2 --csv ";
+    ASSERT_EQ(app(common + path("fixed.csv") + " --density fixed"), 0) << err_;
+    ASSERT_EQ(app(common + path("tank.csv") + " --density tank"), 0) << err_;
+    std::string header;
+    auto fixed = sweepRows(path("fixed.csv"), &header);
+    auto tank = sweepRows(path("tank.csv"), &header);
+    for (auto* rows : {&fixed, &tank})
+        for (const char* key : {"tbb,250", "tbb,2000"}) {
+            ASSERT_TRUE(rows->count(key)) << key;
+            ASSERT_FALSE((*rows)[key].meanNeighbors.empty()) << key;
+        }
+    EXPECT_EQ(fixed["tbb,250"].density, "fixed");
+    EXPECT_EQ(tank["tbb,250"].density, "tank");
+    const auto neighbors = [](std::map<std::string, SweepRow>& rows, const char* key) {
+        return std::stod(rows[key].meanNeighbors);
+    };
+    // 250 fish: an eighth of 2,000's neighbours in the default tank; in the tank scaled to half
+    // its size, eight times the density, so many more (not eight times: the walls, half as far,
+    // cut the 20 m cohesion sphere of most fish).
+    EXPECT_LT(neighbors(tank, "tbb,250"), 0.2 * neighbors(tank, "tbb,2000"));
+    EXPECT_GT(neighbors(fixed, "tbb,250"), 1.5 * neighbors(tank, "tbb,250"));
 }
 
 TEST_F(AppOnDisplay, ASweepGivesTheSchoolBackAsItWas) {
     ASSERT_EQ(app("--width 320 --height 200 --msaa 0 --backend cpu --fish 700 --sweep 100 "
                   "--sweep-backends tbb --sweep-seconds 0.05 --csv " +
-                  path("sweep.csv") + " --state-out " + path("after.csv")),
+                  path("sweep.csv") + " --state-out " + path("after.csv") + " --config-out " +
+                  path("after.json")),
               0)
         << err_;
     EXPECT_THAT(err_, ::testing::HasSubstr("sweep: 1/1 tbb, 100 fish"));  // progress as it goes
-    const auto after = fishschool::loadStateCsv(path("after.csv"), fishschool::SimParams{});
+    // The user's tank, scaled for 700 fish at fixed density, not the sweep's last case's.
+    const auto config = fishschool::loadConfig(path("after.json"));
+    ASSERT_TRUE(config) << config.error();
+    EXPECT_EQ(*config, fishschool::fixedDensityParams(700));
+    const auto after = fishschool::loadStateCsv(path("after.csv"), *config);
     ASSERT_TRUE(after) << after.error();
     EXPECT_EQ(after->size(), 700u);  // the user's school, not the sweep's last case
 }
@@ -206,7 +268,7 @@ TEST_F(AppOnDisplay, ASweepSkipsTheCasesTheAppRefusesAndFinishes) {
 
 TEST_F(AppOnDisplay, SwitchingBackendsWhileItRunsKeepsEveryFishInTheTank) {
     ASSERT_EQ(app("--width 320 --height 200 --hide-ui --msaa 0 --backend cpu --fish 1500 "
-                  "--frames 40 --switch-every 10 --state-out " +
+                  "--density tank --frames 40 --switch-every 10 --state-out " +
                   path("school.csv")),
               0)
         << err_;
@@ -242,10 +304,12 @@ TEST_F(AppOnDisplay, ConfigOutWritesTheParametersTheAppEndsWith) {
         << err_;
     const auto ended = fishschool::loadConfig(path("end.json"));
     ASSERT_TRUE(ended) << ended.error();
-    fishschool::SimParams expected;
-    expected.fishCount = 300;
-    expected.neighborSearch = fishschool::NeighborSearch::AllPairs;
+    fishschool::SimParams base;
+    base.neighborSearch = fishschool::NeighborSearch::AllPairs;
+    // At fixed density (the default) --fish scales the tank, rocks and target of the config.
+    const fishschool::SimParams expected = fishschool::fixedDensityParams(300, base);
     EXPECT_EQ(*ended, expected);
+    EXPECT_LT(ended->bounds.x, base.bounds.x);
     // It starts the app again as it ended.
     ASSERT_EQ(app("--frames 2 --msaa 0 --width 320 --height 200 --hide-ui --config " +
                   path("end.json") + " --config-out " + path("again.json")),
@@ -350,6 +414,7 @@ TEST_F(App, BadFlagsAndNoDisplayExitTwoWithAMessage) {
     const Case cases[] = {
         {"--backend quantum --frames 1", "--backend"},
         {"--fish -5 --frames 1", "--fish"},
+        {"--density dense --frames 1", "--density: 'dense' is not allowed; must be fixed or tank"},
         {"--sweep 10,x" + csv, "--sweep"},
         {"--sweep 10,,20" + csv, "empty item"},
         {"--frames 1" + csv, "--csv"},

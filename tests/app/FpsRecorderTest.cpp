@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <optional>
 #include <sstream>
 
@@ -26,13 +27,21 @@ struct FakeApp {
     /// On this frame something else (a key, the panel) moves the scene to this backend.
     int interfereAtFrame = -1;
     BackendKind interfereWith = BackendKind::Cpu;
+    Density density = Density::Tank;
+    /// Measures of the school: every frame when on, warm-up frames saying 1000 neighbours more
+    /// than the measured ones (fish / 100), so a row that averaged them would show it.
+    bool measures = true;
 
     void run(FpsRecorder& recorder, int maxFrames, double slowSeconds, double fastSeconds) {
         for (; frames < maxFrames && recorder.busy(); ++frames) {
             if (frames == interfereAtFrame) backend = interfereWith;
             const double seconds = framesInCase < recorder.warmupFrames ? slowSeconds : fastSeconds;
             ++framesInCase;
-            const FrameSample sample{seconds, 2.0, 3.0, backend, fish};
+            std::optional<double> neighbors;
+            if (measures)
+                neighbors = static_cast<double>(fish) / 100.0 +
+                            (framesInCase < recorder.warmupFrames ? 1000.0 : 0.0);
+            const FrameSample sample{seconds, 2.0, 3.0, backend, fish, density, neighbors};
             const FpsRecorder::Request request = recorder.onFrame(sample);
             if (request.backend || request.fish) {
                 ++requests;
@@ -81,17 +90,43 @@ TEST(FpsRecorder, ASweepMeasuresEveryCaseAfterItsWarmUp) {
         EXPECT_NEAR(rows[r].fps, 1.0 / 0.02, 1e-6);
         EXPECT_DOUBLE_EQ(rows[r].simulationMs, 2.0);
         EXPECT_DOUBLE_EQ(rows[r].renderMs, 3.0);
+        EXPECT_EQ(rows[r].density, Density::Tank);
+        // The measures of the measured frames only.
+        EXPECT_DOUBLE_EQ(rows[r].meanNeighbors, static_cast<double>(rows[r].fish) / 100.0);
     }
 
     std::istringstream csv(recorder.csv());
     std::string line;
     std::getline(csv, line);
-    EXPECT_EQ(line, "backend,fish,fps,sim_ms,render_ms");
+    EXPECT_EQ(line, "backend,fish,fps,sim_ms,render_ms,density,mean_neighbors");
     std::getline(csv, line);
-    EXPECT_THAT(line, ::testing::StartsWith("cpu,100,50.00,"));
+    EXPECT_EQ(line, "cpu,100,50.00,2.000,3.000,tank,1.00");
     int more = 0;
     while (std::getline(csv, line)) ++more;
     EXPECT_EQ(more, 3);
+}
+
+TEST(FpsRecorder, ACaseWithoutMeasuresHasNoMeanNeighboursAndOneFromItsWarmUpHasThat) {
+    FpsRecorder recorder = countingRecorder(3, 5);
+    ASSERT_TRUE(recorder.startSweep({BackendKind::Tbb}, {300}));
+    FakeApp app;
+    app.measures = false;
+    app.density = Density::Fixed;
+    app.run(recorder, 1000, 0.02, 0.02);
+    ASSERT_EQ(recorder.records().size(), 1u);
+    EXPECT_TRUE(std::isnan(recorder.records()[0].meanNeighbors));
+    EXPECT_THAT(recorder.csv(), ::testing::EndsWith("\ntbb,300,50.00,2.000,3.000,fixed,\n"));
+
+    // A measure that came only during the warm-up (a slow case) stands for the case.
+    recorder.clear();
+    ASSERT_TRUE(recorder.startSweep({BackendKind::Tbb}, {300}));
+    for (int frame = 0; recorder.busy() && frame < 100; ++frame) {
+        std::optional<double> neighbors;
+        if (frame == 1) neighbors = 42.0;
+        (void)recorder.onFrame({0.02, 2.0, 3.0, BackendKind::Tbb, 300, Density::Fixed, neighbors});
+    }
+    ASSERT_EQ(recorder.records().size(), 1u);
+    EXPECT_DOUBLE_EQ(recorder.records()[0].meanNeighbors, 42.0);
 }
 
 TEST(FpsRecorder, ARecordMeasuresTheCurrentSceneOnce) {

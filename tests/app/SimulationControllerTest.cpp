@@ -4,6 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "app/SimulationController.h"
 #include "core/CpuBackends.h"
 #include "core/Scenario.h"
@@ -87,6 +90,88 @@ TEST_F(Controller, ShrinkingTheTankMovesFishInsideAndABadValueIsRefused) {
     ASSERT_FALSE(refused);
     EXPECT_THAT(refused.error(), ::testing::HasSubstr("rSeparation"));
     EXPECT_EQ(sim->params(), p);
+}
+
+void expectScaled(const SimParams& scaled, const SimParams& base, double factor) {
+    for (int k = 0; k < 3; ++k) {
+        EXPECT_NEAR(scaled.bounds[k], base.bounds[k] * factor, 1e-4 * base.bounds[k]) << k;
+        EXPECT_NEAR(scaled.target[k], base.target[k] * factor,
+                    1e-4 + 1e-4 * std::abs(base.target[k]));
+    }
+    ASSERT_EQ(scaled.rocks.size(), base.rocks.size());
+    for (std::size_t r = 0; r < base.rocks.size(); ++r) {
+        EXPECT_NEAR(scaled.rocks[r].radius, base.rocks[r].radius * factor, 1e-4) << r;
+        for (int k = 0; k < 3; ++k)
+            EXPECT_NEAR(scaled.rocks[r].center[k], base.rocks[r].center[k] * factor, 1e-3) << r;
+    }
+}
+
+TEST_F(Controller, AtFixedDensityANewCountScalesTheTankByTheCubeRootAndKeepsEveryFishInside) {
+    auto sim = make(2000, BackendKind::Cpu);
+    ASSERT_TRUE(sim);
+    sim->setDensity(Density::Fixed);
+    SimParams base = sim->params();
+    base.target = {5.0f, -3.0f, 8.0f};
+    ASSERT_TRUE(sim->applyParams(base));  // a new target moves nothing else
+    for (int s = 0; s < 5; ++s) sim->stepOnce();
+    const School before = sim->backend().download();
+
+    // Eight times the fish: twice the tank, rocks and target, as the CLI's --density fixed.
+    SimParams p = sim->params();
+    p.fishCount = 16'000;
+    ASSERT_TRUE(sim->applyParams(p));
+    EXPECT_EQ(sim->params(), fixedDensityParams(16'000, base));
+    expectScaled(sim->params(), base, 2.0);
+    const School grown = sim->backend().download();
+    ASSERT_EQ(grown.size(), 16'000u);
+    // Kept where they were, but those that a grown rock now covers: moved out of it, keeping
+    // their velocity.
+    std::size_t moved = 0;
+    for (std::size_t i = 0; i < before.size(); ++i) {
+        EXPECT_EQ(grown[i].velocity, before[i].velocity) << i;
+        if (grown[i].position == before[i].position) continue;
+        EXPECT_FALSE(isInScene(before[i].position, sim->params())) << i;
+        ++moved;
+    }
+    EXPECT_LT(moved, before.size() / 4);
+    expectAllInScene(*sim);
+
+    // A sweep's case (setScene) scales alike; an eighth of the fish, half the tank: the fish
+    // the smaller tank leaves outside, or that a rock now covers, are moved inside.
+    ASSERT_TRUE(sim->setScene(BackendKind::Tbb, 250));
+    EXPECT_EQ(sim->params(), fixedDensityParams(250, base));
+    EXPECT_NEAR(sim->params().bounds.x, base.bounds.x * 0.5f, 1e-4f);
+    expectAllInScene(*sim);
+
+    // Back at the base's count: the base scene itself.
+    ASSERT_TRUE(sim->setScene(BackendKind::Cpu, 2000));
+    EXPECT_EQ(sim->params(), base);
+    expectAllInScene(*sim);
+
+    // A tank set by hand becomes the base: its density is the one kept from then on.
+    p = sim->params();
+    p.bounds = {60.0f, 30.0f, 60.0f};
+    ASSERT_TRUE(sim->applyParams(p));
+    const SimParams handSet = sim->params();
+    p.fishCount = 2000 * 27;
+    ASSERT_TRUE(sim->applyParams(p));
+    expectScaled(sim->params(), handSet, 3.0);
+    expectAllInScene(*sim);
+
+    // The tank mode keeps the tank; switching back to fixed moves nothing.
+    sim->setDensity(Density::Tank);
+    const SimParams tankMode = sim->params();
+    p = tankMode;
+    p.fishCount = 1000;
+    ASSERT_TRUE(sim->applyParams(p));
+    EXPECT_EQ(sim->params().bounds, tankMode.bounds);
+    EXPECT_EQ(sim->params().rocks, tankMode.rocks);
+    sim->setDensity(Density::Fixed);
+    EXPECT_EQ(sim->params().bounds, tankMode.bounds);
+    p.fishCount = 8000;
+    ASSERT_TRUE(sim->applyParams(p));
+    expectScaled(sim->params(), tankMode, 2.0);
+    expectAllInScene(*sim);
 }
 
 TEST_F(Controller, SpeedScalesTheClockAndFastForwardRunsWhilePaused) {
