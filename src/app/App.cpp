@@ -76,8 +76,6 @@ class App {
         panel_.view.vsync = options.vsync;
         panel_.view.colorByHeading = options.colorByHeading;
         panel_.view.showPanel = panel_.view.showOverlay = !options.hideUi;
-        // Metrics of a very large school cost a download each time: off by default there.
-        panel_.view.measureSchool = sim_->fishCount() <= 200'000;
         if (!options.sweepFish.empty()) {
             recorder_.measureSeconds = options.sweepSeconds;
             recorder_.warmupSeconds = options.sweepSeconds / 3.0;
@@ -311,6 +309,7 @@ int App::run() {
     const double start = seconds();
     double last = start;
     double renderMs = 0.0;
+    double measureMs = 0.0;  // last frame's: the measures come after the recorder's sample
     std::int64_t frame = 0;
     bool vsync = !panel_.view.vsync;  // forces the first SetSwapInterval
     while (!quit_) {
@@ -355,7 +354,8 @@ int App::run() {
                                sim_->backendKind(),
                                static_cast<std::int64_t>(sim_->fishCount()),
                                sim_->density(),
-                               {}};
+                               {},
+                               measureMs};
         if (newNeighbors_ && newNeighbors_->first == sample.fish)
             sample.meanNeighbors = newNeighbors_->second;
         newNeighbors_.reset();
@@ -416,12 +416,14 @@ int App::run() {
         state.paused = sim_->paused;
         state.density = sim_->density();
         state.fishCount = sim_->fishCount();
+        // The frame only hands a copy of the school to the measures' worker, at most twice a
+        // second, and shows the latest measures it finished.
         state.metrics = panel_.view.measureSchool ? &sim_->metrics(now) : nullptr;
+        measureMs = state.metrics ? sim_->lastMeasureMilliseconds() : 0.0;
         if (state.metrics && sim_->measureCount() != plottedMeasures_) {
             plottedMeasures_ = sim_->measureCount();
-            panel_.addMeasures(sim_->simulatedSeconds(), *state.metrics);
-            newNeighbors_ = {static_cast<std::int64_t>(sim_->fishCount()),
-                             state.metrics->meanNeighbors};
+            panel_.addMeasures(sim_->measuredSeconds(), *state.metrics);
+            newNeighbors_ = {sim_->measuredFishCount(), state.metrics->meanNeighbors};
         }
         state.fps = frameSeconds > 0.0 ? 1.0 / frameSeconds : 0.0;
         if (history.size() >= 30) {

@@ -164,7 +164,7 @@ Result<void> SimulationController::applyScene(const SimParams& params) {
         return fail(ok.error());
     }
     settings_ = params;
-    metricsTime_ = -1e9;
+    forgetMeasures();
     ++schoolVersion_;
     if (countChanged) forgetCountDependentChecks();
     return {};
@@ -197,7 +197,7 @@ Result<void> SimulationController::replaceSchool(const School& school) {
     accumulator_ = 0.0;
     simulatedSeconds_ = 0.0;
     pendingSteps_ = 0;
-    metricsTime_ = -1e9;
+    forgetMeasures();
     ++schoolVersion_;
     return {};
 }
@@ -208,7 +208,7 @@ void SimulationController::reset(std::uint64_t seed) {
     accumulator_ = 0.0;
     simulatedSeconds_ = 0.0;
     pendingSteps_ = 0;
-    metricsTime_ = -1e9;
+    forgetMeasures();
     ++schoolVersion_;
 }
 
@@ -279,12 +279,54 @@ void SimulationController::stepOnce() {
     runSteps(1);
 }
 
-const SchoolMetrics& SimulationController::metrics(double nowSeconds, double everySeconds) {
-    if (nowSeconds - metricsTime_ >= everySeconds) {
-        metrics_ = measureSchool(backend_->download(), params());
-        metricsTime_ = nowSeconds;
-        ++measureCount_;
+SimulationController::~SimulationController() {
+    if (measureThread_.joinable()) {
+        measureThread_.request_stop();
+        measureWake_.notify_all();
     }
+}
+
+void SimulationController::measureLoop(std::stop_token stop) {
+    std::unique_lock lock(measureMutex_);
+    while (measureWake_.wait(lock, stop, [&] { return measureJob_.has_value(); })) {
+        MeasureJob job = std::move(*measureJob_);
+        measureJob_.reset();
+        lock.unlock();
+        const SchoolMetrics measured = measureSchool(job.school, job.params);
+        lock.lock();
+        measureDone_ = MeasureDone{measured, job.generation, job.simulatedSeconds,
+                                   static_cast<std::int64_t>(job.school.size())};
+        measuring_ = false;
+    }
+}
+
+const SchoolMetrics& SimulationController::metrics(double nowSeconds, double everySeconds) {
+    const auto start = std::chrono::steady_clock::now();
+    if (!measureThread_.joinable())
+        measureThread_ = std::jthread([this](std::stop_token stop) { measureLoop(stop); });
+    std::unique_lock lock(measureMutex_);
+    if (measureDone_) {
+        if (measureDone_->generation == measureGeneration_) {
+            metrics_ = measureDone_->metrics;
+            measuredSeconds_ = measureDone_->simulatedSeconds;
+            measuredFish_ = measureDone_->fish;
+            ++measureCount_;
+        }
+        measureDone_.reset();
+    }
+    if (!measuring_ && nowSeconds - metricsTime_ >= everySeconds) {
+        lock.unlock();
+        // The copy is the frame's only share of the work: the worker measures it.
+        MeasureJob job{backend_->download(), params(), measureGeneration_, simulatedSeconds_};
+        lock.lock();
+        measureJob_ = std::move(job);
+        measuring_ = true;
+        metricsTime_ = nowSeconds;
+        measureWake_.notify_one();
+    }
+    lock.unlock();
+    lastMeasureMilliseconds_ =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return metrics_;
 }
 

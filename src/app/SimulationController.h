@@ -1,9 +1,12 @@
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/Backend.h"
@@ -107,10 +110,20 @@ class SimulationController {
     /// Simulation time a frame may spend on steps when it is behind, ms.
     static constexpr double kStepBudgetMilliseconds = 25.0;
 
-    /// The measures of the school, recomputed at most every `everySeconds` of wall time.
+    /// The latest finished measures of the school. At most every `everySeconds` of wall time,
+    /// and only once the last one is done, the school is copied (download()) and measured on a
+    /// worker thread, so the frame never waits for measureSchool; the measures of a school that
+    /// has since been replaced, resized or moved into a new scene are dropped.
     const SchoolMetrics& metrics(double nowSeconds, double everySeconds = 0.5);
-    /// How many times metrics() has measured the school, so a plot takes each measure once.
+    ~SimulationController();
+    /// How many measures metrics() has taken in, so a plot takes each measure once.
     std::uint64_t measureCount() const { return measureCount_; }
+    /// The simulated time and the fish count of the school the latest measures are of.
+    double measuredSeconds() const { return measuredSeconds_; }
+    std::int64_t measuredFishCount() const { return measuredFish_; }
+    /// Milliseconds the last metrics() call took on the calling thread (the copy of the school
+    /// when it handed one to the worker, else next to nothing).
+    double lastMeasureMilliseconds() const { return lastMeasureMilliseconds_; }
     /// Changes whenever the school may have changed (a step, a switch, new parameters, a
     /// reset), so a renderer can skip copying a school it already has.
     std::uint64_t schoolVersion() const { return schoolVersion_; }
@@ -147,6 +160,35 @@ class SimulationController {
     SchoolMetrics metrics_;
     double metricsTime_ = -1e9;
     std::uint64_t measureCount_ = 0;
+    double measuredSeconds_ = 0.0;
+    std::int64_t measuredFish_ = 0;
+    double lastMeasureMilliseconds_ = 0.0;
+    /// Bumped whenever the school is replaced, resized or moved: older measures are dropped.
+    std::uint64_t measureGeneration_ = 0;
+    void forgetMeasures() {
+        metricsTime_ = -1e9;
+        ++measureGeneration_;
+    }
+    /// The worker's job and result, under measureMutex_.
+    struct MeasureJob {
+        School school;
+        SimParams params;
+        std::uint64_t generation = 0;
+        double simulatedSeconds = 0.0;
+    };
+    struct MeasureDone {
+        SchoolMetrics metrics;
+        std::uint64_t generation = 0;
+        double simulatedSeconds = 0.0;
+        std::int64_t fish = 0;
+    };
+    void measureLoop(std::stop_token stop);
+    std::mutex measureMutex_;
+    std::condition_variable_any measureWake_;
+    std::optional<MeasureJob> measureJob_;
+    std::optional<MeasureDone> measureDone_;
+    bool measuring_ = false;  ///< a job is waiting or being measured
+    /// Last, so it stops and is joined before the members it reads go.
     Density density_ = Density::Tank;
     /// The scene Density::Fixed scales from (only its fishCount, bounds, rocks, target).
     struct SceneBase {
@@ -157,6 +199,7 @@ class SimulationController {
     } base_;
     /// Per entry of backendRegistry(): why it cannot run, "" when it can, unset until asked.
     std::vector<std::optional<std::string>> unavailable_;
+    std::jthread measureThread_;
 };
 
 }  // namespace fishschool::app

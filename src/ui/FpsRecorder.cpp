@@ -36,7 +36,7 @@ void FpsRecorder::beginCase() {
     warmupSecondsSeen_ = 0.0;
     measured_ = 0;
     seconds_ = simulationMs_ = renderMs_ = 0.0;
-    neighborsSum_ = 0.0;
+    neighborsSum_ = measureMs_ = 0.0;
     neighborsCount_ = 0;
     lastNeighbors_.reset();
 }
@@ -95,6 +95,7 @@ FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
     seconds_ += sample.frameSeconds;
     simulationMs_ += sample.simulationMs;
     renderMs_ += sample.renderMs;
+    measureMs_ += sample.measureMs;
     if (sample.meanNeighbors) {
         neighborsSum_ += *sample.meanNeighbors;
         ++neighborsCount_;
@@ -105,7 +106,7 @@ FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
                                                  : lastNeighbors_.value_or(std::nan(""));
     records_.push_back({sample.backend, sample.fish, seconds_ > 0.0 ? measured_ / seconds_ : 0.0,
                         simulationMs_ / measured_, renderMs_ / measured_, mode_ == Mode::Sweep,
-                        sample.density, neighbors});
+                        sample.density, neighbors, measureMs_ / measured_});
     if (mode_ == Mode::Record || ++caseIndex_ >= cases_.size()) {
         mode_ = Mode::Idle;
     } else {
@@ -117,7 +118,7 @@ FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
 }
 
 std::string FpsRecorder::csv() const {
-    std::string out = "backend,fish,fps,sim_ms,render_ms,density,mean_neighbors\n";
+    std::string out = "backend,fish,fps,sim_ms,render_ms,density,mean_neighbors,measure_ms\n";
     char line[200];
     for (const FpsRecord& r : records_) {
         std::snprintf(line, sizeof line, "%s,%lld,%.2f,%.3f,%.3f,%s,",
@@ -128,7 +129,8 @@ std::string FpsRecorder::csv() const {
             std::snprintf(line, sizeof line, "%.2f", r.meanNeighbors);
             out += line;
         }
-        out += "\n";
+        std::snprintf(line, sizeof line, ",%.3f\n", r.measureMs);
+        out += line;
     }
     return out;
 }

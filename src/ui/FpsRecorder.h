@@ -22,6 +22,7 @@ struct FpsRecord {
     /// Mean neighbours per fish of the measures taken while the case was measured (the last one
     /// of the case if none came then); NaN when the school was not measured.
     double meanNeighbors = 0.0;
+    double measureMs = 0.0;  ///< per frame: the frame's share of the school's measures
 };
 
 /// What one frame cost, fed to the recorder by the app.
@@ -34,6 +35,7 @@ struct FrameSample {
     Density density = Density::Fixed;
     /// Mean neighbours per fish of a measure of the school that arrived this frame, if one did.
     std::optional<double> meanNeighbors;
+    double measureMs = 0.0;
 };
 
 /// Records FPS rows: one at a time ("Record"), or a sweep over fish counts and backends that sets
@@ -74,7 +76,7 @@ class FpsRecorder {
 
     const std::vector<FpsRecord>& records() const { return records_; }
     void clear() { records_.clear(); }
-    /// CSV with the header backend,fish,fps,sim_ms,render_ms,density,mean_neighbors
+    /// CSV with the header backend,fish,fps,sim_ms,render_ms,density,mean_neighbors,measure_ms
     /// (mean_neighbors empty where the school was not measured).
     std::string csv() const;
 
@@ -92,7 +94,7 @@ class FpsRecorder {
     int warmupFramesSeen_ = 0;
     double warmupSecondsSeen_ = 0.0;
     double seconds_ = 0.0, simulationMs_ = 0.0, renderMs_ = 0.0;
-    double neighborsSum_ = 0.0;
+    double neighborsSum_ = 0.0, measureMs_ = 0.0;
     int neighborsCount_ = 0;
     std::optional<double> lastNeighbors_;  ///< the case's latest measure, warm-up included
     int measured_ = 0;

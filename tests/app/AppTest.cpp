@@ -147,6 +147,7 @@ struct SweepRow {
     double fps = 0.0;
     std::string density;
     std::string meanNeighbors;
+    double measureMs = 0.0;
 };
 std::map<std::string, SweepRow> sweepRows(const std::string& file, std::string* header) {
     std::ifstream in(file);
@@ -158,10 +159,10 @@ std::map<std::string, SweepRow> sweepRows(const std::string& file, std::string* 
         std::vector<std::string> fields;
         std::stringstream s(line);
         for (std::string field; std::getline(s, field, ',');) fields.push_back(field);
-        if (line.ends_with(",")) fields.push_back("");
-        EXPECT_EQ(fields.size(), 7u) << line;
-        if (fields.size() != 7u) continue;
-        rows[fields[0] + "," + fields[1]] = {std::stod(fields[2]), fields[5], fields[6]};
+        EXPECT_EQ(fields.size(), 8u) << line;
+        if (fields.size() != 8u) continue;
+        rows[fields[0] + "," + fields[1]] = {std::stod(fields[2]), fields[5], fields[6],
+                                             std::stod(fields[7])};
     }
     return rows;
 }
@@ -173,7 +174,7 @@ TEST_F(AppOnDisplay, ASweepWritesARowForEveryBackendAndCount) {
         << err_;
     std::string header;
     const auto rows = sweepRows(path("sweep.csv"), &header);
-    EXPECT_EQ(header, "backend,fish,fps,sim_ms,render_ms,density,mean_neighbors");
+    EXPECT_EQ(header, "backend,fish,fps,sim_ms,render_ms,density,mean_neighbors,measure_ms");
     for (const auto& [key, row] : rows) {
         EXPECT_GT(row.fps, 0.0) << key;
         EXPECT_EQ(row.density, "fixed") << key;  // the default
@@ -184,6 +185,9 @@ TEST_F(AppOnDisplay, ASweepWritesARowForEveryBackendAndCount) {
         const double fish = std::stod(key.substr(key.find(',') + 1));
         EXPECT_GT(neighbors, 1.0) << key;
         EXPECT_LT(neighbors, fish) << key;
+        // The frame only copies a few hundred fish for the measures' worker.
+        EXPECT_GE(row.measureMs, 0.0) << key;
+        EXPECT_LT(row.measureMs, 5.0) << key;
     }
     for (const char* expected : {"cpu,100", "cpu,300", "tbb,100", "tbb,300"})
         EXPECT_TRUE(rows.count(expected)) << expected;

@@ -41,7 +41,7 @@ struct FakeApp {
             if (measures)
                 neighbors = static_cast<double>(fish) / 100.0 +
                             (framesInCase < recorder.warmupFrames ? 1000.0 : 0.0);
-            const FrameSample sample{seconds, 2.0, 3.0, backend, fish, density, neighbors};
+            const FrameSample sample{seconds, 2.0, 3.0, backend, fish, density, neighbors, 0.5};
             const FpsRecorder::Request request = recorder.onFrame(sample);
             if (request.backend || request.fish) {
                 ++requests;
@@ -93,14 +93,15 @@ TEST(FpsRecorder, ASweepMeasuresEveryCaseAfterItsWarmUp) {
         EXPECT_EQ(rows[r].density, Density::Tank);
         // The measures of the measured frames only.
         EXPECT_DOUBLE_EQ(rows[r].meanNeighbors, static_cast<double>(rows[r].fish) / 100.0);
+        EXPECT_DOUBLE_EQ(rows[r].measureMs, 0.5);
     }
 
     std::istringstream csv(recorder.csv());
     std::string line;
     std::getline(csv, line);
-    EXPECT_EQ(line, "backend,fish,fps,sim_ms,render_ms,density,mean_neighbors");
+    EXPECT_EQ(line, "backend,fish,fps,sim_ms,render_ms,density,mean_neighbors,measure_ms");
     std::getline(csv, line);
-    EXPECT_EQ(line, "cpu,100,50.00,2.000,3.000,tank,1.00");
+    EXPECT_EQ(line, "cpu,100,50.00,2.000,3.000,tank,1.00,0.500");
     int more = 0;
     while (std::getline(csv, line)) ++more;
     EXPECT_EQ(more, 3);
@@ -115,7 +116,7 @@ TEST(FpsRecorder, ACaseWithoutMeasuresHasNoMeanNeighboursAndOneFromItsWarmUpHasT
     app.run(recorder, 1000, 0.02, 0.02);
     ASSERT_EQ(recorder.records().size(), 1u);
     EXPECT_TRUE(std::isnan(recorder.records()[0].meanNeighbors));
-    EXPECT_THAT(recorder.csv(), ::testing::EndsWith("\ntbb,300,50.00,2.000,3.000,fixed,\n"));
+    EXPECT_THAT(recorder.csv(), ::testing::EndsWith("\ntbb,300,50.00,2.000,3.000,fixed,,0.500\n"));
 
     // A measure that came only during the warm-up (a slow case) stands for the case.
     recorder.clear();

@@ -5,10 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <thread>
+#include <vector>
 
 #include "app/SimulationController.h"
 #include "core/CpuBackends.h"
+#include "core/Metrics.h"
 #include "core/Scenario.h"
 #include "gpu/HeadlessGlContext.h"
 
@@ -172,6 +177,62 @@ TEST_F(Controller, AtFixedDensityANewCountScalesTheTankByTheCubeRootAndKeepsEver
     ASSERT_TRUE(sim->applyParams(p));
     expectScaled(sim->params(), tankMode, 2.0);
     expectAllInScene(*sim);
+}
+
+TEST_F(Controller, TheMeasuresOfABigSchoolAreTakenOnAWorkerAndStillArrive) {
+    // At the default school's density, as the app keeps it (in the default tank 200,000 fish
+    // would have a hundred times the neighbours).
+    auto made = SimulationController::create(fixedDensityParams(200'000), BackendKind::Tbb);
+    ASSERT_TRUE(made) << made.error();
+    auto& sim = *made;
+    sim->stepOnce();
+    // What the frame used to do: read the school back and measure it, waiting.
+    const auto syncStart = std::chrono::steady_clock::now();
+    const SchoolMetrics expected = measureSchool(sim->backend().download(), sim->params());
+    const double syncMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - syncStart)
+            .count();
+
+    // Frames of 5 ms that ask for a measure each time: the first hands the school over, the
+    // others only look whether the worker is done.
+    std::vector<double> frameMs;
+    double now = 0.0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (sim->measureCount() == 0 && std::chrono::steady_clock::now() < deadline) {
+        (void)sim->metrics(now, 0.0);
+        frameMs.push_back(sim->lastMeasureMilliseconds());
+        now += 0.005;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ASSERT_EQ(sim->measureCount(), 1u) << "no measure within a minute";
+    const SchoolMetrics got = sim->metrics(now, 1e9);
+    EXPECT_EQ(got.polarization, expected.polarization);
+    EXPECT_EQ(got.meanNeighbors, expected.meanNeighbors);
+    EXPECT_EQ(got.meanNearestNeighborDistance, expected.meanNearestNeighborDistance);
+    EXPECT_EQ(sim->measuredFishCount(), 200'000);
+    ASSERT_GE(frameMs.size(), 2u);
+    // The hand-over is a copy of the school, far less than measuring it; the other frames wait
+    // for nothing.
+    EXPECT_LT(frameMs.front(), 0.5 * syncMs) << "measuring in the frame took " << syncMs << " ms";
+    std::vector<double> waits(frameMs.begin() + 1, frameMs.end());
+    std::sort(waits.begin(), waits.end());
+    // The median: a frame's thread can be descheduled on a busy machine, whatever it does.
+    EXPECT_LT(waits[waits.size() / 2], 0.1) << waits.size() << " frames";
+    std::printf(
+        "measuring in the frame: %.1f ms; the hand-over: %.2f ms; the %zu frames after: "
+        "median %.4f ms, max %.2f ms\n",
+        syncMs, frameMs.front(), waits.size(), waits[waits.size() / 2], waits.back());
+
+    // The school moves on: a later measure is of it (one of the school before may come first).
+    sim->stepOnce();
+    const double firstSeconds = sim->measuredSeconds();
+    while (sim->measuredSeconds() <= firstSeconds && std::chrono::steady_clock::now() < deadline) {
+        (void)sim->metrics(now, 0.0);
+        now += 0.005;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    EXPECT_GT(sim->measuredSeconds(), firstSeconds);
+    EXPECT_LE(sim->measureCount(), 3u);
 }
 
 TEST_F(Controller, SpeedScalesTheClockAndFastForwardRunsWhilePaused) {
