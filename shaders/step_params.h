@@ -17,8 +17,9 @@ const uint kFeatureKinds = 32u;  // leaders or predators: the fish of other kind
 // field of view, so it comes alone or with kFeatureFieldOfView (usedFeatureSet in StepRule.h).
 const uint kFeatureCouzin = 64u;
 const uint kFeatureSetCount = 128u;  // the indices of the sets, used or not
-// The cheap modes (minVelocity, steering, combine, avoidance "rays", noise) have no bit: they are
-// a branch on a value of StepParamsData.modes or .noise, the same for every fish of the step.
+// The cheap modes (minVelocity, steering "reynolds", combine, avoidance "rays", noise) have no bit:
+// they are a branch on a value of StepParamsData.modes or .noise, the same for every fish of the
+// step.
 
 // Whether the step being compiled has `feature` on: a constant in both languages, so the code
 // behind a feature that is off is never generated.
@@ -45,8 +46,7 @@ struct StepParamsData {
     vec4 flowOrigin;    // xyz the flow field's first node, w node spacing
     uvec4 flowDims;     // xyz nodes per axis
     vec4 modes;         // minVelocity; steering, combine, avoidance: 1 for the mode beyond the
-                        // article's ("reynolds", "prioritized", "rays"), else 0; steering 2:
-                        // "couzin"
+                        // article's ("reynolds", "prioritized", "rays"), else 0
     uvec4 kinds;        // leaders, leaders + predators (the first index of a plain fish)
     vec4 kindWeights;   // kLeader, kFlee, fleeRadius, predatorMaxVelocity
     vec4 noise;         // x noise (radians, standard deviation per step); y, z the cos and sin

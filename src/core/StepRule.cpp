@@ -34,10 +34,9 @@ StepParamsData makeStepParams(const SimParams& params, const FlowField* flow) {
     p.counts = {0u, static_cast<std::uint32_t>(params.rocks.size()), 0u, 0u};
     p.target = glm::vec4(params.target, params.kTarget);
     p.avoidance = {params.kAvoidance, params.avoidanceDistance, 0.0f, 0.0f};
-    const float steering = params.steering == Steering::Reynolds ? 1.0f
-                           : params.steering == Steering::Couzin ? 2.0f
-                                                                 : 0.0f;
-    p.modes = {params.minVelocity, steering, params.combine == Combine::Prioritized ? 1.0f : 0.0f,
+    // Steering "couzin" is a set of behaviours of its own (kFeatureCouzin), not a mode here.
+    const float reynolds = params.steering == Steering::Reynolds ? 1.0f : 0.0f;
+    p.modes = {params.minVelocity, reynolds, params.combine == Combine::Prioritized ? 1.0f : 0.0f,
                params.avoidance == Avoidance::Rays ? 1.0f : 0.0f};
     p.kinds = {static_cast<std::uint32_t>(params.leaders),
                static_cast<std::uint32_t>(params.leaders + params.predators), 0u, 0u};

@@ -24,6 +24,15 @@ using ::testing::HasSubstr;
 
 constexpr float kDegree = 0.017453292519943295f;
 
+/// The "Couzin 2002" preset: the paper's settings.
+SimParams couzinPreset() {
+    const auto all = presets();
+    const auto preset = std::find_if(all.begin(), all.end(),
+                                     [](const Preset& p) { return p.name == "Couzin 2002"; });
+    EXPECT_NE(preset, all.end());
+    return preset == all.end() ? SimParams{} : preset->params;
+}
+
 class Couzin : public test::PerBackend {
   protected:
     /// Zones 1, 5 and 20 m; speed 3 m/s; turns unlimited unless a test limits them.
@@ -108,17 +117,9 @@ TEST_P(Couzin, TheBlindAngleHidesANeighbourBehind) {
 }
 
 TEST_P(Couzin, EveryFishKeepsTheSpeedEveryStep) {
-    SimParams p;
+    SimParams p = couzinPreset();
     p.fishCount = 200;
     p.neighborSearch = GetParam().search;
-    p.steering = Steering::Couzin;
-    p.rSeparation = 1.0f;
-    p.rAlignment = 3.0f;
-    p.rCohesion = 17.0f;
-    p.maxTurnRate = 40.0f;
-    p.noise = 0.05f;
-    p.viewAngle = 270.0f;
-    p.dt = 0.1f;
     auto backend = test::makeBackend(GetParam().backend, p);
     ASSERT_NE(backend, nullptr);
     ASSERT_TRUE(backend->upload(makeInitialSchool(p)));
@@ -131,18 +132,12 @@ TEST_P(Couzin, EveryFishKeepsTheSpeedEveryStep) {
 }
 
 TEST_P(Couzin, EveryBackendAgreesWithCpu) {
-    SimParams p;
+    SimParams p = couzinPreset();
     p.fishCount = 300;
     p.seed = 4;
     p.neighborSearch = GetParam().search;
-    p.steering = Steering::Couzin;
-    p.rSeparation = 1.0f;
-    p.rAlignment = 4.0f;
+    p.rAlignment = 4.0f;  // a wider orientation zone than the preset's: all three zones in use
     p.rCohesion = 18.0f;
-    p.maxTurnRate = 40.0f;
-    p.noise = 0.05f;
-    p.viewAngle = 270.0f;
-    p.dt = 0.1f;
     EXPECT_LT(test::errorAgainstCpu(GetParam().backend, p, makeInitialSchool(p), 5), 1e-4);
 }
 
@@ -152,11 +147,7 @@ INSTANTIATE_TEST_SUITE_P(EveryBackend, Couzin, ::testing::ValuesIn(test::everyBu
 /// The preset's school after `steps` steps with the orientation zone `orientationWidth` wide,
 /// Δr_a held: polarization and milling.
 std::pair<double, double> presetAfter(float orientationWidth, int steps) {
-    const auto all = presets();
-    const auto preset = std::find_if(all.begin(), all.end(),
-                                     [](const Preset& p) { return p.name == "Couzin 2002"; });
-    EXPECT_NE(preset, all.end());
-    SimParams p = preset->params;
+    SimParams p = couzinPreset();
     p.rAlignment = p.rSeparation + orientationWidth;
     p.rCohesion = p.rAlignment + 14.0f;
     auto backend = test::makeBackend(BackendKind::Tbb, p);
