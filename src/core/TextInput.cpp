@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 
@@ -19,8 +21,26 @@ std::string quote(std::string_view text, std::size_t maxChars) {
 }
 
 std::string formatNumber(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.9g", value);
+    char text[40];
+    if (!std::isfinite(value)) {
+        std::snprintf(text, sizeof text, "%g", value);
+        return text;
+    }
+    // Whole numbers in full ("1000000", not "1e+06"), as a user typed them.
+    if (std::nearbyint(value) == value && std::fabs(value) < 1e15) {
+        std::snprintf(text, sizeof text, "%.0f", value);
+        return text;
+    }
+    // Most values here are floats widened to double: 0.05f prints as "0.05", not "0.0500000007".
+    const bool isFloat = double(float(value)) == value;
+    const int maxDigits = isFloat ? std::numeric_limits<float>::max_digits10
+                                  : std::numeric_limits<double>::max_digits10;
+    for (int digits = 1; digits < maxDigits; ++digits) {
+        std::snprintf(text, sizeof text, "%.*g", digits, value);
+        const double back = std::strtod(text, nullptr);
+        if (isFloat ? float(back) == float(value) : back == value) return text;
+    }
+    std::snprintf(text, sizeof text, "%.*g", maxDigits, value);
     return text;
 }
 

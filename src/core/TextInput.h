@@ -18,7 +18,8 @@ namespace fishschool {
 /// "...") so that a huge input never makes a huge message.
 std::string quote(std::string_view text, std::size_t maxChars = 40);
 
-/// A number as messages and files write it: "%.9g", enough digits to read back the same float.
+/// A number as messages write it: the fewest digits that read back as the same value (as the same
+/// float where the value is one), whole numbers in full: "0.05", "1000000", "3.40282347e+38".
 std::string formatNumber(double value);
 /// A point as messages write it: "(x, y, z)", each as formatNumber.
 std::string formatPoint(const glm::vec3& p);

@@ -1,8 +1,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "core/SimParams.h"
 #include "core/TextInput.h"
@@ -58,6 +60,26 @@ TEST(TextInput, WholeNumbersArePlainDecimalDigitsInRange) {
         ASSERT_FALSE(n) << bad;
         EXPECT_THAT(n.error(), HasSubstr("from 0 to 18446744073709551615")) << bad;
     }
+}
+
+TEST(TextInput, NumbersInMessagesAreShortAndReadBackTheSame) {
+    // A float product such as maxVelocity * dt is written as the user would write it.
+    EXPECT_EQ(formatNumber(0.05f), "0.05");
+    EXPECT_EQ(formatNumber(1.0f * 0.05f), "0.05");
+    EXPECT_EQ(formatNumber(0.1), "0.1");
+    EXPECT_EQ(formatNumber(1e6f), "1000000");
+    EXPECT_EQ(formatNumber(-3.0), "-3");
+    EXPECT_EQ(formatNumber(1.5e-7f), "1.5e-07");
+    EXPECT_EQ(formatNumber(std::numeric_limits<double>::infinity()), "inf");
+    // As many digits as it takes to read back the same value, float or double.
+    for (const float f : {1.0f / 3.0f, 3.14159265f, std::numeric_limits<float>::max(),
+                          std::numeric_limits<float>::denorm_min(), 0.0166666675f}) {
+        EXPECT_EQ(std::strtof(formatNumber(f).c_str(), nullptr), f) << formatNumber(f);
+    }
+    for (const double d : {1.0 / 3.0, 0.1 + 0.2, 1e300, 123456789.123456789}) {
+        EXPECT_EQ(std::strtod(formatNumber(d).c_str(), nullptr), d) << formatNumber(d);
+    }
+    EXPECT_EQ(formatNumber(1.0f / 3.0f), "0.33333334");
 }
 
 TEST(TextInput, QuotedTextIsCutShort) {
