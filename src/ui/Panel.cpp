@@ -484,27 +484,42 @@ void Panel::drawPlots() {
 void Panel::drawNotices() {
     const bool notice = !message_.empty() && ImGui::GetTime() < messageUntil_;
     if (error_.empty() && !notice) return;
+    // Centred at the bottom of what the panel leaves free (the panel would hide its left part),
+    // or of the whole window where the panel leaves too little.
     const ImGuiViewport* viewport = ImGui::GetMainViewport();
-    ImGui::SetNextWindowPos(ImVec2(viewport->WorkPos.x + viewport->WorkSize.x * 0.5f,
-                                   viewport->WorkPos.y + viewport->WorkSize.y - 20.0f),
-                            ImGuiCond_Always, ImVec2(0.5f, 1.0f));
-    ImGui::SetNextWindowSizeConstraints(ImVec2(0.0f, 0.0f),
-                                        ImVec2(viewport->WorkSize.x * 0.6f, FLT_MAX));
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float covered = viewport->WorkSize.x - coveredLeft_ >= 240.0f ? coveredLeft_ : 0.0f;
+    const float freeLeft = viewport->WorkPos.x + covered;
+    const float freeWidth = viewport->WorkSize.x - covered;
+    const float maxWidth =
+        std::max(std::min(viewport->WorkSize.x * 0.6f, freeWidth - 20.0f), 60.0f);
+    ImGui::SetNextWindowPos(
+        ImVec2(freeLeft + freeWidth * 0.5f, viewport->WorkPos.y + viewport->WorkSize.y - 20.0f),
+        ImGuiCond_Always, ImVec2(0.5f, 1.0f));
+    ImGui::SetNextWindowSizeConstraints(ImVec2(0.0f, 0.0f), ImVec2(maxWidth, FLT_MAX));
     ImGui::SetNextWindowBgAlpha(0.85f);
     ImGui::Begin("Notices", nullptr,
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
                      ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
                      ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove);
-    ImGui::PushTextWrapPos(viewport->WorkSize.x * 0.58f);
+    const float wrapWidth = maxWidth - style.WindowPadding.x;
+    ImGui::PushTextWrapPos(wrapWidth);
     if (!error_.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
         ImGui::TextWrapped("%s", error_.c_str());
         ImGui::PopStyleColor();
-        ImGui::SameLine();
+        // Beside a one-line error; under a wrapped one, whose right edge is the window's.
+        const float button = ImGui::CalcTextSize("dismiss").x + 2.0f * style.FramePadding.x;
+        if (ImGui::GetItemRectMax().x + style.ItemSpacing.x + button <=
+            ImGui::GetWindowPos().x + wrapWidth)
+            ImGui::SameLine();
         if (ImGui::SmallButton("dismiss")) error_.clear();
+        noteRect("dismiss");
     }
     if (notice) ImGui::TextWrapped("%s", message_.c_str());
     ImGui::PopTextWrapPos();
+    const ImVec2 min = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    controlRects()["Notices"] = {min.x, min.y, min.x + size.x, min.y + size.y};
     ImGui::End();
 }
 

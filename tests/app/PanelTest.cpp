@@ -166,6 +166,39 @@ TEST_F(PanelInput, AnErrorMovesNoControl) {
     EXPECT_EQ(Panel::controlRect("kCohesion"), before);
 }
 
+TEST_F(PanelInput, TheDismissButtonStaysInTheWindowAfterAWrappedError) {
+    const auto inside = [](const std::array<float, 4>& inner, const std::array<float, 4>& outer) {
+        return inner[0] >= outer[0] && inner[1] >= outer[1] && inner[2] <= outer[2] &&
+               inner[3] <= outer[3];
+    };
+    const std::array<float, 4> display{0.0f, 0.0f, 1280.0f, 800.0f};
+    for (const std::string& error :
+         {std::string("fish count: 'x' is not allowed"),
+          "rocks[1].radius: 30 is not allowed; rock 1 must keep a gap of maxVelocity * dt = 0.05 "
+          "to every wall, and rocks[0] and rocks[1] are 3 m apart: a gap of 0.01 m between "
+          "them is less than maxVelocity * dt = 0.05 m between them; " +
+              std::string(200, 'x')}) {
+        panel_.showError(error);
+        for (int k = 0; k < 5; ++k) frame();  // the panel and the notice take their sizes
+        const auto button = Panel::controlRect("dismiss");
+        const auto window = Panel::controlRect("Notices");
+        ASSERT_GT(button[2], button[0]) << error;
+        EXPECT_TRUE(inside(button, window)) << error;
+        EXPECT_TRUE(inside(window, display)) << error;
+        EXPECT_GT(panel_.coveredLeft(), 0.0f);
+        EXPECT_GE(window[0], panel_.coveredLeft()) << "the panel hides the notice: " << error;
+
+        ImGuiIO& io = ImGui::GetIO();
+        io.MousePos = centre(button);
+        frame();
+        io.MouseDown[0] = true;
+        frame();
+        frame();  // released
+        EXPECT_EQ(panel_.error(), "") << error;
+        for (int k = 0; k < 30; ++k) frame();  // the next click is not a double-click
+    }
+}
+
 TEST_F(PanelInput, TheFirstMeasuresMoveNoControl) {
     frame();
     frame();
