@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/soak.sh FISH_STEPS: random scenes (fish counts, valid parameters from the ordinary to the
-# extreme, behaviours on and off, both neighbour searches, every backend that runs here) under
+# extreme, behaviours on and off, both neighbour searches, every backend that runs here; a third of
+# them changed mid-run as the panel changes a running school) under
 # `fishschool-cli simulate --check`, until the fish x steps run reach FISH_STEPS. Stops at the
 # first failure, prints its config and keeps it. The same SOAK_SEED (default 1) runs the same
 # scenes. Environment: SOAK_SEED, SOAK_CLI (default build/bin/fishschool-cli), SOAK_DIR (default
@@ -31,18 +32,27 @@ if [ -z "$backends" ]; then
 fi
 
 echo "soak: $target fish-steps, SOAK_SEED=$seed, backends $backends, in $dir"
-: >"$dir/cases.log"  # one line a scene passed: case, fish, steps, backend
+: >"$dir/cases.log"  # a line a scene passed: case, fish, steps, backend, change step, fish after
 done_steps=0
 case_number=0
 reported=0
 start=$(date +%s)
 while [ "$done_steps" -lt "$target" ]; do
     config="$dir/case.json"
-    read -r fish steps backend < <(python3 "$root/scripts/soak_scene.py" "$seed" "$case_number" \
-        "$backends" "$config")
+    change="$dir/case.change.json"
+    rm -f "$change"
+    read -r fish steps backend change_at fish_after < <(python3 "$root/scripts/soak_scene.py" \
+        "$seed" "$case_number" "$backends" "$config")
+    change_flags=()
+    scene_steps=$((fish * steps))
+    if [ -n "${change_at:-}" ]; then
+        change_flags=(--change-config "$change" --change-at "$change_at")
+        scene_steps=$((fish * change_at + fish_after * (steps - change_at)))
+    fi
     status=0
     "$cli" simulate --config "$config" --backend "$backend" --steps "$steps" --check \
-        --state-out "$dir/case.csv" >"$dir/case.out" 2>"$dir/case.err" || status=$?
+        "${change_flags[@]}" --state-out "$dir/case.csv" >"$dir/case.out" 2>"$dir/case.err" ||
+        status=$?
     if [ "$status" -ge 126 ] && [ "$status" -le 127 ]; then
         # Not the scene's fault: the program itself could not be run (rebuilt under the soak?).
         echo "error: could not run $cli: $(tail -n 1 "$dir/case.err")" >&2
@@ -51,16 +61,24 @@ while [ "$done_steps" -lt "$target" ]; do
     if [ "$status" -ne 0 ]; then
         failed="$dir/failed-seed$seed-case$case_number.json"
         cp "$config" "$failed"
+        rerun=("$cli" simulate --config "$failed" --backend "$backend" --steps "$steps")
+        if [ -n "${change_at:-}" ]; then
+            cp "$change" "${failed%.json}.change.json"
+            rerun+=(--change-config "${failed%.json}.change.json" --change-at "$change_at")
+        fi
         echo "soak: FAILED at case $case_number (SOAK_SEED=$seed) after $done_steps fish-steps:" >&2
         grep -v '^step ' "$dir/case.err" >&2 || true
         echo "the config, kept as $failed:" >&2
         cat "$failed" >&2
-        echo "to run it again: $cli simulate --config $failed --backend $backend --steps $steps" \
-            "--check --state-out $dir/case.csv" >&2
+        if [ -n "${change_at:-}" ]; then
+            echo "changed after step $change_at to ${failed%.json}.change.json:" >&2
+            cat "${failed%.json}.change.json" >&2
+        fi
+        echo "to run it again: ${rerun[*]} --check --state-out $dir/case.csv" >&2
         exit 1
     fi
-    echo "$case_number $fish $steps $backend" >>"$dir/cases.log"
-    done_steps=$((done_steps + fish * steps))
+    echo "$case_number $fish $steps $backend ${change_at:--} ${fish_after:--}" >>"$dir/cases.log"
+    done_steps=$((done_steps + scene_steps))
     case_number=$((case_number + 1))
     if [ $((done_steps * 10 / target)) -gt "$reported" ]; then
         reported=$((done_steps * 10 / target))

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """One random scene of scripts/soak.sh: a valid config (SPEC.md's rules, with extreme but valid
 values now and then) and how to run it. Usage: soak_scene.py SEED CASE BACKENDS CONFIG_OUT
-Prints "FISH STEPS BACKEND" and writes the config. The same SEED and CASE give the same scene."""
+Prints "FISH STEPS BACKEND" and writes the config. About a scene in three also changes mid-run, as
+a user's panel changes a running school (another random scene's parameters, tank, rocks and fish
+count included): then it prints "FISH STEPS BACKEND CHANGE_AT FISH_AFTER" and writes those
+parameters beside CONFIG_OUT, as CONFIG_OUT with ".change.json" for its ".json". The same SEED and
+CASE give the same scene."""
 import json
 import math
 import random
@@ -23,7 +27,7 @@ def weight(rng):
     return rng.uniform(-3.0, 3.0)
 
 
-def scene(seed, case, backends):
+def scene(seed, case, backends, backend=None):
     rng = random.Random(seed * 1_000_003 + case)
     extreme = rng.random() < 0.2
     scale = rng.choice([LIMIT, 1e4, 0.5]) if extreme else log_uniform(rng, 2.0, 500.0)
@@ -94,7 +98,8 @@ def scene(seed, case, backends):
                 break
     p["rocks"] = rocks
 
-    backend = rng.choice(backends)
+    drawn = rng.choice(backends)
+    backend = backend or drawn
     wide = max(radii) > 0.5 * min(bounds)
     costly = backend == "gpu" or p["neighborSearch"] == "all-pairs" or wide
     if rng.random() < 0.04:
@@ -112,13 +117,27 @@ def scene(seed, case, backends):
     return p, fish, steps, backend
 
 
+def write(path, params):
+    with open(path, "w") as f:
+        json.dump(params, f, indent=2)
+        f.write("\n")
+
+
 def main():
     seed, case, backends, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3].split(","), sys.argv[4]
     p, fish, steps, backend = scene(seed, case, backends)
-    with open(out, "w") as f:
-        json.dump(p, f, indent=2)
-        f.write("\n")
-    print(fish, steps, backend)
+    write(out, p)
+    # Its own generator, so that the scenes themselves stay those of the runs recorded before.
+    change = random.Random(f"change {seed} {case}")
+    if change.random() >= 1 / 3:
+        print(fish, steps, backend)
+        return
+    # Another scene's parameters on the same backend, from a case no run reaches.
+    after, fish_after, _, _ = scene(seed, 10**12 + case, backends, backend)
+    at = change.randrange(0, steps + 1)
+    write(out[:-len(".json")] + ".change.json" if out.endswith(".json") else out + ".change.json",
+          after)
+    print(fish, steps, backend, at, fish_after)
 
 
 if __name__ == "__main__":

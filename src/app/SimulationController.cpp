@@ -147,23 +147,12 @@ Result<void> SimulationController::applyParams(const SimParams& requested) {
 Result<void> SimulationController::applyScene(const SimParams& params) {
     if (auto ok = validate(params); !ok) return fail(ok.error());
     if (auto ok = checkInteractive(params, backend_->kind()); !ok) return fail(ok.error());
-    const bool sceneChanged = params.bounds != settings_.bounds || params.rocks != settings_.rocks;
     const bool countChanged = static_cast<std::size_t>(params.fishCount) != backend_->fishCount();
-    if (!sceneChanged && !countChanged) {
-        // Weights, radii, limits: the school itself is untouched, wherever it lives.
-        backend_->setParams(params);
-        settings_ = params;
-        return {};
-    }
-    School school = backend_->download();
-    if (countChanged) resizeSchool(school, static_cast<std::size_t>(params.fishCount), params);
-    moveIntoScene(school, params);
-    backend_->setParams(params);
-    if (auto ok = backend_->upload(school); !ok) {
-        backend_->setParams(settings_);
-        return fail(ok.error());
-    }
+    const auto replaced = changeParams(*backend_, settings_, params);
+    if (!replaced) return fail(replaced.error());
     settings_ = params;
+    // Weights, radii, limits leave the school untouched, wherever it lives.
+    if (!*replaced) return {};
     forgetMeasures();
     ++schoolVersion_;
     if (countChanged) forgetCountDependentChecks();

@@ -25,6 +25,8 @@ struct SimulateOptions {
     bool validateOnly = false;
     std::string metricsPath;   ///< --metrics: the school's measures as CSV
     std::string metricsEvery;  ///< --metrics-every as typed (a row every N steps)
+    std::string changeConfig;  ///< --change-config: parameters that replace the running ones
+    std::string changeAt;      ///< --change-at as typed: the step at which they do
 };
 
 struct BenchOptions {

@@ -1,5 +1,6 @@
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <tuple>
 
 #include "Commands.h"
@@ -55,6 +56,14 @@ void addSimulateCommand(CLI::App& app, SimulateOptions& o) {
     cmd->add_option("--neighbors", o.params.neighbors,
                     "all-pairs or grid; overrides the config's neighborSearch")
         ->check(nonEmpty());
+    cmd->add_option("--change-config", o.changeConfig,
+                    "Config JSON whose parameters replace the running ones at --change-at, as "
+                    "the app's panel changes them: fish the new tank or rocks leave outside are "
+                    "moved in, and its fishCount is the school's new count")
+        ->check(nonEmpty());
+    cmd->add_option("--change-at", o.changeAt,
+                    "The step (0 to --steps) after which --change-config applies")
+        ->type_name("STEP");
     cmd->add_flag("--check", o.check,
                   "After every step, read the school back and check that every fish is finite, "
                   "inside the tank and outside every rock; exit 1 at the first that is not");
@@ -78,19 +87,36 @@ int runSimulate(const SimulateOptions& o) {
     if (!every) return fail(every.error());
     if (o.metricsPath.empty() && !o.metricsEvery.empty())
         return fail("--metrics-every needs --metrics FILE");
+    if (o.changeConfig.empty() != o.changeAt.empty())
+        return fail("--change-config and --change-at go together: give both or neither");
+    std::int64_t changeAt = -1;
+    if (!o.changeAt.empty()) {
+        const auto at = parseWholeNumber("--change-at", o.changeAt, 0, o.steps);
+        if (!at) return fail(at.error());
+        changeAt = *at;
+    }
     // --state-in may be the state output: the write is atomic and comes after the read.
     const std::string config = o.params.configPath.value_or("");
     for (const auto& [flag, path, stateIn] : {std::tuple{"--state-out", &o.stateOut, std::string()},
                                               std::tuple{"--metrics", &o.metricsPath, o.stateIn}}) {
         if (path->empty()) continue;
         if (auto ok = checkOutputPath(flag, *path); !ok) return fail(ok.error());
-        if (auto ok = checkNotAnInput(flag, *path, {{"--config", config}, {"--state-in", stateIn}});
+        if (auto ok = checkNotAnInput(flag, *path,
+                                      {{"--config", config},
+                                       {"--state-in", stateIn},
+                                       {"--change-config", o.changeConfig}});
             !ok)
             return fail(ok.error());
     }
 
     auto params = loadParams(o.params);
     if (!params) return fail(params.error());
+    std::optional<SimParams> change;
+    if (!o.changeConfig.empty()) {
+        auto loaded = loadParams(ParamFlags{.configPath = o.changeConfig});
+        if (!loaded) return fail("--change-config: " + loaded.error());
+        change = *loaded;
+    }
 
     School school;
     if (!o.stateIn.empty()) {
@@ -109,26 +135,48 @@ int runSimulate(const SimulateOptions& o) {
     // The school is valid input; a backend that cannot hold it is this machine's limit.
     if (auto ok = b.upload(school); !ok) return internalFailure(ok.error());
     std::string metrics;
+    // Simulated time: step * dt, from the change on with the new dt.
+    std::int64_t dtSinceStep = 0;
+    double secondsThen = 0.0;
     auto measure = [&](std::int64_t step) {
         if (o.metricsPath.empty() || step % *every != 0) return;
-        metrics += metricsCsvRow(step, static_cast<double>(step) * params->dt,
-                                 measureSchool(b.download(), *params));
+        const double seconds = secondsThen + static_cast<double>(step - dtSinceStep) * params->dt;
+        metrics += metricsCsvRow(step, seconds, measureSchool(b.download(), *params));
+    };
+    auto check = [&](std::int64_t step, const char* when) {
+        if (!o.check) return true;
+        if (auto ok = checkInvariants(b.download(), *params); !ok) {
+            std::cerr << "error: --check: " << when << step << ": " << ok.error() << "\n";
+            return false;
+        }
+        return true;
+    };
+    // The change, as the panel makes it: on the running backend, between two steps.
+    auto applyChange = [&](std::int64_t step) {
+        if (!change || step != changeAt) return true;
+        const auto replaced = changeParams(b, *params, *change);
+        if (!replaced) {
+            std::cerr << "error: --change-config after step " << step << ": " << replaced.error()
+                      << "\n";
+            return false;
+        }
+        secondsThen += static_cast<double>(step - dtSinceStep) * params->dt;
+        dtSinceStep = step;
+        *params = *change;
+        return check(step, "the change after step ");
     };
     if (!o.metricsPath.empty()) metrics = std::string(kMetricsCsvHeader) + "\n";
     measure(0);
     for (std::int64_t s = 0; s < o.steps; ++s) {
+        if (!applyChange(s)) return kExitInternal;
         b.step();
         if (auto ok = b.health(); !ok) return internalFailure(ok.error());
-        if (o.check) {
-            if (auto ok = checkInvariants(b.download(), *params); !ok) {
-                std::cerr << "error: --check: step " << (s + 1) << ": " << ok.error() << "\n";
-                return kExitInternal;
-            }
-        }
+        if (!check(s + 1, "step ")) return kExitInternal;
         measure(s + 1);
         if (o.steps >= 100 && (s + 1) % (o.steps / 10) == 0)
             std::cerr << "step " << (s + 1) << "/" << o.steps << "\n";
     }
+    if (!applyChange(o.steps)) return kExitInternal;
     const School result = b.download();
     if (auto ok = b.health(); !ok) return internalFailure(ok.error());
     if (!o.metricsPath.empty())

@@ -117,6 +117,24 @@ std::size_t moveIntoScene(School& school, const SimParams& params) {
     return moved;
 }
 
+Result<bool> changeParams(Backend& backend, const SimParams& running, const SimParams& next) {
+    const bool sceneChanged = next.bounds != running.bounds || next.rocks != running.rocks;
+    const bool countChanged = static_cast<std::size_t>(next.fishCount) != backend.fishCount();
+    if (!sceneChanged && !countChanged) {
+        backend.setParams(next);
+        return false;
+    }
+    School school = backend.download();
+    if (countChanged) resizeSchool(school, static_cast<std::size_t>(next.fishCount), next);
+    moveIntoScene(school, next);
+    backend.setParams(next);
+    if (auto ok = backend.upload(school); !ok) {
+        backend.setParams(running);
+        return fail(ok.error());
+    }
+    return true;
+}
+
 SimParams fixedDensityParams(std::int64_t fishCount, const SimParams& base) {
     const double ratio = static_cast<double>(std::max<std::int64_t>(fishCount, 1)) /
                          static_cast<double>(std::max<std::int64_t>(base.fishCount, 1));

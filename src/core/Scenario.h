@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "Backend.h"
 #include "Fish.h"
 #include "Result.h"
 #include "SimParams.h"
@@ -32,6 +33,14 @@ void resizeSchool(School& school, std::size_t count, const SimParams& params);
 /// the nearest point inside the tank and outside the rocks, keeping its velocity. Returns how
 /// many fish moved.
 std::size_t moveIntoScene(School& school, const SimParams& params);
+
+/// Gives a running backend new parameters as the app's panel does. Weights, radii and limits reach
+/// the school as it is; a new tank, new rocks or a new fish count take the school back, resize it
+/// (resizeSchool), move the fish the new scene leaves outside into it (moveIntoScene) and upload
+/// it again. `next` must have passed validate(); `running` is what the backend has now. Returns
+/// whether the school was replaced; a failed upload leaves the backend with `running` and its
+/// school.
+Result<bool> changeParams(Backend& backend, const SimParams& running, const SimParams& next);
 
 /// True when the fish lies inside the closed tank and outside every rock.
 bool isInScene(const glm::vec3& position, const SimParams& params);

@@ -158,6 +158,18 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessageAndWritesNoFile) {
          "--metrics-every"},
         {"simulate --steps 5 --metrics " + path("m.csv") + " --metrics-every x", "--metrics-every"},
         {"simulate --steps 5 --metrics-every 2" + out, "--metrics"},
+        {"simulate --steps 5 --change-at 2" + out, "--change-config and --change-at go together"},
+        {"simulate --steps 5 --change-config " + path("small.json") + out,
+         "--change-config and --change-at go together"},
+        {"simulate --steps 5 --change-config " + path("small.json") + " --change-at 6" + out,
+         "--change-at: '6' is not allowed; must be a whole number from 0 to 5"},
+        {"simulate --steps 5 --change-config " + path("small.json") + " --change-at ' 2'" + out,
+         "--change-at: ' 2' is not allowed"},
+        {"simulate --steps 5 --change-config " + path("bad.json") + " --change-at 2" + out,
+         "--change-config: " + path("bad.json") + ": rCohesion"},
+        {"simulate --steps 5 --change-config " + path("small.json") +
+             " --change-at 2 --state-out " + path("small.json"),
+         "--state-out: '" + path("small.json") + "' is the same file as --change-config"},
         {"simulate --steps 5 --metrics " + path("no-such-folder/m.csv"), "no-such-folder"},
         {"simulate --steps 5 --metrics ''", "--metrics"},
         {"bench --steps 1 --fish 10,abc" + csv, "--fish"},
@@ -389,6 +401,74 @@ TEST_F(Cli, CheckTestsEveryStepAndWritesTheSameSchool) {
     ASSERT_EQ(checked.status, 0) << checked.err;
     ASSERT_EQ(cli(common + path("plain.csv")).status, 0);
     EXPECT_EQ(read(path("checked.csv")), read(path("plain.csv")));
+}
+
+/// The rows of a state CSV as numbers, the header left out.
+std::vector<std::vector<double>> stateRows(const std::string& text) {
+    std::vector<std::vector<double>> rows;
+    for (const auto& row : csvRows(text)) {
+        if (row.at(0) == "x") continue;
+        std::vector<double> values;
+        for (const std::string& field : row) values.push_back(std::stod(field));
+        rows.push_back(values);
+    }
+    return rows;
+}
+
+// --change-config: the panel's live changes, from the command line (and so in the soak).
+TEST_F(Cli, AChangeMidRunTakesTheSchoolOnAsThePanelDoes) {
+    write("a.json", R"({"fishCount": 300, "seed": 9})");
+    write("weights.json", R"({"fishCount": 300, "seed": 9, "kCohesion": 0.2, "kAlignment": 6,
+                              "maxVelocity": 5, "neighborSearch": "all-pairs"})");
+    const std::string a = "simulate --config " + path("a.json");
+    const auto near = [](const std::string& x, const std::string& y) {
+        const auto p = stateRows(x), q = stateRows(y);
+        if (p.size() != q.size()) return false;
+        for (std::size_t r = 0; r < p.size(); ++r)
+            for (std::size_t k = 0; k < 6; ++k)
+                if (std::abs(p[r][k] - q[r][k]) > 1e-5 * std::max(1.0, std::abs(q[r][k])))
+                    return false;
+        return true;
+    };
+    ASSERT_EQ(cli(a + " --steps 10 --state-out " + path("ten.csv")).status, 0);
+    ASSERT_EQ(cli(a + " --steps 11 --state-out " + path("unchanged.csv")).status, 0);
+    ASSERT_EQ(cli("simulate --config " + path("weights.json") + " --steps 1 --state-in " +
+                  path("ten.csv") + " --state-out " + path("two-runs.csv"))
+                  .status,
+              0);
+    for (const char* backend : {"cpu", "tbb"}) {
+        // Weights, limits and the search leave the school as it is ...
+        const std::string change =
+            " --backend " + std::string(backend) + " --change-config " + path("weights.json");
+        ASSERT_EQ(
+            cli(a + change + " --steps 10 --change-at 10 --state-out " + path("at.csv")).status, 0);
+        EXPECT_EQ(read(path("at.csv")), read(path("ten.csv"))) << backend;
+        // ... and the next step follows the new rule, as if the school had been written out at
+        // the change and read back (up to the order of the sums: the search changed).
+        const CliRun changed = cli(a + change + " --steps 11 --change-at 10 --check --state-out " +
+                                   path("changed.csv"));
+        ASSERT_EQ(changed.status, 0) << changed.err;
+        EXPECT_TRUE(near(read(path("changed.csv")), read(path("two-runs.csv")))) << backend;
+        EXPECT_FALSE(near(read(path("changed.csv")), read(path("unchanged.csv")))) << backend;
+    }
+
+    // A smaller tank with a rock in the middle and more fish: every fish ends in the new scene,
+    // the ones it left outside moved in, the new ones added, at the change and after it.
+    write("scene.json", R"({"fishCount": 500, "seed": 9, "bounds": [10, 8, 10],
+                            "rocks": [{"center": [0, 0, 0], "radius": 4}]})");
+    for (const char* at : {"10", "30"}) {
+        const CliRun run = cli(a + " --steps 30 --check --change-at " + at + " --change-config " +
+                               path("scene.json") + " --state-out " + path("scene.csv"));
+        ASSERT_EQ(run.status, 0) << run.err;
+        const auto rows = stateRows(read(path("scene.csv")));
+        ASSERT_EQ(rows.size(), 500u) << at;
+        for (const auto& f : rows) {
+            EXPECT_LE(std::abs(f[0]), 10.0);
+            EXPECT_LE(std::abs(f[1]), 8.0);
+            EXPECT_LE(std::abs(f[2]), 10.0);
+            EXPECT_GE(std::hypot(f[0], f[1], f[2]), 4.0 - 1e-5) << "a fish inside the rock";
+        }
+    }
 }
 
 #ifdef FISHSCHOOL_CLI_HAS_GPU
