@@ -313,9 +313,18 @@ int App::run() {
     std::int64_t frame = 0;
     bool vsync = !panel_.view.vsync;  // forces the first SetSwapInterval
     while (!quit_) {
+        // The modifiers as the last key event handled saw them: ImGui 1.86's SDL backend reads
+        // SDL's state after every event is in, so a Ctrl released within the frame (a quick
+        // Ctrl+A, its release held back with the A's) would lose the Ctrl.
+        std::optional<Uint16> keyModifiers;
+        const auto handle = [&](const SDL_Event& event) {
+            if (event.type == SDL_KEYDOWN || event.type == SDL_KEYUP)
+                keyModifiers = event.key.keysym.mod;
+            handleEvent(event);
+        };
         std::vector<SDL_Event> held;
         held.swap(deferred_);
-        for (const SDL_Event& event : held) handleEvent(event);
+        for (const SDL_Event& event : held) handle(event);
         std::set<SDL_Scancode> downThisFrame;
         SDL_Event event;
         while (SDL_PollEvent(&event)) {
@@ -324,7 +333,14 @@ int App::run() {
                 continue;
             }
             if (event.type == SDL_KEYDOWN) downThisFrame.insert(event.key.keysym.scancode);
-            handleEvent(event);
+            handle(event);
+        }
+        if (keyModifiers) {
+            ImGuiIO& io = ImGui::GetIO();
+            io.KeyCtrl = (*keyModifiers & KMOD_CTRL) != 0;
+            io.KeyShift = (*keyModifiers & KMOD_SHIFT) != 0;
+            io.KeyAlt = (*keyModifiers & KMOD_ALT) != 0;
+            io.KeySuper = (*keyModifiers & KMOD_GUI) != 0;
         }
         if (vsync != panel_.view.vsync) {
             vsync = panel_.view.vsync;
