@@ -132,7 +132,7 @@ def main():
     if change.random() >= 1 / 3:
         print(fish, steps, backend)
         return
-    # Another scene's parameters on the same backend, from a case no run reaches.
+    # Another scene's parameters (case 10**12 + CASE's), on the same backend.
     after, fish_after, _, _ = scene(seed, 10**12 + case, backends, backend)
     at = change.randrange(0, steps + 1)
     write(out[:-len(".json")] + ".change.json" if out.endswith(".json") else out + ".change.json",

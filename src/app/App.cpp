@@ -15,11 +15,11 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "KeyEventOrder.h"
 #include "Screenshot.h"
 #include "SimulationController.h"
 #include "VideoRecorder.h"
@@ -124,9 +124,8 @@ class App {
     std::optional<SceneBeforeSweep> beforeSweep_;
     void restoreAfterSweep();
     std::deque<float> frameHistory_;
-    /// Key releases held back a frame: a key pressed and released within one frame would
-    /// otherwise never be seen down (a quick Enter in a text field would be lost).
-    std::vector<SDL_Event> deferred_;
+    /// Key events in an order ImGui 1.86 sees every press and its modifiers in.
+    KeyEventOrder keyEventOrder_;
     std::optional<render::FishSource> uploaded_;
     std::uint64_t uploadedVersion_ = 0;
     /// The tank the camera was last fitted to: a new tank (a slider, a preset, a fish count at
@@ -313,34 +312,17 @@ int App::run() {
     std::int64_t frame = 0;
     bool vsync = !panel_.view.vsync;  // forces the first SetSwapInterval
     while (!quit_) {
-        // The modifiers as the last key event handled saw them: ImGui 1.86's SDL backend reads
-        // SDL's state after every event is in, so a Ctrl released within the frame (a quick
-        // Ctrl+A, its release held back with the A's) would lose the Ctrl.
-        std::optional<Uint16> keyModifiers;
-        const auto handle = [&](const SDL_Event& event) {
-            if (event.type == SDL_KEYDOWN || event.type == SDL_KEYUP)
-                keyModifiers = event.key.keysym.mod;
-            handleEvent(event);
-        };
-        std::vector<SDL_Event> held;
-        held.swap(deferred_);
-        for (const SDL_Event& event : held) handle(event);
-        std::set<SDL_Scancode> downThisFrame;
+        std::vector<SDL_Event> polled;
         SDL_Event event;
-        while (SDL_PollEvent(&event)) {
-            if (event.type == SDL_KEYUP && downThisFrame.count(event.key.keysym.scancode)) {
-                deferred_.push_back(event);
-                continue;
-            }
-            if (event.type == SDL_KEYDOWN) downThisFrame.insert(event.key.keysym.scancode);
-            handle(event);
-        }
-        if (keyModifiers) {
+        while (SDL_PollEvent(&event)) polled.push_back(event);
+        for (const SDL_Event& ordered : keyEventOrder_.frame(polled)) handleEvent(ordered);
+        // ImGui's SDL backend took them from SDL's state, which a held-back key's are not.
+        if (const auto modifiers = keyEventOrder_.modifiers()) {
             ImGuiIO& io = ImGui::GetIO();
-            io.KeyCtrl = (*keyModifiers & KMOD_CTRL) != 0;
-            io.KeyShift = (*keyModifiers & KMOD_SHIFT) != 0;
-            io.KeyAlt = (*keyModifiers & KMOD_ALT) != 0;
-            io.KeySuper = (*keyModifiers & KMOD_GUI) != 0;
+            io.KeyCtrl = (*modifiers & KMOD_CTRL) != 0;
+            io.KeyShift = (*modifiers & KMOD_SHIFT) != 0;
+            io.KeyAlt = (*modifiers & KMOD_ALT) != 0;
+            io.KeySuper = (*modifiers & KMOD_GUI) != 0;
         }
         if (vsync != panel_.view.vsync) {
             vsync = panel_.view.vsync;

@@ -63,7 +63,8 @@ void addSimulateCommand(CLI::App& app, SimulateOptions& o) {
         ->check(nonEmpty());
     cmd->add_option("--change-at", o.changeAt,
                     "The step (0 to --steps) after which --change-config applies")
-        ->type_name("STEP");
+        ->type_name("STEP")
+        ->check(nonEmpty());
     cmd->add_flag("--check", o.check,
                   "After every step, read the school back and check that every fish is finite, "
                   "inside the tank and outside every rock; exit 1 at the first that is not");

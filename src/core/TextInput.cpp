@@ -26,19 +26,24 @@ std::string formatNumber(double value) {
         std::snprintf(text, sizeof text, "%g", value);
         return text;
     }
-    // Whole numbers in full ("1000000", not "1e+06"), as a user typed them.
-    if (std::nearbyint(value) == value && std::fabs(value) < 1e15) {
+    // Whole numbers in full ("1000000", not "1e+06"), as a user types them, while a float holds
+    // them exactly (2^24); beyond that the float's exact value would show digits nobody typed.
+    if (std::nearbyint(value) == value && std::fabs(value) <= 16777216.0) {
         std::snprintf(text, sizeof text, "%.0f", value);
         return text;
     }
-    // Most values here are floats widened to double: 0.05f prints as "0.05", not "0.0500000007".
-    const bool isFloat = double(float(value)) == value;
-    const int maxDigits = isFloat ? std::numeric_limits<float>::max_digits10
+    // The simulation's numbers are floats: the fewest digits (at most 9) that read back as the
+    // same float, so 0.05f prints as "0.05", not "0.0500000007". Beyond a float's range (a double
+    // such as 1e300 or 1e-300), the fewest that read back as the same double.
+    constexpr double kFloatMax = std::numeric_limits<float>::max();
+    const bool asFloat = std::fabs(value) <= kFloatMax && (value == 0.0 || float(value) != 0.0f);
+    const int maxDigits = asFloat ? std::numeric_limits<float>::max_digits10
                                   : std::numeric_limits<double>::max_digits10;
     for (int digits = 1; digits < maxDigits; ++digits) {
         std::snprintf(text, sizeof text, "%.*g", digits, value);
-        const double back = std::strtod(text, nullptr);
-        if (isFloat ? float(back) == float(value) : back == value) return text;
+        if (asFloat ? std::strtof(text, nullptr) == float(value)
+                    : std::strtod(text, nullptr) == value)
+            return text;
     }
     std::snprintf(text, sizeof text, "%.*g", maxDigits, value);
     return text;

@@ -18,8 +18,9 @@ namespace fishschool {
 /// "...") so that a huge input never makes a huge message.
 std::string quote(std::string_view text, std::size_t maxChars = 40);
 
-/// A number as messages write it: the fewest digits that read back as the same value (as the same
-/// float where the value is one), whole numbers in full: "0.05", "1000000", "3.40282347e+38".
+/// A number as messages and the phase CSV write it: the fewest digits (at most 9) that read back
+/// as the same float, whole numbers up to 2^24 in full: "0.05", "1000000", "1e+14",
+/// "3.4028235e+38".
 std::string formatNumber(double value);
 /// A point as messages write it: "(x, y, z)", each as formatNumber.
 std::string formatPoint(const glm::vec3& p);

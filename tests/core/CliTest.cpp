@@ -163,6 +163,8 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessageAndWritesNoFile) {
          "--change-config and --change-at go together"},
         {"simulate --steps 5 --change-config " + path("small.json") + " --change-at 6" + out,
          "--change-at: '6' is not allowed; must be a whole number from 0 to 5"},
+        {"simulate --steps 5 --change-config " + path("small.json") + " --change-at ''" + out,
+         "--change-at"},
         {"simulate --steps 5 --change-config " + path("small.json") + " --change-at ' 2'" + out,
          "--change-at: ' 2' is not allowed"},
         {"simulate --steps 5 --change-config " + path("bad.json") + " --change-at 2" + out,

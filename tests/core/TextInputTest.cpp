@@ -67,19 +67,31 @@ TEST(TextInput, NumbersInMessagesAreShortAndReadBackTheSame) {
     EXPECT_EQ(formatNumber(0.05f), "0.05");
     EXPECT_EQ(formatNumber(1.0f * 0.05f), "0.05");
     EXPECT_EQ(formatNumber(0.1), "0.1");
+    EXPECT_EQ(formatNumber(0.1 + 0.2), "0.3");  // a double sum: the float it stands for
     EXPECT_EQ(formatNumber(1e6f), "1000000");
+    EXPECT_EQ(formatNumber(16777216.0), "16777216");
     EXPECT_EQ(formatNumber(-3.0), "-3");
+    // Beyond 2^24 a float's whole value has digits nobody typed: 1e14f is 100000000376832.
+    EXPECT_EQ(formatNumber(1e14f), "1e+14");
+    EXPECT_EQ(formatNumber(3e10f), "3e+10");
     EXPECT_EQ(formatNumber(1.5e-7f), "1.5e-07");
+    EXPECT_EQ(formatNumber(std::numeric_limits<float>::max()), "3.4028235e+38");
     EXPECT_EQ(formatNumber(std::numeric_limits<double>::infinity()), "inf");
-    // As many digits as it takes to read back the same value, float or double.
+    EXPECT_EQ(formatNumber(1.0f / 3.0f), "0.33333334");
+    // As many digits as it takes to read back the same float, and never more than 9.
     for (const float f : {1.0f / 3.0f, 3.14159265f, std::numeric_limits<float>::max(),
-                          std::numeric_limits<float>::denorm_min(), 0.0166666675f}) {
-        EXPECT_EQ(std::strtof(formatNumber(f).c_str(), nullptr), f) << formatNumber(f);
+                          std::numeric_limits<float>::denorm_min(), 0.0166666675f, 123456.789f}) {
+        const std::string text = formatNumber(f);
+        EXPECT_EQ(std::strtof(text.c_str(), nullptr), f) << text;
+        std::string digits;
+        for (const char c : text.substr(0, text.find('e')))
+            if (c >= '0' && c <= '9' && !(digits.empty() && c == '0')) digits += c;
+        EXPECT_LE(digits.size(), 9u) << text;
     }
-    for (const double d : {1.0 / 3.0, 0.1 + 0.2, 1e300, 123456789.123456789}) {
+    // A double beyond a float's range reads back as the same double.
+    for (const double d : {1e300, -2.5e-310, 1.2345678901234567e200}) {
         EXPECT_EQ(std::strtod(formatNumber(d).c_str(), nullptr), d) << formatNumber(d);
     }
-    EXPECT_EQ(formatNumber(1.0f / 3.0f), "0.33333334");
 }
 
 TEST(TextInput, QuotedTextIsCutShort) {
