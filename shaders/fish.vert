@@ -1,19 +1,19 @@
 #version 450
-// One fish mesh instance per fish, read straight from a storage buffer of fish (the gpu
-// backend's own simulation buffer, or the copy the CPU backends upload each frame).
+// One mesh instance per fish of one level of detail: the instance is an entry of that level's
+// list, which the cull pass (fish_cull.comp) wrote; the fish itself is read straight from the
+// storage buffer of fish (the gpu backend's own simulation buffer, or the copy the CPU backends
+// upload each frame).
 #include "fish_layout.glsl"
+#include "fish_draw.glsl"
 
 layout(location = 0) in vec3 meshPosition;  // 1 m fish along +z, head at +z
 layout(location = 1) in vec3 meshNormal;
 
 uniform mat4 viewProjection;
-uniform uint firstFish;
+uniform uint listStart;    // where this level's list begins in drawList
 uniform float time;        // s, wall clock
-uniform float fishLength;  // m
 uniform float maxVelocity;
 uniform int colorMode;     // 0 by speed, 1 by heading
-uniform uint leaderCount;  // fish [0, leaderCount) lead: drawn larger, in gold
-uniform uint specialCount; // fish [leaderCount, specialCount) are predators: larger still, magenta
 
 out vec3 worldNormal;
 out vec3 worldPosition;
@@ -25,7 +25,7 @@ vec3 hsv(float h, float s, float v) {
 }
 
 void main() {
-    Fish f = fish[firstFish + uint(gl_InstanceID)];
+    Fish f = fish[drawList[listStart + uint(gl_InstanceID)]];
     float speed = length(f.velocity);
     vec3 forward = speed > 1e-6 ? f.velocity / speed : vec3(0.0, 0.0, 1.0);
     vec3 side = cross(vec3(0.0, 1.0, 0.0), forward);
@@ -44,10 +44,7 @@ void main() {
     vec3 local = meshPosition;
     local.x += tail * tail * sway * sin(time * rate + phase);
 
-    float size = fishLength;
-    // Large enough to be found among thousands at a glance.
-    if (id < leaderCount) size *= 2.2;
-    else if (id < specialCount) size *= 4.0;
+    float size = drawnLength(id);
     mat3 basis = mat3(side, up, forward);
     worldPosition = f.position + basis * (local * size);
     worldNormal = basis * meshNormal;

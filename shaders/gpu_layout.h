@@ -28,3 +28,5 @@ const uint kSortedPositionBinding = 7u;  // buffer SortedPositions: positions in
 const uint kStagingBinding = 8u;         // buffer Staging: the current half, copied for read-back
 const uint kFlowBinding = 9u;            // buffer FlowField: a vec4 direction per node
 const uint kSpecialBinding = 10u;        // buffer Specials: leaders and predators, by upload index
+const uint kDrawCommandBinding = 11u;    // buffer DrawCommands: the fish draws, one per level
+const uint kDrawListBinding = 12u;       // buffer DrawLists: the fish of each level, to draw

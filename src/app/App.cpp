@@ -22,12 +22,14 @@
 #include "KeyEventOrder.h"
 #include "Screenshot.h"
 #include "SimulationController.h"
+#include "SweepDriver.h"
 #include "VideoRecorder.h"
 #include "core/BackendRegistry.h"
 #include "core/ConfigIO.h"
 #include "core/StateIO.h"
 #include "core/TextInput.h"
 #include "gpu/GlObjects.h"
+#include "gpu/GpuTimer.h"
 #include "render/SceneRenderer.h"
 #include "ui/FpsRecorder.h"
 #include "ui/Panel.h"
@@ -76,16 +78,33 @@ class App {
         panel_.view.vsync = options.vsync;
         panel_.view.colorByHeading = options.colorByHeading;
         panel_.view.showPanel = panel_.view.showOverlay = !options.hideUi;
+        sweep_.printProgress = !options.sweepFish.empty();
         if (!options.sweepFish.empty()) {
-            recorder_.measureSeconds = options.sweepSeconds;
-            recorder_.warmupSeconds = options.sweepSeconds / 3.0;
+            sweep_.recorder().measureSeconds = options.sweepSeconds;
+            sweep_.warmupSteps = options.sweepWarmupSteps;
         }
     }
 
+    /// The frame loop, in the order of Dear ImGui's example: events, the panel, the
+    /// simulation, drawing, presenting. Returns the exit status.
     int run();
 
   private:
+    /// The wall time since the last frame, s; keeps the frame-time history.
+    double tick();
+    void processEvents();
     void handleEvent(const SDL_Event& event);
+    /// Shows the panel and carries out what the user asked in it.
+    void runUi(double frameSeconds);
+    ui::PanelState panelState(double frameSeconds);
+    /// Advances the school by the frame's time; false when the backend failed.
+    bool simulate(double frameSeconds);
+    /// Hands the frame's costs to the sweep, which may set the next case's scene.
+    void driveSweep(double frameSeconds);
+    /// The scene and the panel, timed on the GPU.
+    void render();
+    /// Screenshot, video frame and swap; false on a GL error.
+    bool present();
     /// --switch-every: hands the school to the next backend this machine runs.
     void switchToNextBackend(std::int64_t frame);
     /// Writes what the options ask for at the end (sweep CSV, state); returns the exit status.
@@ -105,25 +124,27 @@ class App {
     render::SceneRenderer renderer_;
     render::OrbitCamera camera_;
     ui::Panel panel_;
-    ui::FpsRecorder recorder_;
+    SweepDriver sweep_;
     bool quit_ = false;
+    int status_ = 0;
     bool screenshotRequested_ = false;
-    std::size_t sweepRowsPrinted_ = 0;
     std::uint64_t plottedMeasures_ = 0;
     VideoRecorder video_;
     std::optional<std::string> videoToStart_;  ///< started once the frame's size is known
     /// Closes the video; false when it could not be written.
     bool finishVideo();
-    /// The scene before a sweep, set back when it ends.
-    struct SceneBeforeSweep {
-        BackendKind backend;
-        School school;
-        bool paused;
-        double simulatedSeconds;
-    };
-    std::optional<SceneBeforeSweep> beforeSweep_;
-    void restoreAfterSweep();
     std::deque<float> frameHistory_;
+    double startSeconds_ = 0.0, lastSeconds_ = 0.0;
+    std::int64_t frame_ = 0;
+    bool vsync_ = false;
+    int width_ = 0, height_ = 0;  ///< the drawable's size this frame
+    double simulationMs_ = 0.0;
+    double renderMs_ = 0.0;   ///< the CPU's time issuing the last frame's drawing
+    double measureMs_ = 0.0;  ///< the frame's share of the measures, last frame
+    /// GPU time of the scene and the panel, from timer queries a few frames late.
+    gpu::GpuTimer renderTimer_;
+    std::optional<double> gpuRenderMs_;
+    bool gpuRenderMsNew_ = false;  ///< a time came back this frame
     /// Key events in an order ImGui 1.86 sees every press and its modifiers in.
     KeyEventOrder keyEventOrder_;
     std::optional<render::FishSource> uploaded_;
@@ -285,218 +306,220 @@ render::FishSource App::fishSource() {
 }
 
 int App::run() {
-    const bool sweeping = !options_.sweepFish.empty();
-    if (sweeping) {
-        std::vector<BackendKind> backends;
-        std::vector<BackendKind> asked = options_.sweepBackends;
-        if (asked.empty())
-            for (const BackendEntry& entry : backendRegistry()) asked.push_back(entry.kind);
-        for (BackendKind kind : asked) {
-            const std::string& reason = sim_->unavailableReason(kind);
-            if (reason.empty())
-                backends.push_back(kind);
-            else
-                std::cerr << "sweep: skipping " << toString(kind) << ": " << reason << "\n";
-        }
-        if (auto ok = recorder_.startSweep(backends, options_.sweepFish); !ok) {
+    if (!options_.sweepFish.empty()) {
+        std::vector<BackendKind> backends = options_.sweepBackends;
+        if (backends.empty())
+            for (const BackendEntry& entry : backendRegistry()) backends.push_back(entry.kind);
+        if (auto ok = sweep_.start(*sim_, backends, options_.sweepFish); !ok) {
             std::cerr << "error: " << ok.error() << "\n";
             return kBadInput;
         }
     }
     if (!options_.recordPath.empty()) videoToStart_ = options_.recordPath;
-    int status = 0;
-    const double start = seconds();
-    double last = start;
-    double renderMs = 0.0;
-    double measureMs = 0.0;  // last frame's: the measures come after the recorder's sample
-    std::int64_t frame = 0;
-    bool vsync = !panel_.view.vsync;  // forces the first SetSwapInterval
+    startSeconds_ = lastSeconds_ = seconds();
+    vsync_ = !panel_.view.vsync;  // forces the first SetSwapInterval
     while (!quit_) {
-        std::vector<SDL_Event> polled;
-        SDL_Event event;
-        while (SDL_PollEvent(&event)) polled.push_back(event);
-        for (const SDL_Event& ordered : keyEventOrder_.frame(polled)) handleEvent(ordered);
-        // ImGui's SDL backend took them from SDL's state, which a held-back key's are not.
-        if (const auto modifiers = keyEventOrder_.modifiers()) {
-            ImGuiIO& io = ImGui::GetIO();
-            io.KeyCtrl = (*modifiers & KMOD_CTRL) != 0;
-            io.KeyShift = (*modifiers & KMOD_SHIFT) != 0;
-            io.KeyAlt = (*modifiers & KMOD_ALT) != 0;
-            io.KeySuper = (*modifiers & KMOD_GUI) != 0;
+        const double frameSeconds = tick();
+        processEvents();
+        if (SDL_GetWindowFlags(window_.window) & SDL_WINDOW_MINIMIZED) {
+            SDL_Delay(10);  // nothing to draw: the school waits
+            continue;
         }
-        if (vsync != panel_.view.vsync) {
-            vsync = panel_.view.vsync;
-            SDL_GL_SetSwapInterval(vsync ? 1 : 0);
-        }
-
-        const double now = seconds();
-        const double frameSeconds = now - last;
-        last = now;
-        frameHistory_.push_back(static_cast<float>(frameSeconds * 1000.0));
-        if (frameHistory_.size() > 240) frameHistory_.pop_front();
-
-        // While recording, each frame is one video frame: the simulation advances by its time.
-        sim_->advance(video_.recording() ? 1.0 / video_.framesPerSecond() : frameSeconds);
-        // A GL failure mid-run (out of GPU memory, a lost context) loses the GPU's school: say so
-        // and stop rather than draw and save what is left.
-        if (auto ok = sim_->backend().health(); !ok) {
-            std::cerr << "error: " << ok.error() << "\n";
-            status = kInternal;
-            break;
-        }
-        const double simulationMs = sim_->lastStepsMilliseconds();
-
-        ui::FrameSample sample{frameSeconds,
-                               simulationMs,
-                               renderMs,
-                               sim_->backendKind(),
-                               static_cast<std::int64_t>(sim_->fishCount()),
-                               sim_->density(),
-                               {},
-                               measureMs};
-        if (newNeighbors_ && newNeighbors_->first == sample.fish)
-            sample.meanNeighbors = newNeighbors_->second;
-        newNeighbors_.reset();
-        if (recorder_.sweeping() && !beforeSweep_)
-            beforeSweep_ = SceneBeforeSweep{sim_->backendKind(), sim_->backend().download(),
-                                            sim_->paused, sim_->simulatedSeconds()};
-        const ui::FpsRecorder::Request request = recorder_.onFrame(sample);
-        if (request.backend || request.fish) {
-            const auto set = sim_->setScene(request.backend.value_or(sim_->backendKind()),
-                                            request.fish.value_or(sim_->params().fishCount));
-            if (!set) {
-                recorder_.skipCase(set.error());
-                if (sweeping) std::cerr << "sweep: skipped " << recorder_.skipped().back() << "\n";
-            }
-            report(set);
-        }
-        if (!recorder_.sweeping() && beforeSweep_) restoreAfterSweep();
-        if (sweeping && recorder_.records().size() > sweepRowsPrinted_) {
-            // Progress where the user looks: the terminal that started the sweep.
-            const ui::FpsRecord& row = recorder_.records().back();
-            sweepRowsPrinted_ = recorder_.records().size();
-            std::fprintf(stderr, "sweep: %zu/%zu %s, %lld fish: %.1f FPS\n", recorder_.casesDone(),
-                         recorder_.caseCount(), std::string(toString(row.backend)).c_str(),
-                         static_cast<long long>(row.fish), row.fps);
-        }
-        if (sweeping && !recorder_.busy()) quit_ = true;
-        if (options_.switchEveryFrames > 0 && frame > 0 && frame % options_.switchEveryFrames == 0)
-            switchToNextBackend(frame);
-
-        const double renderStart = seconds();
-        int width = 0, height = 0;
-        SDL_GL_GetDrawableSize(window_.window, &width, &height);
-        int windowWidth = 0;
-        SDL_GetWindowSize(window_.window, &windowWidth, nullptr);
-        const float pixelScale =
-            static_cast<float>(width) / static_cast<float>(std::max(windowWidth, 1));
-        renderer_.centerShiftPixels = 0.5f * panel_.coveredLeft() * pixelScale;
-        const SimParams params = sim_->params();  // one copy a frame, for the scene and the panel
-        if (params.bounds != cameraBounds_) {
-            camera_.fit(params.bounds);
-            cameraBounds_ = params.bounds;
-        }
-        renderer_.draw(params, camera_, width, height, fishSource(),
-                       static_cast<float>(now - start),
-                       panel_.view.colorByHeading ? render::FishColoring::ByHeading
-                                                  : render::FishColoring::BySpeed);
-
-        ImGui_ImplOpenGL3_NewFrame();
-        ImGui_ImplSDL2_NewFrame();
-        ImGui::NewFrame();
-        std::vector<float> history(frameHistory_.begin(), frameHistory_.end());
-        ui::PanelState state;
-        state.params = &params;
-        state.backend = sim_->backendKind();
-        state.backendDescription = sim_->backend().description();
-        for (const BackendEntry& entry : backendRegistry())
-            state.unavailable.push_back(sim_->unavailableReason(entry.kind));
-        state.paused = sim_->paused;
-        state.density = sim_->density();
-        state.fishCount = sim_->fishCount();
-        // The frame only hands a copy of the school to the measures' worker, at most twice a
-        // second, and shows the latest measures it finished.
-        state.metrics = panel_.view.measureSchool ? &sim_->metrics(now) : nullptr;
-        measureMs = state.metrics ? sim_->lastMeasureMilliseconds() : 0.0;
-        if (state.metrics && sim_->measureCount() != plottedMeasures_) {
-            plottedMeasures_ = sim_->measureCount();
-            panel_.addMeasures(sim_->measuredSeconds(), *state.metrics);
-            newNeighbors_ = {sim_->measuredFishCount(), state.metrics->meanNeighbors};
-        }
-        state.fps = frameSeconds > 0.0 ? 1.0 / frameSeconds : 0.0;
-        if (history.size() >= 30) {
-            double sum = 0.0;
-            for (std::size_t k = history.size() - 30; k < history.size(); ++k) sum += history[k];
-            state.fps = 1000.0 * 30.0 / sum;
-        }
-        state.frameMs = frameSeconds * 1000.0;
-        state.simulationMs = simulationMs;
-        state.renderMs = renderMs;
-        state.frameHistoryMs = history;
-        state.simulatedSeconds = sim_->simulatedSeconds();
-        state.speed = sim_->speed;
-        state.asFastAsItCan = sim_->asFastAsItCan;
-        state.fastForwardLeft = sim_->fastForwardLeft();
-        state.recordingVideo = video_.recording();
-        state.videoFrames = video_.frames();
-        apply(panel_.draw(state, recorder_));
-        ImGui::Render();
-        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-        glFinish();  // so the render time is the GPU's too
-        renderMs = (seconds() - renderStart) * 1000.0;
-
-        ++frame;
-        const bool lastFrame = (options_.frames > 0 && frame >= options_.frames) || quit_;
-        if (screenshotRequested_ || (lastFrame && !options_.screenshotPath.empty())) {
-            const std::string path =
-                screenshotRequested_ ? timestampedScreenshotName() : options_.screenshotPath;
-            screenshotRequested_ = false;
-            if (auto ok = saveScreenshot(path, width, height); !ok) {
-                std::cerr << "error: " << ok.error() << "\n";
-                if (lastFrame) status = kBadInput;
-                panel_.showError(ok.error());
-            } else {
-                panel_.showMessage("saved the screenshot " + path);
-            }
-        }
-        if (videoToStart_) {
-            if (auto ok = video_.start(*videoToStart_, width, height, options_.recordFps); !ok) {
-                std::cerr << "error: " << ok.error() << "\n";
-                panel_.showError(ok.error());
-                status = kInternal;
-            } else {
-                panel_.showMessage("recording the video " + *videoToStart_);
-            }
-            videoToStart_.reset();
-        }
-        if (video_.recording()) {
-            if (auto ok = video_.addFrame(width, height); !ok) {
-                std::cerr << "error: " << ok.error() << "\n";
-                panel_.showError(ok.error());
-                status = kInternal;
-            }
-        }
-        SDL_GL_SwapWindow(window_.window);
-        if (lastFrame) quit_ = true;
-        if (auto ok = gpu::checkGlErrors("frame"); !ok) {
-            status = kInternal;  // stop, but keep what was measured and the school
-            break;
-        }
+        runUi(frameSeconds);
+        if (!simulate(frameSeconds)) break;
+        driveSweep(frameSeconds);
+        if (options_.switchEveryFrames > 0 && frame_ > 0 && frame_ % options_.switchEveryFrames == 0)
+            switchToNextBackend(frame_);
+        render();
+        if (!present()) break;
     }
     const int finished = finish();
-    return status != 0 ? status : finished;
+    return status_ != 0 ? status_ : finished;
 }
 
-void App::restoreAfterSweep() {
-    // The fewer fish first, so no step of the way is refused; then the school as it was.
-    Result<void> ok = sim_->setScene(beforeSweep_->backend,
-                                     static_cast<std::int64_t>(beforeSweep_->school.size()));
-    if (ok) ok = sim_->replaceSchool(beforeSweep_->school);
-    if (ok) sim_->setSimulatedSeconds(beforeSweep_->simulatedSeconds);
-    sim_->paused = beforeSweep_->paused;
-    report(ok);
-    if (ok) panel_.showMessage("sweep done; the school is back as it was");
-    beforeSweep_.reset();
+double App::tick() {
+    const double now = seconds();
+    const double frameSeconds = now - lastSeconds_;
+    lastSeconds_ = now;
+    frameHistory_.push_back(static_cast<float>(frameSeconds * 1000.0));
+    if (frameHistory_.size() > 240) frameHistory_.pop_front();
+    return frameSeconds;
+}
+
+void App::processEvents() {
+    std::vector<SDL_Event> polled;
+    SDL_Event event;
+    while (SDL_PollEvent(&event)) polled.push_back(event);
+    for (const SDL_Event& ordered : keyEventOrder_.frame(polled)) handleEvent(ordered);
+    // ImGui's SDL backend took them from SDL's state, which a held-back key's are not.
+    if (const auto modifiers = keyEventOrder_.modifiers()) {
+        ImGuiIO& io = ImGui::GetIO();
+        io.KeyCtrl = (*modifiers & KMOD_CTRL) != 0;
+        io.KeyShift = (*modifiers & KMOD_SHIFT) != 0;
+        io.KeyAlt = (*modifiers & KMOD_ALT) != 0;
+        io.KeySuper = (*modifiers & KMOD_GUI) != 0;
+    }
+    if (vsync_ != panel_.view.vsync) {
+        vsync_ = panel_.view.vsync;
+        SDL_GL_SetSwapInterval(vsync_ ? 1 : 0);
+    }
+}
+
+void App::runUi(double frameSeconds) {
+    SDL_GL_GetDrawableSize(window_.window, &width_, &height_);
+    int windowWidth = 0;
+    SDL_GetWindowSize(window_.window, &windowWidth, nullptr);
+    const float pixelScale =
+        static_cast<float>(width_) / static_cast<float>(std::max(windowWidth, 1));
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplSDL2_NewFrame();
+    ImGui::NewFrame();
+    const SimParams params = sim_->params();  // one copy a frame, for the panel
+    ui::PanelState state = panelState(frameSeconds);
+    state.params = &params;
+    apply(panel_.draw(state, sweep_.recorder()));
+    renderer_.centerShiftPixels = 0.5f * panel_.coveredLeft() * pixelScale;
+}
+
+ui::PanelState App::panelState(double frameSeconds) {
+    ui::PanelState state;
+    state.backend = sim_->backendKind();
+    state.backendDescription = sim_->backend().description();
+    for (const BackendEntry& entry : backendRegistry())
+        state.unavailable.push_back(sim_->unavailableReason(entry.kind));
+    state.paused = sim_->paused;
+    state.density = sim_->density();
+    state.fishCount = sim_->fishCount();
+    // The frame only asks for a snapshot of the school, at most twice a second, and shows the
+    // latest measures the worker finished.
+    state.metrics = panel_.view.measureSchool ? &sim_->metrics(lastSeconds_) : nullptr;
+    measureMs_ = state.metrics ? sim_->lastMeasureMilliseconds() : 0.0;
+    if (state.metrics && sim_->measureCount() != plottedMeasures_) {
+        plottedMeasures_ = sim_->measureCount();
+        panel_.addMeasures(sim_->measuredSeconds(), *state.metrics);
+        newNeighbors_ = {sim_->measuredFishCount(), state.metrics->meanNeighbors};
+    }
+    const std::vector<float> history(frameHistory_.begin(), frameHistory_.end());
+    state.fps = frameSeconds > 0.0 ? 1.0 / frameSeconds : 0.0;
+    if (history.size() >= 30) {
+        double sum = 0.0;
+        for (std::size_t k = history.size() - 30; k < history.size(); ++k) sum += history[k];
+        state.fps = 1000.0 * 30.0 / sum;
+    }
+    state.frameMs = frameSeconds * 1000.0;
+    state.simulationMs = simulationMs_;
+    state.renderMs = gpuRenderMs_.value_or(renderMs_);
+    state.renderOnGpu = gpuRenderMs_.has_value();
+    if (const auto& drawn = renderer_.drawStats()) {
+        state.fishPerLevel = drawn->fishPerLevel;
+        state.triangles = drawn->triangles;
+    }
+    state.frameHistoryMs = history;
+    state.simulatedSeconds = sim_->simulatedSeconds();
+    state.speed = sim_->speed;
+    state.asFastAsItCan = sim_->asFastAsItCan;
+    state.fastForwardLeft = sim_->fastForwardLeft();
+    state.recordingVideo = video_.recording();
+    state.videoFrames = video_.frames();
+    return state;
+}
+
+bool App::simulate(double frameSeconds) {
+    // While recording, each frame is one video frame: the simulation advances by its time.
+    sim_->advance(video_.recording() ? 1.0 / video_.framesPerSecond() : frameSeconds);
+    simulationMs_ = sim_->lastStepsMilliseconds();
+    // A GL failure mid-run (out of GPU memory, a lost context) loses the GPU's school: say so
+    // and stop rather than draw and save what is left.
+    if (auto ok = sim_->backend().health(); !ok) {
+        std::cerr << "error: " << ok.error() << "\n";
+        status_ = kInternal;
+        return false;
+    }
+    return true;
+}
+
+void App::driveSweep(double frameSeconds) {
+    ui::FrameSample sample;
+    sample.frameSeconds = frameSeconds;
+    sample.simulationMs = simulationMs_;
+    sample.renderMs = renderMs_;
+    sample.backend = sim_->backendKind();
+    sample.fish = static_cast<std::int64_t>(sim_->fishCount());
+    sample.density = sim_->density();
+    sample.measureMs = measureMs_;
+    if (newNeighbors_ && newNeighbors_->first == sample.fish)
+        sample.meanNeighbors = newNeighbors_->second;
+    newNeighbors_.reset();
+    if (gpuRenderMsNew_) sample.gpuRenderMs = gpuRenderMs_;
+    if (const auto& drawn = renderer_.drawStats()) {
+        sample.fishPerLevel = drawn->fishPerLevel;
+        sample.triangles = drawn->triangles;
+    }
+    sweep_.onFrame(sample, *sim_, panel_);
+    if (!options_.sweepFish.empty() && !sweep_.recorder().busy()) quit_ = true;
+}
+
+void App::render() {
+    const double start = seconds();
+    const SimParams params = sim_->params();
+    if (params.bounds != cameraBounds_) {
+        camera_.fit(params.bounds);
+        cameraBounds_ = params.bounds;
+    }
+    renderTimer_.begin();
+    renderer_.draw(params, camera_, width_, height_, fishSource(),
+                   static_cast<float>(lastSeconds_ - startSeconds_),
+                   panel_.view.colorByHeading ? render::FishColoring::ByHeading
+                                              : render::FishColoring::BySpeed);
+    ImGui::Render();
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    renderTimer_.end();
+    // No glFinish: the GPU's time comes from the timer, a few frames late.
+    const std::vector<double> gpuTimes = renderTimer_.collect();
+    gpuRenderMsNew_ = !gpuTimes.empty();
+    if (gpuRenderMsNew_) gpuRenderMs_ = gpuTimes.back();
+    renderMs_ = (seconds() - start) * 1000.0;
+}
+
+bool App::present() {
+    ++frame_;
+    const bool lastFrame = (options_.frames > 0 && frame_ >= options_.frames) || quit_;
+    if (screenshotRequested_ || (lastFrame && !options_.screenshotPath.empty())) {
+        const std::string path =
+            screenshotRequested_ ? timestampedScreenshotName() : options_.screenshotPath;
+        screenshotRequested_ = false;
+        if (auto ok = saveScreenshot(path, width_, height_); !ok) {
+            std::cerr << "error: " << ok.error() << "\n";
+            if (lastFrame) status_ = kBadInput;
+            panel_.showError(ok.error());
+        } else {
+            panel_.showMessage("saved the screenshot " + path);
+        }
+    }
+    if (videoToStart_) {
+        if (auto ok = video_.start(*videoToStart_, width_, height_, options_.recordFps); !ok) {
+            std::cerr << "error: " << ok.error() << "\n";
+            panel_.showError(ok.error());
+            status_ = kInternal;
+        } else {
+            panel_.showMessage("recording the video " + *videoToStart_);
+        }
+        videoToStart_.reset();
+    }
+    if (video_.recording()) {
+        if (auto ok = video_.addFrame(width_, height_); !ok) {
+            std::cerr << "error: " << ok.error() << "\n";
+            panel_.showError(ok.error());
+            status_ = kInternal;
+        }
+    }
+    SDL_GL_SwapWindow(window_.window);
+    if (lastFrame) quit_ = true;
+    if (auto ok = gpu::checkGlErrors("frame"); !ok) {
+        status_ = kInternal;  // stop, but keep what was measured and the school
+        return false;
+    }
+    return true;
 }
 
 void App::switchToNextBackend(std::int64_t frame) {
@@ -535,10 +558,11 @@ int App::finish() {
     if (!finishVideo()) status = kInternal;
     if (!options_.sweepFish.empty()) {
         // A sweep stopped early (the window closed) still keeps what it measured.
-        if (recorder_.busy())
-            std::cerr << "sweep: stopped after " << recorder_.casesDone() << " of "
-                      << recorder_.caseCount() << " cases; writing the rows measured\n";
-        if (auto ok = writeFileAtomically(options_.sweepCsvPath, recorder_.csv()); !ok) {
+        const ui::FpsRecorder& recorder = sweep_.recorder();
+        if (recorder.busy())
+            std::cerr << "sweep: stopped after " << recorder.casesDone() << " of "
+                      << recorder.caseCount() << " cases; writing the rows measured\n";
+        if (auto ok = writeFileAtomically(options_.sweepCsvPath, recorder.csv()); !ok) {
             std::cerr << "error: " << ok.error() << "\n";
             status = kBadInput;
         }

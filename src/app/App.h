@@ -23,7 +23,10 @@ struct AppOptions {
     std::vector<std::int64_t> sweepFish;  ///< run the FPS sweep over these counts, then quit
     std::string sweepCsvPath;
     std::vector<BackendKind> sweepBackends;  ///< empty: every backend of the registry
-    double sweepSeconds = 3.0;  ///< measured seconds per sweep case (and a third to warm up)
+    double sweepSeconds = 3.0;  ///< measured seconds per sweep case
+    /// Simulated steps that form each sweep case's school, from the config's seed, before it is
+    /// measured.
+    std::int64_t sweepWarmupSteps = 200;
     std::int64_t switchEveryFrames = 0;  ///< hand the school to the next backend this often
     std::string stateOutPath;            ///< write the school's state CSV on quitting
     std::string stateInPath;             ///< start from this state CSV's school

@@ -110,10 +110,13 @@ class SimulationController {
     /// Simulation time a frame may spend on steps when it is behind, ms.
     static constexpr double kStepBudgetMilliseconds = 25.0;
 
-    /// The latest finished measures of the school. At most every `everySeconds` of wall time,
-    /// and only once the last one is done, the school is copied (download()) and measured on a
-    /// worker thread, so the frame never waits for measureSchool; the measures of a school that
-    /// has since been replaced, resized or moved into a new scene are dropped.
+    /// The latest finished measures of the school. At most every `everySeconds` of wall time
+    /// (and no more often than keeps the worker busy a quarter of the time), and only once the
+    /// last one is done, the backend is asked for a snapshot of the school (requestSnapshot: a
+    /// shared buffer on the CPU, an asynchronous copy on the GPU), which a worker thread of
+    /// lower priority measures, so the frame never copies the school nor waits for
+    /// measureSchool; the measures of a school that has since been replaced, resized or moved
+    /// into a new scene are dropped.
     const SchoolMetrics& metrics(double nowSeconds, double everySeconds = 0.5);
     ~SimulationController();
     /// How many measures metrics() has taken in, so a plot takes each measure once.
@@ -121,8 +124,8 @@ class SimulationController {
     /// The simulated time and the fish count of the school the latest measures are of.
     double measuredSeconds() const { return measuredSeconds_; }
     std::int64_t measuredFishCount() const { return measuredFish_; }
-    /// Milliseconds the last metrics() call took on the calling thread (the copy of the school
-    /// when it handed one to the worker, else next to nothing).
+    /// Milliseconds the last metrics() call took on the calling thread (next to nothing: the
+    /// frame only asks for snapshots and hands them on).
     double lastMeasureMilliseconds() const { return lastMeasureMilliseconds_; }
     /// Changes whenever the school may have changed (a step, a switch, new parameters, a
     /// reset), so a renderer can skip copying a school it already has.
@@ -131,13 +134,16 @@ class SimulationController {
     /// Mean milliseconds per step over the last steps (the simulation's cost, GPU included);
     /// starts again when the backend or the school changes.
     double stepMilliseconds() const { return stepMilliseconds_; }
-    /// Milliseconds the steps of the last advance() or stepOnce() took, waited for; 0 when it ran
-    /// none.
+    /// Milliseconds the steps of the last advance() or stepOnce() took: on the wall clock for the
+    /// CPU backends, from the GPU's timer queries (a few frames late) for the gpu backend; 0
+    /// when it ran none.
     double lastStepsMilliseconds() const { return lastStepsMilliseconds_; }
 
   private:
     SimulationController() = default;
     void runSteps(int count);
+    /// Folds one step's time into stepMilliseconds_.
+    void noteStepTime(double perStep);
     /// applyParams without the density: validates and applies `params` as they are.
     Result<void> applyScene(const SimParams& params);
 
@@ -168,10 +174,13 @@ class SimulationController {
     void forgetMeasures() {
         metricsTime_ = -1e9;
         ++measureGeneration_;
+        snapshotAsked_ = false;
     }
+    /// The measures' worker runs this much nicer than the frame's threads.
+    static constexpr int kMeasureNice = 10;
     /// The worker's job and result, under measureMutex_.
     struct MeasureJob {
-        School school;
+        std::shared_ptr<const SchoolSnapshot> snapshot;
         SimParams params;
         std::uint64_t generation = 0;
         double simulatedSeconds = 0.0;
@@ -181,6 +190,7 @@ class SimulationController {
         std::uint64_t generation = 0;
         double simulatedSeconds = 0.0;
         std::int64_t fish = 0;
+        double seconds = 0.0;  ///< the worker's time for it
     };
     void measureLoop(std::stop_token stop);
     std::mutex measureMutex_;
@@ -188,6 +198,10 @@ class SimulationController {
     std::optional<MeasureJob> measureJob_;
     std::optional<MeasureDone> measureDone_;
     bool measuring_ = false;  ///< a job is waiting or being measured
+    /// A snapshot was asked of the backend and has not come yet; asked_ is its job, to be.
+    bool snapshotAsked_ = false;
+    MeasureJob asked_;
+    double lastMeasureSeconds_ = 0.0;  ///< the worker's time for the last measure
     /// Last, so it stops and is joined before the members it reads go.
     Density density_ = Density::Tank;
     /// The scene Density::Fixed scales from (only its fishCount, bounds, rocks, target).

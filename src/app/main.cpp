@@ -42,8 +42,12 @@ int main(int argc, char** argv) {
         "--sweep-backends", sweepBackends,
         "Comma-separated backends the sweep runs (default: all of " + backendNameList() + ")");
     cli.add_option("--sweep-seconds", options.sweepSeconds,
-                   "Seconds measured per sweep case, after a third of that to warm up")
+                   "Seconds measured per sweep case, once its school has formed")
         ->check(CLI::Range(0.01, 3600.0));
+    cli.add_option("--sweep-warmup-steps", options.sweepWarmupSteps,
+                   "Simulated steps that form each case's school, from the config's seed, before "
+                   "it is measured (default 200)")
+        ->check(wholeNumber(0, 1'000'000));
     cli.add_option("--switch-every", options.switchEveryFrames,
                    "Hand the school to the next backend every this many frames")
         ->check(wholeNumber(1, 1'000'000'000));
@@ -129,6 +133,9 @@ int main(int argc, char** argv) {
             return 2;
         }
         options.vsync = false;  // measure the machine, not the display
+    } else if (cli.count("--sweep-warmup-steps")) {
+        std::cerr << "error: --sweep-warmup-steps needs --sweep FISH_LIST\n";
+        return 2;
     } else if (cli.count("--sweep-backends")) {
         std::cerr << "error: --sweep-backends needs --sweep FISH_LIST\n";
         return 2;

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "Fish.h"
 #include "Result.h"
@@ -24,6 +25,26 @@ struct GpuDrawSource {
     std::uint32_t buffer = 0;
     std::size_t firstFish = 0;
     std::size_t fishCount = 0;
+};
+
+/// The school at one step, read on another thread while the backend steps on (the app's
+/// measures): positions and velocities in the backend's own order, which the measures of a
+/// school do not depend on.
+class SchoolSnapshot {
+  public:
+    virtual ~SchoolSnapshot() = default;
+    /// The fish, accelerations left at zero.
+    virtual School fish() const = 0;
+};
+
+/// A snapshot that is a copy.
+class CopiedSchool final : public SchoolSnapshot {
+  public:
+    explicit CopiedSchool(School school) : school_(std::move(school)) {}
+    School fish() const override { return school_; }
+
+  private:
+    School school_;
 };
 
 /// One way of running SPEC.md's step over a school. A backend owns its copy of the state in its
@@ -51,10 +72,25 @@ class Backend {
     virtual void step() = 0;
     /// Waits until the work already issued has finished (GPU); for timing.
     virtual void finish() {}
+    /// Whether step() returns before its work is done (the GPU): a wall clock around it times
+    /// the submission only, and collectStepMilliseconds() says what the steps took.
+    virtual bool stepsAsynchronously() const { return false; }
+    /// The mean time per step of the steps whose timings came back since the last call (the
+    /// GPU's timer queries, a few frames late), ms; nullopt when none came back.
+    virtual std::optional<double> collectStepMilliseconds() { return std::nullopt; }
     /// The first failure met since the school was uploaded that leaves it not to be trusted (the
     /// GPU ran out of memory or GL reported an error mid-run), with the fish count; or nothing.
     /// The CPU backends never fail here.
     virtual Result<void> health() const { return {}; }
+
+    /// Starts a snapshot of the school as it is now, at next to no cost to the caller: the CPU
+    /// backends share their state, the GPU copies it on the GPU. The default copies download().
+    virtual void requestSnapshot() { snapshot_ = std::make_shared<CopiedSchool>(download()); }
+    /// The snapshot requested last, once it is ready (the GPU's comes a frame or two later), or
+    /// null; each request gives one. Never waits.
+    virtual std::shared_ptr<const SchoolSnapshot> takeSnapshot() {
+        return std::exchange(snapshot_, nullptr);
+    }
 
     /// How the school is drawn: from this GPU buffer, or (nullopt) from a copy that download()
     /// makes.
@@ -67,6 +103,9 @@ class Backend {
 
   protected:
     std::uint64_t stepCount_ = 0;  ///< a backend's step() counts
+
+  private:
+    std::shared_ptr<const SchoolSnapshot> snapshot_;  ///< the default snapshot's
 };
 
 }  // namespace fishschool

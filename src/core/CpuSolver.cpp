@@ -199,12 +199,16 @@ void CpuSolver::setParams(const SimParams& params) {
 
 void CpuSolver::upload(std::span<const Fish> school) {
     const std::size_t n = school.size();
-    current_.resize(n);
-    next_.resize(n);
+    // New buffers: a snapshot may still be reading the old ones.
+    current_ = std::make_shared<Arrays>();
+    next_ = std::make_shared<Arrays>();
+    spare_.reset();
+    current_->resize(n);
+    next_->resize(n);
     ids_.resize(n);
     nextIds_.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
-        current_.store(i, school[i].position, school[i].velocity, school[i].acceleration);
+        current_->store(i, school[i].position, school[i].velocity, school[i].acceleration);
         ids_[i] = static_cast<std::uint32_t>(i);
     }
 }
@@ -213,11 +217,60 @@ School CpuSolver::download() const {
     School school(ids_.size());
     for (std::size_t k = 0; k < ids_.size(); ++k) {
         Fish& f = school[ids_[k]];
-        f.position = {current_.px[k], current_.py[k], current_.pz[k]};
-        f.velocity = {current_.vx[k], current_.vy[k], current_.vz[k]};
-        f.acceleration = {current_.ax[k], current_.ay[k], current_.az[k]};
+        f.position = {current_->px[k], current_->py[k], current_->pz[k]};
+        f.velocity = {current_->vx[k], current_->vy[k], current_->vz[k]};
+        f.acceleration = {current_->ax[k], current_->ay[k], current_->az[k]};
     }
     return school;
+}
+
+namespace {
+
+/// The solver's state at one step, shared with it: the solver writes its next states elsewhere
+/// for as long as the snapshot lives (claimNext).
+template <class Arrays>
+class SharedArraysSnapshot final : public SchoolSnapshot {
+  public:
+    SharedArraysSnapshot(std::shared_ptr<const Arrays> arrays, std::size_t count)
+        : arrays_(std::move(arrays)), count_(count) {}
+    School fish() const override {
+        School school(count_);
+        const Arrays& a = *arrays_;
+        for (std::size_t k = 0; k < count_; ++k) {
+            school[k].position = {a.px[k], a.py[k], a.pz[k]};
+            school[k].velocity = {a.vx[k], a.vy[k], a.vz[k]};
+        }
+        return school;
+    }
+
+  private:
+    std::shared_ptr<const Arrays> arrays_;
+    std::size_t count_;
+};
+
+}  // namespace
+
+std::shared_ptr<const SchoolSnapshot> CpuSolver::snapshot() const {
+    return std::make_shared<SharedArraysSnapshot<Arrays>>(current_, size());
+}
+
+void CpuSolver::claimNext() {
+    if (next_.use_count() == 1) {
+        // Whatever a snapshot read of it, it read before letting go (the count's release).
+        std::atomic_thread_fence(std::memory_order_acquire);
+        return;
+    }
+    // A snapshot still reads it: write into the spare, or a new buffer while the spare is read
+    // too, and keep this one as the spare for when the snapshot lets go.
+    std::shared_ptr<Arrays> held = std::move(next_);
+    if (spare_ && spare_.use_count() == 1 && spare_->px.size() == held->px.size()) {
+        std::atomic_thread_fence(std::memory_order_acquire);
+        next_ = std::move(spare_);
+    } else {
+        next_ = std::make_shared<Arrays>();
+        next_->resize(size());
+    }
+    spare_ = std::move(held);
 }
 
 void CpuSolver::step(std::uint64_t stepIndex) {
@@ -235,6 +288,7 @@ void CpuSolver::step(std::uint64_t stepIndex) {
     }
     (std::make_index_sequence<glsl::kFeatureSetCount>{});
     const StepRange stepRange = kStepRanges[features_];
+    claimNext();
     parallelFor_(n, useGrid ? kGridGrain : kAllPairsGrain, [&](std::size_t begin, std::size_t end) {
         (this->*stepRange)(begin, end, useGrid);
     });
@@ -252,24 +306,27 @@ void CpuSolver::buildGrid(bool keepAccelerations) {
     cells_.build(
         n, cells,
         [&](std::size_t i) {
-            return grid_.index(grid_.cellOf(current_.px[i], current_.py[i], current_.pz[i]));
+            return grid_.index(grid_.cellOf(current_->px[i], current_->py[i], current_->pz[i]));
         },
         [&](std::uint32_t a, std::uint32_t b) { return ids_[a] < ids_[b]; }, parallelFor_);
 
+    claimNext();
+    const Arrays& from = *current_;
+    Arrays& to = *next_;
     parallelFor_(n, kGridGrain, [&](std::size_t begin, std::size_t end) {
         for (std::size_t k = begin; k < end; ++k) {
-            const std::uint32_t from = cells_.order[k];
-            next_.px[k] = current_.px[from];
-            next_.py[k] = current_.py[from];
-            next_.pz[k] = current_.pz[from];
-            next_.vx[k] = current_.vx[from];
-            next_.vy[k] = current_.vy[from];
-            next_.vz[k] = current_.vz[from];
-            nextIds_[k] = ids_[from];
+            const std::uint32_t slot = cells_.order[k];
+            to.px[k] = from.px[slot];
+            to.py[k] = from.py[slot];
+            to.pz[k] = from.pz[slot];
+            to.vx[k] = from.vx[slot];
+            to.vy[k] = from.vy[slot];
+            to.vz[k] = from.vz[slot];
+            nextIds_[k] = ids_[slot];
             if (keepAccelerations) {
-                next_.ax[k] = current_.ax[from];
-                next_.ay[k] = current_.ay[from];
-                next_.az[k] = current_.az[from];
+                to.ax[k] = from.ax[slot];
+                to.ay[k] = from.ay[slot];
+                to.az[k] = from.az[slot];
             }
         }
     });
@@ -282,18 +339,18 @@ void CpuSolver::gatherSpecials() {
     specials_.assign(2 * std::size_t{stepParams_.kinds.y} + 2, glm::vec4(0.0f));
     for (std::size_t k = 0; k < size(); ++k) {
         if (ids_[k] >= stepParams_.kinds.y) continue;
-        specials_[2 * ids_[k]] = {current_.px[k], current_.py[k], current_.pz[k], 0.0f};
-        specials_[2 * ids_[k] + 1] = {current_.vx[k], current_.vy[k], current_.vz[k], 0.0f};
+        specials_[2 * ids_[k]] = {current_->px[k], current_->py[k], current_->pz[k], 0.0f};
+        specials_[2 * ids_[k] + 1] = {current_->vx[k], current_->vy[k], current_->vz[k], 0.0f};
     }
 }
 
 glm::vec3 CpuSolver::nearestPrey(std::size_t i) const {
-    const glm::vec3 p(current_.px[i], current_.py[i], current_.pz[i]);
+    const glm::vec3 p(current_->px[i], current_->py[i], current_->pz[i]);
     glm::vec3 prey = p;
     float nearest = std::numeric_limits<float>::max();
     for (std::size_t j = 0; j < size(); ++j) {
         if (j == i || (ids_[j] >= stepParams_.kinds.x && ids_[j] < stepParams_.kinds.y)) continue;
-        const glm::vec3 q(current_.px[j], current_.py[j], current_.pz[j]);
+        const glm::vec3 q(current_->px[j], current_->py[j], current_->pz[j]);
         const glm::vec3 d = q - p;
         const float d2 = d.x * d.x + d.y * d.y + d.z * d.z;
         if (d2 < nearest) {
@@ -315,7 +372,7 @@ template <class Visit>
         if (maxRadius(params_) > 0.0f) visit(std::size_t{0}, size());
         return;
     }
-    const glm::ivec3 cell = grid_.cellOf(current_.px[i], current_.py[i], current_.pz[i]);
+    const glm::ivec3 cell = grid_.cellOf(current_->px[i], current_->py[i], current_->pz[i]);
     const int r = grid_.reach;
     const int x0 = std::max(cell.x - r, 0), x1 = std::min(cell.x + r, grid_.dimX - 1);
     for (int z = std::max(cell.z - r, 0); z <= std::min(cell.z + r, grid_.dimZ - 1); ++z) {
@@ -337,9 +394,9 @@ std::vector<std::uint32_t> CpuSolver::neighborsOf(std::uint32_t uploadIndex, flo
     const float r2 = radius * radius;
     forCandidateRanges(slot, useGrid, [&](std::size_t first, std::size_t last) {
         for (std::size_t j = first; j < last; ++j) {
-            const float dx = current_.px[j] - current_.px[slot];
-            const float dy = current_.py[j] - current_.py[slot];
-            const float dz = current_.pz[j] - current_.pz[slot];
+            const float dx = current_->px[j] - current_->px[slot];
+            const float dy = current_->py[j] - current_->py[slot];
+            const float dz = current_->pz[j] - current_->pz[slot];
             if (j != slot && dx * dx + dy * dy + dz * dz < r2) found.push_back(ids_[j]);
         }
     });
@@ -356,12 +413,13 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid) {
     constexpr bool kKinds = (kFeatures & glsl::kFeatureKinds) != 0u;
     StepRule<kFeatures> rule(stepParams_, rocks_.data(), flow_ ? flow_->nodes().data() : nullptr,
                              specials_.data());
-    const float* px = current_.px.data();
-    const float* py = current_.py.data();
-    const float* pz = current_.pz.data();
-    const float* vx = current_.vx.data();
-    const float* vy = current_.vy.data();
-    const float* vz = current_.vz.data();
+    const float* px = current_->px.data();
+    const float* py = current_->py.data();
+    const float* pz = current_->pz.data();
+    const float* vx = current_->vx.data();
+    const float* vy = current_->vy.data();
+    const float* vz = current_->vz.data();
+    Arrays& out = *next_;
 
     for (std::size_t i = begin; i < end; ++i) {
         const glm::vec3 p(px[i], py[i], pz[i]);
@@ -382,7 +440,7 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid) {
             if (rule.kindOf(ids_[i]) == glsl::kKindPredator) prey = nearestPrey(i);
         }
         const FishUpdate u = rule.integrateFish(p, v, acc.sums(), ids_[i], prey);
-        next_.store(i, u.position, u.velocity, u.acceleration);
+        out.store(i, u.position, u.velocity, u.acceleration);
     }
 }
 

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "Backend.h"
@@ -32,6 +33,9 @@ class CpuSolver {
     void upload(std::span<const Fish> school);
     /// The school in upload order.
     School download() const;
+    /// The current state, shared rather than copied: until the snapshot goes, steps write into
+    /// other buffers.
+    std::shared_ptr<const SchoolSnapshot> snapshot() const;
     std::size_t size() const { return ids_.size(); }
     /// `stepIndex`: the count of steps before this one, for the noise.
     void step(std::uint64_t stepIndex);
@@ -61,6 +65,8 @@ class CpuSolver {
     };
 
     bool usesGrid() const;
+    /// Makes next_ a buffer no snapshot reads, before a step writes it.
+    void claimNext();
     /// Sorts current_ by cell. The accelerations are reordered only when `keepAccelerations`:
     /// a step rewrites every one of them anyway.
     void buildGrid(bool keepAccelerations);
@@ -93,7 +99,10 @@ class CpuSolver {
     std::uint32_t features_ = 0;             ///< the behaviours of params_ that are on
     std::vector<glm::vec4> specials_;        ///< leaders and predators, as the step rule reads them
 
-    Arrays current_, next_;
+    /// The previous and the next state; a third buffer stands by while a snapshot holds one.
+    std::shared_ptr<Arrays> current_ = std::make_shared<Arrays>();
+    std::shared_ptr<Arrays> next_ = std::make_shared<Arrays>();
+    std::shared_ptr<Arrays> spare_;
     std::vector<std::uint32_t> ids_, nextIds_;  ///< upload index of the fish in each slot
 
     GridShape grid_;
@@ -112,11 +121,16 @@ class CpuSolverBackend : public Backend {
         return {};
     }
     School download() override { return solver_.download(); }
+    void requestSnapshot() override { snapshot_ = solver_.snapshot(); }
+    std::shared_ptr<const SchoolSnapshot> takeSnapshot() override {
+        return std::exchange(snapshot_, nullptr);
+    }
     std::size_t fishCount() const override { return solver_.size(); }
     void step() override { solver_.step(stepCount_++); }
 
   private:
     CpuSolver solver_;
+    std::shared_ptr<const SchoolSnapshot> snapshot_;
 };
 
 }  // namespace fishschool

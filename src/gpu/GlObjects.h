@@ -69,6 +69,45 @@ class GlVertexArray : public GlName<deleteVertexArray> {
     using GlName::GlName;
 };
 
+/// A fence after the GL commands issued so far; deleted with its owner.
+class GlFence {
+  public:
+    GlFence() = default;
+    static GlFence insert() { return GlFence(glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0)); }
+    GlFence(GlFence&& other) noexcept : sync_(std::exchange(other.sync_, nullptr)) {}
+    GlFence& operator=(GlFence&& other) noexcept {
+        if (this != &other) {
+            reset();
+            sync_ = std::exchange(other.sync_, nullptr);
+        }
+        return *this;
+    }
+    GlFence(const GlFence&) = delete;
+    GlFence& operator=(const GlFence&) = delete;
+    ~GlFence() { reset(); }
+
+    /// Whether the GPU is past the fence, asked without waiting (the first ask flushes the
+    /// commands, so a fence is never waited on for ever).
+    bool signaled() const {
+        if (sync_ == nullptr) return false;
+        const GLenum state = glClientWaitSync(sync_, GL_SYNC_FLUSH_COMMANDS_BIT, 0);
+        return state == GL_ALREADY_SIGNALED || state == GL_CONDITION_SATISFIED;
+    }
+    /// Waits until the GPU is past the fence.
+    void wait() const {
+        if (sync_ != nullptr) glClientWaitSync(sync_, GL_SYNC_FLUSH_COMMANDS_BIT, GLuint64(-1));
+    }
+    explicit operator bool() const { return sync_ != nullptr; }
+    void reset() {
+        if (sync_ != nullptr) glDeleteSync(sync_);
+        sync_ = nullptr;
+    }
+
+  private:
+    explicit GlFence(GLsync sync) : sync_(sync) {}
+    GLsync sync_ = nullptr;
+};
+
 /// A linked program. Compile and link errors carry the GL info log and the file name.
 class GlProgram : public GlName<deleteProgram> {
   public:

@@ -1,7 +1,10 @@
 #include "GpuBackend.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <thread>
 #include <cstdlib>
 #include <cstring>
 
@@ -245,6 +248,102 @@ School GpuBackend::download() {
     return school;
 }
 
+namespace {
+
+/// Fish in the mapped copy, read in place on the measures' thread.
+class MappedSnapshot final : public SchoolSnapshot {
+  public:
+    MappedSnapshot(std::shared_ptr<const void> owner, const GpuFish* fish, std::size_t count)
+        : owner_(std::move(owner)), fish_(fish), count_(count) {}
+    School fish() const override {
+        School school(count_);
+        for (std::size_t k = 0; k < count_; ++k) {
+            school[k].position = fish_[k].position;
+            school[k].velocity = fish_[k].velocity;
+        }
+        return school;
+    }
+
+  private:
+    std::shared_ptr<const void> owner_;
+    const GpuFish* fish_;
+    std::size_t count_;
+};
+
+}  // namespace
+
+GpuBackend::~GpuBackend() {
+    // A snapshot on another thread may still read a mapped copy: its buffer is deleted here, on
+    // the GL thread, once it is done (a conversion of the school, milliseconds).
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    retiredSnapshotFish_.push_back(std::move(snapshotFish_));
+    for (const auto& mapped : retiredSnapshotFish_)
+        while (mapped.use_count() > 1 && std::chrono::steady_clock::now() < until)
+            std::this_thread::yield();
+    std::atomic_thread_fence(std::memory_order_acquire);
+}
+
+void GpuBackend::deleteUnreadSnapshotFish() {
+    std::erase_if(retiredSnapshotFish_, [](const std::shared_ptr<MappedFish>& mapped) {
+        return mapped.use_count() == 1;
+    });
+}
+
+void GpuBackend::requestSnapshot() {
+    deleteUnreadSnapshotFish();
+    snapshotPending_ = false;
+    snapshotCount_ = fishCount_;
+    if (fishCount_ == 0 || !fault_.empty()) {
+        snapshotCopied_ = GlFence::insert();
+        snapshotPending_ = true;
+        return;
+    }
+    if (!snapshotFish_ || snapshotFish_.use_count() > 1 || snapshotFish_->capacity < fishCount_) {
+        if (snapshotFish_ && snapshotFish_.use_count() > 1)
+            retiredSnapshotFish_.push_back(std::move(snapshotFish_));
+        snapshotFish_.reset();
+        noteGlErrors("before GpuBackend::requestSnapshot");
+        auto mapped = std::make_shared<MappedFish>();
+        const std::size_t capacity = fishCount_ + fishCount_ / 4;
+        const auto bytes = static_cast<GLsizeiptr>(capacity * sizeof(GpuFish));
+        constexpr GLbitfield kMapping = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+        mapped->buffer = GlBuffer::create(bytes, nullptr, kMapping | GL_CLIENT_STORAGE_BIT);
+        if (glGetError() == GL_OUT_OF_MEMORY) {
+            if (fault_.empty())
+                fault_ = "gpu: out of memory (GL_OUT_OF_MEMORY) for a snapshot buffer of " +
+                         std::to_string(bytes) + " bytes, " + std::to_string(fishCount_) + " fish";
+            return;
+        }
+        mapped->fish = static_cast<const GpuFish*>(
+            glMapNamedBufferRange(mapped->buffer.id(), 0, bytes, kMapping));
+        mapped->capacity = capacity;
+        if (mapped->fish == nullptr) {
+            noteGlErrors("GpuBackend::requestSnapshot (map)");
+            return;
+        }
+        snapshotFish_ = std::move(mapped);
+    }
+    glBindBufferBase(GL_UNIFORM_BUFFER, kParamsBinding, paramsBuffer_.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kFishBinding, fishBuffer_.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kStagingBinding, snapshotFish_->buffer.id());
+    writeStepParams(currentFirstFish(), currentFirstFish(), GridShape{});
+    glUseProgram(copyFish_.id());
+    glDispatchCompute(groupsFor(fishCount_), 1, 1);
+    glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);  // the copy's writes, seen mapped
+    snapshotCopied_ = GlFence::insert();
+    snapshotPending_ = true;
+    noteGlErrors("GpuBackend::requestSnapshot");
+}
+
+std::shared_ptr<const SchoolSnapshot> GpuBackend::takeSnapshot() {
+    if (!snapshotPending_ || !snapshotCopied_.signaled()) return nullptr;
+    snapshotPending_ = false;
+    snapshotCopied_.reset();
+    if (snapshotCount_ == 0 || !fault_.empty() || !snapshotFish_)
+        return std::make_shared<CopiedSchool>(School{});
+    return std::make_shared<MappedSnapshot>(snapshotFish_, snapshotFish_->fish, snapshotCount_);
+}
+
 void GpuBackend::writeStepParams(std::size_t readFirst, std::size_t writeFirst,
                                  const GridShape& grid) {
     GpuStepParams p = stepParams_;
@@ -283,6 +382,20 @@ void GpuBackend::dispatchOverFish(const GlProgram& program) {
 void GpuBackend::step() {
     stepParams_.random.z = static_cast<std::uint32_t>(stepCount_++);
     if (fishCount_ == 0 || !fault_.empty()) return;
+    stepTimer_.begin();
+    dispatchStep();
+    stepTimer_.end();
+}
+
+std::optional<double> GpuBackend::collectStepMilliseconds() {
+    const std::vector<double> steps = stepTimer_.collect();
+    if (steps.empty()) return std::nullopt;
+    double sum = 0.0;
+    for (double ms : steps) sum += ms;
+    return sum / static_cast<double>(steps.size());
+}
+
+void GpuBackend::dispatchStep() {
     const std::size_t n = fishCount_;
     const std::size_t read = currentHalf_ * n, other = (1 - currentHalf_) * n;
     glBindBufferBase(GL_UNIFORM_BUFFER, kParamsBinding, paramsBuffer_.id());

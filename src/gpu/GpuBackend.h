@@ -6,8 +6,10 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "GlObjects.h"
+#include "GpuTimer.h"
 #include "GpuLayout.h"
 #include "core/Backend.h"
 #include "core/FlowField.h"
@@ -34,14 +36,24 @@ class GpuBackend final : public Backend {
     static Result<std::unique_ptr<GpuBackend>> create(const SimParams& params,
                                                       const ShaderOverrides& overrides = {});
 
+    ~GpuBackend() override;
+    GpuBackend(const GpuBackend&) = delete;
+    GpuBackend& operator=(const GpuBackend&) = delete;
+
     BackendKind kind() const override { return BackendKind::Gpu; }
     std::string description() const override { return renderer_; }
     void setParams(const SimParams& params) override;
     Result<void> upload(std::span<const Fish> school) override;
     School download() override;
+    /// Copies the current half into a mapped buffer on the GPU; takeSnapshot() hands it out once
+    /// a fence says the copy is done, and the snapshot reads the mapped memory from any thread.
+    void requestSnapshot() override;
+    std::shared_ptr<const SchoolSnapshot> takeSnapshot() override;
     std::size_t fishCount() const override { return fishCount_; }
     void step() override;
     void finish() override;
+    bool stepsAsynchronously() const override { return true; }
+    std::optional<double> collectStepMilliseconds() override;
     Result<void> health() const override;
     std::optional<GpuDrawSource> drawSource() const override {
         return GpuDrawSource{fishBuffer(), currentFirstFish(), fishCount_};
@@ -69,6 +81,9 @@ class GpuBackend final : public Backend {
     void writeStepParams(std::size_t readFirst, std::size_t writeFirst, const GridShape& grid);
     void ensureGridBuffers(std::size_t cells);
     void dispatchOverFish(const GlProgram& program);
+    /// The step's dispatches, timed by stepTimer_.
+    void dispatchStep();
+    GpuTimer stepTimer_;
     /// Takes GL's errors; the first of them since the upload becomes the backend's fault.
     void noteGlErrors(const char* where);
 
@@ -97,6 +112,19 @@ class GpuBackend final : public Backend {
     GlProgram gatherSpecials_;
     GlBuffer flowBuffer_;      ///< flow_'s nodes, or one zero when there is none
     GlBuffer readbackBuffer_;  ///< client-side copy of the current half, for download()
+    /// A persistently mapped copy of the current half for a snapshot.
+    struct MappedFish {
+        GlBuffer buffer;
+        const GpuFish* fish = nullptr;
+        std::size_t capacity = 0;
+    };
+    std::shared_ptr<MappedFish> snapshotFish_;
+    /// Mapped copies that snapshots still read; each is deleted here once they let go.
+    std::vector<std::shared_ptr<MappedFish>> retiredSnapshotFish_;
+    GlFence snapshotCopied_;
+    std::size_t snapshotCount_ = 0;
+    bool snapshotPending_ = false;
+    void deleteUnreadSnapshotFish();
     GlBuffer cellCounts_, cellStarts_, fishCells_, blockSums_, sortedPositions_;
     std::size_t gridCellCapacity_ = 0;
     std::size_t fishCount_ = 0;

@@ -29,6 +29,8 @@ using GpuRock = glm::vec4;
 using glsl::kBlockSumBinding;
 using glsl::kCellCountBinding;
 using glsl::kCellStartBinding;
+using glsl::kDrawCommandBinding;
+using glsl::kDrawListBinding;
 using glsl::kFishBinding;
 using glsl::kFishCellBinding;
 using glsl::kFlowBinding;

@@ -31,7 +31,7 @@ void OrbitCamera::pan(float dx, float dy, float viewportHeight) {
     const glm::vec3 right = glm::normalize(glm::cross(forward, glm::vec3(0, 1, 0)));
     const glm::vec3 up = glm::cross(right, forward);
     const float unitsPerPixel =
-        2.0f * distance_ * std::tan(0.5f * glm::radians(50.0f)) / std::max(viewportHeight, 1.0f);
+        2.0f * distance_ * std::tan(0.5f * glm::radians(kFieldOfViewDegrees)) / std::max(viewportHeight, 1.0f);
     target_ += (-dx * right + dy * up) * unitsPerPixel;
 }
 
@@ -44,13 +44,21 @@ glm::vec3 OrbitCamera::eye() const {
                                            std::cos(pitch_) * std::cos(yaw_));
 }
 
+glm::vec3 OrbitCamera::forward() const {
+    return glm::normalize(target_ - eye());
+}
+
+float OrbitCamera::focalPixels(float viewportHeight) const {
+    return 0.5f * viewportHeight / std::tan(0.5f * glm::radians(kFieldOfViewDegrees));
+}
+
 glm::mat4 OrbitCamera::view() const {
     return glm::lookAt(eye(), target_, glm::vec3(0, 1, 0));
 }
 
 glm::mat4 OrbitCamera::projection(float aspect, float shiftX) const {
     const glm::mat4 shift = glm::translate(glm::mat4(1.0f), glm::vec3(shiftX, 0.0f, 0.0f));
-    return shift * glm::perspective(glm::radians(50.0f), aspect, std::max(0.1f, distance_ * 0.01f),
+    return shift * glm::perspective(glm::radians(kFieldOfViewDegrees), aspect, std::max(0.1f, distance_ * 0.01f),
                                     farPlane_);
 }
 

@@ -17,6 +17,11 @@ class OrbitCamera {
     void zoom(float wheelSteps);
 
     glm::vec3 eye() const;
+    /// The unit direction the camera looks along.
+    glm::vec3 forward() const;
+    /// How many pixels long a 1 m object 1 m ahead is drawn in a viewport this many pixels high.
+    float focalPixels(float viewportHeight) const;
+    static constexpr float kFieldOfViewDegrees = 50.0f;  ///< vertical
     glm::mat4 view() const;
     /// `shiftX` moves the picture's centre right by that fraction of the half width (lens shift).
     glm::mat4 projection(float aspect, float shiftX = 0.0f) const;

@@ -3,6 +3,8 @@
 #include <glm/gtc/matrix_transform.hpp>
 #include <glm/gtc/type_ptr.hpp>
 
+#include <string>
+
 #include "Mesh.h"
 #include "gpu/ShaderFiles.h"
 
@@ -10,6 +12,27 @@ namespace fishschool::render {
 namespace {
 
 constexpr glm::vec3 kWaterColor{0.05f, 0.28f, 0.38f};
+constexpr unsigned kCullWorkgroupSize = 256;
+/// Frames whose draw counts may be on their way back at once; beyond, a frame's go unread.
+constexpr std::size_t kStatsInFlight = 4;
+
+/// GL's DrawArraysIndirectCommand, as fish_cull.comp's DrawCommand writes it.
+struct DrawCommand {
+    GLuint vertexCount, instanceCount, firstVertex, baseInstance;
+};
+
+/// The six planes of the view frustum of `m` (Gribb and Hartmann), each scaled to a unit normal
+/// so that a plane's value at a point is its signed distance.
+std::array<glm::vec4, 6> frustumPlanes(const glm::mat4& m) {
+    const glm::vec4 row0(m[0][0], m[1][0], m[2][0], m[3][0]);
+    const glm::vec4 row1(m[0][1], m[1][1], m[2][1], m[3][1]);
+    const glm::vec4 row2(m[0][2], m[1][2], m[2][2], m[3][2]);
+    const glm::vec4 row3(m[0][3], m[1][3], m[2][3], m[3][3]);
+    std::array<glm::vec4, 6> planes = {row3 + row0, row3 - row0, row3 + row1,
+                                       row3 - row1, row3 + row2, row3 - row2};
+    for (glm::vec4& plane : planes) plane /= glm::length(glm::vec3(plane));
+    return planes;
+}
 
 Mesh unitQuadXZ() {
     const glm::vec3 n(0, 1, 0);
@@ -64,11 +87,22 @@ Result<SceneRenderer> SceneRenderer::create() {
     auto sceneProgram = gpu::GlProgram::fromFiles(
         {{GL_VERTEX_SHADER, "scene.vert"}, {GL_FRAGMENT_SHADER, "scene.frag"}});
     if (!sceneProgram) return fail(sceneProgram.error());
-    auto fishMesh = loadObj(gpu::assetDirectory() / "fish.obj");
-    if (!fishMesh) return fail(fishMesh.error());
+    auto cullProgram = gpu::GlProgram::fromFiles({{GL_COMPUTE_SHADER, "fish_cull.comp"}},
+                                                 "#define WORKGROUP_SIZE " +
+                                                     std::to_string(kCullWorkgroupSize) + "u\n");
+    if (!cullProgram) return fail(cullProgram.error());
+    // One mesh per level of detail, the most detailed first.
+    constexpr std::array<const char*, FishDrawStats::kLevels> kMeshFiles = {
+        "fish.obj", "fish_low.obj", "fish_tiny.obj"};
+    for (std::size_t level = 0; level < kMeshFiles.size(); ++level) {
+        auto mesh = loadObj(gpu::assetDirectory() / kMeshFiles[level]);
+        if (!mesh) return fail(mesh.error());
+        r.fishMeshes_[level] = r.makeMesh(*mesh);
+    }
 
     r.fishProgram_ = std::move(*fishProgram);
     r.sceneProgram_ = std::move(*sceneProgram);
+    r.cullProgram_ = std::move(*cullProgram);
     r.vertexArray_ = gpu::GlVertexArray::create();
     const GLuint vao = r.vertexArray_.id();
     glEnableVertexArrayAttrib(vao, 0);
@@ -78,7 +112,9 @@ Result<SceneRenderer> SceneRenderer::create() {
     glVertexArrayAttribBinding(vao, 0, 0);
     glVertexArrayAttribBinding(vao, 1, 0);
 
-    r.fishMesh_ = r.makeMesh(*fishMesh);
+    r.drawCommands_ = gpu::GlBuffer::create(
+        static_cast<GLsizeiptr>(FishDrawStats::kLevels * sizeof(DrawCommand)), nullptr,
+        GL_DYNAMIC_STORAGE_BIT);
     r.sphereMesh_ = r.makeMesh(makeSphere(10, 14));
     r.floorMesh_ = r.makeMesh(unitQuadXZ());
     r.edgeMesh_ = r.makeMesh(unitCubeEdges());
@@ -186,11 +222,11 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
     glUniform1i(unlit, 1);
     drawMesh(edgeMesh_, GL_LINES);
 
-    // Fish, straight from the storage buffer.
+    // Fish, straight from the storage buffer: sorted into levels on the GPU, then one indirect
+    // draw per level.
     if (fish.count > 0 && fish.buffer != 0) {
+        cullFish(fish, viewProjection, camera, height);
         setCommon(fishProgram_);
-        glUniform1ui(fishProgram_.uniformLocation("firstFish"),
-                     static_cast<GLuint>(fish.firstFish));
         glUniform1f(fishProgram_.uniformLocation("time"), wallSeconds);
         glUniform1f(fishProgram_.uniformLocation("fishLength"), fishLength);
         glUniform1f(fishProgram_.uniformLocation("maxVelocity"), params.maxVelocity);
@@ -201,9 +237,17 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
                      static_cast<GLuint>(params.leaders + params.predators));
         glUniform1i(fishProgram_.uniformLocation("colorMode"),
                     coloring == FishColoring::ByHeading ? 1 : 0);
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gpu::kFishBinding, fish.buffer);
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-        drawMesh(fishMesh_, GL_TRIANGLES, static_cast<GLsizei>(fish.count));
+        const GLint listStart = fishProgram_.uniformLocation("listStart");
+        glBindBuffer(GL_DRAW_INDIRECT_BUFFER, drawCommands_.id());
+        for (std::size_t level = 0; level < fishMeshes_.size(); ++level) {
+            glUniform1ui(listStart, static_cast<GLuint>(level * listCapacity_));
+            glVertexArrayVertexBuffer(vertexArray_.id(), 0, fishMeshes_[level].vertices.id(), 0,
+                                      sizeof(MeshVertex));
+            glDrawArraysIndirect(GL_TRIANGLES,
+                                 reinterpret_cast<const void*>(level * sizeof(DrawCommand)));
+        }
+        glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
+        queueDrawStats();
     }
 
     // Glass walls last, blended over everything, so the school shows through them.
@@ -222,6 +266,87 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
     glBindVertexArray(0);
     glUseProgram(0);
     gpu::checkGlErrors("SceneRenderer::draw");
+}
+
+void SceneRenderer::cullFish(const FishSource& fish, const glm::mat4& viewProjection,
+                             const OrbitCamera& camera, int height) {
+    if (listCapacity_ < fish.count) {
+        // Grows by half again, as the school buffer does.
+        listCapacity_ = fish.count + fish.count / 2;
+        drawLists_ = gpu::GlBuffer::create(
+            static_cast<GLsizeiptr>(FishDrawStats::kLevels * listCapacity_ * sizeof(GLuint)),
+            nullptr, 0);
+    }
+    std::array<DrawCommand, FishDrawStats::kLevels> commands{};
+    for (std::size_t level = 0; level < commands.size(); ++level)
+        commands[level].vertexCount = static_cast<GLuint>(fishMeshes_[level].count);
+    glNamedBufferSubData(drawCommands_.id(), 0, sizeof commands, commands.data());
+
+    const GLuint program = cullProgram_.id();
+    glUseProgram(program);
+    const auto planes = frustumPlanes(viewProjection);
+    glUniform4fv(cullProgram_.uniformLocation("frustum"), 6, glm::value_ptr(planes[0]));
+    glUniform3fv(cullProgram_.uniformLocation("eye"), 1, glm::value_ptr(camera.eye()));
+    glUniform3fv(cullProgram_.uniformLocation("viewForward"), 1,
+                 glm::value_ptr(camera.forward()));
+    glUniform1f(cullProgram_.uniformLocation("focalPixels"),
+                camera.focalPixels(static_cast<float>(height)));
+    glUniform2f(cullProgram_.uniformLocation("levelPixels"), levelPixels[0], levelPixels[1]);
+    glUniform1f(cullProgram_.uniformLocation("fishLength"), fishLength);
+    glUniform1ui(cullProgram_.uniformLocation("firstFish"), static_cast<GLuint>(fish.firstFish));
+    glUniform1ui(cullProgram_.uniformLocation("fishCount"), static_cast<GLuint>(fish.count));
+    glUniform1ui(cullProgram_.uniformLocation("listCapacity"), static_cast<GLuint>(listCapacity_));
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gpu::kFishBinding, fish.buffer);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gpu::kDrawCommandBinding, drawCommands_.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gpu::kDrawListBinding, drawLists_.id());
+    // The fish buffer may have just been written, by the step or by an upload.
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    glDispatchCompute(static_cast<GLuint>((fish.count + kCullWorkgroupSize - 1) /
+                                          kCullWorkgroupSize),
+                      1, 1);
+    glMemoryBarrier(GL_COMMAND_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
+}
+
+void SceneRenderer::queueDrawStats() {
+    if (pendingStats_.size() >= kStatsInFlight) return;  // read no frame's counts by waiting
+    PendingStats pending;
+    if (!freeStatsBuffers_.empty()) {
+        pending.commands = std::move(freeStatsBuffers_.back());
+        freeStatsBuffers_.pop_back();
+    } else {
+        pending.commands = gpu::GlBuffer::create(
+            static_cast<GLsizeiptr>(FishDrawStats::kLevels * sizeof(DrawCommand)), nullptr, 0);
+    }
+    glCopyNamedBufferSubData(drawCommands_.id(), pending.commands.id(), 0, 0,
+                             pending.commands.size());
+    pending.fence = gpu::GlFence::insert();
+    pendingStats_.push_back(std::move(pending));
+}
+
+const std::optional<FishDrawStats>& SceneRenderer::drawStats() {
+    std::size_t done = 0;
+    while (done < pendingStats_.size() && pendingStats_[done].fence.signaled()) ++done;
+    if (done == 0) return drawStats_;
+    // The newest finished frame's counts; the older finished ones are passed over.
+    std::array<DrawCommand, FishDrawStats::kLevels> commands{};
+    PendingStats& newest = pendingStats_[done - 1];
+    glGetNamedBufferSubData(newest.commands.id(), 0, sizeof commands, commands.data());
+    FishDrawStats stats;
+    for (std::size_t level = 0; level < commands.size(); ++level) {
+        stats.fishPerLevel[level] = commands[level].instanceCount;
+        stats.triangles +=
+            std::uint64_t{commands[level].instanceCount} * (commands[level].vertexCount / 3);
+    }
+    drawStats_ = stats;
+    for (std::size_t k = 0; k < done; ++k)
+        freeStatsBuffers_.push_back(std::move(pendingStats_[k].commands));
+    pendingStats_.erase(pendingStats_.begin(), pendingStats_.begin() + static_cast<long>(done));
+    return drawStats_;
+}
+
+const std::optional<FishDrawStats>& SceneRenderer::waitForDrawStats() {
+    if (!pendingStats_.empty()) pendingStats_.back().fence.wait();
+    return drawStats();
 }
 
 }  // namespace fishschool::render

@@ -2,6 +2,9 @@
 
 #include <glad/gl.h>
 
+#include <array>
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -22,7 +25,20 @@ struct FishSource {
     std::size_t count = 0;
 };
 
-/// Draws the tank, the floor, the rocks and the fish, with an underwater look.
+/// The fish of one frame as the GPU drew them: how many at each level of detail (those outside
+/// the view are drawn at none) and the triangles they took.
+struct FishDrawStats {
+    /// The full mesh, the low-poly one, the silhouette in five triangles.
+    static constexpr std::size_t kLevels = 3;
+    std::array<std::uint64_t, kLevels> fishPerLevel{};
+    std::uint64_t triangles = 0;
+    std::uint64_t fishDrawn() const { return fishPerLevel[0] + fishPerLevel[1] + fishPerLevel[2]; }
+};
+
+/// Draws the tank, the floor, the rocks and the fish, with an underwater look. The fish are
+/// sorted on the GPU (fish_cull.comp): those outside the view are not drawn, the others are drawn
+/// with a mesh as detailed as their size on screen needs, through indirect draws, so the CPU
+/// reads nothing back and never waits.
 class SceneRenderer {
   public:
     /// Loads the shaders and assets/fish.obj; needs a current GL 4.5 context.
@@ -35,7 +51,17 @@ class SceneRenderer {
     void draw(const SimParams& params, const OrbitCamera& camera, int width, int height,
               const FishSource& fish, float wallSeconds, FishColoring coloring);
 
+    /// The counts of the latest frame the GPU has finished, a few frames behind the one drawn
+    /// (read without waiting); nullopt until the first comes back.
+    const std::optional<FishDrawStats>& drawStats();
+    /// Waits for every frame drawn so far and returns the last one's counts (tests only).
+    const std::optional<FishDrawStats>& waitForDrawStats();
+
     float fishLength = 1.5f;  ///< m, the drawn length of a fish
+    /// A fish at least levelPixels[0] pixels long on screen gets the full mesh, one at least
+    /// levelPixels[1] the low-poly one, a smaller one two darts. Below about 24 pixels the full
+    /// mesh's facets are under a pixel each, so the low-poly one looks the same there.
+    std::array<float, 2> levelPixels = {24.0f, 7.0f};
     /// Pixels by which the tank's picture moves right, so that a panel on the left hides less.
     float centerShiftPixels = 0.0f;
 
@@ -47,11 +73,29 @@ class SceneRenderer {
     MeshBuffer makeMesh(const std::vector<struct MeshVertex>& mesh);
     void drawMesh(const MeshBuffer& mesh, GLenum mode, GLsizei instances = 1);
 
-    gpu::GlProgram fishProgram_, sceneProgram_;
+    /// Sorts the fish into the levels' lists and draw commands (fish_cull.comp).
+    void cullFish(const FishSource& fish, const glm::mat4& viewProjection,
+                  const OrbitCamera& camera, int height);
+    /// Copies the draw commands for reading back once the GPU is past them.
+    void queueDrawStats();
+
+    gpu::GlProgram fishProgram_, sceneProgram_, cullProgram_;
     gpu::GlVertexArray vertexArray_;
-    MeshBuffer fishMesh_, sphereMesh_, floorMesh_, edgeMesh_, wallMesh_;
+    std::array<MeshBuffer, FishDrawStats::kLevels> fishMeshes_;
+    MeshBuffer sphereMesh_, floorMesh_, edgeMesh_, wallMesh_;
     gpu::GlBuffer schoolBuffer_;
     std::vector<gpu::GpuFish> staging_;
+    gpu::GlBuffer drawCommands_;  ///< a DrawArraysIndirectCommand per level
+    gpu::GlBuffer drawLists_;     ///< the fish of each level, listCapacity_ a level
+    std::size_t listCapacity_ = 0;
+    /// Copies of the draw commands on their way back, each with the fence that says it is there.
+    struct PendingStats {
+        gpu::GlBuffer commands;
+        gpu::GlFence fence;
+    };
+    std::vector<PendingStats> pendingStats_;  ///< oldest first
+    std::vector<gpu::GlBuffer> freeStatsBuffers_;
+    std::optional<FishDrawStats> drawStats_;
 };
 
 }  // namespace fishschool::render

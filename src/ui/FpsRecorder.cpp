@@ -23,6 +23,7 @@ Result<void> FpsRecorder::startSweep(const std::vector<BackendKind>& backends,
     caseIndex_ = 0;
     mode_ = Mode::Sweep;
     requested_ = false;
+    caseAsked_ = false;
     beginCase();
     return {};
 }
@@ -38,6 +39,9 @@ void FpsRecorder::beginCase() {
     seconds_ = simulationMs_ = renderMs_ = 0.0;
     neighborsSum_ = measureMs_ = 0.0;
     neighborsCount_ = 0;
+    gpuRenderMsSum_ = trianglesSum_ = 0.0;
+    gpuRenderCount_ = drawCount_ = 0;
+    fishPerLevelSum_ = {};
     lastNeighbors_.reset();
 }
 
@@ -64,6 +68,7 @@ void FpsRecorder::skipCase(const std::string& reason) {
     skipped_.push_back(std::string(toString(c.backend)) + ", " + std::to_string(c.fish) +
                        " fish: " + reason);
     requested_ = false;
+    caseAsked_ = false;
     beginCase();
     if (++caseIndex_ >= cases_.size()) mode_ = Mode::Idle;
 }
@@ -73,13 +78,13 @@ FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
     if (mode_ == Mode::Idle) return request;
     if (mode_ == Mode::Sweep) {
         const Case& c = cases_[caseIndex_];
-        if (sample.backend != c.backend || sample.fish != c.fish) {
+        if (!caseAsked_ || sample.backend != c.backend || sample.fish != c.fish) {
             // The scene is not set (or something changed it since): ask once, then wait for it
             // (or for skipCase), and measure the case from its start again.
             if (!requested_) {
                 request.backend = c.backend;
                 request.fish = c.fish;
-                requested_ = true;
+                requested_ = caseAsked_ = true;
             }
             beginCase();
             return request;
@@ -87,6 +92,12 @@ FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
         requested_ = false;  // set: a later change will be asked back
     }
     if (sample.meanNeighbors) lastNeighbors_ = sample.meanNeighbors;
+    if (sample.settling) {
+        // The warm-up's frames start once the school has formed.
+        warmupFramesSeen_ = 0;
+        warmupSecondsSeen_ = 0.0;
+        return request;
+    }
     if (warmupFramesSeen_ < warmupFrames || warmupSecondsSeen_ < warmupSeconds) {
         ++warmupFramesSeen_;
         warmupSecondsSeen_ += sample.frameSeconds;
@@ -96,6 +107,16 @@ FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
     simulationMs_ += sample.simulationMs;
     renderMs_ += sample.renderMs;
     measureMs_ += sample.measureMs;
+    if (sample.gpuRenderMs) {
+        gpuRenderMsSum_ += *sample.gpuRenderMs;
+        ++gpuRenderCount_;
+    }
+    if (sample.fishPerLevel) {
+        for (std::size_t level = 0; level < fishPerLevelSum_.size(); ++level)
+            fishPerLevelSum_[level] += static_cast<double>((*sample.fishPerLevel)[level]);
+        trianglesSum_ += static_cast<double>(sample.triangles);
+        ++drawCount_;
+    }
     if (sample.meanNeighbors) {
         neighborsSum_ += *sample.meanNeighbors;
         ++neighborsCount_;
@@ -104,13 +125,23 @@ FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
 
     const double neighbors = neighborsCount_ > 0 ? neighborsSum_ / neighborsCount_
                                                  : lastNeighbors_.value_or(std::nan(""));
-    records_.push_back({sample.backend, sample.fish, seconds_ > 0.0 ? measured_ / seconds_ : 0.0,
-                        simulationMs_ / measured_, renderMs_ / measured_, mode_ == Mode::Sweep,
-                        sample.density, neighbors, measureMs_ / measured_});
+    FpsRecord record{sample.backend,         sample.fish,
+                     seconds_ > 0.0 ? measured_ / seconds_ : 0.0,
+                     simulationMs_ / measured_, renderMs_ / measured_,
+                     mode_ == Mode::Sweep,   sample.density,
+                     neighbors,              measureMs_ / measured_};
+    if (gpuRenderCount_ > 0) record.gpuRenderMs = gpuRenderMsSum_ / gpuRenderCount_;
+    if (drawCount_ > 0) {
+        record.triangles = trianglesSum_ / drawCount_;
+        for (std::size_t level = 0; level < fishPerLevelSum_.size(); ++level)
+            record.fishPerLevel[level] = fishPerLevelSum_[level] / drawCount_;
+    }
+    records_.push_back(record);
     if (mode_ == Mode::Record || ++caseIndex_ >= cases_.size()) {
         mode_ = Mode::Idle;
     } else {
         requested_ = false;
+        caseAsked_ = false;
         beginCase();
         return onFrame(sample);  // ask for the next case now
     }
@@ -118,7 +149,10 @@ FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
 }
 
 std::string FpsRecorder::csv() const {
-    std::string out = "backend,fish,fps,sim_ms,render_ms,density,mean_neighbors,measure_ms\n";
+    std::string out = "backend,fish,fps,sim_ms,render_ms,density,mean_neighbors,measure_ms,"
+                      "gpu_render_ms,triangles";
+    for (const char* level : kDrawLevelNames) out += std::string(",fish_") + level;
+    out += "\n";
     char line[200];
     for (const FpsRecord& r : records_) {
         std::snprintf(line, sizeof line, "%s,%lld,%.2f,%.3f,%.3f,%s,",
@@ -129,8 +163,19 @@ std::string FpsRecorder::csv() const {
             std::snprintf(line, sizeof line, "%.2f", r.meanNeighbors);
             out += line;
         }
-        std::snprintf(line, sizeof line, ",%.3f\n", r.measureMs);
+        std::snprintf(line, sizeof line, ",%.3f,", r.measureMs);
         out += line;
+        if (std::isfinite(r.gpuRenderMs)) {
+            std::snprintf(line, sizeof line, "%.3f", r.gpuRenderMs);
+            out += line;
+        }
+        std::snprintf(line, sizeof line, ",%.0f", r.triangles);
+        out += line;
+        for (double fish : r.fishPerLevel) {
+            std::snprintf(line, sizeof line, ",%.0f", fish);
+            out += line;
+        }
+        out += "\n";
     }
     return out;
 }

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <array>
+#include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +12,11 @@
 #include "core/Scenario.h"
 
 namespace fishschool::ui {
+
+/// The renderer's levels of detail, most detailed first: the full fish mesh, the low-poly one,
+/// the silhouette for fish of a few pixels.
+inline constexpr std::array<const char*, 3> kDrawLevelNames = {"full", "low", "tiny"};
+using FishPerLevel = std::array<std::uint64_t, kDrawLevelNames.size()>;
 
 /// One measured row: the app's frames per second with a backend and a fish count.
 struct FpsRecord {
@@ -23,6 +31,11 @@ struct FpsRecord {
     /// of the case if none came then); NaN when the school was not measured.
     double meanNeighbors = 0.0;
     double measureMs = 0.0;  ///< per frame: the frame's share of the school's measures
+    /// Per frame, from GL timer queries: the GPU's time for the scene and the panel; NaN when
+    /// no query came back while the case was measured.
+    double gpuRenderMs = std::nan("");
+    double triangles = 0.0;      ///< fish triangles drawn per frame
+    std::array<double, kDrawLevelNames.size()> fishPerLevel{};  ///< fish drawn at each level
 };
 
 /// What one frame cost, fed to the recorder by the app.
@@ -36,6 +49,13 @@ struct FrameSample {
     /// Mean neighbours per fish of a measure of the school that arrived this frame, if one did.
     std::optional<double> meanNeighbors;
     double measureMs = 0.0;
+    /// The school is still being brought to its formed state (the sweep's warm-up steps run as
+    /// a fast-forward): the frame counts toward nothing.
+    bool settling = false;
+    /// GPU time of a recent frame's drawing, and what it drew, when they have come back.
+    std::optional<double> gpuRenderMs{};
+    std::optional<FishPerLevel> fishPerLevel{};
+    std::uint64_t triangles = 0;
 };
 
 /// Records FPS rows: one at a time ("Record"), or a sweep over fish counts and backends that sets
@@ -76,8 +96,9 @@ class FpsRecorder {
 
     const std::vector<FpsRecord>& records() const { return records_; }
     void clear() { records_.clear(); }
-    /// CSV with the header backend,fish,fps,sim_ms,render_ms,density,mean_neighbors,measure_ms
-    /// (mean_neighbors empty where the school was not measured).
+    /// CSV with the header backend,fish,fps,sim_ms,render_ms,density,mean_neighbors,measure_ms,
+    /// gpu_render_ms,triangles,fish_full,fish_low,fish_tiny (mean_neighbors empty where the
+    /// school was not measured, gpu_render_ms where no GPU time came back).
     std::string csv() const;
 
   private:
@@ -95,6 +116,12 @@ class FpsRecorder {
     double warmupSecondsSeen_ = 0.0;
     double seconds_ = 0.0, simulationMs_ = 0.0, renderMs_ = 0.0;
     double neighborsSum_ = 0.0, measureMs_ = 0.0;
+    double gpuRenderMsSum_ = 0.0, trianglesSum_ = 0.0;
+    int gpuRenderCount_ = 0, drawCount_ = 0;
+    std::array<double, kDrawLevelNames.size()> fishPerLevelSum_{};
+    /// The current case's scene has been asked for: each case starts from a scene the app set
+    /// (and a school it brought to its formed state), even when the scene was already there.
+    bool caseAsked_ = false;
     int neighborsCount_ = 0;
     std::optional<double> lastNeighbors_;  ///< the case's latest measure, warm-up included
     int measured_ = 0;

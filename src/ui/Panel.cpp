@@ -381,8 +381,17 @@ void Panel::drawOverlay(const PanelState& state) {
                      ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
                      ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove);
     ImGui::Text("%.1f FPS   frame %.2f ms", state.fps, state.frameMs);
-    ImGui::Text("simulation %.2f ms   render %.2f ms", state.simulationMs, state.renderMs);
+    ImGui::Text("simulation %.2f ms   render %.2f ms%s", state.simulationMs, state.renderMs,
+                state.renderOnGpu ? " (GPU)" : "");
     ImGui::Text("%zu fish   %s", state.fishCount, state.backendDescription.c_str());
+    if (state.fishPerLevel) {
+        const FishPerLevel& drawn = *state.fishPerLevel;
+        ImGui::Text("drawn: %s %llu  %s %llu  %s %llu   %.2fM triangles", kDrawLevelNames[0],
+                    static_cast<unsigned long long>(drawn[0]), kDrawLevelNames[1],
+                    static_cast<unsigned long long>(drawn[1]), kDrawLevelNames[2],
+                    static_cast<unsigned long long>(drawn[2]),
+                    static_cast<double>(state.triangles) * 1e-6);
+    }
     if (state.asFastAsItCan)
         ImGui::Text("t = %.1f s   as fast as it can%s", state.simulatedSeconds,
                     state.paused ? "   paused" : "");

@@ -27,6 +27,10 @@ struct PanelState {
     std::size_t fishCount = 0;
     const SchoolMetrics* metrics = nullptr;  ///< null while not measured
     double fps = 0.0, frameMs = 0.0, simulationMs = 0.0, renderMs = 0.0;
+    bool renderOnGpu = false;  ///< renderMs is the GPU's time (timer queries), not the CPU's
+    /// The fish a recent frame drew at each level of detail, and their triangles, once known.
+    std::optional<FishPerLevel> fishPerLevel;
+    std::uint64_t triangles = 0;
     std::span<const float> frameHistoryMs;
     double simulatedSeconds = 0.0;
     double speed = 1.0;

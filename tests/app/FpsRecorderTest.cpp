@@ -31,17 +31,39 @@ struct FakeApp {
     /// Measures of the school: every frame when on, warm-up frames saying 1000 neighbours more
     /// than the measured ones (fish / 100), so a row that averaged them would show it.
     bool measures = true;
+    /// After each scene it sets, the school forms for this many frames (the sweep's warm-up
+    /// steps), each lasting 10 s and drawing no fish: a row that counted them would show it.
+    int settlingFrames = 0;
+    int settlingLeft = 0;
 
     void run(FpsRecorder& recorder, int maxFrames, double slowSeconds, double fastSeconds) {
         for (; frames < maxFrames && recorder.busy(); ++frames) {
             if (frames == interfereAtFrame) backend = interfereWith;
-            const double seconds = framesInCase < recorder.warmupFrames ? slowSeconds : fastSeconds;
-            ++framesInCase;
+            const bool settling = settlingLeft > 0;
+            if (settling) --settlingLeft;
+            const double seconds = settling                                 ? 10.0
+                                   : framesInCase < recorder.warmupFrames ? slowSeconds
+                                                                          : fastSeconds;
+            if (!settling) ++framesInCase;
             std::optional<double> neighbors;
             if (measures)
                 neighbors = static_cast<double>(fish) / 100.0 +
                             (framesInCase < recorder.warmupFrames ? 1000.0 : 0.0);
-            const FrameSample sample{seconds, 2.0, 3.0, backend, fish, density, neighbors, 0.5};
+            FrameSample sample;
+            sample.frameSeconds = seconds;
+            sample.simulationMs = 2.0;
+            sample.renderMs = 3.0;
+            sample.backend = backend;
+            sample.fish = fish;
+            sample.density = density;
+            sample.meanNeighbors = neighbors;
+            sample.measureMs = 0.5;
+            sample.settling = settling;
+            // The GPU's figures come back every other frame; a settling frame's say nothing.
+            if (frames % 2 == 0) sample.gpuRenderMs = settling ? 1000.0 : 4.0;
+            sample.fishPerLevel = settling ? FishPerLevel{0, 0, 0}
+                                           : FishPerLevel{1, 2, static_cast<std::uint64_t>(fish) - 3};
+            sample.triangles = settling ? 0 : static_cast<std::uint64_t>(fish) * 5;
             const FpsRecorder::Request request = recorder.onFrame(sample);
             if (request.backend || request.fish) {
                 ++requests;
@@ -52,6 +74,7 @@ struct FakeApp {
                 }
                 if (request.backend) backend = *request.backend;
                 if (request.fish) fish = *request.fish;
+                settlingLeft = settlingFrames;
             }
         }
     }
@@ -73,6 +96,7 @@ TEST(FpsRecorder, ASweepMeasuresEveryCaseAfterItsWarmUp) {
     EXPECT_THAT(recorder.status(), ::testing::HasSubstr("1/4"));
 
     FakeApp app;
+    app.settlingFrames = 4;
     app.run(recorder, 1000, /*slowSeconds=*/1.0, /*fastSeconds=*/0.02);
     EXPECT_FALSE(recorder.busy());
     EXPECT_EQ(app.requests, 4);
@@ -94,14 +118,20 @@ TEST(FpsRecorder, ASweepMeasuresEveryCaseAfterItsWarmUp) {
         // The measures of the measured frames only.
         EXPECT_DOUBLE_EQ(rows[r].meanNeighbors, static_cast<double>(rows[r].fish) / 100.0);
         EXPECT_DOUBLE_EQ(rows[r].measureMs, 0.5);
+        // The GPU's figures of the measured frames only, not of the school forming.
+        EXPECT_DOUBLE_EQ(rows[r].gpuRenderMs, 4.0);
+        EXPECT_DOUBLE_EQ(rows[r].triangles, static_cast<double>(rows[r].fish) * 5);
+        EXPECT_DOUBLE_EQ(rows[r].fishPerLevel[2], static_cast<double>(rows[r].fish) - 3);
     }
 
     std::istringstream csv(recorder.csv());
     std::string line;
     std::getline(csv, line);
-    EXPECT_EQ(line, "backend,fish,fps,sim_ms,render_ms,density,mean_neighbors,measure_ms");
+    EXPECT_EQ(line,
+              "backend,fish,fps,sim_ms,render_ms,density,mean_neighbors,measure_ms,gpu_render_ms,"
+              "triangles,fish_full,fish_low,fish_tiny");
     std::getline(csv, line);
-    EXPECT_EQ(line, "cpu,100,50.00,2.000,3.000,tank,1.00,0.500");
+    EXPECT_EQ(line, "cpu,100,50.00,2.000,3.000,tank,1.00,0.500,4.000,500,1,2,97");
     int more = 0;
     while (std::getline(csv, line)) ++more;
     EXPECT_EQ(more, 3);
@@ -116,7 +146,7 @@ TEST(FpsRecorder, ACaseWithoutMeasuresHasNoMeanNeighboursAndOneFromItsWarmUpHasT
     app.run(recorder, 1000, 0.02, 0.02);
     ASSERT_EQ(recorder.records().size(), 1u);
     EXPECT_TRUE(std::isnan(recorder.records()[0].meanNeighbors));
-    EXPECT_THAT(recorder.csv(), ::testing::EndsWith("\ntbb,300,50.00,2.000,3.000,fixed,,0.500\n"));
+    EXPECT_THAT(recorder.csv(), ::testing::EndsWith("\ntbb,300,50.00,2.000,3.000,fixed,,0.500,4.000,1500,1,2,297\n"));
 
     // A measure that came only during the warm-up (a slow case) stands for the case.
     recorder.clear();

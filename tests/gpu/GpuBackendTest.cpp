@@ -422,6 +422,8 @@ TEST_F(Gpu, TheShaderBindingsMatchGpuLayout) {
     const Block staging{GL_SHADER_STORAGE_BLOCK, "Staging", gpu::kStagingBinding};
     const Block flow{GL_SHADER_STORAGE_BLOCK, "FlowField", gpu::kFlowBinding};
     const Block specials{GL_SHADER_STORAGE_BLOCK, "Specials", gpu::kSpecialBinding};
+    const Block drawCommands{GL_SHADER_STORAGE_BLOCK, "DrawCommands", gpu::kDrawCommandBinding};
+    const Block drawLists{GL_SHADER_STORAGE_BLOCK, "DrawLists", gpu::kDrawListBinding};
     const std::vector<Shader> shaders = {
         {"step_all_pairs.comp", kEveryFeature.c_str(), {params, fish, rocks, flow, specials}},
         {"step_grid.comp",
@@ -432,6 +434,7 @@ TEST_F(Gpu, TheShaderBindingsMatchGpuLayout) {
         {"grid_scan.comp", "#define SCAN_PASS 0\n", {cellCounts, cellStarts, blockSums}},
         {"grid_scatter.comp", "", {params, fish, cellStarts, fishCells, sortedPositions}},
         {"copy_fish.comp", "", {params, fish, staging}},
+        {"fish_cull.comp", "", {fish, drawCommands, drawLists}},
     };
     for (const Shader& shader : shaders) {
         auto program =

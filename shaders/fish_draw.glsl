@@ -1,0 +1,17 @@
+// What the fish cull pass and the fish vertex shader share: how large each fish is drawn and
+// where the cull pass leaves the fish of each level of detail.
+
+uniform float fishLength;   // m, the drawn length of an ordinary fish
+uniform uint leaderCount;   // fish [0, leaderCount) lead: drawn larger, in gold
+uniform uint specialCount;  // fish [leaderCount, specialCount) are predators: larger still
+
+// Large enough to be found among thousands at a glance.
+float drawnLength(uint id) {
+    if (id < leaderCount) return 2.2 * fishLength;
+    if (id < specialCount) return 4.0 * fishLength;
+    return fishLength;
+}
+
+// The fish to draw at each level, as indices into the fish buffer: level k's list starts at
+// k * listCapacity.
+layout(std430, binding = 12) buffer DrawLists { uint drawList[]; };
