@@ -1,19 +1,21 @@
 #version 450
-// One mesh instance per fish of one level of detail: the instance is an entry of that level's
-// list, which the cull pass (fish_cull.comp) wrote; the fish itself is read straight from the
-// storage buffer of fish (the gpu backend's own simulation buffer, or the copy the CPU backends
-// upload each frame).
+// The fish of one level of detail, drawn without instancing (a software rasteriser pays for
+// every instance): vertex k is vertex k % meshVertexCount of the level's mesh on the fish of
+// entry k / meshVertexCount of the level's list, which the cull pass (fish_cull.comp) wrote. The
+// fish itself is read straight from the storage buffer of fish (the gpu backend's own
+// simulation buffer, or the copy the CPU backends upload each frame).
 #include "fish_layout.glsl"
 #include "fish_draw.glsl"
 
-layout(location = 0) in vec3 meshPosition;  // 1 m fish along +z, head at +z
-layout(location = 1) in vec3 meshNormal;
-
 uniform mat4 viewProjection;
-uniform uint listStart;    // where this level's list begins in drawList
+uniform uint listStart;        // where this level's list begins in drawList
+uniform uint meshFirstVertex;  // where this level's mesh begins in meshVertices
+uniform uint meshVertexCount;
 uniform float time;        // s, wall clock
 uniform float maxVelocity;
 uniform int colorMode;     // 0 by speed, 1 by heading
+uniform bool faceCamera;   // turn the mesh's y-z plane to the camera (the one-triangle level)
+uniform vec3 cameraPosition;
 
 out vec3 worldNormal;
 out vec3 worldPosition;
@@ -25,12 +27,24 @@ vec3 hsv(float h, float s, float v) {
 }
 
 void main() {
-    Fish f = fish[drawList[listStart + uint(gl_InstanceID)]];
+    uint entry = uint(gl_VertexID) / meshVertexCount;
+    MeshVertex vertex = meshVertices[meshFirstVertex + uint(gl_VertexID) % meshVertexCount];
+    vec3 meshPosition = vertex.position.xyz;  // 1 m fish along +z, head at +z
+    vec3 meshNormal = vertex.normal.xyz;
+    Fish f = fish[drawList[listStart + entry]];
     float speed = length(f.velocity);
     vec3 forward = speed > 1e-6 ? f.velocity / speed : vec3(0.0, 0.0, 1.0);
     vec3 side = cross(vec3(0.0, 1.0, 0.0), forward);
     side = length(side) > 1e-4 ? normalize(side) : vec3(1.0, 0.0, 0.0);
     vec3 up = cross(forward, side);
+    mat3 basis = mat3(side, up, forward);
+    if (faceCamera) {
+        // Across the fish, in the screen's plane: the triangle shows the fish's length from any
+        // side, foreshortened only when it swims toward the camera or away.
+        vec3 across = cross(forward, cameraPosition - f.position);
+        float acrossLength = length(across);
+        if (acrossLength > 1e-6) basis[1] = across / acrossLength;
+    }
 
     // The tail sways more toward its end and wider when the fish swims faster. Each fish beats at
     // its own fixed rate: a rate that followed the speed would jump the phase (time * rate) at
@@ -45,9 +59,9 @@ void main() {
     local.x += tail * tail * sway * sin(time * rate + phase);
 
     float size = drawnLength(id);
-    mat3 basis = mat3(side, up, forward);
     worldPosition = f.position + basis * (local * size);
-    worldNormal = basis * meshNormal;
+    // Lit as the upright fish would be, whichever way the triangle was turned.
+    worldNormal = faceCamera ? up : basis * meshNormal;
     gl_Position = viewProjection * vec4(worldPosition, 1.0);
 
     if (colorMode == 0) {

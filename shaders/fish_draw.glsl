@@ -15,3 +15,10 @@ float drawnLength(uint id) {
 // The fish to draw at each level, as indices into the fish buffer: level k's list starts at
 // k * listCapacity.
 layout(std430, binding = 12) buffer DrawLists { uint drawList[]; };
+
+// The meshes of every level, one after the other, as unindexed triangles.
+struct MeshVertex {
+    vec4 position;  // xyz, m, for a fish 1 m long along +z
+    vec4 normal;    // xyz
+};
+layout(std430, binding = 13) readonly buffer MeshVertices { MeshVertex meshVertices[]; };

@@ -30,3 +30,4 @@ const uint kFlowBinding = 9u;            // buffer FlowField: a vec4 direction p
 const uint kSpecialBinding = 10u;        // buffer Specials: leaders and predators, by upload index
 const uint kDrawCommandBinding = 11u;    // buffer DrawCommands: the fish draws, one per level
 const uint kDrawListBinding = 12u;       // buffer DrawLists: the fish of each level, to draw
+const uint kMeshVertexBinding = 13u;     // buffer MeshVertices: the fish meshes of every level

@@ -31,6 +31,7 @@ using glsl::kCellCountBinding;
 using glsl::kCellStartBinding;
 using glsl::kDrawCommandBinding;
 using glsl::kDrawListBinding;
+using glsl::kMeshVertexBinding;
 using glsl::kFishBinding;
 using glsl::kFishCellBinding;
 using glsl::kFlowBinding;

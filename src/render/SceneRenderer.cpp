@@ -13,6 +13,8 @@ namespace {
 
 constexpr glm::vec3 kWaterColor{0.05f, 0.28f, 0.38f};
 constexpr unsigned kCullWorkgroupSize = 256;
+/// The level whose mesh is one triangle, turned to the camera.
+constexpr std::size_t kOneTriangleLevel = 2;
 /// Frames whose draw counts may be on their way back at once; beyond, a frame's go unread.
 constexpr std::size_t kStatsInFlight = 4;
 
@@ -91,14 +93,23 @@ Result<SceneRenderer> SceneRenderer::create() {
                                                  "#define WORKGROUP_SIZE " +
                                                      std::to_string(kCullWorkgroupSize) + "u\n");
     if (!cullProgram) return fail(cullProgram.error());
-    // One mesh per level of detail, the most detailed first.
+    // One mesh per level of detail, the most detailed first, in one buffer that fish.vert reads
+    // (std430: a vec4 for the position, one for the normal).
     constexpr std::array<const char*, FishDrawStats::kLevels> kMeshFiles = {
         "fish.obj", "fish_low.obj", "fish_tiny.obj"};
+    std::vector<glm::vec4> meshVertices;
     for (std::size_t level = 0; level < kMeshFiles.size(); ++level) {
         auto mesh = loadObj(gpu::assetDirectory() / kMeshFiles[level]);
         if (!mesh) return fail(mesh.error());
-        r.fishMeshes_[level] = r.makeMesh(*mesh);
+        r.fishMeshFirst_[level] = static_cast<GLuint>(meshVertices.size() / 2);
+        r.fishMeshCount_[level] = static_cast<GLuint>(mesh->size());
+        for (const MeshVertex& v : *mesh) {
+            meshVertices.emplace_back(v.position, 1.0f);
+            meshVertices.emplace_back(v.normal, 0.0f);
+        }
     }
+    r.fishMeshVertices_ = gpu::GlBuffer::create(
+        static_cast<GLsizeiptr>(meshVertices.size() * sizeof(glm::vec4)), meshVertices.data(), 0);
 
     r.fishProgram_ = std::move(*fishProgram);
     r.sceneProgram_ = std::move(*sceneProgram);
@@ -238,11 +249,17 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
         glUniform1i(fishProgram_.uniformLocation("colorMode"),
                     coloring == FishColoring::ByHeading ? 1 : 0);
         const GLint listStart = fishProgram_.uniformLocation("listStart");
+        const GLint meshFirst = fishProgram_.uniformLocation("meshFirstVertex");
+        const GLint meshCount = fishProgram_.uniformLocation("meshVertexCount");
+        const GLint faceCamera = fishProgram_.uniformLocation("faceCamera");
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gpu::kMeshVertexBinding,
+                         fishMeshVertices_.id());
         glBindBuffer(GL_DRAW_INDIRECT_BUFFER, drawCommands_.id());
-        for (std::size_t level = 0; level < fishMeshes_.size(); ++level) {
+        for (std::size_t level = 0; level < FishDrawStats::kLevels; ++level) {
             glUniform1ui(listStart, static_cast<GLuint>(level * listCapacity_));
-            glVertexArrayVertexBuffer(vertexArray_.id(), 0, fishMeshes_[level].vertices.id(), 0,
-                                      sizeof(MeshVertex));
+            glUniform1ui(meshFirst, fishMeshFirst_[level]);
+            glUniform1ui(meshCount, fishMeshCount_[level]);
+            glUniform1i(faceCamera, level == kOneTriangleLevel ? 1 : 0);
             glDrawArraysIndirect(GL_TRIANGLES,
                                  reinterpret_cast<const void*>(level * sizeof(DrawCommand)));
         }
@@ -277,9 +294,9 @@ void SceneRenderer::cullFish(const FishSource& fish, const glm::mat4& viewProjec
             static_cast<GLsizeiptr>(FishDrawStats::kLevels * listCapacity_ * sizeof(GLuint)),
             nullptr, 0);
     }
+    // No vertices yet, one instance: the cull pass adds each fish's vertices.
     std::array<DrawCommand, FishDrawStats::kLevels> commands{};
-    for (std::size_t level = 0; level < commands.size(); ++level)
-        commands[level].vertexCount = static_cast<GLuint>(fishMeshes_[level].count);
+    for (DrawCommand& command : commands) command.instanceCount = 1;
     glNamedBufferSubData(drawCommands_.id(), 0, sizeof commands, commands.data());
 
     const GLuint program = cullProgram_.id();
@@ -292,6 +309,8 @@ void SceneRenderer::cullFish(const FishSource& fish, const glm::mat4& viewProjec
     glUniform1f(cullProgram_.uniformLocation("focalPixels"),
                 camera.focalPixels(static_cast<float>(height)));
     glUniform2f(cullProgram_.uniformLocation("levelPixels"), levelPixels[0], levelPixels[1]);
+    glUniform1uiv(cullProgram_.uniformLocation("meshVertexCounts"), FishDrawStats::kLevels,
+                  fishMeshCount_.data());
     glUniform1f(cullProgram_.uniformLocation("fishLength"), fishLength);
     glUniform1ui(cullProgram_.uniformLocation("firstFish"), static_cast<GLuint>(fish.firstFish));
     glUniform1ui(cullProgram_.uniformLocation("fishCount"), static_cast<GLuint>(fish.count));
@@ -333,9 +352,8 @@ const std::optional<FishDrawStats>& SceneRenderer::drawStats() {
     glGetNamedBufferSubData(newest.commands.id(), 0, sizeof commands, commands.data());
     FishDrawStats stats;
     for (std::size_t level = 0; level < commands.size(); ++level) {
-        stats.fishPerLevel[level] = commands[level].instanceCount;
-        stats.triangles +=
-            std::uint64_t{commands[level].instanceCount} * (commands[level].vertexCount / 3);
+        stats.fishPerLevel[level] = commands[level].vertexCount / fishMeshCount_[level];
+        stats.triangles += commands[level].vertexCount / 3;
     }
     drawStats_ = stats;
     for (std::size_t k = 0; k < done; ++k)

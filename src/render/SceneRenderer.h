@@ -28,7 +28,7 @@ struct FishSource {
 /// The fish of one frame as the GPU drew them: how many at each level of detail (those outside
 /// the view are drawn at none) and the triangles they took.
 struct FishDrawStats {
-    /// The full mesh, the low-poly one, the silhouette in five triangles.
+    /// The full mesh, the low-poly one, one triangle turned to the camera.
     static constexpr std::size_t kLevels = 3;
     std::array<std::uint64_t, kLevels> fishPerLevel{};
     std::uint64_t triangles = 0;
@@ -61,7 +61,7 @@ class SceneRenderer {
     /// A fish at least levelPixels[0] pixels long on screen gets the full mesh, one at least
     /// levelPixels[1] the low-poly one, a smaller one two darts. Below about 24 pixels the full
     /// mesh's facets are under a pixel each, so the low-poly one looks the same there.
-    std::array<float, 2> levelPixels = {24.0f, 7.0f};
+    std::array<float, 2> levelPixels = {9.0f, 6.0f};
     /// Pixels by which the tank's picture moves right, so that a panel on the left hides less.
     float centerShiftPixels = 0.0f;
 
@@ -81,7 +81,10 @@ class SceneRenderer {
 
     gpu::GlProgram fishProgram_, sceneProgram_, cullProgram_;
     gpu::GlVertexArray vertexArray_;
-    std::array<MeshBuffer, FishDrawStats::kLevels> fishMeshes_;
+    /// The fish meshes of every level, one after the other (fish.vert's MeshVertices), and
+    /// where each level's begins and how many vertices it has.
+    gpu::GlBuffer fishMeshVertices_;
+    std::array<GLuint, FishDrawStats::kLevels> fishMeshFirst_{}, fishMeshCount_{};
     MeshBuffer sphereMesh_, floorMesh_, edgeMesh_, wallMesh_;
     gpu::GlBuffer schoolBuffer_;
     std::vector<gpu::GpuFish> staging_;

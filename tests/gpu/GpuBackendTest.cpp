@@ -409,6 +409,7 @@ TEST_F(Gpu, TheShaderBindingsMatchGpuLayout) {
         const char* file;
         const char* defines;
         std::vector<Block> blocks;
+        GLenum stage = GL_COMPUTE_SHADER;
     };
     const Block params{GL_UNIFORM_BLOCK, "StepParams", gpu::kParamsBinding};
     const Block fish{GL_SHADER_STORAGE_BLOCK, "FishBuffer", gpu::kFishBinding};
@@ -424,6 +425,7 @@ TEST_F(Gpu, TheShaderBindingsMatchGpuLayout) {
     const Block specials{GL_SHADER_STORAGE_BLOCK, "Specials", gpu::kSpecialBinding};
     const Block drawCommands{GL_SHADER_STORAGE_BLOCK, "DrawCommands", gpu::kDrawCommandBinding};
     const Block drawLists{GL_SHADER_STORAGE_BLOCK, "DrawLists", gpu::kDrawListBinding};
+    const Block meshVertices{GL_SHADER_STORAGE_BLOCK, "MeshVertices", gpu::kMeshVertexBinding};
     const std::vector<Shader> shaders = {
         {"step_all_pairs.comp", kEveryFeature.c_str(), {params, fish, rocks, flow, specials}},
         {"step_grid.comp",
@@ -435,10 +437,11 @@ TEST_F(Gpu, TheShaderBindingsMatchGpuLayout) {
         {"grid_scatter.comp", "", {params, fish, cellStarts, fishCells, sortedPositions}},
         {"copy_fish.comp", "", {params, fish, staging}},
         {"fish_cull.comp", "", {fish, drawCommands, drawLists}},
+        {"fish.vert", "", {fish, drawLists, meshVertices}, GL_VERTEX_SHADER},
     };
     for (const Shader& shader : shaders) {
         auto program =
-            gpu::GlProgram::fromFiles({{GL_COMPUTE_SHADER, shader.file}},
+            gpu::GlProgram::fromFiles({{shader.stage, shader.file}},
                                       std::string("#define WORKGROUP_SIZE 64u\n") + shader.defines);
         ASSERT_TRUE(program) << program.error();
         for (const Block& block : shader.blocks) {
