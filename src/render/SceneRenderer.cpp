@@ -236,16 +236,11 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
     // Fish, straight from the storage buffer: sorted into levels on the GPU, then one indirect
     // draw per level.
     if (fish.count > 0 && fish.buffer != 0) {
-        cullFish(fish, viewProjection, camera, height);
+        cullFish(params, fish, viewProjection, camera, height);
         setCommon(fishProgram_);
         glUniform1f(fishProgram_.uniformLocation("time"), wallSeconds);
-        glUniform1f(fishProgram_.uniformLocation("fishLength"), fishLength);
         glUniform1f(fishProgram_.uniformLocation("maxVelocity"), params.maxVelocity);
-        // Leaders and predators, the first fish by upload index, are drawn apart.
-        glUniform1ui(fishProgram_.uniformLocation("leaderCount"),
-                     static_cast<GLuint>(params.leaders));
-        glUniform1ui(fishProgram_.uniformLocation("specialCount"),
-                     static_cast<GLuint>(params.leaders + params.predators));
+        setFishSizes(fishProgram_, params);
         glUniform1i(fishProgram_.uniformLocation("colorMode"),
                     coloring == FishColoring::ByHeading ? 1 : 0);
         const GLint listStart = fishProgram_.uniformLocation("listStart");
@@ -285,7 +280,7 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
     gpu::checkGlErrors("SceneRenderer::draw");
 }
 
-void SceneRenderer::cullFish(const FishSource& fish, const glm::mat4& viewProjection,
+void SceneRenderer::cullFish(const SimParams& params, const FishSource& fish, const glm::mat4& viewProjection,
                              const OrbitCamera& camera, int height) {
     if (listCapacity_ < fish.count) {
         // Grows by half again, as the school buffer does.
@@ -311,7 +306,7 @@ void SceneRenderer::cullFish(const FishSource& fish, const glm::mat4& viewProjec
     glUniform2f(cullProgram_.uniformLocation("levelPixels"), levelPixels[0], levelPixels[1]);
     glUniform1uiv(cullProgram_.uniformLocation("meshVertexCounts"), FishDrawStats::kLevels,
                   fishMeshCount_.data());
-    glUniform1f(cullProgram_.uniformLocation("fishLength"), fishLength);
+    setFishSizes(cullProgram_, params);
     glUniform1ui(cullProgram_.uniformLocation("firstFish"), static_cast<GLuint>(fish.firstFish));
     glUniform1ui(cullProgram_.uniformLocation("fishCount"), static_cast<GLuint>(fish.count));
     glUniform1ui(cullProgram_.uniformLocation("listCapacity"), static_cast<GLuint>(listCapacity_));
@@ -324,6 +319,14 @@ void SceneRenderer::cullFish(const FishSource& fish, const glm::mat4& viewProjec
                                           kCullWorkgroupSize),
                       1, 1);
     glMemoryBarrier(GL_COMMAND_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
+}
+
+void SceneRenderer::setFishSizes(const gpu::GlProgram& program, const SimParams& params) const {
+    glUniform1f(program.uniformLocation("fishLength"), fishLength);
+    // Leaders and predators, the first fish by upload index, are drawn larger.
+    glUniform1ui(program.uniformLocation("leaderCount"), static_cast<GLuint>(params.leaders));
+    glUniform1ui(program.uniformLocation("specialCount"),
+                 static_cast<GLuint>(params.leaders + params.predators));
 }
 
 void SceneRenderer::queueDrawStats() {

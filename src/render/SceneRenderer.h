@@ -74,8 +74,10 @@ class SceneRenderer {
     void drawMesh(const MeshBuffer& mesh, GLenum mode, GLsizei instances = 1);
 
     /// Sorts the fish into the levels' lists and draw commands (fish_cull.comp).
-    void cullFish(const FishSource& fish, const glm::mat4& viewProjection,
-                  const OrbitCamera& camera, int height);
+    void cullFish(const SimParams& params, const FishSource& fish,
+                  const glm::mat4& viewProjection, const OrbitCamera& camera, int height);
+    /// fish_draw.glsl's uniforms: how long each fish is drawn.
+    void setFishSizes(const gpu::GlProgram& program, const SimParams& params) const;
     /// Copies the draw commands for reading back once the GPU is past them.
     void queueDrawStats();
 
