@@ -325,9 +325,10 @@ const SchoolMetrics& SimulationController::metrics(double nowSeconds, double eve
         lastMeasureSeconds_ = measureDone_->seconds;
         measureDone_.reset();
     }
-    // A measure that takes T waits 4 T after the last began: at most a quarter of a core.
+    // A measure that took T starts T / maxMeasureShare after the last began, at the earliest.
     if (!measuring_ && !snapshotAsked_ &&
-        nowSeconds - metricsTime_ >= std::max(everySeconds, 4.0 * lastMeasureSeconds_)) {
+        nowSeconds - metricsTime_ >=
+            std::max(everySeconds, lastMeasureSeconds_ / std::max(maxMeasureShare, 1e-3))) {
         backend_->requestSnapshot();
         snapshotAsked_ = true;
         asked_ = {{}, params(), measureGeneration_, simulatedSeconds_};

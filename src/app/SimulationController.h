@@ -111,13 +111,16 @@ class SimulationController {
     static constexpr double kStepBudgetMilliseconds = 25.0;
 
     /// The latest finished measures of the school. At most every `everySeconds` of wall time
-    /// (and no more often than keeps the worker busy a quarter of the time), and only once the
+    /// (and no more often than keeps the worker within maxMeasureShare), and only once the
     /// last one is done, the backend is asked for a snapshot of the school (requestSnapshot: a
     /// shared buffer on the CPU, an asynchronous copy on the GPU), which a worker thread of
     /// lower priority measures, so the frame never copies the school nor waits for
     /// measureSchool; the measures of a school that has since been replaced, resized or moved
     /// into a new scene are dropped.
     const SchoolMetrics& metrics(double nowSeconds, double everySeconds = 0.5);
+    /// The share of one core the measures' worker may take at most (0 to 1): a measure that
+    /// took T starts T / maxMeasureShare after the last one began, at the earliest.
+    double maxMeasureShare = 0.25;
     ~SimulationController();
     /// How many measures metrics() has taken in, so a plot takes each measure once.
     std::uint64_t measureCount() const { return measureCount_; }

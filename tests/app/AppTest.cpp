@@ -8,9 +8,11 @@
 #include <glm/geometric.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <array>
 #include <fstream>
 #include <map>
 #include <set>
@@ -148,6 +150,9 @@ struct SweepRow {
     std::string density;
     std::string meanNeighbors;
     double measureMs = 0.0;
+    std::string gpuRenderMs;
+    double triangles = 0.0;
+    std::array<double, 3> fishPerLevel{};
 };
 std::map<std::string, SweepRow> sweepRows(const std::string& file, std::string* header) {
     std::ifstream in(file);
@@ -159,22 +164,31 @@ std::map<std::string, SweepRow> sweepRows(const std::string& file, std::string* 
         std::vector<std::string> fields;
         std::stringstream s(line);
         for (std::string field; std::getline(s, field, ',');) fields.push_back(field);
-        EXPECT_EQ(fields.size(), 8u) << line;
-        if (fields.size() != 8u) continue;
-        rows[fields[0] + "," + fields[1]] = {std::stod(fields[2]), fields[5], fields[6],
-                                             std::stod(fields[7])};
+        EXPECT_EQ(fields.size(), 13u) << line;
+        if (fields.size() != 13u) continue;
+        rows[fields[0] + "," + fields[1]] = {
+            std::stod(fields[2]),
+            fields[5],
+            fields[6],
+            std::stod(fields[7]),
+            fields[8],
+            std::stod(fields[9]),
+            {std::stod(fields[10]), std::stod(fields[11]), std::stod(fields[12])}};
     }
     return rows;
 }
 
 TEST_F(AppOnDisplay, ASweepWritesARowForEveryBackendAndCount) {
-    ASSERT_EQ(app("--width 320 --height 200 --sweep 100,300 --sweep-seconds 0.1 --csv " +
+    ASSERT_EQ(app("--width 320 --height 200 --sweep 100,300 --sweep-seconds 0.1 "
+                  "--sweep-warmup-steps 30 --csv " +
                   path("sweep.csv")),
               0)
         << err_;
     std::string header;
     const auto rows = sweepRows(path("sweep.csv"), &header);
-    EXPECT_EQ(header, "backend,fish,fps,sim_ms,render_ms,density,mean_neighbors,measure_ms");
+    EXPECT_EQ(header,
+              "backend,fish,fps,sim_ms,render_ms,density,mean_neighbors,measure_ms,gpu_render_ms,"
+              "triangles,fish_full,fish_low,fish_tiny");
     for (const auto& [key, row] : rows) {
         EXPECT_GT(row.fps, 0.0) << key;
         EXPECT_EQ(row.density, "fixed") << key;  // the default
@@ -185,9 +199,18 @@ TEST_F(AppOnDisplay, ASweepWritesARowForEveryBackendAndCount) {
         const double fish = std::stod(key.substr(key.find(',') + 1));
         EXPECT_GT(neighbors, 1.0) << key;
         EXPECT_LT(neighbors, fish) << key;
-        // The frame only copies a few hundred fish for the measures' worker.
+        // The frame only asks for a snapshot of a few hundred fish for the measures' worker.
         EXPECT_GE(row.measureMs, 0.0) << key;
         EXPECT_LT(row.measureMs, 5.0) << key;
+        // What the GPU drew came back: some of the school is in view (the panel covers most of
+        // this small window, and the picture moves right beside it), each fish at one level,
+        // and its timer queries said how long the drawing took.
+        const double drawn = row.fishPerLevel[0] + row.fishPerLevel[1] + row.fishPerLevel[2];
+        EXPECT_GT(drawn, 0.0) << key;
+        EXPECT_LE(drawn, fish) << key;
+        EXPECT_GE(row.triangles, drawn) << key;
+        ASSERT_FALSE(row.gpuRenderMs.empty()) << key;
+        EXPECT_GT(std::stod(row.gpuRenderMs), 0.0) << key;
     }
     for (const char* expected : {"cpu,100", "cpu,300", "tbb,100", "tbb,300"})
         EXPECT_TRUE(rows.count(expected)) << expected;
@@ -203,7 +226,7 @@ TEST_F(AppOnDisplay, ASweepFollowsTheDensityFlag) {
     // in the default tank 250 fish have far fewer neighbours.
     const std::string common =
         "--width 320 --height 200 --msaa 0 --hide-ui --sweep 250,2000 --sweep-backends tbb "
-        "--sweep-seconds 0.2 --csv ";
+        "--sweep-seconds 0.2 --sweep-warmup-steps 30 --csv ";
     ASSERT_EQ(app(common + path("fixed.csv") + " --density fixed"), 0) << err_;
     ASSERT_EQ(app(common + path("tank.csv") + " --density tank"), 0) << err_;
     std::string header;

@@ -185,6 +185,7 @@ TEST_F(Controller, TheMeasuresOfABigSchoolAreTakenOnAWorkerAndStillArrive) {
     auto made = SimulationController::create(fixedDensityParams(200'000), BackendKind::Tbb);
     ASSERT_TRUE(made) << made.error();
     auto& sim = *made;
+    sim->maxMeasureShare = 1.0;  // the next measure as soon as the last is done
     sim->stepOnce();
     // What the frame used to do: read the school back and measure it, waiting.
     const auto syncStart = std::chrono::steady_clock::now();

@@ -56,13 +56,17 @@ TEST_P(Snapshots, HoldTheSchoolAsItWasWhileTheBackendStepsOn) {
     ASSERT_NE(sorted(later), sorted(atRequest));
     EXPECT_EQ(sorted(snapshot->fish()), sorted(atRequest));
 
-    // Let go, the backend steps on exactly as a backend that never gave one out.
+    // Let go, the backend steps on as a backend that never gave one out: to the bit on the CPU
+    // (the GPU's grid counts fish with atomics, whose order varies from run to run).
     snapshot.reset();
     backend->step();
     auto reference = test::makeBackend(GetParam().backend, p);
     ASSERT_TRUE(reference->upload(makeInitialSchool(p)));
     for (int s = 0; s < 8; ++s) reference->step();
-    EXPECT_EQ(backend->download(), reference->download());
+    if (GetParam().backend == BackendKind::Gpu)
+        EXPECT_LT(test::maxRelativeError(backend->download(), reference->download(), p), 1e-3);
+    else
+        EXPECT_EQ(backend->download(), reference->download());
 }
 
 TEST_P(Snapshots, OfAnEmptySchoolHoldNoFish) {
