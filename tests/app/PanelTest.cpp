@@ -72,7 +72,7 @@ class PanelInput : public ::testing::Test {
 
 TEST_F(PanelInput, ATypedValueAppliesOnEnterNotWhileTyped) {
     frame();
-    const auto rect = Panel::controlRect("rSeparation (m)");
+    const auto rect = panel_.controlRect("rSeparation (m)");
     ASSERT_GT(rect[2], rect[0]);
     ImGuiIO& io = ImGui::GetIO();
     io.MousePos = centre(rect);
@@ -97,7 +97,7 @@ TEST_F(PanelInput, ATypedValueAppliesOnEnterNotWhileTyped) {
 
 TEST_F(PanelInput, ATypedFishCountIsReadStrictly) {
     frame();
-    const auto rect = Panel::controlRect("fish count");
+    const auto rect = panel_.controlRect("fish count");
     ASSERT_GT(rect[2], rect[0]);
     ImGuiIO& io = ImGui::GetIO();
     // Click into the field (the caret lands after "2000"), type, press Enter.
@@ -128,8 +128,8 @@ TEST_F(PanelInput, ATypedFishCountIsReadStrictly) {
 
 TEST_F(PanelInput, ATypedFishCountAppliesWhenTheFocusGoesElsewhere) {
     frame();
-    const auto field = Panel::controlRect("fish count");
-    const auto elsewhere = Panel::controlRect("kCohesion");
+    const auto field = panel_.controlRect("fish count");
+    const auto elsewhere = panel_.controlRect("kCohesion");
     ASSERT_GT(field[2], field[0]);
     ASSERT_GT(elsewhere[2], elsewhere[0]);
     ImGuiIO& io = ImGui::GetIO();
@@ -153,17 +153,17 @@ TEST_F(PanelInput, ATypedFishCountAppliesWhenTheFocusGoesElsewhere) {
 TEST_F(PanelInput, AnErrorMovesNoControl) {
     frame();
     frame();
-    const auto before = Panel::controlRect("kCohesion");
-    const auto fishBefore = Panel::controlRect("fish count");
+    const auto before = panel_.controlRect("kCohesion");
+    const auto fishBefore = panel_.controlRect("fish count");
     ASSERT_GT(before[2], before[0]);
     panel_.showError("rSeparation: -1 is not allowed; must be finite and >= 0");
     frame();
     frame();
-    EXPECT_EQ(Panel::controlRect("kCohesion"), before);
-    EXPECT_EQ(Panel::controlRect("fish count"), fishBefore);
+    EXPECT_EQ(panel_.controlRect("kCohesion"), before);
+    EXPECT_EQ(panel_.controlRect("fish count"), fishBefore);
     panel_.clearError();
     frame();
-    EXPECT_EQ(Panel::controlRect("kCohesion"), before);
+    EXPECT_EQ(panel_.controlRect("kCohesion"), before);
 }
 
 TEST_F(PanelInput, TheDismissButtonStaysInTheWindowAfterAWrappedError) {
@@ -180,8 +180,8 @@ TEST_F(PanelInput, TheDismissButtonStaysInTheWindowAfterAWrappedError) {
               std::string(200, 'x')}) {
         panel_.showError(error);
         for (int k = 0; k < 5; ++k) frame();  // the panel and the notice take their sizes
-        const auto button = Panel::controlRect("dismiss");
-        const auto window = Panel::controlRect("Notices");
+        const auto button = panel_.controlRect("dismiss");
+        const auto window = panel_.controlRect("Notices");
         ASSERT_GT(button[2], button[0]) << error;
         EXPECT_TRUE(inside(button, window)) << error;
         EXPECT_TRUE(inside(window, display)) << error;
@@ -202,7 +202,7 @@ TEST_F(PanelInput, TheDismissButtonStaysInTheWindowAfterAWrappedError) {
 TEST_F(PanelInput, TheFirstMeasuresMoveNoControl) {
     frame();
     frame();
-    const auto before = Panel::controlRect("fish count");
+    const auto before = panel_.controlRect("fish count");
     ASSERT_GT(before[2], before[0]);
     SchoolMetrics m;
     panel_.addMeasures(0.0, m);
@@ -210,7 +210,7 @@ TEST_F(PanelInput, TheFirstMeasuresMoveNoControl) {
     ASSERT_EQ(panel_.measures().size(), 2u);
     frame();
     frame();
-    EXPECT_EQ(Panel::controlRect("fish count"), before);
+    EXPECT_EQ(panel_.controlRect("fish count"), before);
 }
 
 }  // namespace
