@@ -11,9 +11,6 @@
 #include <string>
 
 #include "core/BackendRegistry.h"
-#include "core/ConfigIO.h"
-#include "core/Scenario.h"
-#include "core/StateIO.h"
 #include "core/TextInput.h"
 
 namespace fishschool::ui {
