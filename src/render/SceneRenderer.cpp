@@ -221,7 +221,7 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
     glDisable(GL_BLEND);
     glBindVertexArray(0);
     glUseProgram(0);
-    gpu::checkGlErrors("SceneRenderer::draw");
+    (void)gpu::checkGlErrors("SceneRenderer::draw");  // on stderr, in runs with GL debugging
 }
 
 }  // namespace fishschool::render
