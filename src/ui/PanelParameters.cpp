@@ -140,9 +140,11 @@ void Panel::drawFiles(const PanelState& state, PanelActions& actions) {
     ImGui::InputText("config", configPath_, sizeof configPath_);
     tip("A config JSON: every parameter (docs/config.md).");
     if (ImGui::Button("Load config")) actions.loadConfigPath = configPath_;
+    widgets_.noteRect("Load config");
     tip("Replace the parameters with the file's; the school keeps swimming.");
     ImGui::SameLine();
     if (ImGui::Button("Save config")) actions.saveConfigPath = configPath_;
+    widgets_.noteRect("Save config");
     tip("Write the running parameters to the config file.");
     ImGui::InputText("school", statePath_, sizeof statePath_);
     tip("The school itself, as a state CSV: positions and velocities of every fish.");

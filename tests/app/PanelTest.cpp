@@ -2,7 +2,9 @@
 // values, errors that move nothing, and the plots of the school's measures.
 
 #include <gtest/gtest.h>
+
 #include <imgui.h>
+#include <filesystem>
 
 #include "ui/Panel.h"
 
@@ -93,6 +95,41 @@ TEST_F(PanelInput, ATypedValueAppliesOnEnterNotWhileTyped) {
     EXPECT_EQ(entered.newParams->rSeparation, -1.0f);  // the whole value, for the app to refuse
     // Refused, the running value stays: the next frames ask for nothing more.
     for (int k = 0; k < 3; ++k) EXPECT_FALSE(frame().newParams);
+}
+
+/// Loading and saving a config are what the panel returns for the app to carry out: the panel
+/// itself reads and writes no file.
+TEST_F(PanelInput, ConfigFilesAreAskedOfTheAppNotOpenedByThePanel) {
+    ASSERT_FALSE(std::filesystem::exists("fishschool.json")) << "the test needs it absent";
+    frame();
+    ImGuiIO& io = ImGui::GetIO();
+    // A click: hover, press, release; what the three frames asked for.
+    const auto click = [&](const char* label) {
+        const auto rect = panel_.controlRect(label);
+        EXPECT_GT(rect[2], rect[0]) << label << " was not drawn";
+        io.MousePos = centre(rect);
+        PanelActions asked = frame();
+        io.MouseDown[0] = true;
+        const PanelActions pressed = frame();
+        const PanelActions released = frame();
+        for (const PanelActions* a : {&pressed, &released}) {
+            if (a->loadConfigPath) asked.loadConfigPath = a->loadConfigPath;
+            if (a->saveConfigPath) asked.saveConfigPath = a->saveConfigPath;
+            if (a->newParams) asked.newParams = a->newParams;
+        }
+        return asked;
+    };
+    // Close the open sections, so that Files shows without scrolling.
+    for (const char* open : {"Measures over time", "School", "Behaviour"}) click(open);
+    click("Files");
+    const PanelActions load = click("Load config");
+    ASSERT_TRUE(load.loadConfigPath);
+    EXPECT_EQ(*load.loadConfigPath, "fishschool.json");
+    EXPECT_FALSE(load.newParams) << "the panel loaded the file itself";
+    const PanelActions save = click("Save config");
+    ASSERT_TRUE(save.saveConfigPath);
+    EXPECT_EQ(*save.saveConfigPath, "fishschool.json");
+    EXPECT_FALSE(std::filesystem::exists("fishschool.json")) << "the panel wrote the file itself";
 }
 
 TEST_F(PanelInput, ATypedFishCountIsReadStrictly) {
