@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One random scene of scripts/soak.sh: a valid config (SPEC.md's rules, with extreme but valid
+"""One random scene of scripts/soak.sh: a valid config (docs/config.md's rules, with extreme but valid
 values now and then) and how to run it. Usage: soak_scene.py SEED CASE BACKENDS CONFIG_OUT
 Prints "FISH STEPS BACKEND" and writes the config. About a scene in three also changes mid-run, as
 a user's panel changes a running school (another random scene's parameters, tank, rocks and fish
@@ -11,7 +11,7 @@ import math
 import random
 import sys
 
-LIMIT = 1e6  # SPEC.md: every weight, limit and bound is at most 1e6 in size
+LIMIT = 1e6  # docs/config.md: every weight, limit and bound is at most 1e6 in size
 
 
 def log_uniform(rng, low, high):

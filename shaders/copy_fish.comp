@@ -10,5 +10,5 @@ layout(std430, binding = 8) writeonly buffer Staging { Fish staged[]; };
 
 void main() {
     uint i = gl_GlobalInvocationID.x;
-    if (i < params.counts.x) staged[i] = fish[params.counts.z + i];
+    if (i < STEP_FISH_COUNT(params)) staged[i] = fish[STEP_FIRST_FISH_READ(params) + i];
 }

@@ -7,9 +7,9 @@ layout(local_size_x = WORKGROUP_SIZE) in;
 
 void main() {
     uint i = gl_GlobalInvocationID.x;
-    if (i >= params.counts.x) return;
-    Fish f = fish[params.counts.z + i];
-    if (f.id < params.kinds.y) {
+    if (i >= STEP_FISH_COUNT(params)) return;
+    Fish f = fish[STEP_FIRST_FISH_READ(params) + i];
+    if (f.id < STEP_PREDATORS_END(params)) {
         specials[2u * f.id] = vec4(f.position, 0.0);
         specials[2u * f.id + 1u] = vec4(f.velocity, 0.0);
     }

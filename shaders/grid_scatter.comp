@@ -11,11 +11,11 @@ layout(std430, binding = 7) writeonly buffer SortedPositions { vec4 sortedPositi
 
 void main() {
     uint i = gl_GlobalInvocationID.x;
-    if (i >= params.counts.x) return;
+    if (i >= STEP_FISH_COUNT(params)) return;
     uvec2 cellAndRank = fishCells[i];
     uint slot = cellStarts[cellAndRank.x] + cellAndRank.y;
-    Fish f = fish[params.counts.z + i];
-    fish[params.counts.w + slot] = f;
+    Fish f = fish[STEP_FIRST_FISH_READ(params) + i];
+    fish[STEP_FIRST_FISH_WRITTEN(params) + slot] = f;
     // A packed copy of the positions: the search reads every candidate's position but only the
     // velocities of alignment neighbours.
     sortedPositions[slot] = vec4(f.position, 0.0);

@@ -1,6 +1,6 @@
-// SPEC step 1 on the GPU: one candidate neighbour added to the sums of a fish, with the view
-// test of step_rule.h compiled in only when the field of view is on. (The CPU's loop is the same
-// test, eight lanes at a time, in CpuSolver.cpp.)
+// docs/model.md "One step", step 1, on the GPU: one candidate neighbour added to the sums of a
+// fish, with the view test of step_rule.h compiled in only when the field of view is on. (The
+// CPU's loop is the same test, eight lanes at a time, in CpuSolver.cpp.)
 
 // A predator's prey: the position of the nearest fish of the half read that is not a predator
 // (p itself when there is none). Every fish is a candidate, whatever the search: predators are
@@ -8,9 +8,11 @@
 vec3 nearestPrey(uint self, vec3 p) {
     vec3 prey = p;
     float nearest = 3.40282347e38;
-    for (uint j = 0u; j < params.counts.x; ++j) {
-        Fish other = fish[params.counts.z + j];
-        if (j == self || (other.id >= params.kinds.x && other.id < params.kinds.y)) continue;
+    for (uint j = 0u; j < STEP_FISH_COUNT(params); ++j) {
+        Fish other = fish[STEP_FIRST_FISH_READ(params) + j];
+        bool predator =
+            other.id >= STEP_LEADERS_END(params) && other.id < STEP_PREDATORS_END(params);
+        if (j == self || predator) continue;
         vec3 d = other.position - p;
         float d2 = dot(d, d);
         if (d2 < nearest) {
@@ -33,25 +35,25 @@ void addNeighbor(vec3 heading, vec3 pj, vec3 d, float d2, uint j, inout Neighbor
         // The paper's zones: unit offsets (none for a neighbour at the same point), attraction
         // from the shell beyond the orientation zone.
         vec3 unit = d2 > 0.0 ? d * inversesqrt(d2) : vec3(0.0);
-        if (d2 < params.radiiSquared.x && d2 >= params.radiiSquared.z) {
+        if (d2 < STEP_COHESION_RADIUS2(params) && d2 >= STEP_ALIGNMENT_RADIUS2(params)) {
             s.cohesion += unit;
             s.cohesionCount++;
         }
-        if (d2 < params.radiiSquared.y) {
+        if (d2 < STEP_SEPARATION_RADIUS2(params)) {
             s.separation += unit;
             s.separationCount++;
         }
-        if (d2 < params.radiiSquared.z) {
+        if (d2 < STEP_ALIGNMENT_RADIUS2(params)) {
             s.alignment += NEIGHBOR_VELOCITY(j);
             s.alignmentCount++;
         }
         return;
     }
-    if (d2 < params.radiiSquared.x) {
+    if (d2 < STEP_COHESION_RADIUS2(params)) {
         s.cohesion += pj;
         s.cohesionCount++;
     }
-    if (d2 < params.radiiSquared.y) {
+    if (d2 < STEP_SEPARATION_RADIUS2(params)) {
         // separationFalloff "inverse-square": each offset over its squared length (0 at d2 = 0).
         if (STEP_HAS(kFeatureInverseSquare)) {
             if (d2 > 0.0) s.separation += d / d2;
@@ -60,7 +62,7 @@ void addNeighbor(vec3 heading, vec3 pj, vec3 d, float d2, uint j, inout Neighbor
         }
         s.separationCount++;
     }
-    if (d2 < params.radiiSquared.z) {
+    if (d2 < STEP_ALIGNMENT_RADIUS2(params)) {
         s.alignment += NEIGHBOR_VELOCITY(j);
         s.alignmentCount++;
     }

@@ -15,8 +15,8 @@ shared vec4 tileVelocity[WORKGROUP_SIZE];
 
 void main() {
     uint i = gl_GlobalInvocationID.x;
-    uint n = params.counts.x;
-    uint src = params.counts.z;
+    uint n = STEP_FISH_COUNT(params);
+    uint src = STEP_FIRST_FISH_READ(params);
     bool inRange = i < n;
     Fish self = fish[src + min(i, n - 1u)];
     vec3 heading = vec3(0.0);  // the field of view is centred on it
@@ -43,6 +43,6 @@ void main() {
         prey = nearestPrey(min(i, n - 1u), self.position);
     if (inRange) {
         FishUpdate next = integrateFish(self.position, self.velocity, sums, self.id, prey);
-        fish[params.counts.w + i] = Fish(next.position, self.id, next.velocity, 0.0, next.acceleration, 0.0);
+        fish[STEP_FIRST_FISH_WRITTEN(params) + i] = Fish(next.position, self.id, next.velocity, 0.0, next.acceleration, 0.0);
     }
 }

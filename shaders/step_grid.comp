@@ -11,13 +11,13 @@ layout(local_size_x = WORKGROUP_SIZE) in;
 layout(std430, binding = 4) readonly buffer CellStarts { uint cellStarts[]; };
 layout(std430, binding = 7) readonly buffer SortedPositions { vec4 sortedPositions[]; };
 
-#define NEIGHBOR_VELOCITY(j) fish[params.counts.z + (j)].velocity
+#define NEIGHBOR_VELOCITY(j) fish[STEP_FIRST_FISH_READ(params) + (j)].velocity
 #include "neighbor_sums.glsl"
 
 void main() {
     uint i = gl_GlobalInvocationID.x;
-    if (i >= params.counts.x) return;
-    Fish self = fish[params.counts.z + i];
+    if (i >= STEP_FISH_COUNT(params)) return;
+    Fish self = fish[STEP_FIRST_FISH_READ(params) + i];
     vec3 heading = vec3(0.0);  // the field of view is centred on it
     if (STEP_HAS(kFeatureFieldOfView)) heading = normalizeOrZero(self.velocity);
     NeighborSums sums = emptySums();
@@ -40,5 +40,5 @@ void main() {
     if (STEP_HAS(kFeatureKinds) && kindOf(self.id) == kKindPredator)
         prey = nearestPrey(i, self.position);
     FishUpdate next = integrateFish(self.position, self.velocity, sums, self.id, prey);
-    fish[params.counts.w + i] = Fish(next.position, self.id, next.velocity, 0.0, next.acceleration, 0.0);
+    fish[STEP_FIRST_FISH_WRITTEN(params) + i] = Fish(next.position, self.id, next.velocity, 0.0, next.acceleration, 0.0);
 }

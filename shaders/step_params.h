@@ -25,8 +25,8 @@ const uint kFeatureSetCount = 128u;  // the indices of the sets, used or not
 // behind a feature that is off is never generated.
 #define STEP_HAS(feature) ((STEP_FEATURES & (feature)) != 0u)
 
-// The kind of a fish, from its upload index: the first params.kinds.x lead, those up to
-// params.kinds.y prey on the others, the rest are fish.
+// The kind of a fish, from its upload index: below STEP_LEADERS_END lead, those up to
+// STEP_PREDATORS_END prey on the others, the rest are fish.
 const uint kKindFish = 0u;
 const uint kKindLeader = 1u;
 const uint kKindPredator = 2u;
@@ -54,7 +54,45 @@ struct StepParamsData {
     uvec4 random;       // the seed's low and high 32 bits; z the step's index (mod 2^32)
 };
 
-// SPEC step 1's sums over the neighbours of one fish.
+// Named reads of the packed parameters: `p` is a StepParamsData (`params` in the step rule).
+// Every reader names a value by these, never by its slot; in C++ they can be assigned too
+// (makeStepParams fills the pack through them). A new number the step reads: a free slot here.
+#define STEP_COHESION_RADIUS2(p) ((p).radiiSquared.x)    // rCohesion^2
+#define STEP_SEPARATION_RADIUS2(p) ((p).radiiSquared.y)  // rSeparation^2
+#define STEP_ALIGNMENT_RADIUS2(p) ((p).radiiSquared.z)   // rAlignment^2
+#define STEP_VIEW_COS(p) ((p).radiiSquared.w)            // cos(viewAngle / 2)
+#define STEP_K_COHESION(p) ((p).weights.x)
+#define STEP_K_SEPARATION(p) ((p).weights.y)
+#define STEP_K_ALIGNMENT(p) ((p).weights.z)
+#define STEP_MAX_ACCELERATION(p) ((p).limits.x)
+#define STEP_MAX_VELOCITY(p) ((p).limits.y)
+#define STEP_DT(p) ((p).limits.z)
+#define STEP_LOCK_VERTICAL(p) ((p).limits.w)  // 1 when lockVerticalSteering, else 0
+#define STEP_FISH_COUNT(p) ((p).counts.x)
+#define STEP_ROCK_COUNT(p) ((p).counts.y)
+#define STEP_FIRST_FISH_READ(p) ((p).counts.z)     // GPU: the half read
+#define STEP_FIRST_FISH_WRITTEN(p) ((p).counts.w)  // GPU: the half written
+#define STEP_K_TARGET(p) ((p).target.w)
+#define STEP_K_AVOIDANCE(p) ((p).avoidance.x)
+#define STEP_AVOIDANCE_DISTANCE(p) ((p).avoidance.y)
+#define STEP_MIN_VELOCITY(p) ((p).modes.x)
+#define STEP_REYNOLDS(p) ((p).modes.y)     // 1 for steering "reynolds"
+#define STEP_PRIORITIZED(p) ((p).modes.z)  // 1 for combine "prioritized"
+#define STEP_RAYS(p) ((p).modes.w)         // 1 for avoidance "rays"
+#define STEP_LEADERS_END(p) ((p).kinds.x)    // leaders: upload indices below it
+#define STEP_PREDATORS_END(p) ((p).kinds.y)  // predators: from STEP_LEADERS_END up to it
+#define STEP_K_LEADER(p) ((p).kindWeights.x)
+#define STEP_K_FLEE(p) ((p).kindWeights.y)
+#define STEP_FLEE_RADIUS(p) ((p).kindWeights.z)
+#define STEP_PREDATOR_MAX_VELOCITY(p) ((p).kindWeights.w)
+#define STEP_NOISE(p) ((p).noise.x)          // radians, standard deviation per step
+#define STEP_TURN_COS(p) ((p).noise.y)       // steering "couzin": cos of the largest turn
+#define STEP_TURN_SIN(p) ((p).noise.z)       // and its sin
+#define STEP_SEED_LOW(p) ((p).random.x)
+#define STEP_SEED_HIGH(p) ((p).random.y)
+#define STEP_INDEX(p) ((p).random.z)  // the step's index (mod 2^32), for the noise
+
+// docs/model.md "One step", step 1: the sums over the neighbours of one fish.
 // With kFeatureCouzin: cohesion and separation sum unit offsets, cohesion over the neighbours
 // at rAlignment or further only (the paper's attraction shell).
 struct NeighborSums {

@@ -1,12 +1,12 @@
-// SPEC.md's step for one fish after the neighbour sums (steps 2 to 7), with the behaviours beyond
-// it, written once in the subset of C++ and GLSL that both compile. Every backend runs this text.
+// docs/model.md's "One step" for one fish after the neighbour sums (steps 2 to 7), with the
+// behaviours beyond it, in the subset of C++ and GLSL that both compile. Every backend runs it.
 //
 // It reads four names that each language provides before including it:
 //   params    the StepParamsData of the step (step_params.h);
-//   rocks     the rocks, vec4 each: xyz centre, w radius (params.counts.y of them);
+//   rocks     the rocks, vec4 each: xyz centre, w radius (STEP_ROCK_COUNT(params) of them);
 //   flow      the flow field's nodes, vec4 each, x fastest (when kFeatureFlowField is on);
 //   specials  position and velocity (xyz of two vec4) of each leader and predator, by upload
-//             index (params.kinds.y of them, when kFeatureKinds is on);
+//             index (STEP_PREDATORS_END(params) of them, when kFeatureKinds is on);
 // and the macro STEP_FEATURES, the set of behaviours compiled in (kFeature* bits).
 // GLSL: the uniform block and storage buffers of fish_layout.glsl, STEP_FEATURES a #define.
 // C++: src/core/StepRule.h includes it inside the class template StepRule<features>, whose
@@ -60,7 +60,7 @@ bool segmentEntersSphere(vec3 a, vec3 b, vec3 center, float radius) {
 // still (zero heading) sees all around.
 bool inView(vec3 heading, vec3 d, float d2) {
     if (heading == vec3(0.0f)) return true;
-    float viewCos = params.radiiSquared.w;
+    float viewCos = STEP_VIEW_COS(params);
     float along = dot(heading, d);
     float bound = viewCos * viewCos * d2;
     return viewCos >= 0.0f ? (along >= 0.0f && along * along >= bound)
@@ -71,8 +71,8 @@ bool inView(vec3 heading, vec3 d, float d2) {
 // at its surface to 0 at that distance; the sum shortened to length 1.
 vec3 rockAvoidance(vec3 p) {
     vec3 away = vec3(0.0f);
-    float reach = params.avoidance.y;
-    for (uint r = 0u; r < params.counts.y; ++r) {
+    float reach = STEP_AVOIDANCE_DISTANCE(params);
+    for (uint r = 0u; r < STEP_ROCK_COUNT(params); ++r) {
         vec3 offset = p - vec3(rocks[r]);
         float distance = length(offset);
         float gap = distance - rocks[r].w;
@@ -110,7 +110,7 @@ vec3 sampleFlow(vec3 p) {
 
 // Whether the segment from p to p + ray enters a rock.
 bool rayBlocked(vec3 p, vec3 ray) {
-    for (uint r = 0u; r < params.counts.y; ++r)
+    for (uint r = 0u; r < STEP_ROCK_COUNT(params); ++r)
         if (segmentEntersSphere(p, p + ray, vec3(rocks[r]), rocks[r].w)) return true;
     return false;
 }
@@ -122,7 +122,7 @@ bool rayBlocked(vec3 p, vec3 ray) {
 // The angles step by rotation, so no trigonometric function differs between languages.
 vec3 rayAvoidance(vec3 p, vec3 v) {
     vec3 heading = normalizeOrZero(v);
-    float reach = params.avoidance.y;
+    float reach = STEP_AVOIDANCE_DISTANCE(params);
     if (heading == vec3(0.0f) || !rayBlocked(p, heading * reach)) return vec3(0.0f);
     vec3 helper = abs(heading.y) < 0.9f ? vec3(0.0f, 1.0f, 0.0f) : vec3(1.0f, 0.0f, 0.0f);
     vec3 side = normalizeOrZero(cross(helper, heading));
@@ -151,21 +151,22 @@ vec3 rayAvoidance(vec3 p, vec3 v) {
 // Steering "article": u itself. "reynolds": the change from velocity v to the desired velocity
 // u * speed (the fish's maxVelocity), clamped to maxAcceleration; zero when u is.
 vec3 ruleForce(vec3 u, vec3 v, float speed) {
-    if (params.modes.y == 0.0f || u == vec3(0.0f)) return u;
-    return clampLength(u * speed - v, params.limits.x);
+    if (STEP_REYNOLDS(params) == 0.0f || u == vec3(0.0f)) return u;
+    return clampLength(u * speed - v, STEP_MAX_ACCELERATION(params));
 }
 
 uint kindOf(uint id) {
-    return id < params.kinds.x ? kKindLeader : (id < params.kinds.y ? kKindPredator : kKindFish);
+    if (id < STEP_LEADERS_END(params)) return kKindLeader;
+    return id < STEP_PREDATORS_END(params) ? kKindPredator : kKindFish;
 }
 
 // Leaders: the unit vector toward the nearest leader the fish sees (closer than rCohesion,
 // strictly, and in its field of view); zero when it sees none. Ties go to the lower index.
 vec3 towardNearestLeader(vec3 p, vec3 v) {
     vec3 heading = normalizeOrZero(v);
-    float nearest = params.radiiSquared.x;
+    float nearest = STEP_COHESION_RADIUS2(params);
     vec3 toward = vec3(0.0f);
-    for (uint l = 0u; l < params.kinds.x; ++l) {
+    for (uint l = 0u; l < STEP_LEADERS_END(params); ++l) {
         vec3 d = vec3(specials[2u * l]) - p;
         float d2 = dot(d, d);
         if (d2 < nearest && (!STEP_HAS(kFeatureFieldOfView) || inView(heading, d, d2))) {
@@ -180,8 +181,8 @@ vec3 towardNearestLeader(vec3 p, vec3 v) {
 // at contact to 0 at fleeRadius; their sum.
 vec3 awayFromPredators(vec3 p) {
     vec3 away = vec3(0.0f);
-    float radius = params.kindWeights.z;
-    for (uint q = params.kinds.x; q < params.kinds.y; ++q) {
+    float radius = STEP_FLEE_RADIUS(params);
+    for (uint q = STEP_LEADERS_END(params); q < STEP_PREDATORS_END(params); ++q) {
         vec3 d = p - vec3(specials[2u * q]);
         float distance = length(d);
         if (distance < radius && distance > 0.0f) away += d / distance * (1.0f - distance / radius);
@@ -195,7 +196,7 @@ vec3 awayFromPredators(vec3 p) {
 vec4 addWithinBudget(vec4 acc, vec3 f) {
     if (acc.w != 0.0f) return acc;
     vec3 sum = vec3(acc);
-    float left = params.limits.x - length(sum);
+    float left = STEP_MAX_ACCELERATION(params) - length(sum);
     float len = length(f);
     if (len <= left) return vec4(sum + f, 0.0f);
     if (left <= 0.0f) return vec4(sum, 1.0f);
@@ -204,11 +205,12 @@ vec4 addWithinBudget(vec4 acc, vec3 f) {
 
 // The speed limit of a fish of `kind`.
 float speedLimit(uint kind) {
-    return STEP_HAS(kFeatureKinds) && kind == kKindPredator ? params.kindWeights.w
-                                                            : params.limits.y;
+    return STEP_HAS(kFeatureKinds) && kind == kKindPredator ? STEP_PREDATOR_MAX_VELOCITY(params)
+                                                            : STEP_MAX_VELOCITY(params);
 }
 
-// SPEC steps 2 and 3 with the behaviours beyond it: the weighted sum of the rules, clamped. A
+// docs/model.md "One step", steps 2 and 3, with the behaviours beyond it: the weighted sum of
+// the rules, clamped. A
 // behaviour that is off adds nothing, not even a rounding. `kind` and `prey` (the position of
 // the nearest other fish, for a predator) matter only with kFeatureKinds.
 vec3 steeringAcceleration(vec3 p, vec3 v, NeighborSums s, uint kind, vec3 prey) {
@@ -227,35 +229,36 @@ vec3 steeringAcceleration(vec3 p, vec3 v, NeighborSums s, uint kind, vec3 prey) 
     }
     float speed = speedLimit(kind);
 
-    vec3 cohesionForce = params.weights.x * ruleForce(cohesion, v, speed);
-    vec3 separationForce = params.weights.y * ruleForce(separation, v, speed);
-    vec3 alignmentForce = params.weights.z * ruleForce(alignment, v, speed);
+    vec3 cohesionForce = STEP_K_COHESION(params) * ruleForce(cohesion, v, speed);
+    vec3 separationForce = STEP_K_SEPARATION(params) * ruleForce(separation, v, speed);
+    vec3 alignmentForce = STEP_K_ALIGNMENT(params) * ruleForce(alignment, v, speed);
     vec3 targetForce = vec3(0.0f);
     if (STEP_HAS(kFeatureSeek))
         targetForce =
-            params.target.w * ruleForce(normalizeOrZero(vec3(params.target) - p), v, speed);
+            STEP_K_TARGET(params) * ruleForce(normalizeOrZero(vec3(params.target) - p), v, speed);
     if (STEP_HAS(kFeatureFlowField))
-        targetForce = params.target.w * ruleForce(normalizeOrZero(sampleFlow(p)), v, speed);
+        targetForce = STEP_K_TARGET(params) * ruleForce(normalizeOrZero(sampleFlow(p)), v, speed);
     vec3 avoidanceForce = vec3(0.0f);
     if (STEP_HAS(kFeatureAvoidance)) {
-        vec3 away = params.modes.w != 0.0f ? rayAvoidance(p, v) : rockAvoidance(p);
-        avoidanceForce = params.avoidance.x * ruleForce(away, v, speed);
+        vec3 away = STEP_RAYS(params) != 0.0f ? rayAvoidance(p, v) : rockAvoidance(p);
+        avoidanceForce = STEP_K_AVOIDANCE(params) * ruleForce(away, v, speed);
     }
     vec3 leaderForce = vec3(0.0f);
     vec3 fleeForce = vec3(0.0f);
     if (STEP_HAS(kFeatureKinds)) {
         if (kind == kKindFish)
-            leaderForce = params.kindWeights.x * ruleForce(towardNearestLeader(p, v), v, speed);
+            leaderForce = STEP_K_LEADER(params) * ruleForce(towardNearestLeader(p, v), v, speed);
         if (kind != kKindPredator) {
-            fleeForce = params.kindWeights.y * ruleForce(awayFromPredators(p), v, speed);
+            fleeForce = STEP_K_FLEE(params) * ruleForce(awayFromPredators(p), v, speed);
         } else {
             // A predator chases its prey at full acceleration, in place of seeking.
-            targetForce = params.limits.x * ruleForce(normalizeOrZero(prey - p), v, speed);
+            targetForce =
+                STEP_MAX_ACCELERATION(params) * ruleForce(normalizeOrZero(prey - p), v, speed);
         }
     }
 
     vec3 steer;
-    if (params.modes.z == 0.0f) {
+    if (STEP_PRIORITIZED(params) == 0.0f) {
         steer = cohesionForce + separationForce + alignmentForce;
         if (STEP_HAS(kFeatureSeek) || STEP_HAS(kFeatureFlowField) || STEP_HAS(kFeatureKinds))
             steer += targetForce;
@@ -275,15 +278,15 @@ vec3 steeringAcceleration(vec3 p, vec3 v, NeighborSums s, uint kind, vec3 prey) 
         acc = addWithinBudget(acc, cohesionForce);
         steer = vec3(acc);
     }
-    vec3 a = clampLength(steer, params.limits.x);
-    if (params.limits.w != 0.0f) a.y = 0.0f;
+    vec3 a = clampLength(steer, STEP_MAX_ACCELERATION(params));
+    if (STEP_LOCK_VERTICAL(params) != 0.0f) a.y = 0.0f;
     return a;
 }
 
 // minVelocity: a fish slower than it (after the velocity clamp) is sped up to it along its
 // velocity, or along its acceleration a when it stands still (then, with a zero too, it stays).
 vec3 atLeastMinVelocity(vec3 vNext, vec3 a) {
-    float minimum = params.modes.x;
+    float minimum = STEP_MIN_VELOCITY(params);
     if (length(vNext) >= minimum) return vNext;
     vec3 direction = normalizeOrZero(vNext);
     if (direction == vec3(0.0f)) direction = normalizeOrZero(a);
@@ -303,7 +306,8 @@ uint hashBits(uint x) {
 
 // The key of fish `id`'s draws in this step: the seed, the step's index and the fish hashed.
 uint noiseKey(uint id) {
-    return hashBits(hashBits(hashBits(params.random.z) ^ params.random.x) ^ params.random.y) + id;
+    uint stepKey = hashBits(STEP_INDEX(params));
+    return hashBits(hashBits(stepKey ^ STEP_SEED_LOW(params)) ^ STEP_SEED_HIGH(params)) + id;
 }
 
 // Draw number `draw` of a key: uniform on [0, 1) in steps of 2^-24 (exact as a float).
@@ -327,10 +331,10 @@ vec3 withNoise(vec3 v, uint id) {
     vec3 heading = normalizeOrZero(v);
     if (heading == vec3(0.0f)) return v;
     uint key = noiseKey(id);
-    float angle = params.noise.x * normalDraw(key, 0u);
+    float angle = STEP_NOISE(params) * normalDraw(key, 0u);
     float c = cos(angle);
     float s = sin(angle);
-    if (params.limits.w != 0.0f) return vec3(c * v.x + s * v.z, v.y, c * v.z - s * v.x);
+    if (STEP_LOCK_VERTICAL(params) != 0.0f) return vec3(c * v.x + s * v.z, v.y, c * v.z - s * v.x);
     float around = 6.2831853f * uniformDraw(key, 12u);
     vec3 helper = abs(heading.y) < 0.9f ? vec3(0.0f, 1.0f, 0.0f) : vec3(1.0f, 0.0f, 0.0f);
     vec3 side = normalizeOrZero(cross(helper, heading));
@@ -360,16 +364,16 @@ vec3 couzinDirection(vec3 v, vec3 heading, NeighborSums s) {
 }
 
 // The unit heading h turned toward the unit direction d by at most the largest turn of a step
-// (cos and sin in params.noise.y, .z): d itself when it is that close. Straight back, the turn
+// (STEP_TURN_COS and STEP_TURN_SIN): d itself when it is that close. Straight back, the turn
 // goes toward h's side (as for avoidance by rays).
 vec3 turnToward(vec3 h, vec3 d) {
-    if (h == vec3(0.0f) || dot(h, d) >= params.noise.y) return d;
+    if (h == vec3(0.0f) || dot(h, d) >= STEP_TURN_COS(params)) return d;
     vec3 across = normalizeOrZero(d - dot(d, h) * h);
     if (across == vec3(0.0f)) {
         vec3 helper = abs(h.y) < 0.9f ? vec3(0.0f, 1.0f, 0.0f) : vec3(1.0f, 0.0f, 0.0f);
         across = normalizeOrZero(cross(helper, h));
     }
-    return normalizeOrZero(params.noise.y * h + params.noise.z * across);
+    return normalizeOrZero(STEP_TURN_COS(params) * h + STEP_TURN_SIN(params) * across);
 }
 
 // Steering "couzin": the next velocity, at the constant speed maxVelocity, along the heading
@@ -377,18 +381,19 @@ vec3 turnToward(vec3 h, vec3 d) {
 vec3 couzinVelocity(vec3 v, NeighborSums s, uint id) {
     vec3 heading = normalizeOrZero(v);
     vec3 desired = couzinDirection(v, heading, s);
-    if (params.limits.w != 0.0f) {
+    if (STEP_LOCK_VERTICAL(params) != 0.0f) {
         desired.y = 0.0f;
         desired = normalizeOrZero(desired);
     }
-    if (params.noise.x != 0.0f) desired = withNoise(desired, id);
-    return turnToward(heading, desired) * params.limits.y;
+    if (STEP_NOISE(params) != 0.0f) desired = withNoise(desired, id);
+    return turnToward(heading, desired) * STEP_MAX_VELOCITY(params);
 }
 
-// SPEC steps 2 to 7: from the fish's previous state and its neighbour sums to its next state.
+// docs/model.md "One step", steps 2 to 7: from the fish's previous state and its neighbour sums
+// to its next state.
 // `id` is its upload index; `prey`, for a predator, the position of its nearest other fish.
 FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
-    float dt = params.limits.z;
+    float dt = STEP_DT(params);
     vec3 a = vec3(0.0f);
     vec3 vNext = vec3(0.0f);
     if (STEP_HAS(kFeatureCouzin)) {
@@ -406,20 +411,20 @@ FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
         // at most): the clamp keeps its direction alone.
         vNext = isinf(largestComponent(change)) ? normalizeOrZero(a) * limit
                                                 : clampLength(v + change, limit);
-        if (params.modes.x > 0.0f) vNext = atLeastMinVelocity(vNext, a);
-        if (params.noise.x != 0.0f) vNext = withNoise(vNext, id);
+        if (STEP_MIN_VELOCITY(params) > 0.0f) vNext = atLeastMinVelocity(vNext, a);
+        if (STEP_NOISE(params) != 0.0f) vNext = withNoise(vNext, id);
     }
     vec3 pNext = p + vNext * dt;
 
     // Step 6: the first rock, in list order, that the segment enters bounces the fish back.
-    for (uint r = 0u; r < params.counts.y; ++r) {
+    for (uint r = 0u; r < STEP_ROCK_COUNT(params); ++r) {
         if (segmentEntersSphere(p, pNext, vec3(rocks[r]), rocks[r].w)) {
             pNext = p - vNext * dt;
             vNext = -vNext;
             // The gap between rocks (one step) keeps the way back clear only while a fish turns
             // less than a right angle in a step. A sharper turn (steering "couzin", a huge
             // maxAcceleration) can send it back into another rock: it then waits where it is.
-            for (uint other = 0u; other < params.counts.y; ++other) {
+            for (uint other = 0u; other < STEP_ROCK_COUNT(params); ++other) {
                 vec3 fromCenter = pNext - vec3(rocks[other]);
                 if (dot(fromCenter, fromCenter) < rocks[other].w * rocks[other].w) {
                     pNext = p;

@@ -252,6 +252,21 @@ void App::apply(const ui::PanelActions& actions) {
     if (actions.switchBackend) report(sim_->switchBackend(*actions.switchBackend));
     if (actions.density) sim_->setDensity(*actions.density);
     if (actions.newParams) report(sim_->applyParams(*actions.newParams));
+    if (actions.loadConfigPath) {
+        auto loaded = loadConfig(*actions.loadConfigPath);
+        const Result<void> applied =
+            loaded ? sim_->applyParams(*loaded) : Result<void>(fail(loaded.error()));
+        report(applied);
+        if (applied) {
+            panel_.followSeed(loaded->seed);
+            panel_.showMessage("loaded " + *actions.loadConfigPath);
+        }
+    }
+    if (actions.saveConfigPath) {
+        const auto saved = saveConfig(*actions.saveConfigPath, sim_->params());
+        report(saved);
+        if (saved) panel_.showMessage("saved " + *actions.saveConfigPath);
+    }
     if (actions.togglePause) sim_->paused = !sim_->paused;
     if (actions.speed) sim_->speed = *actions.speed;
     if (actions.asFastAsItCan) sim_->asFastAsItCan = *actions.asFastAsItCan;

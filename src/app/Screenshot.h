@@ -7,6 +7,6 @@
 namespace fishschool::app {
 
 /// Writes the current framebuffer (width x height) as a PNG, through a temporary file.
-Result<void> saveScreenshot(const std::filesystem::path& path, int width, int height);
+[[nodiscard]] Result<void> saveScreenshot(const std::filesystem::path& path, int width, int height);
 
 }  // namespace fishschool::app

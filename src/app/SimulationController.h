@@ -24,10 +24,10 @@ class SimulationController {
   public:
     /// Starts with `params` (valid) on `kind`, with `startSchool` (a loaded state file: its size
     /// replaces params.fishCount) or else a fresh school; fails if the backend cannot run it.
-    static Result<std::unique_ptr<SimulationController>> create(
+    [[nodiscard]] static Result<std::unique_ptr<SimulationController>> create(
         const SimParams& params, BackendKind kind, const School* startSchool = nullptr);
     /// The same on a backend already made with `params` (tests hand in one that counts calls).
-    static Result<std::unique_ptr<SimulationController>> create(
+    [[nodiscard]] static Result<std::unique_ptr<SimulationController>> create(
         const SimParams& params, std::unique_ptr<Backend> backend,
         const School* startSchool = nullptr);
 
@@ -42,7 +42,7 @@ class SimulationController {
     const std::string& unavailableReason(BackendKind kind);
 
     /// Hands the school to a new backend. On failure the old backend keeps running.
-    Result<void> switchBackend(BackendKind kind);
+    [[nodiscard]] Result<void> switchBackend(BackendKind kind);
     /// Validates, then applies new parameters with one setParams. The school stays where it is
     /// (on the GPU for the gpu backend) unless the fish count or the scene changed: then it is read
     /// back once, fish that the new tank or rocks leave outside are moved inside, and a new
@@ -51,7 +51,7 @@ class SimulationController {
     /// (fixedDensityParams); a new tank, rocks or target (a preset, a config, the panel's tank
     /// controls) becomes the base, at its fish count. On failure nothing changes and the error
     /// names the key.
-    Result<void> applyParams(const SimParams& params);
+    [[nodiscard]] Result<void> applyParams(const SimParams& params);
 
     /// What a new fish count does to the scene. Switching to Fixed keeps the running scene and
     /// makes it the base: nothing moves, and the density from then on is the one in view.
@@ -65,10 +65,10 @@ class SimulationController {
     void setDensityBase(const SimParams& base);
     /// Moves to `kind` with `count` fish, in the order that never passes through a setting
     /// the app refuses when the target itself is allowed (fewer fish first, more fish last).
-    Result<void> setScene(BackendKind kind, std::int64_t count);
+    [[nodiscard]] Result<void> setScene(BackendKind kind, std::int64_t count);
     /// Replaces the school with `school` (a loaded state file: its fish must lie in the scene),
     /// whatever its size; params().fishCount follows. On failure nothing changes.
-    Result<void> replaceSchool(const School& school);
+    [[nodiscard]] Result<void> replaceSchool(const School& school);
     /// A fresh school of the same size from `seed`.
     void reset(std::uint64_t seed);
 
@@ -106,7 +106,7 @@ class SimulationController {
     /// seconds on a software one.
     static constexpr std::int64_t kMaxGpuAllPairsFish = 200'000;
     /// Refuses settings the app cannot run interactively; the error names the key.
-    static Result<void> checkInteractive(const SimParams& params, BackendKind kind);
+    [[nodiscard]] static Result<void> checkInteractive(const SimParams& params, BackendKind kind);
     /// Simulation time a frame may spend on steps when it is behind, ms.
     static constexpr double kStepBudgetMilliseconds = 25.0;
 
@@ -148,7 +148,7 @@ class SimulationController {
     /// Folds one step's time into stepMilliseconds_.
     void noteStepTime(double perStep);
     /// applyParams without the density: validates and applies `params` as they are.
-    Result<void> applyScene(const SimParams& params);
+    [[nodiscard]] Result<void> applyScene(const SimParams& params);
 
     /// Every parameter but the fish count (its fishCount is never read): the school's count is
     /// backend_->fishCount().

@@ -20,15 +20,15 @@ class VideoRecorder {
     ~VideoRecorder();
 
     /// Whether `ffmpeg` can be run here; the error says how to get it.
-    static Result<void> checkFfmpeg();
+    [[nodiscard]] static Result<void> checkFfmpeg();
     /// Starts a video of `width` x `height` pixels (even sizes: odd ones lose a column or row).
-    Result<void> start(const std::filesystem::path& path, int width, int height,
-                       int framesPerSecond);
+    [[nodiscard]] Result<void> start(const std::filesystem::path& path, int width, int height,
+                                     int framesPerSecond);
     /// Appends the current framebuffer (read with glReadPixels, cropped or padded to the video's
     /// size if the window was resized). An error stops the recording.
-    Result<void> addFrame(int width, int height);
+    [[nodiscard]] Result<void> addFrame(int width, int height);
     /// Closes the video and renames it into place; returns how many frames it holds.
-    Result<long long> finish();
+    [[nodiscard]] Result<long long> finish();
 
     bool recording() const { return pipe_ != nullptr; }
     const std::filesystem::path& path() const { return path_; }

@@ -72,7 +72,10 @@ int runPhase(const PhaseOptions& o) {
     if (!backend) return fail(backend.error());
     const auto points = runPhaseSweep(**backend, values, varied, o.steps, o.hysteresis);
     const std::size_t expected = o.hysteresis ? 2 * values.size() - 1 : values.size();
-    if (points.size() != expected) return fail("--backend: the school could not be uploaded");
+    if (points.size() != expected) {
+        if (auto health = (*backend)->health(); !health) return fail(health.error());
+        return fail("--backend: the school could not be uploaded");
+    }
     if (auto ok = writeFileAtomically(o.csvPath, phaseCsv(points)); !ok) return fail(ok.error());
     return 0;
 }

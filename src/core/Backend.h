@@ -47,9 +47,9 @@ class CopiedSchool final : public SchoolSnapshot {
     School school_;
 };
 
-/// One way of running SPEC.md's step over a school. A backend owns its copy of the state in its
-/// own layout; upload and download move the school in and out, so the app can hand a school
-/// from one backend to another without losing a fish.
+/// One way of running docs/model.md's step ("One step") over a school. A backend owns its copy of
+/// the state in its own layout; upload and download move the school in and out, so the app can hand
+/// a school from one backend to another without losing a fish.
 class Backend {
   public:
     virtual ~Backend() = default;
@@ -59,17 +59,22 @@ class Backend {
     virtual std::string description() const = 0;
 
     /// Takes parameters that passed validate(). params.fishCount is ignored: the fish count is
-    /// that of the uploaded school (fishCount()), the one count of a running school.
-    virtual void setParams(const SimParams& params) = 0;
+    /// that of the uploaded school (fishCount()), the one count of a running school. Fails when
+    /// the backend cannot run them (a GPU step that does not compile for a new set of
+    /// behaviours); health() then says so too, and steps do nothing.
+    [[nodiscard]] virtual Result<void> setParams(const SimParams& params) = 0;
     /// Replaces the school. Fails (and keeps the old school) when the backend cannot hold it.
-    virtual Result<void> upload(std::span<const Fish> school) = 0;
+    [[nodiscard]] virtual Result<void> upload(std::span<const Fish> school) = 0;
     /// The school in the order it was uploaded.
     virtual School download() = 0;
     /// The number of fish in the school: the truth for a running school.
     virtual std::size_t fishCount() const = 0;
 
-    /// Advances the school by one step of params.dt.
-    virtual void step() = 0;
+    /// Advances the school by one step of params.dt, and counts it.
+    void step() {
+        stepImpl();
+        ++stepCount_;
+    }
     /// Waits until the work already issued has finished (GPU); for timing.
     virtual void finish() {}
     /// Whether step() returns before its work is done (the GPU): a wall clock around it times
@@ -81,7 +86,7 @@ class Backend {
     /// The first failure met since the school was uploaded that leaves it not to be trusted (the
     /// GPU ran out of memory or GL reported an error mid-run), with the fish count; or nothing.
     /// The CPU backends never fail here.
-    virtual Result<void> health() const { return {}; }
+    [[nodiscard]] virtual Result<void> health() const { return {}; }
 
     /// Starts a snapshot of the school as it is now, at next to no cost to the caller: the CPU
     /// backends share their state, the GPU copies it on the GPU. The default copies download().
@@ -102,9 +107,12 @@ class Backend {
     void setStepCount(std::uint64_t count) { stepCount_ = count; }
 
   protected:
-    std::uint64_t stepCount_ = 0;  ///< a backend's step() counts
+    /// One step of the backend: step number stepCount() (counted from 0), which step() counts
+    /// once this returns.
+    virtual void stepImpl() = 0;
 
   private:
+    std::uint64_t stepCount_ = 0;
     std::shared_ptr<const SchoolSnapshot> snapshot_;  ///< the default snapshot's
 };
 

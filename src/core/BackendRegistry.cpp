@@ -17,7 +17,7 @@ Result<void> alwaysAvailable() {
 template <std::unique_ptr<Backend> (*make)()>
 Result<std::unique_ptr<Backend>> createOnCpu(const SimParams& params) {
     std::unique_ptr<Backend> backend = make();
-    backend->setParams(params);
+    if (auto ok = backend->setParams(params); !ok) return fail(ok.error());
     return backend;
 }
 

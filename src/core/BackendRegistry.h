@@ -47,11 +47,13 @@ std::string backendNameList();
 /// A backend of `kind` with `params` set, or why it cannot run here (e.g. "GL 4.3 compute not
 /// available: ..."). The gpu backend uses the GL context current on this thread (the app's
 /// window); where none is, it makes a headless one, kept for the life of the process.
-Result<std::unique_ptr<Backend>> createBackend(BackendKind kind, const SimParams& params);
+[[nodiscard]] Result<std::unique_ptr<Backend>> createBackend(BackendKind kind,
+                                                             const SimParams& params);
 
 /// One backend named by a flag, e.g. "--backend: 'cuda' is not allowed; must be cpu, tbb or gpu".
-Result<BackendKind> parseBackendFlag(std::string_view flag, std::string_view text);
+[[nodiscard]] Result<BackendKind> parseBackendFlag(std::string_view flag, std::string_view text);
 /// A comma-separated list of backends named by a flag.
-Result<std::vector<BackendKind>> parseBackendList(std::string_view flag, std::string_view text);
+[[nodiscard]] Result<std::vector<BackendKind>> parseBackendList(std::string_view flag,
+                                                                std::string_view text);
 
 }  // namespace fishschool

@@ -6,9 +6,12 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <type_traits>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
+#include "ParamTable.h"
 #include "StateIO.h"
 #include "TextInput.h"
 
@@ -58,14 +61,25 @@ class Reader {
         return v;
     }
 
-    /// One of a few names, as `parse` reads them; `allowed` lists them for the error.
-    template <class Choice>
-    Result<Choice> choice(const Json& value, const std::string& key,
-                          std::optional<Choice> (*parse)(std::string_view),
-                          const char* allowed) const {
-        const auto chosen = value.is_string() ? parse(value.get<std::string>()) : std::nullopt;
-        if (!chosen) return fail(where(key) + shown(value) + " is not allowed; must be " + allowed);
-        return *chosen;
+    /// The index of one of `names`; the error lists them.
+    Result<int> choice(const Json& value, const std::string& key,
+                       std::span<const char* const> names) const {
+        if (value.is_string()) {
+            const std::string& text = value.get_ref<const std::string&>();
+            for (std::size_t k = 0; k < names.size(); ++k)
+                if (text == names[k]) return static_cast<int>(k);
+        }
+        return fail(where(key) + shown(value) + " is not allowed; must be " + allowed(names));
+    }
+
+    /// "a", "b" or "c".
+    static std::string allowed(std::span<const char* const> names) {
+        std::string text;
+        for (std::size_t k = 0; k < names.size(); ++k) {
+            if (k > 0) text += k + 1 == names.size() ? " or " : ", ";
+            text += '"' + std::string(names[k]) + '"';
+        }
+        return text;
     }
 
     std::string where(const std::string& key) const {
@@ -249,6 +263,52 @@ Result<Json> parseJson(std::string_view text, const Reader& reader) {
                 ": " + builder.error());
 }
 
+/// Reads the value of table key `info` into `p`; errors name the key and what it allows.
+Result<void> readKey(const ParamInfo& info, const Json& value, const Reader& reader, SimParams& p) {
+    const std::string key = info.key;
+    const std::string counts = "a whole number from 0 to " + std::to_string(kMaxFishCount);
+    return std::visit(
+        [&]<class Field>(const Field& field) -> Result<void> {
+            if constexpr (std::is_same_v<Field, float SimParams::*>) {
+                auto v = reader.number(value, key);
+                if (!v) return fail(v.error());
+                p.*field = *v;
+            } else if constexpr (std::is_same_v<Field, std::int64_t SimParams::*>) {
+                if (!value.is_number_integer() ||
+                    (value.is_number_unsigned() &&
+                     value.get<std::uint64_t>() > std::uint64_t(kMaxFishCount)) ||
+                    (!value.is_number_unsigned() && value.get<std::int64_t>() < 0))
+                    return fail(reader.where(key) + shown(value) + " is not allowed; must be " +
+                                counts);
+                p.*field = value.get<std::int64_t>();
+            } else if constexpr (std::is_same_v<Field, std::uint64_t SimParams::*>) {
+                if (!value.is_number_unsigned())
+                    return fail(reader.where(key) + "must be a whole number from 0 to " +
+                                std::to_string(std::numeric_limits<std::uint64_t>::max()) +
+                                ", got " + shown(value));
+                p.*field = value.get<std::uint64_t>();
+            } else if constexpr (std::is_same_v<Field, bool SimParams::*>) {
+                if (!value.is_boolean())
+                    return fail(reader.where(key) + "must be true or false, got " + shown(value));
+                p.*field = value.get<bool>();
+            } else if constexpr (std::is_same_v<Field, glm::vec3 SimParams::*>) {
+                auto v = reader.vec3(value, key);
+                if (!v) return fail(v.error());
+                p.*field = *v;
+            } else if constexpr (std::is_same_v<Field, ChoiceField>) {
+                auto index = reader.choice(value, key, field.names);
+                if (!index) return fail(index.error());
+                field.set(p, *index);
+            } else {
+                auto rocks = readRocks(value, reader);
+                if (!rocks) return fail(rocks.error());
+                p.*field = std::move(*rocks);
+            }
+            return {};
+        },
+        info.field);
+}
+
 }  // namespace
 
 Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName) {
@@ -260,108 +320,10 @@ Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName
         return fail(reader.source() + ": the config must be a JSON object, got " + typeName(root));
 
     SimParams p;
-    struct FloatKey {
-        const char* name;
-        float* field;
-    };
-    const FloatKey floats[] = {
-        {"dt", &p.dt},
-        {"kCohesion", &p.kCohesion},
-        {"kSeparation", &p.kSeparation},
-        {"kAlignment", &p.kAlignment},
-        {"rCohesion", &p.rCohesion},
-        {"rSeparation", &p.rSeparation},
-        {"rAlignment", &p.rAlignment},
-        {"maxAcceleration", &p.maxAcceleration},
-        {"maxVelocity", &p.maxVelocity},
-        {"viewAngle", &p.viewAngle},
-        {"kTarget", &p.kTarget},
-        {"kAvoidance", &p.kAvoidance},
-        {"avoidanceDistance", &p.avoidanceDistance},
-        {"minVelocity", &p.minVelocity},
-        {"noise", &p.noise},
-        {"maxTurnRate", &p.maxTurnRate},
-        {"kLeader", &p.kLeader},
-        {"predatorMaxVelocity", &p.predatorMaxVelocity},
-        {"kFlee", &p.kFlee},
-        {"fleeRadius", &p.fleeRadius},
-    };
-
     for (const auto& [key, value] : root.items()) {
-        bool known = false;
-        for (const FloatKey& f : floats) {
-            if (key != f.name) continue;
-            auto v = reader.number(value, key);
-            if (!v) return std::unexpected(v.error());
-            *f.field = *v;
-            known = true;
-        }
-        if (known) continue;
-        if (key == "fishCount") {
-            const std::string range = "a whole number from 0 to " + std::to_string(kMaxFishCount);
-            if (!value.is_number_integer())
-                return fail(reader.where(key) + "must be " + range + ", got " + shown(value));
-            if (value.is_number_unsigned() &&
-                value.get<std::uint64_t>() > std::uint64_t(kMaxFishCount))
-                return fail(reader.where(key) + shown(value) + " is not allowed; must be " + range);
-            p.fishCount = value.get<std::int64_t>();
-        } else if (key == "leaders" || key == "predators") {
-            if (!value.is_number_integer() ||
-                (value.is_number_unsigned() &&
-                 value.get<std::uint64_t>() > std::uint64_t(kMaxFishCount)) ||
-                (!value.is_number_unsigned() && value.get<std::int64_t>() < 0))
-                return fail(reader.where(key) + shown(value) +
-                            " is not allowed; must be a whole number from 0 to " +
-                            std::to_string(kMaxFishCount));
-            (key == "leaders" ? p.leaders : p.predators) = value.get<std::int64_t>();
-        } else if (key == "seed") {
-            if (!value.is_number_unsigned())
-                return fail(reader.where(key) + "must be a whole number from 0 to " +
-                            std::to_string(std::numeric_limits<std::uint64_t>::max()) + ", got " +
-                            shown(value));
-            p.seed = value.get<std::uint64_t>();
-        } else if (key == "bounds" || key == "target") {
-            auto v = reader.vec3(value, key);
-            if (!v) return std::unexpected(v.error());
-            (key == "bounds" ? p.bounds : p.target) = *v;
-        } else if (key == "lockVerticalSteering") {
-            if (!value.is_boolean())
-                return fail(reader.where(key) + "must be true or false, got " + shown(value));
-            p.lockVerticalSteering = value.get<bool>();
-        } else if (key == "rocks") {
-            auto rocks = readRocks(value, reader);
-            if (!rocks) return std::unexpected(rocks.error());
-            p.rocks = std::move(*rocks);
-        } else if (key == "targetPath") {
-            auto path = reader.choice(value, key, parseTargetPath, R"("straight" or "flow-field")");
-            if (!path) return std::unexpected(path.error());
-            p.targetPath = *path;
-        } else if (key == "steering") {
-            auto steering =
-                reader.choice(value, key, parseSteering, R"("article", "reynolds" or "couzin")");
-            if (!steering) return std::unexpected(steering.error());
-            p.steering = *steering;
-        } else if (key == "separationFalloff") {
-            auto falloff =
-                reader.choice(value, key, parseSeparationFalloff, R"("none" or "inverse-square")");
-            if (!falloff) return std::unexpected(falloff.error());
-            p.separationFalloff = *falloff;
-        } else if (key == "combine") {
-            auto combine = reader.choice(value, key, parseCombine, R"("sum" or "prioritized")");
-            if (!combine) return std::unexpected(combine.error());
-            p.combine = *combine;
-        } else if (key == "avoidance") {
-            auto avoidance = reader.choice(value, key, parseAvoidance, R"("repel" or "rays")");
-            if (!avoidance) return std::unexpected(avoidance.error());
-            p.avoidance = *avoidance;
-        } else if (key == "neighborSearch") {
-            auto search =
-                reader.choice(value, key, parseNeighborSearch, R"("all-pairs" or "grid")");
-            if (!search) return std::unexpected(search.error());
-            p.neighborSearch = *search;
-        } else {
-            return fail(reader.where(key) + "unknown key (see docs/config.md for the keys)");
-        }
+        const ParamInfo* info = findParam(key);
+        if (!info) return fail(reader.where(key) + "unknown key (see docs/config.md for the keys)");
+        if (auto ok = readKey(*info, value, reader, p); !ok) return fail(ok.error());
     }
 
     if (auto ok = validate(p); !ok) return fail(reader.source() + ": " + ok.error());
@@ -419,45 +381,28 @@ std::string configToJson(const SimParams& p) {
     auto vec = [](const glm::vec3& v) {
         return Json::array({shortest(v.x), shortest(v.y), shortest(v.z)});
     };
-    Json rocks = Json::array();
-    for (const Rock& rock : p.rocks)
-        rocks.push_back({{"center", vec(rock.center)}, {"radius", shortest(rock.radius)}});
-    const Json root = {
-        {"fishCount", p.fishCount},
-        {"seed", p.seed},
-        {"dt", shortest(p.dt)},
-        {"kCohesion", shortest(p.kCohesion)},
-        {"kSeparation", shortest(p.kSeparation)},
-        {"kAlignment", shortest(p.kAlignment)},
-        {"rCohesion", shortest(p.rCohesion)},
-        {"rSeparation", shortest(p.rSeparation)},
-        {"rAlignment", shortest(p.rAlignment)},
-        {"maxAcceleration", shortest(p.maxAcceleration)},
-        {"maxVelocity", shortest(p.maxVelocity)},
-        {"bounds", vec(p.bounds)},
-        {"lockVerticalSteering", p.lockVerticalSteering},
-        {"viewAngle", shortest(p.viewAngle)},
-        {"kTarget", shortest(p.kTarget)},
-        {"target", vec(p.target)},
-        {"targetPath", std::string(toString(p.targetPath))},
-        {"kAvoidance", shortest(p.kAvoidance)},
-        {"avoidanceDistance", shortest(p.avoidanceDistance)},
-        {"minVelocity", shortest(p.minVelocity)},
-        {"noise", shortest(p.noise)},
-        {"steering", std::string(toString(p.steering))},
-        {"maxTurnRate", shortest(p.maxTurnRate)},
-        {"separationFalloff", std::string(toString(p.separationFalloff))},
-        {"combine", std::string(toString(p.combine))},
-        {"avoidance", std::string(toString(p.avoidance))},
-        {"leaders", p.leaders},
-        {"kLeader", shortest(p.kLeader)},
-        {"predators", p.predators},
-        {"predatorMaxVelocity", shortest(p.predatorMaxVelocity)},
-        {"kFlee", shortest(p.kFlee)},
-        {"fleeRadius", shortest(p.fleeRadius)},
-        {"rocks", rocks},
-        {"neighborSearch", std::string(toString(p.neighborSearch))},
-    };
+    Json root = Json::object();
+    for (const ParamInfo& info : paramTable()) {
+        root[info.key] = std::visit(
+            [&]<class Field>(const Field& field) -> Json {
+                if constexpr (std::is_same_v<Field, float SimParams::*>) {
+                    return shortest(p.*field);
+                } else if constexpr (std::is_same_v<Field, glm::vec3 SimParams::*>) {
+                    return vec(p.*field);
+                } else if constexpr (std::is_same_v<Field, ChoiceField>) {
+                    return field.names[static_cast<std::size_t>(field.get(p))];
+                } else if constexpr (std::is_same_v<Field, std::vector<Rock> SimParams::*>) {
+                    Json rocks = Json::array();
+                    for (const Rock& rock : p.*field)
+                        rocks.push_back(
+                            {{"center", vec(rock.center)}, {"radius", shortest(rock.radius)}});
+                    return rocks;
+                } else {
+                    return p.*field;
+                }
+            },
+            info.field);
+    }
     return root.dump(2) + "\n";
 }
 

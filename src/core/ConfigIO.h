@@ -10,11 +10,12 @@
 
 namespace fishschool {
 
-/// Parses a config JSON object (SPEC.md keys). Missing keys take their defaults; unknown keys,
-/// wrong types and values that break a rule are errors naming the key, e.g.
+/// Parses a config JSON object (docs/config.md, paramTable()). Missing keys take their defaults;
+/// unknown keys, wrong types and values that break a rule are errors naming the key, e.g.
 /// "config.json: key 'rCohesion': -1 is not allowed; must be finite and >= 0".
-Result<SimParams> parseConfig(std::string_view json, std::string_view sourceName = "config");
-Result<SimParams> loadConfig(const std::filesystem::path& path);
+[[nodiscard]] Result<SimParams> parseConfig(std::string_view json,
+                                            std::string_view sourceName = "config");
+[[nodiscard]] Result<SimParams> loadConfig(const std::filesystem::path& path);
 
 /// What the command line says about the parameters: a config file and the flags that override
 /// its keys, each as typed; unset means not given.
@@ -29,11 +30,11 @@ struct ParamFlags {
 /// config file (the built-in defaults without one), applies the flags over its keys and
 /// validates the result. Errors name the file and key, or the flag, and what is allowed, e.g.
 /// "--fish: '2.5' is not allowed; fishCount must be a whole number from 0 to 16000000".
-Result<SimParams> loadParams(const ParamFlags& flags);
+[[nodiscard]] Result<SimParams> loadParams(const ParamFlags& flags);
 
 /// Every key, pretty-printed; parseConfig(configToJson(p)) == p.
 std::string configToJson(const SimParams& params);
 /// Writes to a temporary name beside the file, then renames it over.
-Result<void> saveConfig(const std::filesystem::path& path, const SimParams& params);
+[[nodiscard]] Result<void> saveConfig(const std::filesystem::path& path, const SimParams& params);
 
 }  // namespace fishschool

@@ -4,7 +4,7 @@
 namespace fishschool {
 namespace {
 
-/// SPEC.md's step on the calling thread.
+/// docs/model.md's step ("One step") on the calling thread.
 class CpuBackend final : public CpuSolverBackend {
   public:
     CpuBackend()

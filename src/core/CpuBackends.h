@@ -6,9 +6,9 @@
 
 namespace fishschool {
 
-/// SPEC.md's step on one thread.
+/// docs/model.md's step ("One step") on one thread.
 std::unique_ptr<Backend> makeCpuBackend();
-/// SPEC.md's step with tbb::parallel_for over fish; bit-identical to the cpu backend.
+/// docs/model.md's step with tbb::parallel_for over fish; bit-identical to the cpu backend.
 std::unique_ptr<Backend> makeTbbBackend();
 
 }  // namespace fishschool

@@ -54,11 +54,12 @@ struct SearchConstants {
     float viewCos = -1.0f;
 
     explicit SearchConstants(const StepParamsData& p)
-        : cohesionRadius2(p.radiiSquared.x),
-          separationRadius2(p.radiiSquared.y),
-          alignmentRadius2(p.radiiSquared.z),
-          maxRadius2(std::max({p.radiiSquared.x, p.radiiSquared.y, p.radiiSquared.z})),
-          viewCos(p.radiiSquared.w) {}
+        : cohesionRadius2(STEP_COHESION_RADIUS2(p)),
+          separationRadius2(STEP_SEPARATION_RADIUS2(p)),
+          alignmentRadius2(STEP_ALIGNMENT_RADIUS2(p)),
+          maxRadius2(std::max(
+              {STEP_COHESION_RADIUS2(p), STEP_SEPARATION_RADIUS2(p), STEP_ALIGNMENT_RADIUS2(p)})),
+          viewCos(STEP_VIEW_COS(p)) {}
 };
 
 /// Accumulates fish [begin, end) into the neighbour sums of fish `self`. With kFieldOfView
@@ -276,7 +277,7 @@ void CpuSolver::claimNext() {
 void CpuSolver::step(std::uint64_t stepIndex) {
     const std::size_t n = size();
     if (n == 0) return;
-    stepParams_.random.z = static_cast<std::uint32_t>(stepIndex);
+    STEP_INDEX(stepParams_) = static_cast<std::uint32_t>(stepIndex);
     const bool useGrid = usesGrid();
     if (useGrid) buildGrid(/*keepAccelerations=*/false);
     if ((features_ & glsl::kFeatureKinds) != 0u) gatherSpecials();
@@ -336,9 +337,9 @@ void CpuSolver::buildGrid(bool keepAccelerations) {
 }
 
 void CpuSolver::gatherSpecials() {
-    specials_.assign(2 * std::size_t{stepParams_.kinds.y} + 2, glm::vec4(0.0f));
+    specials_.assign(2 * std::size_t{STEP_PREDATORS_END(stepParams_)} + 2, glm::vec4(0.0f));
     for (std::size_t k = 0; k < size(); ++k) {
-        if (ids_[k] >= stepParams_.kinds.y) continue;
+        if (ids_[k] >= STEP_PREDATORS_END(stepParams_)) continue;
         specials_[2 * ids_[k]] = {current_->px[k], current_->py[k], current_->pz[k], 0.0f};
         specials_[2 * ids_[k] + 1] = {current_->vx[k], current_->vy[k], current_->vz[k], 0.0f};
     }
@@ -349,7 +350,9 @@ glm::vec3 CpuSolver::nearestPrey(std::size_t i) const {
     glm::vec3 prey = p;
     float nearest = std::numeric_limits<float>::max();
     for (std::size_t j = 0; j < size(); ++j) {
-        if (j == i || (ids_[j] >= stepParams_.kinds.x && ids_[j] < stepParams_.kinds.y)) continue;
+        if (j == i ||
+            (ids_[j] >= STEP_LEADERS_END(stepParams_) && ids_[j] < STEP_PREDATORS_END(stepParams_)))
+            continue;
         const glm::vec3 q(current_->px[j], current_->py[j], current_->pz[j]);
         const glm::vec3 d = q - p;
         const float d2 = d.x * d.x + d.y * d.y + d.z * d.z;

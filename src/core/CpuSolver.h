@@ -17,9 +17,9 @@
 
 namespace fishschool {
 
-/// SPEC.md's step over a structure-of-arrays copy of the school, with all-pairs or grid neighbour
-/// search. The cpu and tbb backends differ only in the ParallelFor they hand in; every result is
-/// independent of how the work is split, so the two are bit-identical.
+/// docs/model.md's step over a structure-of-arrays copy of the school, with all-pairs or grid
+/// neighbour search. The cpu and tbb backends differ only in the ParallelFor they hand in; every
+/// result is independent of how the work is split, so the two are bit-identical.
 class CpuSolver {
   public:
     /// Runs body(begin, end) over chunks that cover [0, count), in any order or concurrently.
@@ -115,8 +115,11 @@ class CpuSolverBackend : public Backend {
     explicit CpuSolverBackend(CpuSolver::ParallelFor parallelFor)
         : solver_(std::move(parallelFor)) {}
 
-    void setParams(const SimParams& params) override { solver_.setParams(params); }
-    Result<void> upload(std::span<const Fish> school) override {
+    [[nodiscard]] Result<void> setParams(const SimParams& params) override {
+        solver_.setParams(params);
+        return {};
+    }
+    [[nodiscard]] Result<void> upload(std::span<const Fish> school) override {
         solver_.upload(school);
         return {};
     }
@@ -126,7 +129,9 @@ class CpuSolverBackend : public Backend {
         return std::exchange(snapshot_, nullptr);
     }
     std::size_t fishCount() const override { return solver_.size(); }
-    void step() override { solver_.step(stepCount_++); }
+
+  protected:
+    void stepImpl() override { solver_.step(stepCount()); }
 
   private:
     CpuSolver solver_;

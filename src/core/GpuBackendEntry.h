@@ -14,8 +14,8 @@ namespace fishschool {
 /// False in a build configured with FISHSCHOOL_BUILD_GPU=OFF.
 bool gpuBackendBuilt();
 /// Whether a GL 4.3 compute context is current here, or can be made headless.
-Result<void> gpuBackendAvailable();
+[[nodiscard]] Result<void> gpuBackendAvailable();
 /// The GL compute backend with `params` set.
-Result<std::unique_ptr<Backend>> makeGpuBackend(const SimParams& params);
+[[nodiscard]] Result<std::unique_ptr<Backend>> makeGpuBackend(const SimParams& params);
 
 }  // namespace fishschool

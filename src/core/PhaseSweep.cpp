@@ -92,7 +92,7 @@ std::vector<PhasePoint> runPhaseSweep(Backend& backend, const std::vector<double
     if (values.empty()) return points;
     if (!hysteresis) {
         for (std::size_t i = 0; i < values.size(); ++i) {
-            backend.setParams(variedParams[i]);
+            if (auto ok = backend.setParams(variedParams[i]); !ok) return points;
             backend.setStepCount(0);
             if (auto ok = backend.upload(makeInitialSchool(variedParams[i])); !ok) return points;
             PhasePoint point = runAt(backend, variedParams[i], steps);
@@ -102,7 +102,7 @@ std::vector<PhasePoint> runPhaseSweep(Backend& backend, const std::vector<double
         }
         return points;
     }
-    backend.setParams(variedParams[0]);
+    if (auto ok = backend.setParams(variedParams[0]); !ok) return points;
     backend.setStepCount(0);
     if (auto ok = backend.upload(makeInitialSchool(variedParams[0])); !ok) return points;
     std::vector<std::size_t> order;
@@ -110,7 +110,7 @@ std::vector<PhasePoint> runPhaseSweep(Backend& backend, const std::vector<double
     for (std::size_t i = values.size() - 1; i-- > 0;) order.push_back(i);
     for (std::size_t k = 0; k < order.size(); ++k) {
         const std::size_t i = order[k];
-        backend.setParams(variedParams[i]);
+        if (auto ok = backend.setParams(variedParams[i]); !ok) return points;
         PhasePoint point = runAt(backend, variedParams[i], steps);
         point.value = values[i];
         point.direction = k < values.size() ? "up" : "down";

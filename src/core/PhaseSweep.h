@@ -24,14 +24,14 @@ inline constexpr std::string_view kAttractionWidth = "attraction-width";
 /// (rCohesion - rAlignment) stay; "attraction-width" (Δr_a) sets rCohesion = rAlignment + value;
 /// any other key must be a numeric key of the config. The error names `what` (the flag), the
 /// key or the value and what is allowed.
-Result<SimParams> withVaried(const SimParams& base, std::string_view what, std::string_view key,
-                             double value);
+[[nodiscard]] Result<SimParams> withVaried(const SimParams& base, std::string_view what,
+                                           std::string_view key, double value);
 
 /// `count` values evenly from `from` to `to`, both included (`from` alone when count is 1).
 std::vector<double> sweepValues(double from, double to, std::int64_t count);
 
 /// A finite decimal number ("2", "-0.5", "1e-3"), nothing else; the error names `what`.
-Result<double> parseFiniteNumber(std::string_view what, std::string_view text);
+[[nodiscard]] Result<double> parseFiniteNumber(std::string_view what, std::string_view text);
 
 /// One row of the sweep: the measures averaged over the last half of the run at `value`.
 struct PhasePoint {

@@ -121,15 +121,16 @@ Result<bool> changeParams(Backend& backend, const SimParams& running, const SimP
     const bool sceneChanged = next.bounds != running.bounds || next.rocks != running.rocks;
     const bool countChanged = static_cast<std::size_t>(next.fishCount) != backend.fishCount();
     if (!sceneChanged && !countChanged) {
-        backend.setParams(next);
+        if (auto ok = backend.setParams(next); !ok) return fail(ok.error());
         return false;
     }
     School school = backend.download();
     if (countChanged) resizeSchool(school, static_cast<std::size_t>(next.fishCount), next);
     moveIntoScene(school, next);
-    backend.setParams(next);
+    if (auto ok = backend.setParams(next); !ok) return fail(ok.error());
     if (auto ok = backend.upload(school); !ok) {
-        backend.setParams(running);
+        // The parameters the backend ran before: they set up before, so they do again.
+        (void)backend.setParams(running);
         return fail(ok.error());
     }
     return true;

@@ -29,8 +29,8 @@ Fish makeInitialFish(const SimParams& params, std::uint64_t index);
 /// makeInitialFish would make them.
 void resizeSchool(School& school, std::size_t count, const SimParams& params);
 
-/// SPEC.md "Changing the scene": moves every fish that lies outside the tank or inside a rock to
-/// the nearest point inside the tank and outside the rocks, keeping its velocity. Returns how
+/// docs/model.md "Changing the scene": moves every fish that lies outside the tank or inside a rock
+/// to the nearest point inside the tank and outside the rocks, keeping its velocity. Returns how
 /// many fish moved.
 std::size_t moveIntoScene(School& school, const SimParams& params);
 
@@ -40,7 +40,8 @@ std::size_t moveIntoScene(School& school, const SimParams& params);
 /// it again. `next` must have passed validate(); `running` is what the backend has now. Returns
 /// whether the school was replaced; a failed upload leaves the backend with `running` and its
 /// school.
-Result<bool> changeParams(Backend& backend, const SimParams& running, const SimParams& next);
+[[nodiscard]] Result<bool> changeParams(Backend& backend, const SimParams& running,
+                                        const SimParams& next);
 
 /// True when the fish lies inside the closed tank and outside every rock.
 bool isInScene(const glm::vec3& position, const SimParams& params);
@@ -60,7 +61,7 @@ enum class Density { Fixed, Tank };
 std::string_view toString(Density density);
 
 /// Reads "fixed" or "tank" given to `flag`; the error names the flag and the allowed values.
-Result<Density> parseDensity(std::string_view flag, std::string_view text);
+[[nodiscard]] Result<Density> parseDensity(std::string_view flag, std::string_view text);
 
 /// The source article's weights, radii and limits (cohesion 1 within 10 m, separation 1.5 within
 /// 2.5 m, alignment 1 within 6 m, 3 m/s^2, 5 m/s) in the default tank, with grid search. The

@@ -30,6 +30,8 @@ enum class NeighborSearch {
     Grid,      ///< uniform grid of cells as wide as the largest radius, O(N)
 };
 
+/// The names of an enum's values in files and flags, in the order of the enum.
+inline constexpr const char* kNeighborSearchNames[] = {"all-pairs", "grid"};
 std::string_view toString(NeighborSearch search);
 std::optional<NeighborSearch> parseNeighborSearch(std::string_view text);
 
@@ -39,6 +41,7 @@ enum class TargetPath {
     FlowField,  ///< along a flow field that leads around the rocks (FlowField.h)
 };
 
+inline constexpr const char* kTargetPathNames[] = {"straight", "flow-field"};
 std::string_view toString(TargetPath path);
 std::optional<TargetPath> parseTargetPath(std::string_view text);
 
@@ -50,6 +53,7 @@ enum class Steering {
     Couzin,    ///< Couzin et al. 2002: zones, repulsion first, constant speed, limited turning
 };
 
+inline constexpr const char* kSteeringNames[] = {"article", "reynolds", "couzin"};
 std::string_view toString(Steering steering);
 std::optional<Steering> parseSteering(std::string_view text);
 
@@ -59,6 +63,7 @@ enum class SeparationFalloff {
     InverseSquare,  ///< each offset divided by its squared length
 };
 
+inline constexpr const char* kSeparationFalloffNames[] = {"none", "inverse-square"};
 std::string_view toString(SeparationFalloff falloff);
 std::optional<SeparationFalloff> parseSeparationFalloff(std::string_view text);
 
@@ -68,6 +73,7 @@ enum class Combine {
     Prioritized,  ///< added in order of priority until maxAcceleration is spent
 };
 
+inline constexpr const char* kCombineNames[] = {"sum", "prioritized"};
 std::string_view toString(Combine combine);
 std::optional<Combine> parseCombine(std::string_view text);
 
@@ -77,12 +83,14 @@ enum class Avoidance {
     Rays,   ///< toward the first free one of a fixed set of directions round the heading
 };
 
+inline constexpr const char* kAvoidanceNames[] = {"repel", "rays"};
 std::string_view toString(Avoidance avoidance);
 std::optional<Avoidance> parseAvoidance(std::string_view text);
 
-/// Every tunable of the simulation; the config file keys are the member names: SPEC.md's, then
-/// those of the behaviours beyond it (viewAngle, seeking, avoidance, the neighbour search), which
-/// leave SPEC.md's step unchanged at their defaults.
+/// Every tunable of the simulation; the config file keys are the member names, listed with their
+/// units, ranges and help in paramTable() (ParamTable.h): docs/model.md's step ("One step"), then
+/// the behaviours beyond it (viewAngle, seeking, avoidance, the neighbour search), which leave
+/// that step unchanged at their defaults.
 /// Defaults give a school of 2,000 fish in a 80 x 40 x 80 m tank with three rocks that polarises
 /// within 20 simulated seconds (docs/model.md); articleParams() (Scenario.h) holds the article's.
 struct SimParams {
@@ -129,7 +137,7 @@ struct SimParams {
     /// How seeking finds its way: "straight" or "flow-field" (around the rocks).
     TargetPath targetPath = TargetPath::Straight;
     /// Weight of the steer away from rocks ahead of contact; 0, the default, leaves only the
-    /// bounce of SPEC step 6. Finite, any sign.
+    /// bounce of docs/model.md's "One step", step 6. Finite, any sign.
     float kAvoidance = 0.0f;
     /// How far from a rock's surface a fish starts to steer away. m, finite, >= 0.
     float avoidanceDistance = 6.0f;
@@ -192,9 +200,10 @@ inline constexpr std::int64_t kMaxFishCount = 16'000'000;
 /// Every fish tests every rock each step, and validation tests every pair of rocks.
 inline constexpr std::size_t kMaxRocks = 256;
 
-/// Checks every rule of SPEC.md, and those of the keys beyond it. The error names the key, the
-/// value and what is allowed, e.g. "rCohesion: -1 is not allowed; must be finite and >= 0".
-Result<void> validate(const SimParams& params);
+/// Checks the rule of every key of paramTable() and the rules that tie keys together (the tank,
+/// the rocks). The error names the key, the value and what is allowed, e.g.
+/// "rCohesion: -1 is not allowed; must be finite and >= 0".
+[[nodiscard]] Result<void> validate(const SimParams& params);
 
 /// The largest of the three neighbour radii.
 float maxRadius(const SimParams& params);

@@ -39,7 +39,7 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
     std::size_t lineNumber = 0;
     bool sawHeader = false;
     bool withKind = false;  // the header ends with ",kind": so does every row
-    // A UTF-8 byte order mark, as some editors write, is read as if absent (SPEC.md).
+    // A UTF-8 byte order mark, as some editors write, is read as if absent (docs/config.md, State).
     if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
     // One row a line: sized once, rather than moved again and again as it grows.
     school.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')));
@@ -107,7 +107,7 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
         Fish fish;
         fish.position = {values[0], values[1], values[2]};
         fish.velocity = {values[3], values[4], values[5]};
-        // SPEC.md: a faster fish could only overflow the step's sums.
+        // docs/model.md, What a step guarantees: a faster fish could only overflow the step's sums.
         const double speed =
             std::sqrt(double(values[3]) * values[3] + double(values[4]) * values[4] +
                       double(values[5]) * values[5]);

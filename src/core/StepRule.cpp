@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "FlowField.h"
+#include "ParamTable.h"
 
 namespace fishschool {
 
@@ -24,30 +25,31 @@ std::uint32_t stepFeatures(const SimParams& params) {
 
 StepParamsData makeStepParams(const SimParams& params, const FlowField* flow) {
     StepParamsData p{};
-    const float viewCos = std::cos(params.viewAngle * 0.5f * 0.017453292519943295f);
-    p.radiiSquared = {params.rCohesion * params.rCohesion, params.rSeparation * params.rSeparation,
-                      params.rAlignment * params.rAlignment, viewCos};
-    p.weights = {params.kCohesion, params.kSeparation, params.kAlignment, 0.0f};
-    p.limits = {params.maxAcceleration, params.maxVelocity, params.dt,
-                params.lockVerticalSteering ? 1.0f : 0.0f};
+    // The plain numbers, each into its slot (paramTable()'s stepSlot); then those the step reads
+    // in another form.
+    for (const ParamInfo& info : paramTable())
+        if (info.stepSlot) info.stepSlot(p, params.*std::get<float SimParams::*>(info.field));
+    STEP_COHESION_RADIUS2(p) = params.rCohesion * params.rCohesion;
+    STEP_SEPARATION_RADIUS2(p) = params.rSeparation * params.rSeparation;
+    STEP_ALIGNMENT_RADIUS2(p) = params.rAlignment * params.rAlignment;
+    STEP_VIEW_COS(p) = std::cos(params.viewAngle * 0.5f * 0.017453292519943295f);
+    STEP_LOCK_VERTICAL(p) = params.lockVerticalSteering ? 1.0f : 0.0f;
     p.bounds = glm::vec4(params.bounds, 0.0f);
-    p.counts = {0u, static_cast<std::uint32_t>(params.rocks.size()), 0u, 0u};
+    STEP_ROCK_COUNT(p) = static_cast<std::uint32_t>(params.rocks.size());
     p.target = glm::vec4(params.target, params.kTarget);
-    p.avoidance = {params.kAvoidance, params.avoidanceDistance, 0.0f, 0.0f};
     // Steering "couzin" is a set of behaviours of its own (kFeatureCouzin), not a mode here.
-    const float reynolds = params.steering == Steering::Reynolds ? 1.0f : 0.0f;
-    p.modes = {params.minVelocity, reynolds, params.combine == Combine::Prioritized ? 1.0f : 0.0f,
-               params.avoidance == Avoidance::Rays ? 1.0f : 0.0f};
-    p.kinds = {static_cast<std::uint32_t>(params.leaders),
-               static_cast<std::uint32_t>(params.leaders + params.predators), 0u, 0u};
-    p.kindWeights = {params.kLeader, params.kFlee, params.fleeRadius, params.predatorMaxVelocity};
+    STEP_REYNOLDS(p) = params.steering == Steering::Reynolds ? 1.0f : 0.0f;
+    STEP_PRIORITIZED(p) = params.combine == Combine::Prioritized ? 1.0f : 0.0f;
+    STEP_RAYS(p) = params.avoidance == Avoidance::Rays ? 1.0f : 0.0f;
+    STEP_LEADERS_END(p) = static_cast<std::uint32_t>(params.leaders);
+    STEP_PREDATORS_END(p) = static_cast<std::uint32_t>(params.leaders + params.predators);
     // The largest turn of a step, at most half a turn (then any direction can be reached).
     const double turn =
         std::min(double(params.maxTurnRate) * params.dt * 0.017453292519943295, 3.141592653589793);
-    p.noise = {params.noise, static_cast<float>(std::cos(turn)), static_cast<float>(std::sin(turn)),
-               0.0f};
-    p.random = {static_cast<std::uint32_t>(params.seed),
-                static_cast<std::uint32_t>(params.seed >> 32), 0u, 0u};
+    STEP_TURN_COS(p) = static_cast<float>(std::cos(turn));
+    STEP_TURN_SIN(p) = static_cast<float>(std::sin(turn));
+    STEP_SEED_LOW(p) = static_cast<std::uint32_t>(params.seed);
+    STEP_SEED_HIGH(p) = static_cast<std::uint32_t>(params.seed >> 32);
     if (flow) {
         p.flowOrigin = glm::vec4(flow->origin(), flow->spacing());
         p.flowDims = glm::uvec4(glm::uvec3(flow->dims()), 0u);

@@ -49,10 +49,10 @@ using glm::sqrt;
 template <uint kFeatures>
 class StepRule {
   public:
-    /// `rockData` holds params.counts.y rocks; `flowData` the flow field's nodes when
+    /// `rockData` holds STEP_ROCK_COUNT(params) rocks; `flowData` the flow field's nodes when
     /// kFeatureFlowField is on (else it may be null). All must outlive the rule.
-    /// `specialData`: position and velocity (two vec4 each) of the params.kinds.y leaders and
-    /// predators, by upload index, when kFeatureKinds is on.
+    /// `specialData`: position and velocity (two vec4 each) of the STEP_PREDATORS_END(params)
+    /// leaders and predators, by upload index, when kFeatureKinds is on.
     StepRule(const StepParamsData& stepParams, const vec4* rockData, const vec4* flowData,
              const vec4* specialData = nullptr)
         : params(stepParams), rocks(rockData), flow(flowData), specials(specialData) {}

@@ -8,7 +8,7 @@
 namespace fishschool {
 namespace {
 
-/// SPEC.md's step with tbb::parallel_for over fish. Every fish's result depends only on the
+/// docs/model.md's step with tbb::parallel_for over fish. Every fish's result depends only on the
 /// previous state, so the split across threads cannot change it.
 class TbbBackend final : public CpuSolverBackend {
   public:

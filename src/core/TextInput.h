@@ -28,19 +28,20 @@ std::string formatPoint(const glm::vec3& p);
 /// A whole number in decimal, from `min` to `max`: digits with an optional leading '-', nothing
 /// else (no spaces, '+', hex, exponent or fraction). The error names `what` and the range, e.g.
 /// "--steps: '0x10' is not allowed; must be a whole number from 0 to 9223372036854775807".
-Result<std::int64_t> parseWholeNumber(std::string_view what, std::string_view text,
-                                      std::int64_t min, std::int64_t max);
+[[nodiscard]] Result<std::int64_t> parseWholeNumber(std::string_view what, std::string_view text,
+                                                    std::int64_t min, std::int64_t max);
 /// The same for an unsigned 64-bit value (a seed): from 0 to 2^64 - 1.
-Result<std::uint64_t> parseUnsigned64(std::string_view what, std::string_view text);
+[[nodiscard]] Result<std::uint64_t> parseUnsigned64(std::string_view what, std::string_view text);
 
 /// Splits "a,b,c" into its items. An empty item ("a,,b", a trailing comma) or an empty list is an
 /// error that names `what`, e.g. the flag.
-Result<std::vector<std::string>> splitList(std::string_view what, std::string_view text);
+[[nodiscard]] Result<std::vector<std::string>> splitList(std::string_view what,
+                                                         std::string_view text);
 
 /// Each item of a comma-separated list read by parseOne(item), a Result<T>; the first item it
 /// refuses is the error.
 template <class ParseOne>
-auto parseList(std::string_view what, std::string_view text, ParseOne&& parseOne)
+[[nodiscard]] auto parseList(std::string_view what, std::string_view text, ParseOne&& parseOne)
     -> Result<std::vector<typename decltype(parseOne(std::string_view{}))::value_type>> {
     auto items = splitList(what, text);
     if (!items) return fail(items.error());
@@ -54,20 +55,22 @@ auto parseList(std::string_view what, std::string_view text, ParseOne&& parseOne
 }
 
 /// One fish count: a whole number from `min` to kMaxFishCount; the error names `what`.
-Result<std::int64_t> parseFishCount(std::string_view what, std::string_view text,
-                                    std::int64_t min = 0);
-Result<std::vector<std::int64_t>> parseFishCounts(std::string_view what, std::string_view text,
+[[nodiscard]] Result<std::int64_t> parseFishCount(std::string_view what, std::string_view text,
                                                   std::int64_t min = 0);
+[[nodiscard]] Result<std::vector<std::int64_t>> parseFishCounts(std::string_view what,
+                                                                std::string_view text,
+                                                                std::int64_t min = 0);
 
 /// A neighbour search as a flag names it; the error names `flag` and the allowed names.
-Result<NeighborSearch> parseNeighborSearchFlag(std::string_view flag, std::string_view text);
+[[nodiscard]] Result<NeighborSearch> parseNeighborSearchFlag(std::string_view flag,
+                                                             std::string_view text);
 /// A comma-separated list of neighbour searches.
-Result<std::vector<NeighborSearch>> parseNeighborSearchList(std::string_view flag,
-                                                            std::string_view text);
+[[nodiscard]] Result<std::vector<NeighborSearch>> parseNeighborSearchList(std::string_view flag,
+                                                                          std::string_view text);
 
 /// Checks, before a long run, that `path` could be written: its folder exists and is writable,
 /// and it is not itself a folder. The error names `what` and the path.
-Result<void> checkOutputPath(std::string_view what, const std::string& path);
+[[nodiscard]] Result<void> checkOutputPath(std::string_view what, const std::string& path);
 
 /// An input file a command reads: its flag and path (empty: not given).
 struct NamedInput {
@@ -77,7 +80,7 @@ struct NamedInput {
 /// Refuses an output path that is the same file as one of `inputs` (by identity, so another
 /// spelling or a link is caught too), so that writing can never replace an input, e.g.
 /// "--state-out: 'c.json' is the same file as --config; give another path".
-Result<void> checkNotAnInput(std::string_view flag, const std::string& path,
-                             std::initializer_list<NamedInput> inputs);
+[[nodiscard]] Result<void> checkNotAnInput(std::string_view flag, const std::string& path,
+                                           std::initializer_list<NamedInput> inputs);
 
 }  // namespace fishschool

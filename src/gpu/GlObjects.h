@@ -118,11 +118,12 @@ class GlProgram : public GlName<deleteProgram> {
     };
 
     GlProgram() = default;
-    static Result<GlProgram> fromSources(const std::vector<Stage>& stages);
+    [[nodiscard]] static Result<GlProgram> fromSources(const std::vector<Stage>& stages);
     /// Loads each stage from the shader folder (see ShaderFiles.h), with `defines` inserted after
     /// the #version line.
-    static Result<GlProgram> fromFiles(std::initializer_list<std::pair<GLenum, std::string>> stages,
-                                       const std::string& defines = "");
+    [[nodiscard]] static Result<GlProgram> fromFiles(
+        std::initializer_list<std::pair<GLenum, std::string>> stages,
+        const std::string& defines = "");
 
     GLint uniformLocation(const char* name) const;
 
@@ -132,11 +133,11 @@ class GlProgram : public GlName<deleteProgram> {
 
 /// Reports GL errors raised since the last check, naming `where`. Active in debug builds, or
 /// when the environment sets FISHSCHOOL_GL_DEBUG=1; returns the first error's message.
-Result<void> checkGlErrors(const char* where);
+[[nodiscard]] Result<void> checkGlErrors(const char* where);
 
 /// Like checkGlErrors, but in every build: takes every GL error raised since the last check (GL
 /// keeps them until asked), and returns the first with `where`.
-Result<void> takeGlErrors(const char* where);
+[[nodiscard]] Result<void> takeGlErrors(const char* where);
 
 /// How many GL errors checkGlErrors and the debug callback have reported in this process; lets
 /// tests fail on a GL error in any call path.

@@ -104,12 +104,12 @@ Result<std::unique_ptr<GpuBackend>> GpuBackend::create(const SimParams& params,
         GlBuffer::create(sizeof(GpuStepParams), nullptr, GL_DYNAMIC_STORAGE_BIT);
     if (auto programs = backend->stepProgramsFor(stepFeatures(params)); !programs)
         return fail(programs.error());
-    backend->setParams(params);
+    if (auto ok = backend->setParams(params); !ok) return fail(ok.error());
     if (auto ok = takeGlErrors("GpuBackend::create"); !ok) return fail("gpu: " + ok.error());
     return backend;
 }
 
-void GpuBackend::setParams(const SimParams& params) {
+Result<void> GpuBackend::setParams(const SimParams& params) {
     if (!rockBuffer_ || params.rocks != params_.rocks) {  // a slider moves a weight far more often
         std::vector<GpuRock> rocks = packRocks(params);
         if (rocks.empty()) rocks.emplace_back(0.0f);  // a zero-sized buffer cannot be bound
@@ -126,26 +126,33 @@ void GpuBackend::setParams(const SimParams& params) {
         flow_ = std::move(flow);
     }
     stepParams_ = makeStepParams(params, flow_.get());
-    const auto specialBytes =
-        static_cast<GLsizeiptr>((2 * std::size_t{stepParams_.kinds.y} + 2) * sizeof(glm::vec4));
+    const auto specialBytes = static_cast<GLsizeiptr>(
+        (2 * std::size_t{STEP_PREDATORS_END(stepParams_)} + 2) * sizeof(glm::vec4));
     if (!specialBuffer_ || specialBuffer_.size() < specialBytes)
         specialBuffer_ = GlBuffer::create(specialBytes, nullptr, GL_DYNAMIC_STORAGE_BIT);
     // The step compiled for this set of behaviours: from the cache, or compiled now. Every set
-    // compiles (a test builds them all), so a failure here is the driver's; it is reported, and
-    // the step keeps the programs it had.
+    // compiles (a test builds them all), so a failure here is the driver's: the school is not to
+    // be stepped with programs for other behaviours, so steps stop and health() says why.
     auto programs = stepProgramsFor(stepFeatures(params));
-    if (programs)
-        stepPrograms_ = *programs;
-    else
-        std::fprintf(stderr, "gpu: %s\n", programs.error().c_str());
-    checkGlErrors("GpuBackend::setParams");
+    (void)checkGlErrors("GpuBackend::setParams");  // on stderr, in runs with GL debugging
+    if (!programs) {
+        stepPrograms_ = nullptr;
+        compileFault_ = "gpu: " + programs.error();
+        if (fault_.empty()) fault_ = compileFault_;
+        return fail(compileFault_);
+    }
+    stepPrograms_ = *programs;
+    compileFault_.clear();
+    return {};
 }
 
 Result<const GpuBackend::StepPrograms*> GpuBackend::stepProgramsFor(std::uint32_t features) {
     auto cached = stepProgramCache_.find(features);
     if (cached != stepProgramCache_.end()) return &cached->second;
-    const std::string defines = workgroupDefine(kWorkgroupSize) + "#define STEP_FEATURES " +
-                                std::to_string(features) + "u\n";
+    std::string defines = workgroupDefine(kWorkgroupSize) + "#define STEP_FEATURES " +
+                          std::to_string(features) + "u\n";
+    if ((features & overrides_.brokenFeatures) != 0u)
+        defines += "#error refused by ShaderOverrides::brokenFeatures\n";
     StepPrograms programs;
     if (overrides_.allPairsSource.empty()) {
         auto allPairs = GlProgram::fromFiles({{GL_COMPUTE_SHADER, "step_all_pairs.comp"}}, defines);
@@ -187,7 +194,7 @@ Result<void> GpuBackend::upload(std::span<const Fish> school) {
         data[i] = {f.position, static_cast<std::uint32_t>(i), f.velocity, 0.0f, f.acceleration,
                    0.0f};
     }
-    checkGlErrors("before GpuBackend::upload");
+    (void)checkGlErrors("before GpuBackend::upload");  // on stderr, in runs with GL debugging
     while (glGetError() != GL_NO_ERROR) {
     }  // so that the check below sees this allocation's error alone
     GlBuffer buffer =
@@ -198,7 +205,7 @@ Result<void> GpuBackend::upload(std::span<const Fish> school) {
     fishBuffer_ = std::move(buffer);
     fishCount_ = n;
     currentHalf_ = 0;
-    fault_.clear();
+    fault_ = compileFault_;  // a new school, but still no step for these parameters
     return {};
 }
 
@@ -350,9 +357,9 @@ void GpuBackend::writeStepParams(std::size_t readFirst, std::size_t writeFirst,
     p.gridOrigin = glm::vec4(glm::vec3(grid.origin), static_cast<float>(grid.cellSize));
     p.gridDims = {static_cast<unsigned>(grid.dimX), static_cast<unsigned>(grid.dimY),
                   static_cast<unsigned>(grid.dimZ), static_cast<unsigned>(grid.reach)};
-    p.counts.x = static_cast<unsigned>(fishCount_);
-    p.counts.z = static_cast<unsigned>(readFirst);
-    p.counts.w = static_cast<unsigned>(writeFirst);
+    STEP_FISH_COUNT(p) = static_cast<unsigned>(fishCount_);
+    STEP_FIRST_FISH_READ(p) = static_cast<unsigned>(readFirst);
+    STEP_FIRST_FISH_WRITTEN(p) = static_cast<unsigned>(writeFirst);
     glNamedBufferSubData(paramsBuffer_.id(), 0, sizeof p, &p);
 }
 
@@ -379,9 +386,9 @@ void GpuBackend::dispatchOverFish(const GlProgram& program) {
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_UNIFORM_BARRIER_BIT);
 }
 
-void GpuBackend::step() {
-    stepParams_.random.z = static_cast<std::uint32_t>(stepCount_++);
-    if (fishCount_ == 0 || !fault_.empty()) return;
+void GpuBackend::stepImpl() {
+    STEP_INDEX(stepParams_) = static_cast<std::uint32_t>(stepCount());
+    if (fishCount_ == 0 || !fault_.empty() || !stepPrograms_) return;
     stepTimer_.begin();
     dispatchStep();
     stepTimer_.end();

@@ -21,20 +21,25 @@
 
 namespace fishschool::gpu {
 
-/// SPEC.md's step as OpenGL compute shaders, one invocation per fish, over one storage buffer of
-/// 2N fish: one half holds the previous state, the other receives the next, and the halves swap
+/// Shader sources can be replaced (by file name) for tests of the failure path.
+struct GpuShaderOverrides {
+    std::string allPairsSource;  ///< replaces step_all_pairs.comp when not empty
+    /// The step fails to compile for every set of behaviours with one of these kFeature* bits,
+    /// as a driver's bug would.
+    std::uint32_t brokenFeatures = 0;
+};
+
+/// docs/model.md's step as OpenGL compute shaders, one invocation per fish, over one storage buffer
+/// of 2N fish: one half holds the previous state, the other receives the next, and the halves swap
 /// roles by offset, never by copy. The renderer draws straight from that buffer.
 class GpuBackend final : public Backend {
   public:
-    /// Shader sources can be replaced (by file name) for tests of the failure path.
-    struct ShaderOverrides {
-        std::string allPairsSource;  ///< replaces step_all_pairs.comp when not empty
-    };
+    using ShaderOverrides = GpuShaderOverrides;
 
     /// Needs a current OpenGL 4.3+ context on this thread. Fails with the reason (missing
     /// compute support, a shader's compile log, ...) rather than crashing.
-    static Result<std::unique_ptr<GpuBackend>> create(const SimParams& params,
-                                                      const ShaderOverrides& overrides = {});
+    [[nodiscard]] static Result<std::unique_ptr<GpuBackend>> create(
+        const SimParams& params, const ShaderOverrides& overrides = {});
 
     ~GpuBackend() override;
     GpuBackend(const GpuBackend&) = delete;
@@ -42,19 +47,18 @@ class GpuBackend final : public Backend {
 
     BackendKind kind() const override { return BackendKind::Gpu; }
     std::string description() const override { return renderer_; }
-    void setParams(const SimParams& params) override;
-    Result<void> upload(std::span<const Fish> school) override;
+    [[nodiscard]] Result<void> setParams(const SimParams& params) override;
+    [[nodiscard]] Result<void> upload(std::span<const Fish> school) override;
     School download() override;
     /// Copies the current half into a mapped buffer on the GPU; takeSnapshot() hands it out once
     /// a fence says the copy is done, and the snapshot reads the mapped memory from any thread.
     void requestSnapshot() override;
     std::shared_ptr<const SchoolSnapshot> takeSnapshot() override;
     std::size_t fishCount() const override { return fishCount_; }
-    void step() override;
     void finish() override;
     bool stepsAsynchronously() const override { return true; }
     std::optional<double> collectStepMilliseconds() override;
-    Result<void> health() const override;
+    [[nodiscard]] Result<void> health() const override;
     std::optional<GpuDrawSource> drawSource() const override {
         return GpuDrawSource{fishBuffer(), currentFirstFish(), fishCount_};
     }
@@ -73,11 +77,14 @@ class GpuBackend final : public Backend {
                       (kWorkgroupSize & (kWorkgroupSize - 1)) == 0,
                   "FISHSCHOOL_GPU_WORKGROUP_SIZE must be a power of two from 32 to 1024");
 
+  protected:
+    void stepImpl() override;
+
   private:
     GpuBackend() = default;
     /// Fails when 2 * fishCount fish exceed GL_MAX_SHADER_STORAGE_BLOCK_SIZE, or one invocation
     /// per fish exceeds GL_MAX_COMPUTE_WORK_GROUP_COUNT.
-    Result<void> checkStorageFits(std::size_t fishCount) const;
+    [[nodiscard]] Result<void> checkStorageFits(std::size_t fishCount) const;
     void writeStepParams(std::size_t readFirst, std::size_t writeFirst, const GridShape& grid);
     void ensureGridBuffers(std::size_t cells);
     void dispatchOverFish(const GlProgram& program);
@@ -99,7 +106,7 @@ class GpuBackend final : public Backend {
     };
     /// The programs for `features`, compiled on first use and kept: switching a behaviour on and
     /// off again compiles nothing. Fails with the compile log.
-    Result<const StepPrograms*> stepProgramsFor(std::uint32_t features);
+    [[nodiscard]] Result<const StepPrograms*> stepProgramsFor(std::uint32_t features);
 
     ShaderOverrides overrides_;
     GlProgram copyFish_, gridCount_, gridScanBlocks_, gridScanSums_, gridScanAdd_, gridScatter_;
@@ -132,9 +139,11 @@ class GpuBackend final : public Backend {
     /// The first GL error since the upload ("" for none): the school is not to be trusted, and
     /// steps do nothing until the next upload.
     std::string fault_;
+    /// Why the step did not compile for the parameters set last ("" when it did).
+    std::string compileFault_;
 };
 
 /// Whether this thread's current context can run the gpu backend; the error says why not.
-Result<void> probeComputeSupport();
+[[nodiscard]] Result<void> probeComputeSupport();
 
 }  // namespace fishschool::gpu

@@ -12,13 +12,13 @@ namespace fishschool::gpu {
 /// default display. For the CLI, the tests and the benchmarks.
 class HeadlessGlContext {
   public:
-    static Result<std::unique_ptr<HeadlessGlContext>> create();
+    [[nodiscard]] static Result<std::unique_ptr<HeadlessGlContext>> create();
     ~HeadlessGlContext();
     HeadlessGlContext(const HeadlessGlContext&) = delete;
     HeadlessGlContext& operator=(const HeadlessGlContext&) = delete;
 
     /// Makes this context current on the calling thread again (after another one was).
-    Result<void> makeCurrent();
+    [[nodiscard]] Result<void> makeCurrent();
 
     /// GL_RENDERER and GL_VERSION, e.g. "llvmpipe (LLVM 15.0.6, 256 bits), 4.5 (Core Profile)
     /// Mesa 22.3.6".

@@ -16,6 +16,7 @@ std::filesystem::path assetDirectory();
 
 /// A shader's GLSL text from the shader folder, with each `#include "file.glsl"` line replaced
 /// by that file, and `defines` inserted after the #version line. Errors name the path.
-Result<std::string> loadShaderFile(const std::string& name, const std::string& defines = "");
+[[nodiscard]] Result<std::string> loadShaderFile(const std::string& name,
+                                                 const std::string& defines = "");
 
 }  // namespace fishschool::gpu

@@ -18,7 +18,7 @@ using Mesh = std::vector<MeshVertex>;
 
 /// Reads the `v` and `f` lines of a Wavefront OBJ file (triangles or convex polygons); other
 /// lines are ignored. Errors name the file and the line.
-Result<Mesh> loadObj(const std::filesystem::path& path);
+[[nodiscard]] Result<Mesh> loadObj(const std::filesystem::path& path);
 
 /// A sphere of radius 1 at the origin.
 Mesh makeSphere(int rings, int segments);

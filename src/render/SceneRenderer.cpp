@@ -277,7 +277,7 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
     glDisable(GL_BLEND);
     glBindVertexArray(0);
     glUseProgram(0);
-    gpu::checkGlErrors("SceneRenderer::draw");
+    (void)gpu::checkGlErrors("SceneRenderer::draw");  // on stderr, in runs with GL debugging
 }
 
 void SceneRenderer::cullFish(const SimParams& params, const FishSource& fish, const glm::mat4& viewProjection,

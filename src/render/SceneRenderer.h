@@ -42,7 +42,7 @@ struct FishDrawStats {
 class SceneRenderer {
   public:
     /// Loads the shaders and assets/fish.obj; needs a current GL 4.5 context.
-    static Result<SceneRenderer> create();
+    [[nodiscard]] static Result<SceneRenderer> create();
 
     /// Copies a CPU school into the renderer's own fish buffer (one upload a frame), and returns
     /// where it lies. The gpu backend skips this: its buffer is drawn directly.

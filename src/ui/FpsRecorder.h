@@ -75,8 +75,8 @@ class FpsRecorder {
     double measureSeconds = 3.0;
 
     void startRecord();
-    Result<void> startSweep(const std::vector<BackendKind>& backends,
-                            const std::vector<std::int64_t>& fishCounts);
+    [[nodiscard]] Result<void> startSweep(const std::vector<BackendKind>& backends,
+                                          const std::vector<std::int64_t>& fishCounts);
     void cancel();
     bool busy() const { return mode_ != Mode::Idle; }
     bool sweeping() const { return mode_ == Mode::Sweep; }

@@ -6,9 +6,11 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "FpsRecorder.h"
+#include "Widgets.h"
 #include "core/Backend.h"
 #include "core/Metrics.h"
 #include "core/SimParams.h"
@@ -38,6 +40,12 @@ struct PanelState {
     double fastForwardLeft = 0.0;  ///< simulated seconds a fast-forward has still to run
     bool recordingVideo = false;
     long long videoFrames = 0;
+
+    /// Why backend number `index` of the registry cannot run; empty when it can (or is not listed).
+    std::string_view unavailableReason(std::size_t index) const {
+        return index < unavailable.size() ? std::string_view(unavailable[index])
+                                          : std::string_view();
+    }
 };
 
 /// What the user asked for this frame; the app carries it out and reports errors back.
@@ -50,7 +58,10 @@ struct PanelActions {
     std::optional<std::uint64_t> resetSeed;
     std::optional<std::string> loadStatePath;  ///< replace the school with a state CSV's
     std::optional<std::string> saveStatePath;  ///< write the school as a state CSV
-    std::optional<double> speed;               ///< simulated seconds per wall second
+    /// Replace the parameters with a config file's (the seed field follows: Panel::followSeed).
+    std::optional<std::string> loadConfigPath;
+    std::optional<std::string> saveConfigPath;  ///< write the running parameters as a config
+    std::optional<double> speed;                ///< simulated seconds per wall second
     std::optional<bool> asFastAsItCan;
     std::optional<double> fastForwardSeconds;  ///< run this much simulated time at once
     bool cancelFastForward = false;
@@ -83,6 +94,8 @@ class Panel {
     /// The seed the Reset button (and the R key) starts a school from: the seed field, which
     /// starts as the running school's and follows a loaded config or preset.
     std::uint64_t seedForReset(std::uint64_t running) const { return resetSeed_.value_or(running); }
+    /// Sets the seed field, e.g. to a loaded config's seed.
+    void followSeed(std::uint64_t seed) { resetSeed_ = seed; }
     /// Pixels from the left edge that the panel covered in the last frame (0 when hidden or
     /// moved away from the left edge).
     float coveredLeft() const { return coveredLeft_; }
@@ -97,7 +110,9 @@ class Panel {
     /// Where the control `label` (a slider, a section's header, "fish count", or a rock's radius
     /// as "rocks[0].radius") was drawn in the last frame, as {x0, y0, x1, y1} in pixels; all zero
     /// if it was not. Lets tests click it.
-    static std::array<float, 4> controlRect(const std::string& label);
+    std::array<float, 4> controlRect(const std::string& label) const {
+        return widgets_.rect(label);
+    }
     /// What the plots show, oldest first.
     const std::vector<Measure>& measures() const { return measures_; }
     /// The simulated seconds the Fast-forward button (and the F key) runs.
@@ -111,13 +126,27 @@ class Panel {
     void drawNotices();
     void drawHelp();
     void drawPlots();
+    /// The parameters, a section each (PanelParameters.cpp); each section's function returns
+    /// true when it changed `edited`.
     void drawParameters(const PanelState& state, PanelActions& actions);
+    bool drawSchool(const PanelState& state, SimParams& edited, PanelActions& actions);
+    bool drawBehaviour(SimParams& edited);
+    bool drawTargetAndAvoidance(SimParams& edited);
+    bool drawTank(SimParams& edited);
     bool drawRocks(SimParams& edited);
+    void drawView();
+    void drawFiles(const PanelState& state, PanelActions& actions);
     /// The steering of the other sources: minimum speed, steering and combination modes,
-    /// avoidance by rays, leaders and predators. True when a value changed.
+    /// avoidance by rays, leaders and predators.
     bool drawSteering(SimParams& edited);
+    /// The keys of paramTable() under `section`, in its order: those the table draws, and
+    /// drawCustom(info) for those the section draws itself. True when one changed.
+    template <class DrawCustom>
+    bool drawKeys(const char* section, SimParams& edited, DrawCustom&& drawCustom);
+    /// The FPS recorder's section (PanelRecorder.cpp).
     void drawRecorder(const PanelState& state, FpsRecorder& recorder);
 
+    Widgets widgets_;
     std::string error_;
     float coveredLeft_ = 0.0f;
     std::string message_;

@@ -2,7 +2,9 @@
 // values, errors that move nothing, and the plots of the school's measures.
 
 #include <gtest/gtest.h>
+
 #include <imgui.h>
+#include <filesystem>
 
 #include "ui/Panel.h"
 
@@ -72,7 +74,7 @@ class PanelInput : public ::testing::Test {
 
 TEST_F(PanelInput, ATypedValueAppliesOnEnterNotWhileTyped) {
     frame();
-    const auto rect = Panel::controlRect("rSeparation (m)");
+    const auto rect = panel_.controlRect("rSeparation (m)");
     ASSERT_GT(rect[2], rect[0]);
     ImGuiIO& io = ImGui::GetIO();
     io.MousePos = centre(rect);
@@ -95,9 +97,44 @@ TEST_F(PanelInput, ATypedValueAppliesOnEnterNotWhileTyped) {
     for (int k = 0; k < 3; ++k) EXPECT_FALSE(frame().newParams);
 }
 
+/// Loading and saving a config are what the panel returns for the app to carry out: the panel
+/// itself reads and writes no file.
+TEST_F(PanelInput, ConfigFilesAreAskedOfTheAppNotOpenedByThePanel) {
+    ASSERT_FALSE(std::filesystem::exists("fishschool.json")) << "the test needs it absent";
+    frame();
+    ImGuiIO& io = ImGui::GetIO();
+    // A click: hover, press, release; what the three frames asked for.
+    const auto click = [&](const char* label) {
+        const auto rect = panel_.controlRect(label);
+        EXPECT_GT(rect[2], rect[0]) << label << " was not drawn";
+        io.MousePos = centre(rect);
+        PanelActions asked = frame();
+        io.MouseDown[0] = true;
+        const PanelActions pressed = frame();
+        const PanelActions released = frame();
+        for (const PanelActions* a : {&pressed, &released}) {
+            if (a->loadConfigPath) asked.loadConfigPath = a->loadConfigPath;
+            if (a->saveConfigPath) asked.saveConfigPath = a->saveConfigPath;
+            if (a->newParams) asked.newParams = a->newParams;
+        }
+        return asked;
+    };
+    // Close the open sections, so that Files shows without scrolling.
+    for (const char* open : {"Measures over time", "School", "Behaviour"}) click(open);
+    click("Files");
+    const PanelActions load = click("Load config");
+    ASSERT_TRUE(load.loadConfigPath);
+    EXPECT_EQ(*load.loadConfigPath, "fishschool.json");
+    EXPECT_FALSE(load.newParams) << "the panel loaded the file itself";
+    const PanelActions save = click("Save config");
+    ASSERT_TRUE(save.saveConfigPath);
+    EXPECT_EQ(*save.saveConfigPath, "fishschool.json");
+    EXPECT_FALSE(std::filesystem::exists("fishschool.json")) << "the panel wrote the file itself";
+}
+
 TEST_F(PanelInput, ATypedFishCountIsReadStrictly) {
     frame();
-    const auto rect = Panel::controlRect("fish count");
+    const auto rect = panel_.controlRect("fish count");
     ASSERT_GT(rect[2], rect[0]);
     ImGuiIO& io = ImGui::GetIO();
     // Click into the field (the caret lands after "2000"), type, press Enter.
@@ -128,8 +165,8 @@ TEST_F(PanelInput, ATypedFishCountIsReadStrictly) {
 
 TEST_F(PanelInput, ATypedFishCountAppliesWhenTheFocusGoesElsewhere) {
     frame();
-    const auto field = Panel::controlRect("fish count");
-    const auto elsewhere = Panel::controlRect("kCohesion");
+    const auto field = panel_.controlRect("fish count");
+    const auto elsewhere = panel_.controlRect("kCohesion");
     ASSERT_GT(field[2], field[0]);
     ASSERT_GT(elsewhere[2], elsewhere[0]);
     ImGuiIO& io = ImGui::GetIO();
@@ -153,17 +190,17 @@ TEST_F(PanelInput, ATypedFishCountAppliesWhenTheFocusGoesElsewhere) {
 TEST_F(PanelInput, AnErrorMovesNoControl) {
     frame();
     frame();
-    const auto before = Panel::controlRect("kCohesion");
-    const auto fishBefore = Panel::controlRect("fish count");
+    const auto before = panel_.controlRect("kCohesion");
+    const auto fishBefore = panel_.controlRect("fish count");
     ASSERT_GT(before[2], before[0]);
     panel_.showError("rSeparation: -1 is not allowed; must be finite and >= 0");
     frame();
     frame();
-    EXPECT_EQ(Panel::controlRect("kCohesion"), before);
-    EXPECT_EQ(Panel::controlRect("fish count"), fishBefore);
+    EXPECT_EQ(panel_.controlRect("kCohesion"), before);
+    EXPECT_EQ(panel_.controlRect("fish count"), fishBefore);
     panel_.clearError();
     frame();
-    EXPECT_EQ(Panel::controlRect("kCohesion"), before);
+    EXPECT_EQ(panel_.controlRect("kCohesion"), before);
 }
 
 TEST_F(PanelInput, TheDismissButtonStaysInTheWindowAfterAWrappedError) {
@@ -180,8 +217,8 @@ TEST_F(PanelInput, TheDismissButtonStaysInTheWindowAfterAWrappedError) {
               std::string(200, 'x')}) {
         panel_.showError(error);
         for (int k = 0; k < 5; ++k) frame();  // the panel and the notice take their sizes
-        const auto button = Panel::controlRect("dismiss");
-        const auto window = Panel::controlRect("Notices");
+        const auto button = panel_.controlRect("dismiss");
+        const auto window = panel_.controlRect("Notices");
         ASSERT_GT(button[2], button[0]) << error;
         EXPECT_TRUE(inside(button, window)) << error;
         EXPECT_TRUE(inside(window, display)) << error;
@@ -202,7 +239,7 @@ TEST_F(PanelInput, TheDismissButtonStaysInTheWindowAfterAWrappedError) {
 TEST_F(PanelInput, TheFirstMeasuresMoveNoControl) {
     frame();
     frame();
-    const auto before = Panel::controlRect("fish count");
+    const auto before = panel_.controlRect("fish count");
     ASSERT_GT(before[2], before[0]);
     SchoolMetrics m;
     panel_.addMeasures(0.0, m);
@@ -210,7 +247,7 @@ TEST_F(PanelInput, TheFirstMeasuresMoveNoControl) {
     ASSERT_EQ(panel_.measures().size(), 2u);
     frame();
     frame();
-    EXPECT_EQ(Panel::controlRect("fish count"), before);
+    EXPECT_EQ(panel_.controlRect("fish count"), before);
 }
 
 }  // namespace

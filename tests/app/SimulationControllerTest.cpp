@@ -414,9 +414,9 @@ class CountingBackend final : public Backend {
 
     BackendKind kind() const override { return inner_->kind(); }
     std::string description() const override { return "counting " + inner_->description(); }
-    void setParams(const SimParams& params) override {
+    Result<void> setParams(const SimParams& params) override {
         ++calls_.setParams;
-        inner_->setParams(params);
+        return inner_->setParams(params);
     }
     Result<void> upload(std::span<const Fish> school) override {
         ++calls_.upload;
@@ -427,7 +427,9 @@ class CountingBackend final : public Backend {
         return inner_->download();
     }
     std::size_t fishCount() const override { return inner_->fishCount(); }
-    void step() override { inner_->step(); }
+
+  protected:
+    void stepImpl() override { inner_->step(); }
 
   private:
     Calls& calls_;
@@ -437,7 +439,7 @@ class CountingBackend final : public Backend {
 std::unique_ptr<SimulationController> makeCounted(const SimParams& p,
                                                   CountingBackend::Calls& calls) {
     auto backend = std::make_unique<CountingBackend>(calls);
-    backend->setParams(p);  // as the registry makes every backend: with its parameters
+    EXPECT_TRUE(backend->setParams(p));  // as the registry makes every backend: with its parameters
     calls = {};
     auto controller = SimulationController::create(p, std::move(backend));
     EXPECT_TRUE(controller) << controller.error();

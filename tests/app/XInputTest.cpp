@@ -232,7 +232,7 @@ class PanelTwin {
     }
     ~PanelTwin() { ImGui::DestroyContext(); }
 
-    Rect rect(const std::string& label) const { return ui::Panel::controlRect(label); }
+    Rect rect(const std::string& label) const { return panel_.controlRect(label); }
     /// Clicks `label` in the twin too, so that it lays out what the app will; where it is.
     Rect click(const std::string& label) {
         const Rect r = rect(label);

@@ -18,7 +18,7 @@ namespace fishschool {
 namespace {
 
 School run(std::unique_ptr<Backend> backend, const SimParams& p, int steps) {
-    backend->setParams(p);
+    EXPECT_TRUE(backend->setParams(p));
     EXPECT_TRUE(backend->upload(makeInitialSchool(p)));
     for (int s = 0; s < steps; ++s) backend->step();
     return backend->download();
@@ -41,7 +41,7 @@ TEST_P(BothSearches, CpuAndTbbAreBitIdenticalAfter200Steps) {
     EXPECT_NE(cpu, makeInitialSchool(p));  // the school did move
 }
 
-/// Random scenes with rocks well apart: the guarantees of SPEC.md hold at every step.
+/// Random scenes with rocks well apart: the guarantees of docs/model.md hold at every step.
 TEST_P(BothSearches, EveryFishStaysInTheTankOutsideTheRocksAndFinite) {
     std::mt19937 rng(99);
     std::uniform_real_distribution<float> unit(0.0f, 1.0f);
@@ -57,7 +57,7 @@ TEST_P(BothSearches, EveryFishStaysInTheTankOutsideTheRocksAndFinite) {
                    {{0.5f * p.bounds.x, 0.2f * p.bounds.y, 0.3f * p.bounds.z}, 2.5f}};
         ASSERT_TRUE(validate(p)) << validate(p).error();
         auto backend = makeTbbBackend();
-        backend->setParams(p);
+        ASSERT_TRUE(backend->setParams(p));
         ASSERT_TRUE(backend->upload(makeInitialSchool(p)));
         for (int s = 0; s < 1000; ++s) {
             backend->step();

@@ -1,6 +1,6 @@
-// The behaviours beyond SPEC.md's step, taken from the other source documents: seeking a target
-// and steering away from rocks before touching them. Hand-built scenes through every backend this
-// build has, with both searches; their config keys and rules.
+// The behaviours beyond docs/model.md's "One step", taken from the other source documents: seeking
+// a target and steering away from rocks before touching them. Hand-built scenes through every
+// backend this build has, with both searches; their config keys and rules.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -83,7 +83,7 @@ TEST_P(Behaviours, ABounceThatWouldLandInAnotherRockWaitsInstead) {
     next = step(p, next);  // and back the other way
     expectVec(next[0].position, {0, 0, 0});
     expectVec(next[0].velocity, {-12, 0, 0});
-    // With room behind it, the plain bounce of SPEC step 6.
+    // With room behind it, the plain bounce of docs/model.md's step 6.
     p.rocks.pop_back();
     next = step(p, school);
     expectVec(next[0].position, {12, 0, 0});

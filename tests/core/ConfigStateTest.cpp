@@ -146,7 +146,7 @@ TEST_P(ConfigRule, IsRejectedNamingTheKey) {
     for (const char* text : c.mustSay) EXPECT_THAT(error, HasSubstr(text)) << c.json;
 }
 
-// One case per rule of SPEC.md's parameter table, per type a key must have, and per way the
+// One case per rule of docs/config.md's key table, per type a key must have, and per way the
 // JSON itself can be wrong.
 const BadConfig kBadConfigs[] = {
     {"FishCountNegative", R"({"fishCount": -1})", {"fishCount", "-1", "from 0 to 16000000"}},

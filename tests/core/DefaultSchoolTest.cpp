@@ -26,7 +26,7 @@ const SimParams& defaultPreset() {
 int stepsToPolarise(SimParams params, std::uint64_t seed, int maxSteps, int every) {
     params.seed = seed;
     auto backend = makeTbbBackend();
-    backend->setParams(params);
+    EXPECT_TRUE(backend->setParams(params));
     EXPECT_TRUE(backend->upload(makeInitialSchool(params)));
     for (int step = every; step <= maxSteps; step += every) {
         for (int k = 0; k < every; ++k) backend->step();

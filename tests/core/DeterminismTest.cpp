@@ -30,7 +30,7 @@ std::uint64_t hashOf(const School& school) {
 }
 
 School run(std::unique_ptr<Backend> backend, const SimParams& p, int steps) {
-    backend->setParams(p);
+    EXPECT_TRUE(backend->setParams(p));
     EXPECT_TRUE(backend->upload(makeInitialSchool(p)));
     for (int s = 0; s < steps; ++s) backend->step();
     return backend->download();

@@ -117,8 +117,8 @@ TEST(Grid, OneStepAgreesWithAllPairsToFloatRounding) {
     const School school = borderlineSchool(gridParams, 7);
     auto grid = makeCpuBackend();
     auto allPairs = makeCpuBackend();
-    grid->setParams(gridParams);
-    allPairs->setParams(sceneParams(NeighborSearch::AllPairs));
+    ASSERT_TRUE(grid->setParams(gridParams));
+    ASSERT_TRUE(allPairs->setParams(sceneParams(NeighborSearch::AllPairs)));
     ASSERT_TRUE(grid->upload(school));
     ASSERT_TRUE(allPairs->upload(school));
     grid->step();
@@ -143,7 +143,7 @@ TEST(Grid, KeepsEveryFishInTheSceneOver1000Steps) {
     p.seed = 11;
     p.rocks = {{{5.0f, -5.0f, 5.0f}, 3.0f}, {{-8.0f, 2.0f, -6.0f}, 2.5f}};
     auto backend = makeTbbBackend();
-    backend->setParams(p);
+    ASSERT_TRUE(backend->setParams(p));
     ASSERT_TRUE(backend->upload(makeInitialSchool(p)));
     for (int s = 0; s < 1000; ++s) {
         backend->step();
@@ -170,7 +170,7 @@ TEST(Grid, FishFarOutsideAShrunkenTankAreNotLost) {
     SimParams small = sceneParams(NeighborSearch::Grid);  // a tank 25 times smaller
     for (auto make : {makeCpuBackend, makeTbbBackend}) {
         auto backend = make();
-        backend->setParams(small);
+        ASSERT_TRUE(backend->setParams(small));
         ASSERT_TRUE(backend->upload(school));
         backend->step();
         const School after = backend->download();
@@ -186,7 +186,7 @@ TEST(Grid, MatchesAllPairsWhenEveryRadiusIsZero) {
     p.rCohesion = p.rSeparation = p.rAlignment = 0.0f;
     p.fishCount = 50;
     auto backend = makeCpuBackend();
-    backend->setParams(p);
+    ASSERT_TRUE(backend->setParams(p));
     ASSERT_TRUE(backend->upload(makeInitialSchool(p)));
     backend->step();
     for (const Fish& f : backend->download()) EXPECT_EQ(f.acceleration, glm::vec3(0.0f));

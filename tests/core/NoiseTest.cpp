@@ -111,7 +111,7 @@ SimParams noisySchool() {
 }
 
 School run(Backend& backend, const SimParams& p, const School& school, int steps) {
-    backend.setParams(p);
+    EXPECT_TRUE(backend.setParams(p));
     EXPECT_TRUE(backend.upload(school));
     for (int s = 0; s < steps; ++s) backend.step();
     return backend.download();

@@ -1,6 +1,6 @@
-// SPEC.md's step on small hand-built scenes, through every backend this build has (the gpu one
-// on whatever GL the machine has), with both searches. Expected values come from the SPEC's
-// formulas written out here.
+// docs/model.md's step on small hand-built scenes, through every backend this build has (the gpu
+// one on whatever GL the machine has), with both searches. Expected values come from
+// docs/model.md's formulas written out here.
 
 #include <gtest/gtest.h>
 
@@ -219,8 +219,8 @@ TEST_P(Rules, AFishSeesOnlyInsideItsFieldOfView) {
     expectVec(still[0].acceleration, {-1.0f, 0.0f, 0.0f});
 }
 
-/// Neighbours whose sums cancel give zero directions (SPEC's normalizeOrZero), never NaN, in a
-/// scene of the default weights and radii.
+/// Neighbours whose sums cancel give zero directions (docs/model.md, One step, step 2), never NaN,
+/// in a scene of the default weights and radii.
 TEST_P(Rules, CancellingNeighboursGiveNoSteering) {
     SimParams p;
     p.neighborSearch = GetParam().search;

@@ -1,5 +1,5 @@
 // Fuzz target: the state CSV parser, in three scenes chosen by the first byte. An accepted school
-// keeps SPEC.md's guarantees (finite, in the tank, out of the rocks) and re-saves to the same
+// keeps docs/model.md's guarantees (finite, in the tank, out of the rocks) and re-saves to the same
 // school; a refused one has a readable message.
 
 #include "FuzzMain.h"

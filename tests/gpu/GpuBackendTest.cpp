@@ -138,7 +138,7 @@ void expectOneStepAgrees(NeighborSearch search) {
         auto gpu = gpu::GpuBackend::create(p);
         ASSERT_TRUE(gpu) << gpu.error();
         auto cpu = makeCpuBackend();
-        cpu->setParams(p);
+        ASSERT_TRUE(cpu->setParams(p));
         ASSERT_TRUE(cpu->upload(school));
         ASSERT_TRUE((*gpu)->upload(school));
         cpu->step();
@@ -159,7 +159,7 @@ TEST_F(Gpu, OneGridStepAgreesWithCpu) {
     expectOneStepAgrees(NeighborSearch::Grid);
 }
 
-/// SPEC's guarantees after every one of 500 steps.
+/// docs/model.md's guarantees (What a step guarantees) after every one of 500 steps.
 void expectFishStayInTheSceneFor500Steps(NeighborSearch search) {
     auto [p, school] = randomScene(7, search);
     school.resize(600);
@@ -353,14 +353,40 @@ TEST_F(Gpu, EachSetOfBehavioursIsCompiledOnce) {
     EXPECT_EQ(gpu.compiledStepSets(), 1u);
     SimParams withView = p;
     withView.viewAngle = 200.0f;
-    gpu.setParams(withView);
+    ASSERT_TRUE(gpu.setParams(withView));
     EXPECT_EQ(gpu.compiledStepSets(), 2u);
-    gpu.setParams(p);
-    gpu.setParams(withView);
+    ASSERT_TRUE(gpu.setParams(p));
+    ASSERT_TRUE(gpu.setParams(withView));
     SimParams otherWeights = withView;
     otherWeights.kCohesion = 2.0f;  // a new value, the same set of behaviours
-    gpu.setParams(otherWeights);
+    ASSERT_TRUE(gpu.setParams(otherWeights));
     EXPECT_EQ(gpu.compiledStepSets(), 2u);
+}
+
+/// A step that does not compile for a new set of behaviours is the answer of setParams and of
+/// health(), and the school stops rather than run the old step with the new parameters.
+TEST_F(Gpu, AStepThatDoesNotCompileForNewBehavioursIsReported) {
+    SimParams p;
+    gpu::GpuBackend::ShaderOverrides overrides;
+    overrides.brokenFeatures = glsl::kFeatureFieldOfView;
+    auto backend = gpu::GpuBackend::create(p, overrides);
+    ASSERT_TRUE(backend) << backend.error();
+    gpu::GpuBackend& gpu = **backend;
+    const School school{{{0, 0, 0}, {1, 0, 0}, {}}};
+    ASSERT_TRUE(gpu.upload(school));
+    SimParams withView = p;
+    withView.viewAngle = 200.0f;
+    const auto set = gpu.setParams(withView);
+    ASSERT_FALSE(set);
+    EXPECT_THAT(set.error(), ::testing::HasSubstr("brokenFeatures"));
+    ASSERT_FALSE(gpu.health());
+    EXPECT_EQ(gpu.health().error(), set.error());
+    gpu.step();
+    EXPECT_EQ(gpu.download()[0].position, school[0].position) << "stepped without a program";
+    EXPECT_FALSE(gpu.upload(school) && gpu.health()) << "a new school, still no step";
+    ASSERT_TRUE(gpu.setParams(p));
+    ASSERT_TRUE(gpu.upload(school));
+    EXPECT_TRUE(gpu.health());
 }
 
 /// The shaders and GpuLayout.h, both from gpu_layout.h, describe the same bytes, as GL itself

@@ -1,0 +1,332 @@
+#include "ParamTable.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "TextInput.h"
+
+namespace fishschool {
+namespace {
+
+constexpr const char* kBehaviour = "Behaviour";
+constexpr const char* kSchool = "School";
+constexpr const char* kTargetAndAvoidance = "Target and avoidance";
+constexpr const char* kTank = "Tank and rocks";
+constexpr const char* kSteering = "Steering, leaders and predators";
+
+/// A slider of the panel.
+constexpr PanelPlace slider(const char* section, const char* label, float low, float high,
+                            const char* format = "%.3f", bool logarithmic = false) {
+    return {Widget::Table, section, label, low, high, format, logarithmic, nullptr};
+}
+
+/// A checkbox or a combo of the panel.
+constexpr PanelPlace control(const char* section, const char* label) {
+    return {Widget::Table, section, label};
+}
+
+/// Drawn by its section's own code.
+constexpr PanelPlace custom(const char* section, const char* label) {
+    return {Widget::Custom, section, label};
+}
+
+Result<void> refuse(const std::string& key, const std::string& value, const std::string& rule);
+Result<void> minVelocityRule(const SimParams& p);
+Result<void> kindsRule(const SimParams& p);
+
+// clang-format off
+constexpr ParamInfo kParams[] = {
+    {.key = "fishCount", .field = &SimParams::fishCount,
+     .panel = custom(kSchool, "fish"),
+     .help = "Drag to change the fish count: adding or removing fish keeps the others."},
+    {.key = "seed", .field = &SimParams::seed,
+     .help = "Seed of the initial school; the same seed gives the same school on every machine."},
+    {.key = "dt", .field = &SimParams::dt, .unit = "s", .rule = NumberRule::Positive,
+     .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_DT),
+     .panel = slider(kBehaviour, "dt (s)", 0.001f, 0.1f, "%.4f", true),
+     .help = "The fixed time step of the simulation."},
+    {.key = "kCohesion", .field = &SimParams::kCohesion, .unit = "m/s²",
+     .rule = NumberRule::Weight,
+     .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_K_COHESION),
+     .panel = slider(kBehaviour, "kCohesion", -5.0f, 5.0f),
+     .help = "Weight of the steer toward the centre of the neighbours within rCohesion (negative "
+             "pushes apart)."},
+    {.key = "kSeparation", .field = &SimParams::kSeparation, .unit = "m/s²",
+     .rule = NumberRule::Weight, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_K_SEPARATION),
+     .panel = slider(kBehaviour, "kSeparation", -5.0f, 5.0f),
+     .help = "Weight of the steer away from the neighbours within rSeparation."},
+    {.key = "kAlignment", .field = &SimParams::kAlignment, .unit = "m/s²",
+     .rule = NumberRule::Weight, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_K_ALIGNMENT),
+     .panel = slider(kBehaviour, "kAlignment", -5.0f, 5.0f),
+     .help = "Weight of the steer along the mean velocity of the neighbours within rAlignment."},
+    {.key = "rCohesion", .field = &SimParams::rCohesion, .unit = "m", .rule = NumberRule::Distance,
+     .panel = slider(kBehaviour, "rCohesion (m)", 0.0f, 30.0f),
+     .help = "Cohesion radius. The largest radius sets the grid's cells: larger costs more per "
+             "step."},
+    {.key = "rSeparation", .field = &SimParams::rSeparation, .unit = "m",
+     .rule = NumberRule::Distance, .panel = slider(kBehaviour, "rSeparation (m)", 0.0f, 30.0f),
+     .help = "Separation radius: how close is too close."},
+    {.key = "rAlignment", .field = &SimParams::rAlignment, .unit = "m",
+     .rule = NumberRule::Distance, .panel = slider(kBehaviour, "rAlignment (m)", 0.0f, 30.0f),
+     .help = "Alignment radius: how far a fish follows the others' heading."},
+    {.key = "maxAcceleration", .field = &SimParams::maxAcceleration, .unit = "m/s²",
+     .rule = NumberRule::Limit, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_MAX_ACCELERATION),
+     .panel = slider(kBehaviour, "maxAcceleration (m/s2)", 0.01f, 50.0f, "%.2f", true),
+     .help = "Limit on the steering: how fast a fish can turn."},
+    {.key = "maxVelocity", .field = &SimParams::maxVelocity, .unit = "m/s",
+     .rule = NumberRule::Limit, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_MAX_VELOCITY),
+     .panel = slider(kBehaviour, "maxVelocity (m/s)", 0.01f, 50.0f, "%.2f", true),
+     .help = "Top speed."},
+    {.key = "bounds", .field = &SimParams::bounds, .unit = "m", .rule = NumberRule::Limit,
+     .panel = slider(kTank, "bounds (m)", 1.0f, 500.0f, "%.1f", true),
+     .help = "Half extents of the tank (x, y up, z). Fish outside a smaller tank are moved "
+             "inside."},
+    {.key = "lockVerticalSteering", .field = &SimParams::lockVerticalSteering,
+     .panel = control(kBehaviour, "lockVerticalSteering"),
+     .help = "Fish steer only horizontally, as in the article."},
+    {.key = "viewAngle", .field = &SimParams::viewAngle, .unit = "degrees",
+     .rule = NumberRule::Interval, .low = 0.0f, .high = 360.0f, .lowIncluded = false,
+     .panel = slider(kBehaviour, "viewAngle (deg)", 1.0f, 360.0f, "%.0f"),
+     .help = "Field of view: a fish sees neighbours only within this cone around its heading. "
+             "360 sees all around."},
+    {.key = "kTarget", .field = &SimParams::kTarget, .unit = "m/s²", .rule = NumberRule::Weight,
+     .panel = slider(kTargetAndAvoidance, "kTarget", -5.0f, 5.0f),
+     .help = "Steer toward the target (the green ball); below 0, away from it (red)."},
+    {.key = "target", .field = &SimParams::target, .unit = "m", .rule = NumberRule::Finite,
+     .panel = custom(kTargetAndAvoidance, "target (m)"),
+     .help = "The point the school seeks."},
+    {.key = "targetPath", .field = choiceOf<&SimParams::targetPath>(kTargetPathNames),
+     .panel = control(kTargetAndAvoidance, "way to the target"),
+     .help = "straight: at the target through anything; flow-field: along the shortest way "
+             "through the water, around the rocks."},
+    {.key = "kAvoidance", .field = &SimParams::kAvoidance, .unit = "m/s²",
+     .rule = NumberRule::Weight, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_K_AVOIDANCE),
+     .panel = slider(kTargetAndAvoidance, "kAvoidance", -5.0f, 5.0f),
+     .help = "Steer away from rocks before touching them (0: only the bounce on contact)."},
+    {.key = "avoidanceDistance", .field = &SimParams::avoidanceDistance, .unit = "m",
+     .rule = NumberRule::Distance, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_AVOIDANCE_DISTANCE),
+     .panel = slider(kTargetAndAvoidance, "avoidanceDistance (m)", 0.0f, 30.0f),
+     .help = "How far from a rock's surface the avoidance starts."},
+    {.key = "minVelocity", .field = &SimParams::minVelocity, .unit = "m/s",
+     .crossRule = minVelocityRule, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_MIN_VELOCITY),
+     .panel = {Widget::Table, kSteering, "minVelocity (m/s)", 0.0f, 0.0f, "%.3f", false,
+               [](const SimParams& p) { return p.maxVelocity; }},
+     .help = "A slower fish is sped up to this speed after each step (0: off)."},
+    {.key = "noise", .field = &SimParams::noise, .unit = "radians", .rule = NumberRule::Interval,
+     .low = 0.0f, .high = 10.0f, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_NOISE),
+     .panel = slider(kSteering, "noise (rad)", 0.0f, 1.0f),
+     .help = "Standard deviation of the random turn of each fish at each step."},
+    {.key = "steering", .field = choiceOf<&SimParams::steering>(kSteeringNames),
+     .panel = control(kSteering, "steering"),
+     .help = "reynolds: each rule steers from the velocity toward the desired one (direction * "
+             "maxVelocity), at most maxAcceleration. couzin: Couzin et al. 2002, repulsion first, "
+             "constant speed maxVelocity, turns of at most maxTurnRate."},
+    {.key = "maxTurnRate", .field = &SimParams::maxTurnRate, .unit = "degrees/s",
+     .rule = NumberRule::Limit, .panel = slider(kSteering, "maxTurnRate (deg/s)", 1.0f, 720.0f),
+     .help = "Steering couzin: how fast a fish turns toward its desired direction."},
+    {.key = "separationFalloff",
+     .field = choiceOf<&SimParams::separationFalloff>(kSeparationFalloffNames),
+     .panel = control(kSteering, "separation falloff"),
+     .help = "inverse-square: each neighbour's push is weighted by 1/d^2, the nearest most."},
+    {.key = "combine", .field = choiceOf<&SimParams::combine>(kCombineNames),
+     .panel = control(kSteering, "combine"),
+     .help = "prioritized: avoidance, fleeing, separation, target, leader, alignment, cohesion, "
+             "until maxAcceleration is spent."},
+    {.key = "avoidance", .field = choiceOf<&SimParams::avoidance>(kAvoidanceNames),
+     .panel = control(kSteering, "avoidance"),
+     .help = "rays: when a rock lies ahead within avoidanceDistance, steer toward the first free "
+             "direction round the heading (needs kAvoidance)."},
+    {.key = "leaders", .field = &SimParams::leaders, .panel = custom(kSteering, "leaders"),
+     .help = "The first fish lead (gold): they ignore the flock and swim on or seek the target."},
+    {.key = "kLeader", .field = &SimParams::kLeader, .unit = "m/s²", .rule = NumberRule::Weight,
+     .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_K_LEADER),
+     .panel = slider(kSteering, "kLeader", -5.0f, 5.0f),
+     .help = "Steer toward the nearest leader a fish sees (within rCohesion and viewAngle)."},
+    {.key = "predators", .field = &SimParams::predators, .crossRule = kindsRule,
+     .panel = custom(kSteering, "predators"),
+     .help = "The fish after the leaders hunt (magenta): they chase the nearest fish."},
+    {.key = "predatorMaxVelocity", .field = &SimParams::predatorMaxVelocity, .unit = "m/s",
+     .rule = NumberRule::Limit, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_PREDATOR_MAX_VELOCITY),
+     .panel = slider(kSteering, "predatorMaxVelocity (m/s)", 0.01f, 50.0f, "%.2f", true),
+     .help = "The predators' speed limit."},
+    {.key = "kFlee", .field = &SimParams::kFlee, .unit = "m/s²", .rule = NumberRule::Weight,
+     .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_K_FLEE),
+     .panel = slider(kSteering, "kFlee", -10.0f, 10.0f),
+     .help = "Steer away from predators within fleeRadius, more the closer they are."},
+    {.key = "fleeRadius", .field = &SimParams::fleeRadius, .unit = "m",
+     .rule = NumberRule::Distance, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_FLEE_RADIUS),
+     .panel = slider(kSteering, "fleeRadius (m)", 0.0f, 40.0f),
+     .help = "How near a predator must be for a fish to flee it."},
+    {.key = "rocks", .field = &SimParams::rocks, .unit = "m", .panel = custom(kTank, "rocks"),
+     .help = "Static spheres, each {\"center\": [x, y, z], \"radius\": r}."},
+    {.key = "neighborSearch", .field = choiceOf<&SimParams::neighborSearch>(kNeighborSearchNames),
+     .panel = control(kSchool, "neighbours"),
+     .help = "all-pairs: every fish tests every other (the article's, O(N^2)); grid: only nearby "
+             "cells (O(N)). Both find the same neighbours."},
+};
+// clang-format on
+
+std::string vec3Text(const glm::vec3& v) {
+    std::string text = "[";
+    text += formatNumber(v.x);
+    text += ", ";
+    text += formatNumber(v.y);
+    text += ", ";
+    text += formatNumber(v.z);
+    text += "]";
+    return text;
+}
+
+Result<void> refuse(const std::string& key, const std::string& value, const std::string& rule) {
+    return fail(key + ": " + value + " is not allowed; " + rule);
+}
+
+/// docs/model.md's largest weight, limit and bound: so that no sum of the step can overflow a
+/// float.
+constexpr float kLargestMagnitude = 1e6f;
+
+/// What `rule` says of a number, or "" when `value` follows it; `every` words it for an array
+/// ("every component must ...").
+std::string broken(NumberRule rule, const ParamInfo& info, float value, bool every) {
+    const std::string must = every ? "every component must " : "must ";
+    const bool finite = std::isfinite(value);
+    switch (rule) {
+        case NumberRule::Finite:
+            return finite ? "" : must + "be finite";
+        case NumberRule::Weight:
+            if (!finite) return must + "be finite";
+            return std::abs(value) > kLargestMagnitude ? "its size must be at most 1e6" : "";
+        case NumberRule::Positive:
+        case NumberRule::Limit:
+            if (!finite || value <= 0.0f) return must + "be finite and > 0";
+            if (rule == NumberRule::Limit && std::abs(value) > kLargestMagnitude)
+                return every ? must + "be at most 1e6" : "its size must be at most 1e6";
+            return "";
+        case NumberRule::Distance:
+            return finite && value >= 0.0f ? "" : must + "be finite and >= 0";
+        case NumberRule::Interval: {
+            const bool aboveLow = info.lowIncluded ? value >= info.low : value > info.low;
+            if (finite && aboveLow && value <= info.high) return "";
+            return must + "be finite, " + (info.lowIncluded ? ">= " : "> ") +
+                   formatNumber(info.low) + " and <= " + formatNumber(info.high) + " " + info.unit;
+        }
+    }
+    return "";
+}
+
+Result<void> minVelocityRule(const SimParams& p) {
+    if (!std::isfinite(p.minVelocity) || p.minVelocity < 0.0f || p.minVelocity > p.maxVelocity)
+        return refuse(
+            "minVelocity", formatNumber(p.minVelocity),
+            "must be finite, >= 0 and <= maxVelocity (" + formatNumber(p.maxVelocity) + ")");
+    return {};
+}
+
+Result<void> kindsRule(const SimParams& p) {
+    if (p.leaders + p.predators > p.fishCount)
+        return fail("leaders + predators: " + std::to_string(p.leaders) + " + " +
+                    std::to_string(p.predators) + " is not allowed; must be at most fishCount (" +
+                    std::to_string(p.fishCount) + ")");
+    return {};
+}
+
+/// The tank's rules, which tie dt, the speeds, the bounds and the rocks together: a step never
+/// carries a fish past a wall, and no bounce lands one in a rock.
+Result<void> checkTank(const SimParams& p) {
+    // The longest move of a step: a predator's, when there are predators faster than the fish.
+    const bool predatorsFastest = p.predators > 0 && p.predatorMaxVelocity > p.maxVelocity;
+    const std::string speedKey = predatorsFastest ? "predatorMaxVelocity" : "maxVelocity";
+    const float fastest = predatorsFastest ? p.predatorMaxVelocity : p.maxVelocity;
+    const float stepLength = fastest * p.dt;
+    const float smallestHalfExtent = std::min({p.bounds.x, p.bounds.y, p.bounds.z});
+    if (!(stepLength < smallestHalfExtent))
+        return fail(speedKey + " * dt: " + formatNumber(fastest) + " * " + formatNumber(p.dt) +
+                    " = " + formatNumber(stepLength) +
+                    " is not allowed; must be < min(bounds) = " + formatNumber(smallestHalfExtent) +
+                    " so that a reflection at a wall lands inside");
+
+    if (p.rocks.size() > kMaxRocks)
+        return fail("rocks: " + std::to_string(p.rocks.size()) +
+                    " rocks are not allowed; at most " + std::to_string(kMaxRocks));
+    for (std::size_t r = 0; r < p.rocks.size(); ++r) {
+        const Rock& rock = p.rocks[r];
+        const std::string key = "rocks[" + std::to_string(r) + "]";
+        for (int k = 0; k < 3; ++k) {
+            if (!std::isfinite(rock.center[k]))
+                return refuse(key + ".center", vec3Text(rock.center), "must be finite");
+        }
+        if (!std::isfinite(rock.radius) || rock.radius <= 0.0f)
+            return refuse(key + ".radius", formatNumber(rock.radius), "must be finite and > 0");
+        for (int k = 0; k < 3; ++k) {
+            const float gapLow = (rock.center[k] - rock.radius) + p.bounds[k];
+            const float gapHigh = p.bounds[k] - (rock.center[k] + rock.radius);
+            if (!(gapLow >= stepLength && gapHigh >= stepLength))
+                return fail(key + ": center " + vec3Text(rock.center) + " radius " +
+                            formatNumber(rock.radius) +
+                            " is not allowed; the rock must lie inside the tank " +
+                            vec3Text(p.bounds) + " with a gap of at least " + speedKey +
+                            " * dt = " + formatNumber(stepLength) + " to every wall");
+        }
+    }
+    // A bounce off one rock moves a fish by up to maxVelocity * dt: it must not land in another.
+    for (std::size_t a = 0; a < p.rocks.size(); ++a) {
+        for (std::size_t b = a + 1; b < p.rocks.size(); ++b) {
+            const Rock& first = p.rocks[a];
+            const Rock& second = p.rocks[b];
+            const glm::dvec3 offset = glm::dvec3(first.center) - glm::dvec3(second.center);
+            const double gap =
+                std::sqrt(offset.x * offset.x + offset.y * offset.y + offset.z * offset.z) -
+                double(first.radius) - double(second.radius);
+            if (!(gap >= double(stepLength)))
+                return fail("rocks[" + std::to_string(a) + "] and rocks[" + std::to_string(b) +
+                            "]: a gap of " + formatNumber(gap) +
+                            " m is not allowed; rocks must keep a gap of at least " + speedKey +
+                            " * dt = " + formatNumber(stepLength) + " m between them");
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
+std::span<const ParamInfo> paramTable() {
+    return kParams;
+}
+
+const ParamInfo* findParam(std::string_view key) {
+    const auto found = std::find_if(std::begin(kParams), std::end(kParams),
+                                    [&](const ParamInfo& info) { return key == info.key; });
+    return found == std::end(kParams) ? nullptr : &*found;
+}
+
+Result<void> checkParam(const ParamInfo& info, const SimParams& params) {
+    if (const auto* number = std::get_if<float SimParams::*>(&info.field)) {
+        if (info.crossRule) return {};  // its rule is the cross rule
+        const float value = params.**number;
+        if (auto rule = broken(info.rule, info, value, false); !rule.empty())
+            return refuse(info.key, formatNumber(value), rule);
+    } else if (const auto* count = std::get_if<std::int64_t SimParams::*>(&info.field)) {
+        const std::int64_t value = params.**count;
+        if (value < 0 || value > kMaxFishCount)
+            return refuse(info.key, std::to_string(value),
+                          "must be an integer from 0 to " + std::to_string(kMaxFishCount));
+    } else if (const auto* point = std::get_if<glm::vec3 SimParams::*>(&info.field)) {
+        const glm::vec3& value = params.**point;
+        for (int k = 0; k < 3; ++k)
+            if (auto rule = broken(info.rule, info, value[k], true); !rule.empty())
+                return refuse(info.key, vec3Text(value), rule);
+    }
+    return {};
+}
+
+Result<void> validate(const SimParams& params) {
+    for (const ParamInfo& info : kParams) {
+        if (auto ok = checkParam(info, params); !ok) return ok;
+        if (info.crossRule)
+            if (auto ok = info.crossRule(params); !ok) return ok;
+    }
+    return checkTank(params);
+}
+
+}  // namespace fishschool

@@ -1,0 +1,107 @@
+#pragma once
+
+// Every config key once: its name in files, its SimParams member, unit, rule, where the step
+// reads it, where the panel shows it and its help. Reading and writing configs (ConfigIO.cpp),
+// validate() (SimParams.cpp), the panel's widgets (src/ui) and the tests of every key are driven
+// by this table; tests/core/ParamTableTest.cpp checks docs/config.md's key table against it.
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include <glm/vec3.hpp>
+
+#include "Result.h"
+#include "SimParams.h"
+#include "StepRule.h"
+
+namespace fishschool {
+
+/// A key that holds one of a few names: the names in the order of its enum, and the member.
+struct ChoiceField {
+    std::span<const char* const> names;
+    int (*get)(const SimParams&) = nullptr;
+    void (*set)(SimParams&, int) = nullptr;
+};
+
+/// The ChoiceField of the enum member `Member`, whose values are 0, 1, ... in the order of
+/// `names`.
+template <auto Member>
+constexpr ChoiceField choiceOf(std::span<const char* const> names) {
+    return {names, [](const SimParams& p) { return static_cast<int>(p.*Member); },
+            [](SimParams& p, int index) {
+                p.*Member = static_cast<std::remove_cvref_t<decltype(p.*Member)>>(index);
+            }};
+}
+
+/// The member a key reads and writes; its type says how files hold it.
+using ParamField = std::variant<float SimParams::*,          // a number
+                                std::int64_t SimParams::*,   // a count of fish, 0 to kMaxFishCount
+                                std::uint64_t SimParams::*,  // a seed: any unsigned 64-bit value
+                                bool SimParams::*,           // true or false
+                                glm::vec3 SimParams::*,      // an array of 3 numbers
+                                ChoiceField,                 // one of a few names
+                                std::vector<Rock> SimParams::*>;  // the rocks
+
+/// The rule of a number (or of each component of an array of 3), as validate() words it.
+enum class NumberRule {
+    Finite,    ///< finite ("target")
+    Weight,    ///< finite, size at most 1e6
+    Positive,  ///< finite and > 0
+    Limit,     ///< finite and > 0, at most 1e6
+    Distance,  ///< finite and >= 0
+    Interval,  ///< finite, > low (lowIncluded false) or >= low, and <= high, in `unit`
+};
+
+/// How the panel shows a key.
+enum class Widget {
+    None,    ///< not on the panel
+    Table,   ///< drawn from this table: a slider, a checkbox or a combo
+    Custom,  ///< drawn by its section's own code, at its place in the table's order
+};
+
+struct PanelPlace {
+    Widget widget = Widget::None;
+    const char* section = "";  ///< the collapsing header it sits under
+    const char* label = "";    ///< the control's label (Panel::controlRect finds it by it)
+    /// The slider's range: what a drag reaches easily, not the key's rule (typing goes beyond).
+    float low = 0.0f, high = 0.0f;
+    const char* format = "%.3f";
+    bool logarithmic = false;
+    /// When set, the slider's upper end follows another key (minVelocity up to maxVelocity).
+    float (*highOf)(const SimParams&) = nullptr;
+};
+
+/// Writes a number into its slot of the step's parameters (a STEP_* accessor of step_params.h).
+using StepSlot = void (*)(StepParamsData&, float);
+#define FISHSCHOOL_STEP_SLOT(ACCESSOR) \
+    [](StepParamsData& step, float value) { ACCESSOR(step) = value; }
+
+struct ParamInfo {
+    const char* key;  ///< the name in config files, as the member is named
+    ParamField field;
+    const char* unit = "";                 ///< as docs/config.md writes it; "" for none
+    NumberRule rule = NumberRule::Finite;  ///< numbers and arrays of 3 only
+    float low = 0.0f, high = 0.0f;         ///< NumberRule::Interval only
+    bool lowIncluded = true;
+    /// A rule on this key and others, checked after them (e.g. minVelocity <= maxVelocity); a
+    /// number with one has it in place of `rule`.
+    Result<void> (*crossRule)(const SimParams&) = nullptr;
+    /// A plain number the step reads as it is: where makeStepParams() puts it.
+    StepSlot stepSlot = nullptr;
+    PanelPlace panel{};
+    const char* help = "";  ///< one line: the panel's tooltip
+};
+
+/// Every config key, in the order of docs/config.md.
+std::span<const ParamInfo> paramTable();
+/// The entry of `key`, or null when there is none.
+const ParamInfo* findParam(std::string_view key);
+
+/// The rule of `info` as validate() checks it, for `params` (no cross-field rule).
+[[nodiscard]] Result<void> checkParam(const ParamInfo& info, const SimParams& params);
+
+}  // namespace fishschool

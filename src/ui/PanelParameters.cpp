@@ -1,0 +1,225 @@
+// The panel's parameter sections. The controls of paramTable()'s keys come from the table (their
+// label, range and help); a section draws by hand only what the table cannot: the fish count,
+// the target, the rocks, leaders and predators, presets and files.
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <string>
+
+#include "Panel.h"
+#include "core/ParamTable.h"
+#include "core/Scenario.h"
+#include "core/TextInput.h"
+
+namespace fishschool::ui {
+namespace {
+
+constexpr int kPanelMaxFish = 1'000'000;
+
+}  // namespace
+
+template <class DrawCustom>
+bool Panel::drawKeys(const char* section, SimParams& edited, DrawCustom&& drawCustom) {
+    bool changed = false;
+    for (const ParamInfo& info : paramTable()) {
+        if (std::string_view(info.panel.section) != section) continue;
+        if (info.panel.widget == Widget::Table)
+            changed |= widgets_.param(info, edited);
+        else if (info.panel.widget == Widget::Custom)
+            changed |= drawCustom(info);
+    }
+    return changed;
+}
+
+void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
+    SimParams edited = *state.params;
+    bool changed = drawSchool(state, edited, actions);
+    changed |= drawBehaviour(edited);
+    changed |= drawTargetAndAvoidance(edited);
+    changed |= drawTank(edited);
+    drawView();
+    drawFiles(state, actions);
+    changed |= drawSteering(edited);
+    if (changed) actions.newParams = edited;
+}
+
+bool Panel::drawSchool(const PanelState& state, SimParams& edited, PanelActions& actions) {
+    if (!widgets_.section("School", ImGuiTreeNodeFlags_DefaultOpen)) return false;
+    bool changed = drawKeys("School", edited, [&](const ParamInfo& info) {
+        if (std::string_view(info.key) != "fishCount") return false;
+        bool fishChanged = false;
+        int fish = static_cast<int>(std::min<std::int64_t>(edited.fishCount, kPanelMaxFish));
+        if (ImGui::SliderInt(info.panel.label, &fish, 0, kPanelMaxFish, "%d",
+                             ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp)) {
+            edited.fishCount = fish;
+            fishChanged = true;
+        }
+        tip(info.help);
+        // A typed count takes effect on Enter, so half-typed numbers never resize the school.
+        // While the field is being edited ImGui keeps its own text, so this only seeds it.
+        if (auto typed = wholeNumberField("fish count", fishText_, std::to_string(fish))) {
+            auto count = parseWholeNumber("fish count", *typed, 0, kPanelMaxFish);
+            if (!count) {
+                error_ = count.error();
+            } else if (*count != fish) {
+                edited.fishCount = *count;
+                fishChanged = true;
+            }
+        }
+        widgets_.noteRect("fish count");
+        tip("Type a count, then Enter or click elsewhere.");
+        bool keepDensity = state.density == Density::Fixed;
+        if (ImGui::Checkbox("keep the density", &keepDensity))
+            actions.density = keepDensity ? Density::Fixed : Density::Tank;
+        tip("On: a new fish count grows or shrinks the tank, its rocks and the target, so the "
+            "fish per unit volume stay those of the preset, config, tank or school you set (as "
+            "fishschool-cli bench --density fixed); the sweep does the same. Off: the tank stays, "
+            "and more fish make a denser school.");
+        return fishChanged;
+    });
+
+    ImGui::TextUnformatted("Presets");
+    const auto all = presets();
+    presetIndex_ = std::clamp(presetIndex_, 0, static_cast<int>(all.size()) - 1);
+    if (ImGui::BeginCombo("##preset", all[static_cast<std::size_t>(presetIndex_)].name.c_str())) {
+        for (std::size_t p = 0; p < all.size(); ++p) {
+            if (ImGui::Selectable(all[p].name.c_str(), static_cast<int>(p) == presetIndex_))
+                presetIndex_ = static_cast<int>(p);
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", all[p].description.c_str());
+        }
+        ImGui::EndCombo();
+    }
+    tip("A starting point: hover an entry for what it shows.");
+    ImGui::SameLine();
+    if (ImGui::Button("Apply preset")) {
+        edited = all[static_cast<std::size_t>(presetIndex_)].params;
+        resetSeed_ = edited.seed;
+        changed = true;
+    }
+    tip("Replace every parameter with the preset's; the school keeps swimming.");
+    return changed;
+}
+
+bool Panel::drawBehaviour(SimParams& edited) {
+    if (!widgets_.section("Behaviour", ImGuiTreeNodeFlags_DefaultOpen)) return false;
+    return drawKeys("Behaviour", edited, [](const ParamInfo&) { return false; });
+}
+
+bool Panel::drawTargetAndAvoidance(SimParams& edited) {
+    if (!widgets_.section("Target and avoidance")) return false;
+    return drawKeys("Target and avoidance", edited, [&](const ParamInfo& info) {
+        if (std::string_view(info.key) != "target") return false;
+        // Anywhere in the tank, whatever its size.
+        const float reach = std::max({edited.bounds.x, edited.bounds.y, edited.bounds.z});
+        return widgets_.sliderFloat3(info.panel.label, &edited.target.x, -reach, reach, info.help,
+                                     "%.1f");
+    });
+}
+
+bool Panel::drawTank(SimParams& edited) {
+    if (!widgets_.section("Tank and rocks")) return false;
+    return drawKeys("Tank and rocks", edited, [&](const ParamInfo& info) {
+        return std::string_view(info.key) == "rocks" && drawRocks(edited);
+    });
+}
+
+void Panel::drawView() {
+    if (!widgets_.section("View")) return;
+    ImGui::Checkbox("colour by heading (else by speed)", &view.colorByHeading);
+    tip("By heading: the direction each fish swims, as a hue. By speed: slow blue to fast "
+        "orange.");
+    ImGui::Checkbox("vsync", &view.vsync);
+    tip("Wait for the display's refresh; off to measure the machine.");
+    ImGui::Checkbox("measure the school", &view.measureSchool);
+    tip("Polarization, milling and nearest-neighbour distance in the overlay.");
+}
+
+void Panel::drawFiles(const PanelState& state, PanelActions& actions) {
+    if (!widgets_.section("Files")) return;
+    ImGui::InputText("config", configPath_, sizeof configPath_);
+    tip("A config JSON: every parameter (docs/config.md).");
+    if (ImGui::Button("Load config")) actions.loadConfigPath = configPath_;
+    widgets_.noteRect("Load config");
+    tip("Replace the parameters with the file's; the school keeps swimming.");
+    ImGui::SameLine();
+    if (ImGui::Button("Save config")) actions.saveConfigPath = configPath_;
+    widgets_.noteRect("Save config");
+    tip("Write the running parameters to the config file.");
+    ImGui::InputText("school", statePath_, sizeof statePath_);
+    tip("The school itself, as a state CSV: positions and velocities of every fish.");
+    if (ImGui::Button("Load school")) actions.loadStatePath = statePath_;
+    tip("Replace the school with the file's, whatever its size.");
+    ImGui::SameLine();
+    if (ImGui::Button("Save school")) actions.saveStatePath = statePath_;
+    tip("Write the school as a state CSV.");
+    ImGui::InputText("video", videoPath_, sizeof videoPath_);
+    tip("Where Record video writes the window, as a video ffmpeg can write (.mp4).");
+    if (!state.recordingVideo) {
+        if (ImGui::Button("Record video")) actions.startVideoPath = videoPath_;
+        tip("Record the window, one video frame per drawn frame at a fixed rate; the "
+            "simulation then advances one video frame's time per frame.");
+    } else {
+        if (ImGui::Button("Stop video")) actions.stopVideo = true;
+        tip("Finish the video and write it.");
+        ImGui::SameLine();
+        ImGui::Text("%lld frames", state.videoFrames);
+    }
+}
+
+bool Panel::drawSteering(SimParams& edited) {
+    if (!widgets_.section("Steering, leaders and predators")) return false;
+    // Leaders and predators are the first fish of the school; the sliders stop at its size.
+    const int most = static_cast<int>(std::min<std::int64_t>(edited.fishCount, 100));
+    return drawKeys("Steering, leaders and predators", edited, [&](const ParamInfo& info) {
+        const bool leaders = std::string_view(info.key) == "leaders";
+        if (leaders) ImGui::Separator();
+        std::int64_t& count = leaders ? edited.leaders : edited.predators;
+        std::int64_t& other = leaders ? edited.predators : edited.leaders;
+        int shown = static_cast<int>(std::min<std::int64_t>(count, most));
+        const bool changed =
+            ImGui::SliderInt(info.panel.label, &shown, 0, most, "%d", ImGuiSliderFlags_AlwaysClamp);
+        if (changed) {
+            count = shown;
+            other = std::min<std::int64_t>(other, edited.fishCount - shown);
+        }
+        tip(info.help);
+        return changed;
+    });
+}
+
+bool Panel::drawRocks(SimParams& edited) {
+    bool changed = false;
+    int removeIndex = -1;
+    for (std::size_t r = 0; r < edited.rocks.size(); ++r) {
+        ImGui::PushID(static_cast<int>(r));
+        Rock& rock = edited.rocks[r];
+        ImGui::Text("rock %zu", r);
+        ImGui::SameLine();
+        if (ImGui::SmallButton("remove")) removeIndex = static_cast<int>(r);
+        tip("Remove this rock.");
+        const float reach = std::max({edited.bounds.x, edited.bounds.y, edited.bounds.z});
+        changed |=
+            widgets_.sliderFloat3("center", &rock.center.x, -reach, reach,
+                                  "The rock's centre; fish it lands on are moved out.", "%.1f");
+        changed |= widgets_.sliderFloat("radius", &rock.radius, 0.1f, reach,
+                                        "The rock's radius; a rock keeps a step's gap to the "
+                                        "walls and the other rocks.",
+                                        "%.2f");
+        widgets_.noteRect("rocks[" + std::to_string(r) + "].radius");
+        ImGui::PopID();
+    }
+    if (removeIndex >= 0) {
+        edited.rocks.erase(edited.rocks.begin() + removeIndex);
+        changed = true;
+    }
+    if (ImGui::Button("Add rock")) {
+        edited.rocks.push_back({{0.0f, -0.5f * edited.bounds.y, 0.0f},
+                                0.2f * std::min(edited.bounds.x, edited.bounds.y)});
+        changed = true;
+    }
+    tip("A new rock on the floor, in the middle of the tank.");
+    return changed;
+}
+
+}  // namespace fishschool::ui

@@ -1,0 +1,72 @@
+#pragma once
+
+// The panel's shared controls: sliders that apply a typed value only when the typing ends, a
+// combo over a list of names, whole-number fields, tooltips, and the controls of paramTable()'s
+// keys.
+
+#include <imgui.h>
+
+#include <array>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+
+#include "core/ParamTable.h"
+#include "core/SimParams.h"
+
+namespace fishschool::ui {
+
+/// A tooltip on the last control.
+void tip(const char* text);
+
+/// A field for a whole number, read by TextInput.h's strict parsers when the typing ends (Enter,
+/// or the focus going elsewhere): ImGui's own integer fields would read "0x10" as 0, " 5" as 5
+/// and "5abc" as 5. While the field is not being edited it shows `current`. Returns the typed
+/// text when the typing ends with a change.
+std::optional<std::string> wholeNumberField(const char* label, std::array<char, 32>& text,
+                                            const std::string& current);
+
+/// The controls that remember something between frames: where each was drawn (so that tests can
+/// click it) and what is being typed into a slider. Each panel has its own.
+class Widgets {
+  public:
+    /// Notes where the last control was drawn, as `label`.
+    void noteRect(const std::string& label);
+    /// Notes the current window's frame, as `label`.
+    void noteWindow(const std::string& label);
+    /// Where the control `label` was drawn last, {x0, y0, x1, y1}; all zero if it was not.
+    std::array<float, 4> rect(const std::string& label) const;
+
+    /// A collapsing section's header, noted. True while the section is open.
+    bool section(const char* label, ImGuiTreeNodeFlags flags = 0);
+    /// A slider that edits a copy; the caller validates before anything changes. A typed value
+    /// (Ctrl+click) applies on Enter or when the field loses focus, never half typed ("3" on the
+    /// way to "30"); a drag applies at once. True when `value` changed.
+    bool sliderFloat(const char* label, float* value, float min, float max, const char* help,
+                     const char* format = "%.3f", ImGuiSliderFlags flags = 0) {
+        return sliderFloats(label, value, 1, min, max, help, format, flags);
+    }
+    bool sliderFloat3(const char* label, float* value, float min, float max, const char* help,
+                      const char* format, ImGuiSliderFlags flags = 0) {
+        return sliderFloats(label, value, 3, min, max, help, format, flags);
+    }
+    /// A combo of `names`; `index` is the one chosen. True when the user picked another.
+    bool choose(const char* label, int& index, std::span<const char* const> names,
+                const char* help);
+    /// The control of a key drawn from the table (Widget::Table): a slider for a number or an
+    /// array of 3, a checkbox, a combo for a choice. True when `edited` changed.
+    bool param(const ParamInfo& info, SimParams& edited);
+
+  private:
+    /// sliderFloat (n = 1) or sliderFloat3 (n = 3).
+    bool sliderFloats(const char* label, float* value, int n, float min, float max,
+                      const char* help, const char* format, ImGuiSliderFlags flags);
+    template <class Control>
+    bool editDeferred(const char* label, float* value, int n, Control&& control);
+
+    std::unordered_map<std::string, std::array<float, 4>> rects_;
+    std::unordered_map<ImGuiID, std::array<float, 4>> typed_;  ///< per slider being typed in
+};
+
+}  // namespace fishschool::ui

@@ -1,0 +1,140 @@
+// The parameter table (core/ParamTable.h) against the code it drives and docs/config.md.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "core/ConfigIO.h"
+#include "core/ParamTable.h"
+
+namespace fishschool {
+namespace {
+
+using ::testing::HasSubstr;
+
+/// The defaults with the one key `info` changed to another value that validate() accepts.
+SimParams withOtherValue(const ParamInfo& info) {
+    SimParams p;
+    std::visit(
+        [&]<class Field>(const Field& field) {
+            if constexpr (std::is_same_v<Field, float SimParams::*>) {
+                const float original = p.*field;
+                for (float candidate : {original + 0.5f, original * 0.5f, original - 0.5f}) {
+                    p.*field = candidate;
+                    if (validate(p)) return;
+                }
+            } else if constexpr (std::is_same_v<Field, std::int64_t SimParams::*>) {
+                p.*field = p.*field == 0 ? 1 : p.*field - 1;
+            } else if constexpr (std::is_same_v<Field, std::uint64_t SimParams::*>) {
+                p.*field = 0xfedcba9876543210ull;
+            } else if constexpr (std::is_same_v<Field, bool SimParams::*>) {
+                p.*field = !(p.*field);
+            } else if constexpr (std::is_same_v<Field, glm::vec3 SimParams::*>) {
+                p.*field += glm::vec3(0.5f, 0.25f, 0.125f);
+            } else if constexpr (std::is_same_v<Field, ChoiceField>) {
+                field.set(p, (field.get(p) + 1) % static_cast<int>(field.names.size()));
+            } else {
+                (p.*field).pop_back();
+            }
+        },
+        info.field);
+    return p;
+}
+
+TEST(ParamTable, EveryKeyRoundTripsExactly) {
+    for (const ParamInfo& info : paramTable()) {
+        const SimParams changed = withOtherValue(info);
+        ASSERT_TRUE(validate(changed)) << info.key << ": " << validate(changed).error();
+        ASSERT_NE(changed, SimParams{}) << info.key << ": no other value found";
+        auto back = parseConfig(configToJson(changed));
+        ASSERT_TRUE(back) << info.key << ": " << back.error();
+        EXPECT_EQ(*back, changed) << info.key << " is not written or not read back";
+    }
+}
+
+TEST(ParamTable, EveryKeyIsWrittenOnceAndKnown) {
+    const std::string json = configToJson(SimParams{});
+    for (const ParamInfo& info : paramTable()) {
+        std::string quoted = "\"";
+        quoted.append(info.key).append("\":");
+        EXPECT_THAT(json, HasSubstr(quoted)) << info.key;
+        EXPECT_EQ(findParam(info.key), &info) << info.key << " is in the table twice";
+    }
+    EXPECT_EQ(findParam("kCohesoin"), nullptr);
+}
+
+TEST(ParamTable, AnIntervalNamesItsBoundsAndUnit) {
+    SimParams p;
+    p.noise = 11.0f;
+    EXPECT_EQ(validate(p).error(),
+              "noise: 11 is not allowed; must be finite, >= 0 and <= 10 radians");
+    p = SimParams{};
+    p.viewAngle = 0.0f;
+    EXPECT_EQ(validate(p).error(),
+              "viewAngle: 0 is not allowed; must be finite, > 0 and <= 360 degrees");
+}
+
+TEST(ParamTable, TheStepReadsEveryPlainNumberFromItsSlot) {
+    for (const ParamInfo& info : paramTable()) {
+        if (!info.stepSlot) continue;
+        const SimParams changed = withOtherValue(info);
+        const StepParamsData before = makeStepParams(SimParams{}, nullptr);
+        const StepParamsData after = makeStepParams(changed, nullptr);
+        EXPECT_NE(std::memcmp(&before, &after, sizeof(StepParamsData)), 0)
+            << info.key << " does not reach the step";
+    }
+}
+
+TEST(ParamTable, EveryPanelControlHasARangeAndHelp) {
+    for (const ParamInfo& info : paramTable()) {
+        if (info.panel.widget == Widget::None) continue;
+        EXPECT_STRNE(info.panel.label, "") << info.key;
+        EXPECT_STRNE(info.help, "") << info.key;
+        if (info.panel.widget == Widget::Table &&
+            std::holds_alternative<float SimParams::*>(info.field) && !info.panel.highOf) {
+            EXPECT_LT(info.panel.low, info.panel.high) << info.key;
+        }
+    }
+}
+
+/// The rows of docs/config.md's key table: key and unit.
+std::vector<std::pair<std::string, std::string>> documentedKeys() {
+    std::ifstream in(std::filesystem::path(FISHSCHOOL_SOURCE_DIR) / "docs" / "config.md");
+    std::vector<std::pair<std::string, std::string>> rows;
+    std::string line;
+    while (std::getline(in, line)) {
+        if (!line.starts_with("| `")) continue;
+        std::vector<std::string> cells;
+        std::size_t start = 1;
+        for (std::size_t bar = line.find('|', start); bar != std::string::npos;
+             start = bar + 1, bar = line.find('|', start))
+            cells.push_back(line.substr(start, bar - start));
+        auto trim = [](std::string s) {
+            s.erase(0, s.find_first_not_of(' '));
+            s.erase(s.find_last_not_of(' ') + 1);
+            return s;
+        };
+        const std::string key = trim(cells.at(0));
+        rows.emplace_back(key.substr(1, key.size() - 2), trim(cells.at(2)));
+    }
+    return rows;
+}
+
+TEST(ParamTable, DocsConfigListsEveryKeyWithItsUnitInOrder) {
+    const auto rows = documentedKeys();
+    const auto table = paramTable();
+    ASSERT_EQ(rows.size(), table.size()) << "docs/config.md's key table and paramTable() differ";
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+        EXPECT_EQ(rows[k].first, table[k].key) << "row " << k + 1;
+        EXPECT_EQ(rows[k].second, table[k].unit) << "unit of " << table[k].key;
+    }
+}
+
+}  // namespace
+}  // namespace fishschool
