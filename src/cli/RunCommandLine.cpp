@@ -13,15 +13,17 @@ namespace fishschool::cli {
 
 int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
     CLI::App app{
-        "FishSchool on the command line: simulate a school, benchmark the backends or sweep a "
-        "parameter"};
+        "FishSchool on the command line: simulate a school, benchmark the backends, sweep a "
+        "parameter or run an ensemble"};
     app.require_subcommand(1);
     SimulateOptions simulate;
     BenchOptions bench;
     PhaseOptions phase;
+    EnsembleOptions ensemble;
     addSimulateCommand(app, simulate);
     addBenchCommand(app, bench);
     addPhaseCommand(app, phase);
+    addEnsembleCommand(app, ensemble);
     // CLI11 would only say "A subcommand is required" for a misspelt one.
     if (argc > 1 && argv[1][0] != '-') {
         std::string names;
@@ -45,10 +47,13 @@ int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
         std::cerr << "error: " << e.what() << " (see fishschool-cli --help)\n";
         return kExitBadInput;
     }
-    simulate.validateOnly = bench.validateOnly = phase.validateOnly = validateOnly;
+    simulate.validateOnly = bench.validateOnly = phase.validateOnly = ensemble.validateOnly =
+        validateOnly;
     try {
         if (app.got_subcommand("simulate")) return runSimulate(simulate);
         if (app.got_subcommand("phase")) return runPhase(phase);
+        if (const CLI::App* cmd = app.get_subcommand("ensemble"); cmd->parsed())
+            return runEnsembleCommand(cmd->get_subcommands().front()->get_name(), ensemble);
         return runBench(bench);
     } catch (const std::bad_alloc&) {
         std::cerr << "error: out of memory\n";
