@@ -12,6 +12,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -285,6 +286,21 @@ Result<std::pair<Manifest, std::map<std::int64_t, RunRow>>> readFolder(const std
     return std::pair{**manifest, std::move(*rows)};
 }
 
+/// Runs listed in this environment variable ("3,7") are recorded as failed: how the tests and
+/// a user rehearsing a cluster's failures reach the failure and retry paths (the CPU backends
+/// never fail a run).
+constexpr const char* kFaultVariable = "FISHSCHOOL_FAULT_RUNS";
+
+Result<std::set<std::int64_t>> injectedFaults() {
+    const char* text = std::getenv(kFaultVariable);
+    if (!text || !*text) return std::set<std::int64_t>{};
+    auto parsed = parseList(kFaultVariable, text, [](std::string_view item) {
+        return parseWholeNumber(kFaultVariable, item, 0, kMaxEnsembleRuns);
+    });
+    if (!parsed) return fail(parsed.error());
+    return std::set<std::int64_t>(parsed->begin(), parsed->end());
+}
+
 int refuse(const std::string& message) {
     std::cerr << "error: " << message << "\n";
     return kExitBadInput;
@@ -308,6 +324,8 @@ int runEnsembleRun(const EnsembleOptions& o) {
     }
     const auto kind = parseBackendFlag(o.file + ": key 'backend'", spec->backend);
     if (!kind) return refuse(kind.error());
+    const auto faults = injectedFaults();
+    if (!faults) return refuse(faults.error());
 
     // The folder: new, empty, or this ensemble's (by its manifest), nothing else.
     const fs::path folder = o.folder;
@@ -400,7 +418,12 @@ int runEnsembleRun(const EnsembleOptions& o) {
     std::mutex failedMutex;
     EnsembleWork work{
         .runs = todo, .jobs = workers, .backendFor = backends->backendFor(), .onRow = {}};
-    work.onRow = [&](std::size_t worker, const RunRow& row) -> Result<void> {
+    work.onRow = [&](std::size_t worker, const RunRow& ran) -> Result<void> {
+        RunRow row = ran;
+        if (faults->contains(row.plan.index)) {
+            row.ok = false;
+            row.message = std::string("a fault injected by ") + kFaultVariable;
+        }
         if (auto ok = parts[worker].append(ensembleCsvRow(row, true)); !ok) return ok;
         progress.add(row.ok);
         if (!row.ok) {
