@@ -360,9 +360,9 @@ int runEnsembleRun(const EnsembleOptions& o) {
         return refuse("--out: " + quote(o.folder, 200) + ": its parent folder " +
                       quote(parent.string(), 200) + " does not exist; make it first");
     }
+    if (o.validateOnly) return 0;
     auto backends = makeWorkerBackends(*kind, spec->base, o.jobs);
     if (!backends) return backendFailure(*kind, backends.error());
-    if (o.validateOnly) return 0;
 
     if (!fs::exists(folder, error) && !fs::create_directory(folder, error) &&
         !fs::is_directory(folder))
