@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <sstream>
 
 #include "core/CpuBackends.h"
 #include "core/Ensemble.h"
@@ -78,6 +79,26 @@ TEST(Ensemble, ABasePathIsReadBesideTheFileAndTheHashSeesItsContent) {
     const auto missing = parseEnsemble(text, "e.json", folder);
     ASSERT_FALSE(missing);
     EXPECT_THAT(missing.error(), HasSubstr("e.json: key 'base': "));
+}
+
+TEST(Ensemble, TheExampleEnsemblesLoad) {
+    std::size_t count = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(
+             std::filesystem::path(FISHSCHOOL_SOURCE_DIR) / "docs" / "examples")) {
+        std::stringstream text;
+        text << std::ifstream(entry.path()).rdbuf();
+        if (text.str().find("\"axes\"") == std::string::npos) continue;
+        ++count;
+        const auto spec = loadEnsemble(entry.path());
+        ASSERT_TRUE(spec) << spec.error();
+        EXPECT_GE(spec->runCount(), 1);
+    }
+    EXPECT_GE(count, 1u);
+    const auto diagram = loadEnsemble(std::filesystem::path(FISHSCHOOL_SOURCE_DIR) / "docs" /
+                                      "examples" / "couzin2002-diagram.json");
+    ASSERT_TRUE(diagram) << diagram.error();
+    EXPECT_EQ(diagram->runCount(), 16 * 16 * 3);
+    EXPECT_EQ(diagram->base.steering, Steering::Couzin);  // the base file beside it
 }
 
 TEST(Ensemble, EveryPointIsCheckedWithTheConfigsRules) {
