@@ -367,16 +367,11 @@ int runEnsembleRun(const EnsembleOptions& o) {
     if (!fs::exists(folder, error) && !fs::create_directory(folder, error) &&
         !fs::is_directory(folder))
         return refuse("--out: " + quote(o.folder, 200) + " cannot be made: " + error.message());
-    if (!fs::exists(folder / kManifestName)) {
-        // Tasks of one array may all start at once: each writes the same bytes, by rename.
-        const std::string temporary =
-            std::string(kManifestName) + "." + std::to_string(::getpid()) + ".tmp";
-        if (auto ok = writeFileAtomically(folder / temporary, manifestJson(manifest, o.file)); !ok)
+    // Tasks of one array may all start at once: each writes the same bytes, by rename.
+    if (!fs::exists(folder / kManifestName))
+        if (auto ok = writeFileAtomically(folder / kManifestName, manifestJson(manifest, o.file));
+            !ok)
             return internalFailure(ok.error());
-        fs::rename(folder / temporary, folder / kManifestName, error);
-        if (error)
-            return internalFailure((folder / kManifestName).string() + ": " + error.message());
-    }
     auto rows = readRows(folder, manifest);
     if (!rows) return refuse(rows.error());
 

@@ -286,11 +286,10 @@ Result<EnsembleSpec> parseEnsemble(std::string_view text, std::string_view sourc
                                 "\"seed\" and the run index; give \"replicates\" for more seeds");
                 auto values = readAxisValues(axisValue, source, "axes." + axisKey);
                 if (!values) return fail(values.error());
-                // The key alone first, so that a key that cannot vary is named as such.
-                if (auto ok = withVaried(spec.base, "axes", axisKey, values->front());
-                    !ok && ok.error().find("is not allowed; must be orientation-width") !=
-                               std::string::npos)
-                    return fail(source + ": " + ok.error());
+                if (!canVary(axisKey))
+                    return fail(where(source, "axes." + axisKey) +
+                                "this key cannot vary; an axis is orientation-width, "
+                                "attraction-width or a numeric config key (docs/config.md)");
                 spec.axes.push_back({axisKey, std::move(*values)});
             }
         } else if (key == "replicates") {

@@ -22,6 +22,13 @@ Result<double> parseFiniteNumber(std::string_view what, std::string_view text) {
     return value;
 }
 
+bool canVary(std::string_view key) {
+    if (key == kOrientationWidth || key == kAttractionWidth) return true;
+    static const nlohmann::json keys = nlohmann::json::parse(configToJson(SimParams{}));
+    const auto found = keys.find(std::string(key));
+    return found != keys.end() && found->is_number();
+}
+
 Result<SimParams> withVaried(const SimParams& base, std::string_view what, std::string_view key,
                              double value) {
     SimParams p = base;
@@ -40,7 +47,7 @@ Result<SimParams> withVaried(const SimParams& base, std::string_view what, std::
     }
     auto json = nlohmann::json::parse(configToJson(base));
     const auto found = json.find(std::string(key));
-    if (found == json.end() || !found->is_number())
+    if (!canVary(key))
         return fail(std::string(what) + ": '" + std::string(key) +
                     "' is not allowed; must be orientation-width, attraction-width or a numeric "
                     "config key (docs/config.md)");

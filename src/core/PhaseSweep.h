@@ -22,6 +22,9 @@ namespace fishschool {
 inline constexpr std::string_view kOrientationWidth = "orientation-width";
 inline constexpr std::string_view kAttractionWidth = "attraction-width";
 
+/// Whether withVaried takes `key`: the two widths and the numeric config keys.
+bool canVary(std::string_view key);
+
 /// `base` with `key` set to `value`, validated. "orientation-width" (Δr_o) sets
 /// rAlignment = rSeparation + value and moves rCohesion with it, so that r_r and Δr_a
 /// (rCohesion - rAlignment) stay; "attraction-width" (Δr_a) sets rCohesion = rAlignment + value;

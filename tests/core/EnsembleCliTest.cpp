@@ -168,7 +168,7 @@ TEST_F(Ensemble, BadInputExitsTwoNamingItAndWritesNothing) {
         {"{" + base + R"("axes": {"noise": []}})", "", "'axes.noise': an empty axis"},
         {"{" + base + R"("axes": {"noise": [0, "a"]}})", "", "'axes.noise[1]': must be a number"},
         {R"({"axes": {}, "steps": "10"})", "", "'steps': must be a whole number"},
-        {"{" + base + R"("axes": {"steering": [1]}})", "", "'steering' is not allowed"},
+        {"{" + base + R"("axes": {"steering": [1]}})", "", "'axes.steering': this key cannot vary"},
         {"{" + base + R"("axes": {"seed": [1, 2]}})", "", "the seed cannot vary"},
         {"{" + base + R"("axes": {"noise": {"from": 0, "to": 1, "count": 4000},
                                  "dt": {"from": 0.01, "to": 0.1, "count": 4000}}})",
