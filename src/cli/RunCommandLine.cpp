@@ -24,19 +24,26 @@ int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
     addBenchCommand(app, bench);
     addPhaseCommand(app, phase);
     addEnsembleCommand(app, ensemble);
-    // CLI11 would only say "A subcommand is required" for a misspelt one.
-    if (argc > 1 && argv[1][0] != '-') {
+    // CLI11 would only say "A subcommand is required" for a misspelt one (`ensemble rnu` too).
+    const CLI::App* level = &app;
+    std::string path = "fishschool-cli";
+    for (int arg = 1; arg < argc && argv[arg][0] != '-' && !level->get_subcommands({}).empty();
+         ++arg) {
         std::string names;
-        bool known = false;
-        for (const CLI::App* command : app.get_subcommands({})) {
-            known |= command->get_name() == argv[1];
+        const CLI::App* chosen = nullptr;
+        for (const CLI::App* command : level->get_subcommands({})) {
+            if (command->get_name() == argv[arg]) chosen = command;
             names += (names.empty() ? "" : ", ") + command->get_name();
         }
-        if (!known) {
-            std::cerr << "error: unknown command " << quote(argv[1]) << "; the commands are "
-                      << names << " (see fishschool-cli --help)\n";
+        const std::string kind = level == &app ? "command " : level->get_name() + " command ";
+        if (!chosen) {
+            std::cerr << "error: unknown " << kind << quote(argv[arg]) << "; the "
+                      << kind.substr(0, kind.size() - 1) << "s are " << names << " (see " << path
+                      << " --help)\n";
             return kExitBadInput;
         }
+        path += " " + chosen->get_name();
+        level = chosen;
     }
     try {
         app.parse(argc, argv);

@@ -203,6 +203,18 @@ TEST_F(Ensemble, BadInputExitsTwoNamingItAndWritesNothing) {
                 HasSubstr("is not a folder made by `ensemble run`"));
 }
 
+TEST_F(Ensemble, HelpOnEveryCommandAndAMisspeltOneIsNamed) {
+    for (const char* command : {"run", "status", "merge"}) {
+        const CliRun run = cli("ensemble " + std::string(command) + " --help");
+        EXPECT_EQ(run.status, 0) << command;
+        EXPECT_THAT(run.out, HasSubstr("fishschool-cli ensemble " + std::string(command)));
+    }
+    const CliRun misspelt = cli("ensemble rnu " + path("e.json"));
+    EXPECT_EQ(misspelt.status, 2);
+    EXPECT_THAT(misspelt.err, HasSubstr("unknown ensemble command 'rnu'; the ensemble commands "
+                                        "are run, status, merge"));
+}
+
 TEST_F(Ensemble, PhaseRunsItsValuesOnSeveralJobsToTheSameBits) {
     write("c.json", R"({"fishCount": 20, "steering": "couzin", "rSeparation": 1,
                         "rAlignment": 2, "rCohesion": 10, "dt": 0.1, "maxTurnRate": 40,
