@@ -1,11 +1,11 @@
 #include "Ensemble.h"
 
 #include <atomic>
-#include <charconv>
+#include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <exception>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <thread>
