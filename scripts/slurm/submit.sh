@@ -32,7 +32,8 @@ if [ -z "${FISHSCHOOL_CLI:-}" ]; then
     [ -x "$FISHSCHOOL_CLI" ] || FISHSCHOOL_CLI="$(command -v fishschool-cli)" ||
         { echo "error: no fishschool-cli: build it or set FISHSCHOOL_CLI" >&2; exit 2; }
 fi
-export FISHSCHOOL_CLI="$(realpath "$FISHSCHOOL_CLI")"
+FISHSCHOOL_CLI="$(realpath "$FISHSCHOOL_CLI")"
+export FISHSCHOOL_CLI
 logs="$out.slurm"
 mkdir -p "$logs"
 array=$(sbatch --parsable --array="$tasks" --cpus-per-task="$cpus" --chdir="$logs" "$@" \
