@@ -98,6 +98,30 @@ TEST_F(Ensemble, AKilledRunResumesIgnoringATornLastLine) {
     EXPECT_EQ(partRows("killed"), 12u);
 }
 
+TEST_F(Ensemble, KillNineMidRunLosesOnlyTheRunsInFlight) {
+    // 60 runs of some milliseconds each, killed once 6 rows are in.
+    write("long.json", R"({"base": {"fishCount": 20, "rocks": []}, "axes": {},
+                           "replicates": 60, "steps": 1500, "seed": 3})");
+    const std::string run = std::string(FISHSCHOOL_CLI_PATH) + " ensemble run " +
+                            path("long.json") + " --jobs 2 --out ";
+    const std::string killer =
+        run + path("killed") + " 2>/dev/null & pid=$!; until [ \"$(cat " + path("killed") +
+        "/part-*.csv 2>/dev/null | wc -l)\" -ge 8 ] || ! kill -0 $pid; do sleep 0.01; done; "
+        "kill -9 $pid; wait $pid";
+    std::system(("bash -c '" + killer + "'").c_str());
+    const std::size_t kept = partRows("killed");
+    EXPECT_GE(kept, 6u);
+    EXPECT_LT(kept, 60u);
+    ASSERT_EQ(std::system((run + path("killed") + " 2>/dev/null").c_str()), 0);
+    EXPECT_EQ(partRows("killed"), 60u);  // the kept rows were not run again
+    ASSERT_EQ(std::system((run + path("whole") + " 2>/dev/null").c_str()), 0);
+    for (const char* dir : {"killed", "whole"})
+        ASSERT_EQ(
+            cli("ensemble merge " + path(dir) + " --csv " + path(dir + std::string(".csv"))).status,
+            0);
+    EXPECT_EQ(read(path("killed.csv")), read(path("whole.csv")));
+}
+
 TEST_F(Ensemble, AFailedRunIsARowAndRetryFailedRunsItAgain) {
     const std::string whole = runAndMerge("whole");
     const CliRun run = cli("ensemble run " + path("e.json") + " --out " + path("f") +
