@@ -12,6 +12,7 @@ fishschool_packages=(
     nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
     xvfb xauth xdotool ffmpeg gnuplot-nox
     afl++ gcc-12-plugin-dev
+    slurmctld slurmd slurm-client munge
 )
 
 install_missing_packages() {

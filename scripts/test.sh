@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds every target with warnings as errors and runs every test; then
 # builds the core and the CLI with AddressSanitizer and UndefinedBehaviorSanitizer and runs their
-# tests again. GL tests run on Mesa's software rasteriser where no GPU is present. Last, the
+# tests again. GL tests run on Mesa's software rasteriser where no GPU is present. An ensemble runs
+# on a one-node Slurm cluster started for it (scripts/slurm_test.sh). Last, the
 # parsers are fuzzed (scripts/fuzz.sh) and random scenes soaked under --check (scripts/soak.sh).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
@@ -20,6 +21,14 @@ if [ -n "${CI:-}" ] && grep -q '(Skipped)' "$log"; then
     echo "error: tests were skipped in CI (no GL context?):" >&2
     grep '(Skipped)' "$log" >&2
     exit 1
+fi
+
+phase "Ensembles on a one-node Slurm cluster of this machine (scripts/slurm_test.sh)"
+# Its daemons run as root; CI is root, a developer who is not is told and the phase skipped.
+if [ "$(id -u)" -eq 0 ] || [ -n "${CI:-}" ]; then
+    "$FISHSCHOOL_ROOT/scripts/slurm_test.sh" "$FISHSCHOOL_ROOT/build/bin/fishschool-cli"
+else
+    echo "skipped: scripts/slurm_test.sh needs root (sudo scripts/slurm_test.sh runs it)"
 fi
 
 phase "Core and CLI under AddressSanitizer and UndefinedBehaviorSanitizer"

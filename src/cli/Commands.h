@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -51,12 +52,30 @@ struct PhaseOptions {
     std::string csvPath;
     bool hysteresis = false;
     std::string backend = "cpu";
+    std::size_t jobs = 0;       ///< --jobs: 0 for one per CPU thread
     bool validateOnly = false;  ///< as SimulateOptions::validateOnly
 };
+
+/// `ensemble run|status|merge` (docs/ensembles.md).
+struct EnsembleOptions {
+    std::string file;      ///< run: the ensemble file
+    std::string folder;    ///< run: --out; status and merge: DIR
+    std::size_t jobs = 0;  ///< --jobs: 0 for one per CPU thread
+    std::string shard;     ///< --shard K/N as typed
+    std::string only;      ///< --only i,j,... as typed
+    bool retryFailed = false;
+    std::string csvPath;        ///< merge --csv
+    std::string timingPath;     ///< merge --timing
+    bool validateOnly = false;  ///< as SimulateOptions::validateOnly
+};
+
+/// The most workers --jobs takes.
+inline constexpr std::int64_t kMaxJobs = 1024;
 
 void addSimulateCommand(CLI::App& app, SimulateOptions& options);
 void addBenchCommand(CLI::App& app, BenchOptions& options);
 void addPhaseCommand(CLI::App& app, PhaseOptions& options);
+void addEnsembleCommand(CLI::App& app, EnsembleOptions& options);
 
 /// Exit status for bad input (flags, config, state): 2. For an internal failure: 1.
 inline constexpr int kExitBadInput = 2;
@@ -73,5 +92,7 @@ int backendFailure(BackendKind kind, const std::string& message);
 int runSimulate(const SimulateOptions& options);
 int runBench(const BenchOptions& options);
 int runPhase(const PhaseOptions& options);
+/// `command` is "run", "status" or "merge".
+int runEnsembleCommand(const std::string& command, const EnsembleOptions& options);
 
 }  // namespace fishschool::cli

@@ -2,6 +2,7 @@
 #include <limits>
 
 #include "Commands.h"
+#include "WorkerBackends.h"
 #include "core/BackendRegistry.h"
 #include "core/ConfigIO.h"
 #include "core/PhaseSweep.h"
@@ -38,6 +39,10 @@ void addPhaseCommand(CLI::App& app, PhaseOptions& o) {
     cmd->add_option("--backend", o.backend, backendNameList())
         ->default_val("cpu")
         ->check(nonEmpty());
+    cmd->add_option("--jobs", o.jobs,
+                    "Values run at once from fresh starts, a thread each (default: the CPU "
+                    "threads; 1 with --hysteresis or --backend gpu)")
+        ->check(wholeNumber(1, kMaxJobs));
 }
 
 int runPhase(const PhaseOptions& o) {
@@ -68,15 +73,12 @@ int runPhase(const PhaseOptions& o) {
         varied.push_back(*p);
     }
     if (o.validateOnly) return 0;
-    auto backend = createBackend(*kind, varied.front());
-    if (!backend) return fail(backend.error());
-    const auto points = runPhaseSweep(**backend, values, varied, o.steps, o.hysteresis);
-    const std::size_t expected = o.hysteresis ? 2 * values.size() - 1 : values.size();
-    if (points.size() != expected) {
-        if (auto health = (*backend)->health(); !health) return fail(health.error());
-        return fail("--backend: the school could not be uploaded");
-    }
-    if (auto ok = writeFileAtomically(o.csvPath, phaseCsv(points)); !ok) return fail(ok.error());
+    auto backends = makeWorkerBackends(*kind, varied.front(), o.hysteresis ? 1 : o.jobs);
+    if (!backends) return backendFailure(*kind, backends.error());
+    const auto points = runPhaseSweep(phaseEnsemble(*base, o.vary, values, o.steps, o.hysteresis),
+                                      backends->size(), backends->backendFor());
+    if (!points) return internalFailure(points.error());
+    if (auto ok = writeFileAtomically(o.csvPath, phaseCsv(*points)); !ok) return fail(ok.error());
     return 0;
 }
 

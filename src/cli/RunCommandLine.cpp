@@ -13,28 +13,37 @@ namespace fishschool::cli {
 
 int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
     CLI::App app{
-        "FishSchool on the command line: simulate a school, benchmark the backends or sweep a "
-        "parameter"};
+        "FishSchool on the command line: simulate a school, benchmark the backends, sweep a "
+        "parameter or run an ensemble"};
     app.require_subcommand(1);
     SimulateOptions simulate;
     BenchOptions bench;
     PhaseOptions phase;
+    EnsembleOptions ensemble;
     addSimulateCommand(app, simulate);
     addBenchCommand(app, bench);
     addPhaseCommand(app, phase);
-    // CLI11 would only say "A subcommand is required" for a misspelt one.
-    if (argc > 1 && argv[1][0] != '-') {
+    addEnsembleCommand(app, ensemble);
+    // CLI11 would only say "A subcommand is required" for a misspelt one (`ensemble rnu` too).
+    const CLI::App* level = &app;
+    std::string path = "fishschool-cli";
+    for (int arg = 1; arg < argc && argv[arg][0] != '-' && !level->get_subcommands({}).empty();
+         ++arg) {
         std::string names;
-        bool known = false;
-        for (const CLI::App* command : app.get_subcommands({})) {
-            known |= command->get_name() == argv[1];
+        const CLI::App* chosen = nullptr;
+        for (const CLI::App* command : level->get_subcommands({})) {
+            if (command->get_name() == argv[arg]) chosen = command;
             names += (names.empty() ? "" : ", ") + command->get_name();
         }
-        if (!known) {
-            std::cerr << "error: unknown command " << quote(argv[1]) << "; the commands are "
-                      << names << " (see fishschool-cli --help)\n";
+        const std::string kind = level == &app ? "command " : level->get_name() + " command ";
+        if (!chosen) {
+            std::cerr << "error: unknown " << kind << quote(argv[arg]) << "; the "
+                      << kind.substr(0, kind.size() - 1) << "s are " << names << " (see " << path
+                      << " --help)\n";
             return kExitBadInput;
         }
+        path += " " + chosen->get_name();
+        level = chosen;
     }
     try {
         app.parse(argc, argv);
@@ -45,10 +54,13 @@ int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
         std::cerr << "error: " << e.what() << " (see fishschool-cli --help)\n";
         return kExitBadInput;
     }
-    simulate.validateOnly = bench.validateOnly = phase.validateOnly = validateOnly;
+    simulate.validateOnly = bench.validateOnly = phase.validateOnly = ensemble.validateOnly =
+        validateOnly;
     try {
         if (app.got_subcommand("simulate")) return runSimulate(simulate);
         if (app.got_subcommand("phase")) return runPhase(phase);
+        if (const CLI::App* cmd = app.get_subcommand("ensemble"); cmd->parsed())
+            return runEnsembleCommand(cmd->get_subcommands().front()->get_name(), ensemble);
         return runBench(bench);
     } catch (const std::bad_alloc&) {
         std::cerr << "error: out of memory\n";

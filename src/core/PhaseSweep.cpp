@@ -11,27 +11,6 @@
 #include <nlohmann/json.hpp>
 
 namespace fishschool {
-namespace {
-
-/// Steps `steps` times and averages the measures after each step of the last half.
-PhasePoint runAt(Backend& backend, const SimParams& params, std::int64_t steps) {
-    const std::int64_t measured = (steps + 1) / 2;
-    PhasePoint point;
-    for (std::int64_t s = 0; s < steps; ++s) {
-        backend.step();
-        if (s < steps - measured) continue;
-        const SchoolMetrics m = measureSchool(backend.download(), params);
-        point.polarization += m.polarization;
-        point.milling += m.milling;
-    }
-    if (measured > 0) {
-        point.polarization /= double(measured);
-        point.milling /= double(measured);
-    }
-    return point;
-}
-
-}  // namespace
 
 Result<double> parseFiniteNumber(std::string_view what, std::string_view text) {
     double value = 0.0;
@@ -41,6 +20,13 @@ Result<double> parseFiniteNumber(std::string_view what, std::string_view text) {
         return fail(std::string(what) + ": '" + std::string(text) +
                     "' is not allowed; must be a finite decimal number");
     return value;
+}
+
+bool canVary(std::string_view key) {
+    if (key == kOrientationWidth || key == kAttractionWidth) return true;
+    static const nlohmann::json keys = nlohmann::json::parse(configToJson(SimParams{}));
+    const auto found = keys.find(std::string(key));
+    return found != keys.end() && found->is_number();
 }
 
 Result<SimParams> withVaried(const SimParams& base, std::string_view what, std::string_view key,
@@ -61,7 +47,7 @@ Result<SimParams> withVaried(const SimParams& base, std::string_view what, std::
     }
     auto json = nlohmann::json::parse(configToJson(base));
     const auto found = json.find(std::string(key));
-    if (found == json.end() || !found->is_number())
+    if (!canVary(key))
         return fail(std::string(what) + ": '" + std::string(key) +
                     "' is not allowed; must be orientation-width, attraction-width or a numeric "
                     "config key (docs/config.md)");
@@ -85,37 +71,44 @@ std::vector<double> sweepValues(double from, double to, std::int64_t count) {
     return values;
 }
 
-std::vector<PhasePoint> runPhaseSweep(Backend& backend, const std::vector<double>& values,
-                                      const std::vector<SimParams>& variedParams,
-                                      std::int64_t steps, bool hysteresis) {
-    std::vector<PhasePoint> points;
-    if (values.empty()) return points;
-    if (!hysteresis) {
-        for (std::size_t i = 0; i < values.size(); ++i) {
-            if (auto ok = backend.setParams(variedParams[i]); !ok) return points;
-            backend.setStepCount(0);
-            if (auto ok = backend.upload(makeInitialSchool(variedParams[i])); !ok) return points;
-            PhasePoint point = runAt(backend, variedParams[i], steps);
-            point.value = values[i];
-            point.direction = "fresh";
-            points.push_back(point);
-        }
-        return points;
-    }
-    if (auto ok = backend.setParams(variedParams[0]); !ok) return points;
-    backend.setStepCount(0);
-    if (auto ok = backend.upload(makeInitialSchool(variedParams[0])); !ok) return points;
-    std::vector<std::size_t> order;
-    for (std::size_t i = 0; i < values.size(); ++i) order.push_back(i);
-    for (std::size_t i = values.size() - 1; i-- > 0;) order.push_back(i);
-    for (std::size_t k = 0; k < order.size(); ++k) {
-        const std::size_t i = order[k];
-        if (auto ok = backend.setParams(variedParams[i]); !ok) return points;
-        PhasePoint point = runAt(backend, variedParams[i], steps);
-        point.value = values[i];
-        point.direction = k < values.size() ? "up" : "down";
-        points.push_back(point);
-    }
+EnsembleSpec phaseEnsemble(const SimParams& base, std::string_view key,
+                           const std::vector<double>& values, std::int64_t steps, bool hysteresis) {
+    EnsembleSpec sweep;
+    sweep.base = base;
+    sweep.axes.push_back({std::string(key), values});
+    if (hysteresis)
+        for (std::size_t i = values.size() - 1; i-- > 0;)
+            sweep.axes.front().values.push_back(values[i]);
+    sweep.steps = steps;
+    sweep.window = (steps + 1) / 2;
+    sweep.seedFromBase = true;
+    sweep.chained = hysteresis;
+    return sweep;
+}
+
+Result<std::vector<PhasePoint>> runPhaseSweep(
+    const EnsembleSpec& sweep, std::size_t jobs,
+    const std::function<Result<Backend*>(std::size_t worker, const SimParams& params)>&
+        backendFor) {
+    const std::size_t count = sweep.axes.front().values.size();
+    std::vector<PhasePoint> points(count);
+    std::vector<std::string> errors(count);
+    EnsembleWork work{.runs = {}, .jobs = jobs, .backendFor = backendFor, .onRow = {}};
+    for (std::size_t i = 0; i < count; ++i) work.runs.push_back(std::int64_t(i));
+    work.onRow = [&](std::size_t, const RunRow& row) -> Result<void> {
+        const auto i = std::size_t(row.plan.index);
+        PhasePoint& point = points[i];
+        point.value = row.plan.values.front();
+        point.direction = !sweep.chained ? "fresh" : i <= count / 2 ? "up" : "down";
+        point.polarization = row.measures.polarization;
+        point.milling = row.measures.milling;
+        if (!row.ok)
+            errors[i] = point.direction + " " + formatNumber(point.value) + ": " + row.message;
+        return {};
+    };
+    if (auto ok = runEnsemble(sweep, work); !ok) return fail(ok.error());
+    for (const std::string& error : errors)
+        if (!error.empty()) return fail(error);
     return points;
 }
 

@@ -4,12 +4,15 @@
 // polarization and milling measured at each value, from fresh starts or along a hysteresis loop
 // (Couzin et al. 2002's collective memory).
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "Backend.h"
+#include "Ensemble.h"
 #include "Result.h"
 #include "SimParams.h"
 
@@ -18,6 +21,9 @@ namespace fishschool {
 /// The keys `--vary` takes besides the numeric config keys.
 inline constexpr std::string_view kOrientationWidth = "orientation-width";
 inline constexpr std::string_view kAttractionWidth = "attraction-width";
+
+/// Whether withVaried takes `key`: the two widths and the numeric config keys.
+bool canVary(std::string_view key);
 
 /// `base` with `key` set to `value`, validated. "orientation-width" (Δr_o) sets
 /// rAlignment = rSeparation + value and moves rCohesion with it, so that r_r and Δr_a
@@ -41,13 +47,18 @@ struct PhasePoint {
     double milling = 0.0;
 };
 
-/// Runs the sweep on `backend`. Fresh starts: at each value a new school from the value's
-/// params (makeInitialSchool) and `steps` steps. Hysteresis: one school from the first value's
-/// params, `steps` steps at each value up, then at each value down again (the top value once).
-/// `variedParams` holds withVaried's result for every value, in order.
-std::vector<PhasePoint> runPhaseSweep(Backend& backend, const std::vector<double>& values,
-                                      const std::vector<SimParams>& variedParams,
-                                      std::int64_t steps, bool hysteresis);
+/// The ensemble of a sweep: `key` over `values` from `base` (its seed for every run), the
+/// measures averaged over the last half of each run ((steps + 1) / 2 steps). With `hysteresis`
+/// the runs are one chain, the values up and then down again (the top value once), one school
+/// carried through them; else each value starts from a new school (makeInitialSchool).
+EnsembleSpec phaseEnsemble(const SimParams& base, std::string_view key,
+                           const std::vector<double>& values, std::int64_t steps, bool hysteresis);
+
+/// Runs a phaseEnsemble on `jobs` threads (runEnsemble): a point per run, in run order, its
+/// direction "fresh", or "up" then "down". The first run that fails is the error.
+Result<std::vector<PhasePoint>> runPhaseSweep(
+    const EnsembleSpec& sweep, std::size_t jobs,
+    const std::function<Result<Backend*>(std::size_t worker, const SimParams& params)>& backendFor);
 
 /// "value,direction,polarization,milling" and a row per point, numbers to 9 significant digits.
 std::string phaseCsv(const std::vector<PhasePoint>& points);

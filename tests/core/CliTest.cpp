@@ -16,63 +16,12 @@
 #include <string>
 #include <vector>
 
+#include "CliFixture.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
-
-struct CliRun {
-    int status = -1;
-    std::string out, err;
-};
-
-class Cli : public ::testing::Test {
-  protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("fishschool_cli_" + std::to_string(::getpid()) + "_" +
-                std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-    static std::string read(const std::string& file) {
-        std::ifstream in(file);
-        std::stringstream s;
-        s << in.rdbuf();
-        return s.str();
-    }
-
-    void write(const std::string& name, const std::string& text) const {
-        std::ofstream(path(name)) << text;
-    }
-
-    CliRun cli(const std::string& args) const {
-        const std::string command = std::string(FISHSCHOOL_CLI_PATH) + " " + args + " >" +
-                                    path("stdout.txt") + " 2>" + path("stderr.txt");
-        const int raw = std::system(command.c_str());
-        CliRun run;
-        run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-        run.out = read(path("stdout.txt"));
-        run.err = read(path("stderr.txt"));
-        return run;
-    }
-
-    /// The names in the test folder, less the captured output.
-    std::set<std::string> listing() const {
-        std::set<std::string> names;
-        for (const auto& entry : fs::directory_iterator(dir_)) {
-            const std::string name = entry.path().filename().string();
-            if (name != "stdout.txt" && name != "stderr.txt") names.insert(name);
-        }
-        return names;
-    }
-
-    fs::path dir_;
-};
 
 TEST_F(Cli, SimulateRoundTripsThroughStateFiles) {
     write("config.json", R"({"fishCount": 300, "seed": 9})");
@@ -310,6 +259,7 @@ TEST_F(Cli, TheExampleConfigsRun) {
     for (const auto& entry :
          fs::directory_iterator(fs::path(FISHSCHOOL_SOURCE_DIR) / "docs" / "examples")) {
         if (entry.path().extension() != ".json") continue;
+        if (read(entry.path().string()).find("\"axes\"") != std::string::npos) continue;
         ++count;
         const CliRun run = cli("simulate --config " + entry.path().string() +
                                " --fish 200 --steps 2 --state-out " + path("example.csv"));

@@ -323,6 +323,9 @@ TEST(Config, TheExampleConfigsLoad) {
     std::size_t count = 0;
     for (const auto& entry : fs::directory_iterator(examples)) {
         if (entry.path().extension() != ".json") continue;
+        std::stringstream text;
+        text << std::ifstream(entry.path()).rdbuf();
+        if (text.str().find("\"axes\"") != std::string::npos) continue;  // EnsembleTest's
         ++count;
         auto p = loadConfig(entry.path());
         EXPECT_TRUE(p) << p.error();

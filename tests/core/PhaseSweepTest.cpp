@@ -81,29 +81,34 @@ TEST(PhaseSweep, HysteresisGoesUpThenDownWithOneSchool) {
     base.fishCount = 30;
     base.steering = Steering::Couzin;
     const std::vector<double> values = sweepValues(0.0, 2.0, 3);
-    std::vector<SimParams> varied;
-    for (double v : values) varied.push_back(*withVaried(base, "--vary", "orientation-width", v));
     auto backend = makeCpuBackend();
-    const auto points = runPhaseSweep(*backend, values, varied, 4, true);
-    ASSERT_EQ(points.size(), 5u);
+    auto onThisBackend = [&](std::size_t, const SimParams&) -> Result<Backend*> {
+        return backend.get();
+    };
+    const auto points =
+        runPhaseSweep(phaseEnsemble(base, "orientation-width", values, 4, true), 4, onThisBackend);
+    ASSERT_TRUE(points) << points.error();
+    ASSERT_EQ(points->size(), 5u);
     const double expected[] = {0, 1, 2, 1, 0};
-    for (std::size_t k = 0; k < points.size(); ++k) {
-        EXPECT_EQ(points[k].value, expected[k]);
-        EXPECT_EQ(points[k].direction, k < 3 ? "up" : "down");
-        EXPECT_GE(points[k].polarization, 0.0);
-        EXPECT_LE(points[k].polarization, 1.0 + 1e-9);
+    for (std::size_t k = 0; k < points->size(); ++k) {
+        EXPECT_EQ((*points)[k].value, expected[k]);
+        EXPECT_EQ((*points)[k].direction, k < 3 ? "up" : "down");
+        EXPECT_GE((*points)[k].polarization, 0.0);
+        EXPECT_LE((*points)[k].polarization, 1.0 + 1e-9);
     }
-    EXPECT_EQ(backend->stepCount(), 20u);  // one school all the way
+    EXPECT_EQ(backend->stepCount(), 20u);  // one school all the way, on one worker
 
-    const auto fresh = runPhaseSweep(*backend, values, varied, 4, false);
-    ASSERT_EQ(fresh.size(), 3u);
-    EXPECT_EQ(fresh[2].direction, "fresh");
+    const auto fresh =
+        runPhaseSweep(phaseEnsemble(base, "orientation-width", values, 4, false), 1, onThisBackend);
+    ASSERT_TRUE(fresh) << fresh.error();
+    ASSERT_EQ(fresh->size(), 3u);
+    EXPECT_EQ((*fresh)[2].direction, "fresh");
     EXPECT_EQ(backend->stepCount(), 4u);  // a new school, counted from 0, at each value
     // The two runs at value 0 start from the same school: the same measures.
-    EXPECT_EQ(fresh[0].polarization, points[0].polarization);
-    EXPECT_EQ(fresh[0].milling, points[0].milling);
-    EXPECT_THAT(phaseCsv(fresh), ::testing::StartsWith("value,direction,polarization,milling\n0,"
-                                                       "fresh,"));
+    EXPECT_EQ((*fresh)[0].polarization, (*points)[0].polarization);
+    EXPECT_EQ((*fresh)[0].milling, (*points)[0].milling);
+    EXPECT_THAT(phaseCsv(*fresh), ::testing::StartsWith("value,direction,polarization,milling\n0,"
+                                                        "fresh,"));
 }
 
 }  // namespace

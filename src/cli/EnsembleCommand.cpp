@@ -1,0 +1,535 @@
+// fishschool-cli ensemble run|status|merge (docs/ensembles.md): an ensemble's runs spread over
+// workers, each finished run appended as one row to its worker's part file in the output folder,
+// so that a stopped run loses at most the runs in flight and the same command resumes it.
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "Commands.h"
+#include "WorkerBackends.h"
+#include "core/BackendRegistry.h"
+#include "core/Ensemble.h"
+#include "core/StateIO.h"
+#include "core/TextInput.h"
+
+namespace fishschool::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kManifestName = "manifest.json";
+
+/// Which runs of the ensemble a `run` does: those with index % count == index.
+struct Shard {
+    std::int64_t index = 0;
+    std::int64_t count = 1;
+};
+
+Result<Shard> parseShard(const std::string& text) {
+    if (text.empty()) return Shard{};
+    const auto refuse = [&] {
+        return fail("--shard: " + quote(text) + " is not allowed; must be K/N with N from 1 to " +
+                    std::to_string(kMaxEnsembleRuns) +
+                    " and K from 0 to N - 1 (task K of an array --array=0-(N-1))");
+    };
+    const std::size_t slash = text.find('/');
+    if (slash == std::string::npos) return refuse();
+    const auto k = parseWholeNumber("", text.substr(0, slash), 0, kMaxEnsembleRuns - 1);
+    const auto n = parseWholeNumber("", text.substr(slash + 1), 1, kMaxEnsembleRuns);
+    if (!k || !n || *k >= *n) return refuse();
+    return Shard{*k, *n};
+}
+
+/// What DIR/manifest.json says: which ensemble, made by which program, how many runs.
+struct Manifest {
+    std::string hash;
+    std::string version;
+    std::int64_t runs = 0;
+    std::vector<EnsembleAxis> axes;  ///< their keys only
+};
+
+std::string manifestJson(const Manifest& m, const std::string& file) {
+    nlohmann::ordered_json axes = nlohmann::ordered_json::array();
+    for (const EnsembleAxis& axis : m.axes) axes.push_back(axis.key);
+    const nlohmann::ordered_json root = {{"ensemble", m.hash},
+                                         {"version", m.version},
+                                         {"runs", m.runs},
+                                         {"axes", axes},
+                                         {"file", file}};
+    return root.dump(2) + "\n";
+}
+
+/// The folder's manifest; nullopt when it has none.
+Result<std::optional<Manifest>> readManifest(const fs::path& folder) {
+    const fs::path path = folder / kManifestName;
+    std::error_code error;
+    if (!fs::exists(path, error)) return std::nullopt;
+    auto text = readTextFile(path, 1 << 20, "manifest");
+    if (!text) return fail(text.error());
+    const std::string broken =
+        path.string() + ": not a manifest of fishschool-cli ensemble run (was it edited?)";
+    try {
+        const auto root = nlohmann::json::parse(*text);
+        Manifest m;
+        m.hash = root.at("ensemble").get<std::string>();
+        m.version = root.at("version").get<std::string>();
+        m.runs = root.at("runs").get<std::int64_t>();
+        for (const auto& key : root.at("axes")) m.axes.push_back({key.get<std::string>(), {}});
+        if (m.runs < 1 || m.runs > kMaxEnsembleRuns) return fail(broken);
+        return m;
+    } catch (const nlohmann::json::exception&) {
+        return fail(broken);
+    }
+}
+
+bool isPartFileName(const std::string& name) {
+    return name.starts_with("part-") && name.ends_with(".csv");
+}
+
+/// The rows of every part file of the folder, the one kept for each run: a finished ("ok") one
+/// before a failed one, then the least as merged text, so that any order of the files and any
+/// repeat of a run give the same choice. A last line without its newline is a row cut short
+/// by a kill: ignored.
+Result<std::map<std::int64_t, RunRow>> readRows(const fs::path& folder, const Manifest& m) {
+    std::map<std::int64_t, RunRow> chosen;
+    const std::string header = ensembleCsvHeader(m.axes, true);
+    std::vector<fs::path> parts;
+    for (const auto& entry : fs::directory_iterator(folder))
+        if (isPartFileName(entry.path().filename().string()) && entry.is_regular_file())
+            parts.push_back(entry.path());
+    std::sort(parts.begin(), parts.end());
+    for (const fs::path& part : parts) {
+        auto text = readTextFile(part, std::uintmax_t(1) << 40, "part file");
+        if (!text) return fail(text.error());
+        std::string_view rest = *text;
+        for (std::int64_t line = 1;; ++line) {
+            const std::size_t end = rest.find('\n');
+            if (end == std::string_view::npos) break;
+            const std::string_view row = rest.substr(0, end);
+            rest.remove_prefix(end + 1);
+            const std::string where = part.string() + ": line " + std::to_string(line) + ": ";
+            if (line == 1) {
+                if (row != header)
+                    return fail(where + "the header is not " + quote(header, 200) +
+                                "; the part file is not this ensemble's");
+                continue;
+            }
+            auto parsed = parseEnsembleCsvRow(row, m.axes.size());
+            if (!parsed) return fail(where + parsed.error());
+            if (parsed->plan.index >= m.runs)
+                return fail(where + "run " + std::to_string(parsed->plan.index) +
+                            " is beyond the ensemble's " + std::to_string(m.runs) + " runs");
+            auto [at, added] = chosen.try_emplace(parsed->plan.index, *parsed);
+            if (added) continue;
+            const RunRow& kept = at->second;
+            if ((parsed->ok && !kept.ok) ||
+                (parsed->ok == kept.ok &&
+                 ensembleCsvRow(*parsed, false) < ensembleCsvRow(kept, false)))
+                at->second = *parsed;
+        }
+    }
+    return chosen;
+}
+
+/// A part file opened to append rows, locked against a second writer. A row cut short at its
+/// end (a kill mid-write) is cut off, so that the next row starts on a line of its own.
+class PartFile {
+  public:
+    static Result<PartFile> open(const fs::path& path, const std::string& header) {
+        PartFile file;
+        file.path_ = path.string();
+        file.fd_ = ::open(file.path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (file.fd_ < 0) return file.failure("cannot be opened for writing");
+        if (::flock(file.fd_, LOCK_EX | LOCK_NB) != 0)
+            return fail("part file " + quote(file.path_, 200) +
+                        ": another `ensemble run` is writing it (the same --shard twice?)");
+        struct stat info {};
+        if (::fstat(file.fd_, &info) != 0) return file.failure("cannot be read");
+        off_t size = info.st_size;
+        if (S_ISREG(info.st_mode) && size > 0) {
+            std::string text(std::size_t(size), '\0');
+            if (::pread(file.fd_, text.data(), text.size(), 0) != size)
+                return file.failure("cannot be read");
+            const std::size_t keep =
+                text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
+            if (keep != text.size() && ::ftruncate(file.fd_, off_t(keep)) != 0)
+                return file.failure("cannot be cut back to its last whole row");
+            size = off_t(keep);
+        }
+        if (size == 0)
+            if (auto ok = file.append(header + "\n"); !ok) return fail(ok.error());
+        return file;
+    }
+
+    PartFile() = default;
+    PartFile(PartFile&& other) noexcept
+        : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)) {}
+    PartFile& operator=(PartFile&&) = delete;
+    ~PartFile() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+
+    /// One write of the whole row: it reaches the kernel before the next run starts.
+    Result<void> append(std::string_view text) {
+        while (!text.empty()) {
+            const ssize_t written = ::write(fd_, text.data(), text.size());
+            if (written < 0 && errno == EINTR) continue;
+            if (written <= 0) return failure("cannot be written");
+            text.remove_prefix(std::size_t(written));
+        }
+        return {};
+    }
+
+  private:
+    std::unexpected<std::string> failure(const char* what) const {
+        const std::string reason = errno ? std::strerror(errno) : "unknown error";
+        return fail("part file " + quote(path_, 200) + " " + what + ": " + reason +
+                    "; the rows before stay and the same command resumes");
+    }
+
+    int fd_ = -1;
+    std::string path_;
+};
+
+/// Runs done of the total, runs a second and the time left, on stderr: a line at each tenth and
+/// at least every 30 s in a log, one line rewritten in place on a terminal.
+class Progress {
+  public:
+    Progress(std::int64_t total, std::int64_t doneBefore)
+        : total_(total),
+          done_(doneBefore),
+          doneBefore_(doneBefore),
+          terminal_(::isatty(STDERR_FILENO) == 1) {}
+
+    void add(bool ok) {
+        const std::lock_guard lock(mutex_);
+        ++done_;
+        failed_ += ok ? 0 : 1;
+        const auto now = Clock::now();
+        const std::int64_t runs = total_ - doneBefore_, doneHere = done_ - doneBefore_;
+        const bool nextTenth = doneHere * 10 / runs != (doneHere - 1) * 10 / runs;
+        const bool due = terminal_ ? now - printed_ > std::chrono::milliseconds(250)
+                                   : nextTenth || now - printed_ > std::chrono::seconds(30);
+        if (due || done_ == total_) print(now);
+    }
+
+    void finish() {
+        const std::lock_guard lock(mutex_);
+        if (terminal_) std::cerr << "\n";
+    }
+
+  private:
+    using Clock = std::chrono::steady_clock;
+
+    void print(Clock::time_point now) {
+        printed_ = now;
+        const double seconds = std::chrono::duration<double>(now - start_).count();
+        const double rate = double(done_ - doneBefore_) / std::max(seconds, 1e-9);
+        char line[200];
+        std::snprintf(line, sizeof line, "ensemble: %lld/%lld runs done, %lld failed, %.3g runs/s",
+                      static_cast<long long>(done_), static_cast<long long>(total_),
+                      static_cast<long long>(failed_), rate);
+        std::string text = line;
+        if (done_ < total_) {
+            std::snprintf(line, sizeof line, ", about %.0f s left", double(total_ - done_) / rate);
+            text += line;
+        }
+        if (terminal_)
+            std::cerr << "\r" << text << "\033[K" << std::flush;
+        else
+            std::cerr << text << "\n";
+    }
+
+    std::mutex mutex_;
+    std::int64_t total_, done_, doneBefore_, failed_ = 0;
+    bool terminal_;
+    Clock::time_point start_ = Clock::now(), printed_ = start_;
+};
+
+std::string runName(const RunRow& row, const Manifest& m) {
+    std::string text = "run " + std::to_string(row.plan.index) + " (";
+    for (std::size_t a = 0; a < m.axes.size(); ++a)
+        text += m.axes[a].key + " = " + formatNumber(row.plan.values[a]) + ", ";
+    return text + "replicate " + std::to_string(row.plan.replicate) + ")";
+}
+
+/// The folder of `status` and `merge`: its manifest and rows.
+Result<std::pair<Manifest, std::map<std::int64_t, RunRow>>> readFolder(const std::string& dir) {
+    std::error_code error;
+    if (!fs::is_directory(dir, error))
+        return fail("DIR: " + quote(dir, 200) + " is not a folder made by `ensemble run`");
+    auto manifest = readManifest(dir);
+    if (!manifest) return fail(manifest.error());
+    if (!*manifest)
+        return fail("DIR: " + quote(dir, 200) + " has no " + kManifestName +
+                    ": not a folder made by `ensemble run`");
+    auto rows = readRows(dir, **manifest);
+    if (!rows) return fail(rows.error());
+    return std::pair{**manifest, std::move(*rows)};
+}
+
+/// Runs listed in this environment variable ("3,7") are recorded as failed: how the tests and
+/// a user rehearsing a cluster's failures reach the failure and retry paths (the CPU backends
+/// never fail a run).
+constexpr const char* kFaultVariable = "FISHSCHOOL_FAULT_RUNS";
+
+Result<std::set<std::int64_t>> injectedFaults() {
+    const char* text = std::getenv(kFaultVariable);
+    if (!text || !*text) return std::set<std::int64_t>{};
+    auto parsed = parseList(kFaultVariable, text, [](std::string_view item) {
+        return parseWholeNumber(kFaultVariable, item, 0, kMaxEnsembleRuns);
+    });
+    if (!parsed) return fail(parsed.error());
+    return std::set<std::int64_t>(parsed->begin(), parsed->end());
+}
+
+int refuse(const std::string& message) {
+    std::cerr << "error: " << message << "\n";
+    return kExitBadInput;
+}
+
+int runEnsembleRun(const EnsembleOptions& o) {
+    const auto shard = parseShard(o.shard);
+    if (!shard) return refuse(shard.error());
+    if (!o.only.empty() && !o.shard.empty())
+        return refuse("--only and --shard cannot be used together: --only names the runs");
+    auto spec = loadEnsemble(o.file);
+    if (!spec) return refuse(spec.error());
+    const std::int64_t runs = spec->runCount();
+    std::vector<std::int64_t> only;
+    if (!o.only.empty()) {
+        auto parsed = parseList("--only", o.only, [&](std::string_view item) {
+            return parseWholeNumber("--only", item, 0, runs - 1);
+        });
+        if (!parsed) return refuse(parsed.error());
+        only = *parsed;
+    }
+    const auto kind = parseBackendFlag(o.file + ": key 'backend'", spec->backend);
+    if (!kind) return refuse(kind.error());
+    const auto faults = injectedFaults();
+    if (!faults) return refuse(faults.error());
+
+    // The folder: new, empty, or this ensemble's (by its manifest), nothing else.
+    const fs::path folder = o.folder;
+    std::error_code error;
+    const auto status = fs::status(folder, error);
+    if (fs::exists(status) && !fs::is_directory(status))
+        return refuse("--out: " + quote(o.folder, 200) +
+                      " is a file; give a folder (it is made if missing)");
+    const Manifest manifest{spec->hash(), FISHSCHOOL_VERSION, runs, spec->axes};
+    if (fs::exists(status)) {
+        auto existing = readManifest(folder);
+        if (!existing) return refuse(existing.error());
+        if (*existing && (*existing)->hash != manifest.hash)
+            return refuse("--out: " + quote(o.folder, 200) +
+                          " holds the runs of another ensemble file (ensemble " +
+                          (*existing)->hash + ", this file's is " + manifest.hash +
+                          "); give another folder, never mix two");
+        if (*existing && (*existing)->version != manifest.version)
+            return refuse("--out: " + quote(o.folder, 200) + " was made by fishschool-cli " +
+                          (*existing)->version + ", this is " + manifest.version +
+                          "; give another folder, never mix two");
+        if (!*existing)
+            for (const auto& entry : fs::directory_iterator(folder, error)) {
+                const std::string name = entry.path().filename().string();
+                if (!isPartFileName(name) && !name.starts_with(kManifestName))
+                    return refuse("--out: " + quote(o.folder, 200) + " holds " + quote(name) +
+                                  " and no " + kManifestName +
+                                  ": not an ensemble's folder; give a new or empty folder");
+            }
+    } else if (const fs::path parent = folder.parent_path().empty() ? "." : folder.parent_path();
+               !fs::is_directory(parent, error)) {
+        return refuse("--out: " + quote(o.folder, 200) + ": its parent folder " +
+                      quote(parent.string(), 200) + " does not exist; make it first");
+    }
+    if (o.validateOnly) return 0;
+    auto backends = makeWorkerBackends(*kind, spec->base, o.jobs);
+    if (!backends) return backendFailure(*kind, backends.error());
+
+    if (!fs::exists(folder, error) && !fs::create_directory(folder, error) &&
+        !fs::is_directory(folder))
+        return refuse("--out: " + quote(o.folder, 200) + " cannot be made: " + error.message());
+    // Tasks of one array may all start at once: each writes the same bytes, by rename.
+    if (!fs::exists(folder / kManifestName))
+        if (auto ok = writeFileAtomically(folder / kManifestName, manifestJson(manifest, o.file));
+            !ok)
+            return internalFailure(ok.error());
+    auto rows = readRows(folder, manifest);
+    if (!rows) return refuse(rows.error());
+
+    std::vector<std::int64_t> todo;
+    std::int64_t total = 0;
+    auto isDone = [&](std::int64_t i) {
+        const auto found = rows->find(i);
+        return found != rows->end() && (found->second.ok || !o.retryFailed);
+    };
+    if (!only.empty()) {
+        todo = only;
+        total = std::int64_t(todo.size());
+    } else {
+        for (std::int64_t i = shard->index; i < runs; i += shard->count) {
+            ++total;
+            if (!isDone(i)) todo.push_back(i);
+        }
+    }
+    const std::string shardName =
+        std::to_string(shard->index) + "of" + std::to_string(shard->count);
+    if (todo.empty()) {
+        std::cerr << "ensemble: all " << total << " runs of shard " << shardName
+                  << " are done; nothing to run (ensemble status " << o.folder << ")\n";
+        return 0;
+    }
+
+    std::signal(SIGXFSZ, SIG_IGN);  // a file over its size limit: an error to report, not death
+    const std::size_t workers = std::min(backends->size(), todo.size());
+    std::vector<PartFile> parts;
+    for (std::size_t w = 0; w < workers; ++w) {
+        auto part =
+            PartFile::open(folder / ("part-" + shardName + "-w" + std::to_string(w) + ".csv"),
+                           ensembleCsvHeader(spec->axes, true));
+        if (!part) return internalFailure(part.error());
+        parts.push_back(std::move(*part));
+    }
+    Progress progress(total, total - std::int64_t(todo.size()));
+    std::int64_t failed = 0;
+    std::mutex failedMutex;
+    EnsembleWork work{
+        .runs = todo, .jobs = workers, .backendFor = backends->backendFor(), .onRow = {}};
+    work.onRow = [&](std::size_t worker, const RunRow& ran) -> Result<void> {
+        RunRow row = ran;
+        if (faults->contains(row.plan.index)) {
+            row.ok = false;
+            row.message = std::string("a fault injected by ") + kFaultVariable;
+        }
+        if (auto ok = parts[worker].append(ensembleCsvRow(row, true)); !ok) return ok;
+        progress.add(row.ok);
+        if (!row.ok) {
+            const std::lock_guard lock(failedMutex);
+            ++failed;
+        }
+        return {};
+    };
+    const auto ran = runEnsemble(*spec, work);
+    progress.finish();
+    if (!ran) return internalFailure(ran.error());
+    if (failed > 0)
+        std::cerr << "ensemble: " << failed << " of " << todo.size()
+                  << " runs failed; their rows say why (ensemble status " << o.folder
+                  << "), --retry-failed runs them again\n";
+    return 0;
+}
+
+int runEnsembleStatus(const EnsembleOptions& o) {
+    if (o.validateOnly) return 0;
+    auto folder = readFolder(o.folder);
+    if (!folder) return refuse(folder.error());
+    const auto& [manifest, rows] = *folder;
+    std::int64_t ok = 0;
+    std::vector<const RunRow*> failed;
+    for (const auto& [index, row] : rows) {
+        if (row.ok)
+            ++ok;
+        else
+            failed.push_back(&row);
+    }
+    const std::int64_t left = manifest.runs - std::int64_t(rows.size());
+    std::cout << "ensemble " << manifest.hash << " (fishschool-cli " << manifest.version
+              << "): " << manifest.runs << " runs\n"
+              << "done " << ok << ", failed " << failed.size() << ", left " << left << "\n";
+    constexpr std::size_t kShown = 10;
+    for (std::size_t k = 0; k < std::min(failed.size(), kShown); ++k)
+        std::cout << "failed: " << runName(*failed[k], manifest) << ": " << failed[k]->message
+                  << "\n";
+    if (failed.size() > kShown)
+        std::cout << "failed: ... and " << failed.size() - kShown << " more\n";
+    return 0;
+}
+
+int runEnsembleMerge(const EnsembleOptions& o) {
+    for (const auto& [flag, path] : {std::pair{"--csv", &o.csvPath}, {"--timing", &o.timingPath}})
+        if (!path->empty())
+            if (auto ok = checkOutputPath(flag, *path); !ok) return refuse(ok.error());
+    if (o.validateOnly) return 0;
+    auto folder = readFolder(o.folder);
+    if (!folder) return refuse(folder.error());
+    const auto& [manifest, rows] = *folder;
+    std::string csv = ensembleCsvHeader(manifest.axes, false) + "\n";
+    std::string timing = "run,wall_s\n";
+    std::int64_t failed = 0;
+    for (const auto& [index, row] : rows) {
+        csv += ensembleCsvRow(row, false);
+        char wall[64];
+        std::snprintf(wall, sizeof wall, "%lld,%.6f\n", static_cast<long long>(index),
+                      row.wallSeconds);
+        timing += wall;
+        failed += row.ok ? 0 : 1;
+    }
+    if (auto ok = writeFileAtomically(o.csvPath, csv); !ok) return internalFailure(ok.error());
+    if (!o.timingPath.empty())
+        if (auto ok = writeFileAtomically(o.timingPath, timing); !ok)
+            return internalFailure(ok.error());
+    const std::int64_t left = manifest.runs - std::int64_t(rows.size());
+    std::cerr << "ensemble: merged " << rows.size() << " of " << manifest.runs << " runs into "
+              << o.csvPath << " (" << failed << " failed, " << left << " not run yet)\n";
+    return 0;
+}
+
+}  // namespace
+
+void addEnsembleCommand(CLI::App& app, EnsembleOptions& o) {
+    CLI::App* ensemble = app.add_subcommand(
+        "ensemble", "Run many schools over a grid of parameters and seeds (docs/ensembles.md)");
+    ensemble->require_subcommand(1);
+    CLI::App* run = ensemble->add_subcommand(
+        "run", "Run the ensemble's runs (or resume them) into a folder of part files");
+    run->add_option("FILE", o.file, "The ensemble file (JSON)")->required()->check(nonEmpty());
+    run->add_option("--out", o.folder,
+                    "The output folder: new, empty, or this ensemble's to resume")
+        ->required()
+        ->check(nonEmpty());
+    run->add_option("--jobs", o.jobs, "Runs at once, a thread each (default: the CPU threads)")
+        ->check(wholeNumber(1, kMaxJobs));
+    run->add_option("--shard", o.shard,
+                    "K/N: only the runs whose index % N is K (an array task's share)")
+        ->check(nonEmpty());
+    run->add_option("--only", o.only,
+                    "Comma-separated run indices: run them (again), whatever is done")
+        ->check(nonEmpty());
+    run->add_flag("--retry-failed", o.retryFailed, "Run the failed runs again");
+    CLI::App* status =
+        ensemble->add_subcommand("status", "Say how many runs are done, failed and left");
+    status->add_option("DIR", o.folder, "The output folder")->required()->check(nonEmpty());
+    CLI::App* merge =
+        ensemble->add_subcommand("merge", "Write one CSV of the runs, sorted by run index");
+    merge->add_option("DIR", o.folder, "The output folder")->required()->check(nonEmpty());
+    merge->add_option("--csv", o.csvPath, "Where to write the merged CSV")
+        ->required()
+        ->check(nonEmpty());
+    merge->add_option("--timing", o.timingPath, "Where to write run,wall_s")->check(nonEmpty());
+}
+
+int runEnsembleCommand(const std::string& command, const EnsembleOptions& options) {
+    if (command == "run") return runEnsembleRun(options);
+    if (command == "status") return runEnsembleStatus(options);
+    return runEnsembleMerge(options);
+}
+
+}  // namespace fishschool::cli

@@ -1,0 +1,543 @@
+#include "Ensemble.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "ConfigIO.h"
+#include "Invariants.h"
+#include "PhaseSweep.h"
+#include "Scenario.h"
+#include "StateIO.h"
+#include "TextInput.h"
+
+namespace fishschool {
+namespace {
+
+// Ordered: the axes vary in the order the file writes them.
+using Json = nlohmann::ordered_json;
+
+/// The file as JSON, refusing a key given twice in one object (nlohmann keeps the last).
+Result<Json> parseJsonText(std::string_view text, const std::string& source) {
+    std::vector<std::set<std::string>> keysOfOpenObjects;
+    std::string duplicate;
+    auto callback = [&](int, Json::parse_event_t event, Json& parsed) {
+        if (event == Json::parse_event_t::object_start) keysOfOpenObjects.emplace_back();
+        if (event == Json::parse_event_t::object_end && !keysOfOpenObjects.empty())
+            keysOfOpenObjects.pop_back();
+        if (event == Json::parse_event_t::key && !keysOfOpenObjects.empty() &&
+            !keysOfOpenObjects.back().insert(parsed.get<std::string>()).second && duplicate.empty())
+            duplicate = parsed.get<std::string>();
+        return true;
+    };
+    Json root;
+    try {
+        root = Json::parse(text, callback);
+    } catch (const Json::exception& e) {
+        std::string what = e.what();
+        if (const auto tag = what.find("] "); what.starts_with("[json.") && tag != what.npos)
+            what.erase(0, tag + 2);
+        return fail(source + ": malformed JSON: " + what.substr(0, 200));
+    }
+    if (!duplicate.empty())
+        return fail(source + ": key " + quote(duplicate) +
+                    " appears more than once in one object; give each key once");
+    return root;
+}
+
+std::string where(const std::string& source, const std::string& key) {
+    return source + ": key " + quote(key, 80) + ": ";
+}
+
+Result<std::int64_t> wholeNumberKey(const Json& value, const std::string& source,
+                                    const std::string& key, std::int64_t min, std::int64_t max) {
+    const std::string range =
+        "a whole number from " + std::to_string(min) + " to " + std::to_string(max);
+    if (!value.is_number_integer())
+        return fail(where(source, key) + "must be " + range + ", got " + quote(value.dump()));
+    if (value.is_number_unsigned()
+            ? value.get<std::uint64_t>() > std::uint64_t(max)
+            : (value.get<std::int64_t>() < min || value.get<std::int64_t>() > max))
+        return fail(where(source, key) + quote(value.dump()) + " is not allowed; must be " + range);
+    return value.get<std::int64_t>();
+}
+
+Result<double> numberKey(const Json& value, const std::string& source, const std::string& key) {
+    if (!value.is_number())
+        return fail(where(source, key) + "must be a number, got " + quote(value.dump()));
+    return value.get<double>();
+}
+
+/// An axis: a list of numbers, or {"from", "to", "count"}.
+Result<std::vector<double>> readAxisValues(const Json& value, const std::string& source,
+                                           const std::string& key) {
+    constexpr const char* kShape =
+        "must be a non-empty list of numbers or {\"from\": A, \"to\": B, \"count\": K}";
+    if (value.is_array()) {
+        if (value.empty())
+            return fail(where(source, key) + "an empty axis is not allowed; " + kShape);
+        std::vector<double> values;
+        for (std::size_t k = 0; k < value.size(); ++k) {
+            auto v = numberKey(value[k], source, key + "[" + std::to_string(k) + "]");
+            if (!v) return fail(v.error());
+            values.push_back(*v);
+        }
+        return values;
+    }
+    if (!value.is_object()) return fail(where(source, key) + kShape + ", got " + value.type_name());
+    for (const auto& [name, _] : value.items())
+        if (name != "from" && name != "to" && name != "count")
+            return fail(where(source, key + "." + name) +
+                        "unknown key; a range has only \"from\", \"to\" and \"count\"");
+    for (const char* name : {"from", "to", "count"})
+        if (!value.contains(name))
+            return fail(where(source, key) + "a range needs \"from\", \"to\" and \"count\"");
+    auto from = numberKey(value["from"], source, key + ".from");
+    if (!from) return fail(from.error());
+    auto to = numberKey(value["to"], source, key + ".to");
+    if (!to) return fail(to.error());
+    auto count = wholeNumberKey(value["count"], source, key + ".count", 1, kMaxEnsembleRuns);
+    if (!count) return fail(count.error());
+    return sweepValues(*from, *to, *count);
+}
+
+/// "orientation-width = 3, attraction-width = 0.5"
+std::string describeValues(const std::vector<EnsembleAxis>& axes,
+                           const std::vector<double>& values) {
+    std::string text;
+    for (std::size_t a = 0; a < axes.size(); ++a)
+        text += (a ? ", " : "") + axes[a].key + " = " + formatNumber(values[a]);
+    return text;
+}
+
+/// Checks every point of the grid with the config's rules, sharing the work of a prefix.
+Result<void> checkGrid(const EnsembleSpec& spec, const std::string& source, std::size_t axis,
+                       const SimParams& params, std::vector<double>& values,
+                       std::int64_t firstRun) {
+    if (axis == spec.axes.size()) return {};
+    std::int64_t runsPerValue = spec.replicates;
+    for (std::size_t a = axis + 1; a < spec.axes.size(); ++a)
+        runsPerValue *= std::int64_t(spec.axes[a].values.size());
+    for (std::size_t k = 0; k < spec.axes[axis].values.size(); ++k) {
+        values[axis] = spec.axes[axis].values[k];
+        const std::int64_t run = firstRun + std::int64_t(k) * runsPerValue;
+        auto varied = withVaried(params, "axes", spec.axes[axis].key, values[axis]);
+        if (!varied) {
+            std::vector<double> shown(values.begin(), values.begin() + std::ptrdiff_t(axis) + 1);
+            std::vector<EnsembleAxis> named(spec.axes.begin(),
+                                            spec.axes.begin() + std::ptrdiff_t(axis) + 1);
+            return fail(source + ": run " + std::to_string(run) + " (" +
+                        describeValues(named, shown) + "): " + varied.error());
+        }
+        if (auto ok = checkGrid(spec, source, axis + 1, *varied, values, run); !ok) return ok;
+    }
+    return {};
+}
+
+std::uint64_t splitMix64(std::uint64_t state) {
+    state = (state ^ (state >> 30)) * 0xBF58476D1CE4E5B9ull;
+    state = (state ^ (state >> 27)) * 0x94D049BB133111EBull;
+    return state ^ (state >> 31);
+}
+
+/// One run on `backend`: from a new school, or (`fresh` false) from the school it holds.
+RunRow runOne(Backend& backend, const EnsembleSpec& spec, RunRow row, const SimParams& params,
+              bool fresh) {
+    if (auto ok = backend.setParams(params); !ok) {
+        row.ok = false;
+        row.message = ok.error();
+        return row;
+    }
+    if (fresh) {
+        backend.setStepCount(0);
+        if (auto ok = backend.upload(makeInitialSchool(params)); !ok) {
+            row.ok = false;
+            row.message = ok.error();
+            return row;
+        }
+    }
+    const std::int64_t window = spec.window;
+    SchoolMetrics sum;
+    for (std::int64_t s = 0; s < spec.steps; ++s) {
+        backend.step();
+        row.steps = s + 1;
+        if (auto ok = backend.health(); !ok) {
+            row.ok = false;
+            row.message = "step " + std::to_string(s + 1) + ": " + ok.error();
+            return row;
+        }
+        const bool measured = window > 0 && s >= spec.steps - window;
+        if (!spec.check && !measured) continue;
+        const School school = backend.download();
+        if (spec.check)
+            if (auto ok = checkInvariants(school, params); !ok) {
+                row.ok = false;
+                row.message = "check after step " + std::to_string(s + 1) + ": " + ok.error();
+                return row;
+            }
+        if (!measured) continue;
+        const SchoolMetrics m = measureSchool(school, params);
+        sum.polarization += m.polarization;
+        sum.milling += m.milling;
+        sum.meanNearestNeighborDistance += m.meanNearestNeighborDistance;
+        sum.meanNeighbors += m.meanNeighbors;
+    }
+    if (window == 0) {
+        row.measures = measureSchool(backend.download(), params);
+    } else {
+        const double n = double(std::min(window, spec.steps));
+        row.measures = {sum.polarization / n, sum.milling / n, sum.meanNearestNeighborDistance / n,
+                        sum.meanNeighbors / n};
+    }
+    if (auto ok = backend.health(); !ok) {
+        row.ok = false;
+        row.message = ok.error();
+    }
+    return row;
+}
+
+/// A message on one CSV line: quoted, quotes doubled, line breaks as spaces.
+std::string csvQuoted(std::string_view text) {
+    if (text.empty()) return {};
+    std::string out = "\"";
+    for (char c : text) {
+        if (c == '"')
+            out += "\"\"";
+        else if (c == '\n' || c == '\r')
+            out += ' ';
+        else
+            out += c;
+    }
+    return out + "\"";
+}
+
+}  // namespace
+
+std::int64_t EnsembleSpec::runCount() const {
+    std::int64_t runs = replicates;
+    for (const EnsembleAxis& axis : axes) runs *= std::int64_t(axis.values.size());
+    return runs;
+}
+
+std::string EnsembleSpec::canonicalJson() const {
+    Json axesJson = Json::array();
+    for (const EnsembleAxis& axis : axes) axesJson.push_back({axis.key, axis.values});
+    const Json root = {
+        {"base", Json::parse(configToJson(base))},
+        {"axes", axesJson},
+        {"replicates", replicates},
+        {"steps", steps},
+        {"seed", seed},
+        {"window", window},
+        {"backend", backend},
+        {"check", check},
+        {"seedFromBase", seedFromBase},
+        {"chained", chained},
+    };
+    return root.dump();
+}
+
+std::string EnsembleSpec::hash() const {
+    std::uint64_t h = 0xCBF29CE484222325ull;
+    for (unsigned char c : canonicalJson()) h = (h ^ c) * 0x100000001B3ull;
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+    return text;
+}
+
+Result<EnsembleSpec> parseEnsemble(std::string_view text, std::string_view sourceName,
+                                   const std::filesystem::path& baseFolder) {
+    const std::string source(sourceName);
+    auto parsed = parseJsonText(text, source);
+    if (!parsed) return fail(parsed.error());
+    const Json& root = *parsed;
+    if (!root.is_object())
+        return fail(source + ": an ensemble file must be a JSON object, got " + root.type_name());
+    EnsembleSpec spec;
+    for (const auto& [key, value] : root.items()) {
+        if (key == "base") {
+            if (value.is_object()) {
+                auto base = parseConfig(value.dump(), source + ": base");
+                if (!base) return fail(base.error());
+                spec.base = *base;
+            } else if (value.is_string() && !value.get<std::string>().empty()) {
+                auto base = loadConfig(baseFolder / value.get<std::string>());
+                if (!base) return fail(where(source, key) + base.error());
+                spec.base = *base;
+            } else {
+                return fail(where(source, key) +
+                            "must be a config object or the path of a config file, got " +
+                            quote(value.dump()));
+            }
+        } else if (key == "axes") {
+            if (!value.is_object())
+                return fail(where(source, key) +
+                            "must be an object of keys to vary, each with a list of values or "
+                            "{\"from\", \"to\", \"count\"}, got " +
+                            value.type_name());
+            for (const auto& [axisKey, axisValue] : value.items()) {
+                if (axisKey == "seed")
+                    return fail(where(source, "axes.seed") +
+                                "the seed cannot vary: each run's seed follows from the master "
+                                "\"seed\" and the run index; give \"replicates\" for more seeds");
+                auto values = readAxisValues(axisValue, source, "axes." + axisKey);
+                if (!values) return fail(values.error());
+                if (!canVary(axisKey))
+                    return fail(where(source, "axes." + axisKey) +
+                                "this key cannot vary; an axis is orientation-width, "
+                                "attraction-width or a numeric config key (docs/config.md)");
+                spec.axes.push_back({axisKey, std::move(*values)});
+            }
+        } else if (key == "replicates") {
+            auto n = wholeNumberKey(value, source, key, 1, kMaxEnsembleRuns);
+            if (!n) return fail(n.error());
+            spec.replicates = *n;
+        } else if (key == "steps") {
+            auto n = wholeNumberKey(value, source, key, 1, std::int64_t(1) << 40);
+            if (!n) return fail(n.error());
+            spec.steps = *n;
+        } else if (key == "seed") {
+            if (!value.is_number_unsigned())
+                return fail(where(source, key) + "must be a whole number from 0 to " +
+                            std::to_string(std::numeric_limits<std::uint64_t>::max()) + ", got " +
+                            quote(value.dump()));
+            spec.seed = value.get<std::uint64_t>();
+        } else if (key == "measure") {
+            constexpr const char* kAllowed =
+                "must be \"final\" (the final school) or {\"last\": W} (the mean over the last W "
+                "steps)";
+            if (value == "final") {
+                spec.window = 0;
+            } else if (value.is_object() && value.size() == 1 && value.contains("last")) {
+                auto w =
+                    wholeNumberKey(value["last"], source, "measure.last", 1, std::int64_t(1) << 40);
+                if (!w) return fail(w.error());
+                spec.window = *w;
+            } else {
+                return fail(where(source, key) + quote(value.dump()) + " is not allowed; " +
+                            kAllowed);
+            }
+        } else if (key == "backend") {
+            if (!value.is_string() || value.get<std::string>().empty())
+                return fail(where(source, key) +
+                            "must be a backend's name (cpu, tbb or gpu), got " +
+                            quote(value.dump()));
+            spec.backend = value.get<std::string>();
+        } else if (key == "check") {
+            if (!value.is_boolean())
+                return fail(where(source, key) + "must be true or false, got " +
+                            quote(value.dump()));
+            spec.check = value.get<bool>();
+        } else {
+            return fail(where(source, key) +
+                        "unknown key; an ensemble file has base, axes, replicates, steps, seed, "
+                        "measure, backend and check (docs/ensembles.md)");
+        }
+    }
+    for (const char* required : {"axes", "steps"})
+        if (!root.contains(required))
+            return fail(source + ": key '" + required + "' is missing; it is required");
+    if (spec.window > spec.steps)
+        return fail(where(source, "measure.last") + std::to_string(spec.window) +
+                    " is not allowed; must be at most steps (" + std::to_string(spec.steps) + ")");
+    // The run count, refused before it can overflow.
+    std::int64_t runs = spec.replicates;
+    std::string factors = std::to_string(spec.replicates) + " replicates";
+    for (const EnsembleAxis& axis : spec.axes) {
+        const auto size = std::int64_t(axis.values.size());
+        factors = std::to_string(size) + " " + axis.key + " x " + factors;
+        runs = runs > kMaxEnsembleRuns / size ? kMaxEnsembleRuns + 1 : runs * size;
+    }
+    if (runs > kMaxEnsembleRuns)
+        return fail(source + ": " + factors + " is more than " + std::to_string(kMaxEnsembleRuns) +
+                    " runs; split the ensemble into several files");
+    std::vector<double> values(spec.axes.size());
+    if (auto ok = checkGrid(spec, source, 0, spec.base, values, 0); !ok) return fail(ok.error());
+    return spec;
+}
+
+Result<EnsembleSpec> loadEnsemble(const std::filesystem::path& path) {
+    auto text = readTextFile(path, kMaxEnsembleFileBytes, "ensemble file");
+    if (!text) return fail(text.error());
+    return parseEnsemble(*text, path.string(), path.parent_path());
+}
+
+std::uint64_t runSeed(std::uint64_t masterSeed, std::int64_t index) {
+    return splitMix64(masterSeed + 0x9E3779B97F4A7C15ull * (std::uint64_t(index) + 1));
+}
+
+RunPlan planRun(const EnsembleSpec& spec, std::int64_t index) {
+    RunPlan plan;
+    plan.index = index;
+    plan.replicate = index % spec.replicates;
+    std::int64_t rest = index / spec.replicates;
+    plan.values.resize(spec.axes.size());
+    for (std::size_t a = spec.axes.size(); a-- > 0;) {
+        const auto size = std::int64_t(spec.axes[a].values.size());
+        plan.values[a] = spec.axes[a].values[std::size_t(rest % size)];
+        rest /= size;
+    }
+    plan.seed = spec.seedFromBase ? spec.base.seed : runSeed(spec.seed, index);
+    return plan;
+}
+
+Result<SimParams> runParams(const EnsembleSpec& spec, const RunPlan& plan) {
+    SimParams params = spec.base;
+    for (std::size_t a = 0; a < spec.axes.size(); ++a) {
+        auto varied = withVaried(params, "axes", spec.axes[a].key, plan.values[a]);
+        if (!varied) return fail(varied.error());
+        params = *varied;
+    }
+    params.seed = plan.seed;
+    return params;
+}
+
+Result<void> runEnsemble(const EnsembleSpec& spec, const EnsembleWork& work) {
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> stop{false};
+    std::mutex errorMutex;
+    std::string error;
+    auto worker = [&](std::size_t w) {
+        bool fresh = true;
+        while (!stop) {
+            const std::size_t k = next++;
+            if (k >= work.runs.size()) return;
+            const auto start = std::chrono::steady_clock::now();
+            RunRow row;
+            row.plan = planRun(spec, work.runs[k]);
+            try {
+                auto params = runParams(spec, row.plan);
+                Result<Backend*> backend = fail("");
+                if (params) backend = work.backendFor(w, *params);
+                if (params && backend) {
+                    row = runOne(**backend, spec, row, *params, fresh || !spec.chained);
+                } else {
+                    row.ok = false;
+                    row.message = params ? backend.error() : params.error();
+                }
+            } catch (const std::exception& e) {
+                row.ok = false;
+                row.message = std::string("internal error: ") + e.what();
+            }
+            // A chain whose run failed has no school to go on from.
+            fresh = !row.ok;
+            row.wallSeconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            if (auto ok = work.onRow(w, row); !ok) {
+                const std::lock_guard lock(errorMutex);
+                if (error.empty()) error = ok.error();
+                stop = true;
+            }
+        }
+    };
+    const std::size_t jobs =
+        spec.chained ? 1 : std::max<std::size_t>(1, std::min(work.jobs, work.runs.size()));
+    if (jobs == 1) {
+        worker(0);
+    } else {
+        std::vector<std::jthread> threads;
+        for (std::size_t w = 0; w < jobs; ++w) threads.emplace_back(worker, w);
+    }
+    if (!error.empty()) return fail(error);
+    return {};
+}
+
+std::string ensembleCsvHeader(const std::vector<EnsembleAxis>& axes, bool withWall) {
+    std::string header = "run";
+    for (const EnsembleAxis& axis : axes) header += "," + axis.key;
+    header += ",replicate,seed,status,steps";
+    if (withWall) header += ",wall_s";
+    return header + ",polarization,milling,nearest_neighbor_m,neighbors,message";
+}
+
+std::string ensembleCsvRow(const RunRow& row, bool withWall) {
+    // append() rather than "," + text: GCC 12 warns (-Wrestrict) on the latter, wrongly.
+    std::string line = std::to_string(row.plan.index);
+    for (double v : row.plan.values) line.append(",").append(formatNumber(v));
+    line.append(",").append(std::to_string(row.plan.replicate));
+    line.append(",").append(std::to_string(row.plan.seed));
+    line.append(row.ok ? ",ok," : ",failed,").append(std::to_string(row.steps));
+    if (withWall) {
+        char wall[32];
+        std::snprintf(wall, sizeof wall, ",%.6f", row.wallSeconds);
+        line.append(wall);
+    }
+    const SchoolMetrics& m = row.measures;
+    for (double v : {m.polarization, m.milling, m.meanNearestNeighborDistance, m.meanNeighbors})
+        line.append(",").append(row.ok ? formatNumber(v) : std::string());
+    return line.append(",").append(csvQuoted(row.message)).append("\n");
+}
+
+Result<RunRow> parseEnsembleCsvRow(std::string_view line, std::size_t axisCount) {
+    // Every field but the message has no comma; the message is last.
+    const std::size_t plainFields = 1 + axisCount + 5 + 4;
+    std::vector<std::string_view> fields;
+    for (std::size_t f = 0; f < plainFields; ++f) {
+        const std::size_t comma = line.find(',');
+        if (comma == std::string_view::npos)
+            return fail("has " + std::to_string(f + 1) + " fields; a row has " +
+                        std::to_string(plainFields + 1));
+        fields.push_back(line.substr(0, comma));
+        line.remove_prefix(comma + 1);
+    }
+    RunRow row;
+    std::size_t f = 0;
+    auto whole = [&](const char* name, std::int64_t& out) -> Result<void> {
+        auto n = parseWholeNumber(name, fields[f++], 0, std::numeric_limits<std::int64_t>::max());
+        if (!n) return fail(n.error());
+        out = *n;
+        return {};
+    };
+    auto number = [&](const char* name, double& out) -> Result<void> {
+        auto n = parseFiniteNumber(name, fields[f++]);
+        if (!n) return fail(n.error());
+        out = *n;
+        return {};
+    };
+    if (auto ok = whole("run", row.plan.index); !ok) return fail(ok.error());
+    row.plan.values.resize(axisCount);
+    for (double& v : row.plan.values)
+        if (auto ok = number("axis value", v); !ok) return fail(ok.error());
+    if (auto ok = whole("replicate", row.plan.replicate); !ok) return fail(ok.error());
+    auto seed = parseUnsigned64("seed", fields[f++]);
+    if (!seed) return fail(seed.error());
+    row.plan.seed = *seed;
+    const std::string_view status = fields[f++];
+    if (status != "ok" && status != "failed")
+        return fail("status " + quote(status) + " is not allowed; must be ok or failed");
+    row.ok = status == "ok";
+    if (auto ok = whole("steps", row.steps); !ok) return fail(ok.error());
+    if (auto ok = number("wall_s", row.wallSeconds); !ok) return fail(ok.error());
+    SchoolMetrics& m = row.measures;
+    for (double* v :
+         {&m.polarization, &m.milling, &m.meanNearestNeighborDistance, &m.meanNeighbors}) {
+        if (!row.ok && fields[f].empty()) {
+            ++f;
+            continue;
+        }
+        if (auto ok = number("measure", *v); !ok) return fail(ok.error());
+    }
+    if (!line.empty()) {
+        if (line.size() < 2 || line.front() != '"' || line.back() != '"')
+            return fail("the message must be empty or in double quotes");
+        for (std::size_t k = 1; k + 1 < line.size(); ++k) {
+            row.message += line[k];
+            if (line[k] == '"') {
+                if (k + 2 >= line.size() || line[k + 1] != '"')
+                    return fail("a quote inside the message must be doubled");
+                ++k;
+            }
+        }
+    }
+    return row;
+}
+
+}  // namespace fishschool

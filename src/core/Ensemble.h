@@ -1,0 +1,112 @@
+#pragma once
+
+// Ensembles (docs/ensembles.md): many runs of a school over a grid of parameter values and
+// seeds. The file says what every run is; run i's parameters and seed follow from it and i
+// alone. The one run loop of the ensemble and of `fishschool-cli phase` is runEnsemble().
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "Backend.h"
+#include "Metrics.h"
+#include "Result.h"
+#include "SimParams.h"
+
+namespace fishschool {
+
+/// An ensemble of more runs than this is refused: its part files alone would be gigabytes.
+inline constexpr std::int64_t kMaxEnsembleRuns = 10'000'000;
+/// An ensemble file larger than this is refused before it is read.
+inline constexpr std::uintmax_t kMaxEnsembleFileBytes = 1ull << 20;
+
+/// One varied key and its values, in the order the runs take them.
+struct EnsembleAxis {
+    std::string key;  ///< a numeric config key, "orientation-width" or "attraction-width"
+    std::vector<double> values;
+};
+
+/// What an ensemble file says, resolved (the base config read and validated).
+struct EnsembleSpec {
+    SimParams base;
+    std::vector<EnsembleAxis> axes;  ///< the first varies slowest
+    std::int64_t replicates = 1;     ///< runs at each point of the grid
+    std::int64_t steps = 0;
+    std::uint64_t seed = 0;  ///< the master seed
+    /// The measures of a run: their mean over its last `window` steps, or (0) the final school.
+    std::int64_t window = 0;
+    std::string backend = "cpu";  ///< a name of the backend registry
+    bool check = false;           ///< checkInvariants after every step; a violation fails the run
+    /// `fishschool-cli phase` only: every run takes the base config's seed, not its own.
+    bool seedFromBase = false;
+    /// `phase --hysteresis` only: the runs are one chain in index order, each starting from the
+    /// school the one before left, on one backend.
+    bool chained = false;
+
+    /// The product of the axes' sizes times the replicates (at most kMaxEnsembleRuns).
+    std::int64_t runCount() const;
+    /// The spec as one line of JSON with the base config in full: equal texts, equal runs.
+    std::string canonicalJson() const;
+    /// FNV-1a 64 of canonicalJson(), 16 hex digits: which ensemble a folder belongs to.
+    std::string hash() const;
+};
+
+/// Reads an ensemble file's text; `source` names it in errors and `baseFolder` is where a `base`
+/// path is read from (the file's folder). Unknown keys, wrong types, an empty axis, a key that
+/// cannot vary and too many runs are errors naming the key; every point of the grid is then
+/// checked with the config's own rules (withVaried), the error naming the point and its first
+/// run.
+Result<EnsembleSpec> parseEnsemble(std::string_view text, std::string_view source,
+                                   const std::filesystem::path& baseFolder);
+Result<EnsembleSpec> loadEnsemble(const std::filesystem::path& path);
+
+/// Where run `index` lies: the value of each axis and its replicate.
+struct RunPlan {
+    std::int64_t index = 0;
+    std::vector<double> values;  ///< one per axis
+    std::int64_t replicate = 0;
+    std::uint64_t seed = 0;
+};
+
+RunPlan planRun(const EnsembleSpec& spec, std::int64_t index);
+/// Run `index`'s seed: the (index + 1)-th output of SplitMix64 started at `masterSeed`.
+std::uint64_t runSeed(std::uint64_t masterSeed, std::int64_t index);
+/// The base with the plan's values and seed; an error (which parseEnsemble rules out) names them.
+Result<SimParams> runParams(const EnsembleSpec& spec, const RunPlan& plan);
+
+/// What one run gave.
+struct RunRow {
+    RunPlan plan;
+    bool ok = true;
+    std::string message;  ///< why it failed
+    std::int64_t steps = 0;
+    double wallSeconds = 0.0;
+    SchoolMetrics measures;
+};
+
+/// Runs `spec`'s runs `runs` on `jobs` threads (the caller's thread alone for one job), each
+/// worker pulling the next run as it finishes one. `backendFor(worker, params)` gives the
+/// worker's backend, made once and kept; `onRow(worker, row)` is called on the worker's thread
+/// after each run, and an error from it stops every worker and is returned. A run that fails is
+/// a row; the others go on.
+struct EnsembleWork {
+    std::vector<std::int64_t> runs;
+    std::size_t jobs = 1;
+    std::function<Result<Backend*>(std::size_t worker, const SimParams& params)> backendFor;
+    std::function<Result<void>(std::size_t worker, const RunRow& row)> onRow;
+};
+Result<void> runEnsemble(const EnsembleSpec& spec, const EnsembleWork& work);
+
+/// The CSV columns: "run", the axes' keys, "replicate,seed,status,steps", "wall_s" in part files
+/// only, the measures (Metrics.h's names) and "message". Without its newline.
+std::string ensembleCsvHeader(const std::vector<EnsembleAxis>& axes, bool withWall);
+/// One row, newline included; numbers as formatNumber writes them, the message quoted.
+std::string ensembleCsvRow(const RunRow& row, bool withWall);
+/// A row of a part file (with wall_s) for `axisCount` axes; the error says what is wrong.
+Result<RunRow> parseEnsembleCsvRow(std::string_view line, std::size_t axisCount);
+
+}  // namespace fishschool

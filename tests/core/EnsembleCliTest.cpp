@@ -1,0 +1,254 @@
+// fishschool-cli ensemble run|status|merge end to end: the merged CSV is the same bytes whatever
+// the jobs, shards, kills and retries; bad input is refused before anything is written.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "CliFixture.h"
+
+namespace {
+
+using ::testing::HasSubstr;
+
+/// 2 x 2 points x 3 replicates of 20 fish for 30 steps: 12 runs of a few milliseconds.
+constexpr const char* kEnsemble = R"({
+  "base": {"fishCount": 20, "steering": "couzin", "rSeparation": 1, "rAlignment": 2,
+           "rCohesion": 10, "dt": 0.1, "maxTurnRate": 40, "noise": 0.05,
+           "bounds": [10, 10, 10], "rocks": []},
+  "axes": {"orientation-width": [0, 4], "attraction-width": {"from": 2, "to": 8, "count": 2}},
+  "replicates": 3, "steps": 30, "seed": 11, "measure": {"last": 10}
+})";
+
+std::size_t lines(const std::string& text) {
+    return std::size_t(std::count(text.begin(), text.end(), '\n'));
+}
+
+class Ensemble : public Cli {
+  protected:
+    void SetUp() override {
+        Cli::SetUp();
+        write("e.json", kEnsemble);
+    }
+    /// Runs `args` (after "ensemble run e.json --out DIR") and merges DIR; returns the merged CSV.
+    std::string runAndMerge(const std::string& dir, const std::string& args = "") {
+        const CliRun run = cli("ensemble run " + path("e.json") + " --out " + path(dir) + args);
+        EXPECT_EQ(run.status, 0) << args << "\n" << run.err;
+        const CliRun merge = cli("ensemble merge " + path(dir) + " --csv " + path(dir + ".csv"));
+        EXPECT_EQ(merge.status, 0) << merge.err;
+        return read(path(dir + ".csv"));
+    }
+    /// The rows of every part file of `dir`, headers left out.
+    std::size_t partRows(const std::string& dir) const {
+        std::size_t rows = 0;
+        for (const auto& entry : fs::directory_iterator(path(dir)))
+            if (entry.path().filename().string().starts_with("part-"))
+                rows += lines(read(entry.path().string())) - 1;
+        return rows;
+    }
+};
+
+TEST_F(Ensemble, TheMergedCsvIsTheSameWhateverTheJobsAndShards) {
+    const std::string one = runAndMerge("one", " --jobs 1");
+    EXPECT_EQ(lines(one), 13u);
+    EXPECT_THAT(one, ::testing::StartsWith(
+                         "run,orientation-width,attraction-width,replicate,seed,status,steps,"
+                         "polarization,milling,nearest_neighbor_m,neighbors,message\n0,0,2,0,"));
+    // Runs by index; the first axis varies slowest, the replicates fastest.
+    EXPECT_THAT(one, HasSubstr("\n3,0,8,0,"));
+    EXPECT_THAT(one, HasSubstr("\n11,4,8,2,"));
+    EXPECT_EQ(runAndMerge("two", " --jobs 2"), one);
+    for (const char* shard : {"2/3", "0/3", "1/3"})
+        cli("ensemble run " + path("e.json") + " --out " + path("shards") + " --jobs 2 --shard " +
+            shard);
+    const CliRun merge = cli("ensemble merge " + path("shards") + " --csv " + path("s.csv"));
+    ASSERT_EQ(merge.status, 0) << merge.err;
+    EXPECT_EQ(read(path("s.csv")), one);
+    // Any run alone, to the same bits: run 7's row.
+    const std::string alone = runAndMerge("alone", " --only 7");
+    const std::size_t at = one.find("\n7,") + 1;
+    EXPECT_EQ(alone.substr(alone.find('\n') + 1), one.substr(at, one.find('\n', at) + 1 - at));
+    // The measures are the school's: different seeds, different schools.
+    EXPECT_NE(one.substr(one.find("\n0,"), 40), one.substr(one.find("\n1,"), 40));
+}
+
+TEST_F(Ensemble, AKilledRunResumesIgnoringATornLastLine) {
+    const std::string whole = runAndMerge("whole", " --jobs 2");
+    // Killed at some moment (before, during or after the runs), then a row cut mid-write.
+    std::system(("timeout -s KILL 0.05 " + std::string(FISHSCHOOL_CLI_PATH) + " ensemble run " +
+                 path("e.json") + " --out " + path("killed") + " --jobs 2 2>/dev/null")
+                    .c_str());
+    fs::create_directories(path("killed"));
+    std::ofstream(path("killed/part-0of1-w0.csv"), std::ios::app) << "5,0,8,2,1234,o";
+    const CliRun status = cli("ensemble status " + path("killed"));
+    EXPECT_EQ(status.status, status.err.empty() ? 0 : 2) << status.err;
+    const CliRun resume =
+        cli("ensemble run " + path("e.json") + " --out " + path("killed") + " --jobs 2");
+    ASSERT_EQ(resume.status, 0) << resume.err;
+    EXPECT_EQ(partRows("killed"), 12u);  // each run once: the finished ones were skipped
+    ASSERT_EQ(cli("ensemble merge " + path("killed") + " --csv " + path("k.csv")).status, 0);
+    EXPECT_EQ(read(path("k.csv")), whole);
+    // Once all are done, the same command runs nothing.
+    const CliRun again = cli("ensemble run " + path("e.json") + " --out " + path("killed"));
+    EXPECT_EQ(again.status, 0);
+    EXPECT_THAT(again.err, HasSubstr("all 12 runs of shard 0of1 are done"));
+    EXPECT_EQ(partRows("killed"), 12u);
+}
+
+TEST_F(Ensemble, KillNineMidRunLosesOnlyTheRunsInFlight) {
+    // 60 runs of some milliseconds each, killed once 6 rows are in.
+    write("long.json", R"({"base": {"fishCount": 20, "rocks": []}, "axes": {},
+                           "replicates": 60, "steps": 1500, "seed": 3})");
+    const std::string run = std::string(FISHSCHOOL_CLI_PATH) + " ensemble run " +
+                            path("long.json") + " --jobs 2 --out ";
+    const std::string killer =
+        run + path("killed") + " 2>/dev/null & pid=$!; until [ \"$(cat " + path("killed") +
+        "/part-*.csv 2>/dev/null | wc -l)\" -ge 8 ] || ! kill -0 $pid; do sleep 0.01; done; "
+        "kill -9 $pid; wait $pid";
+    std::system(("bash -c '" + killer + "'").c_str());
+    const std::size_t kept = partRows("killed");
+    EXPECT_GE(kept, 6u);
+    EXPECT_LT(kept, 60u);
+    ASSERT_EQ(std::system((run + path("killed") + " 2>/dev/null").c_str()), 0);
+    EXPECT_EQ(partRows("killed"), 60u);  // the kept rows were not run again
+    ASSERT_EQ(std::system((run + path("whole") + " 2>/dev/null").c_str()), 0);
+    for (const char* dir : {"killed", "whole"})
+        ASSERT_EQ(
+            cli("ensemble merge " + path(dir) + " --csv " + path(dir + std::string(".csv"))).status,
+            0);
+    EXPECT_EQ(read(path("killed.csv")), read(path("whole.csv")));
+}
+
+TEST_F(Ensemble, AFailedRunIsARowAndRetryFailedRunsItAgain) {
+    const std::string whole = runAndMerge("whole");
+    const CliRun run = cli("ensemble run " + path("e.json") + " --out " + path("f") +
+                           " --jobs 2");  // the fixture's cli() does not take an environment
+    ASSERT_EQ(run.status, 0);
+    fs::remove_all(path("f"));
+    const std::string withFaults = "FISHSCHOOL_FAULT_RUNS=3,8 " + std::string(FISHSCHOOL_CLI_PATH) +
+                                   " ensemble run " + path("e.json") + " --out " + path("f") +
+                                   " 2>" + path("faults.txt");
+    ASSERT_EQ(std::system(withFaults.c_str()), 0);
+    EXPECT_THAT(read(path("faults.txt")), HasSubstr("2 of 12 runs failed"));
+    const CliRun status = cli("ensemble status " + path("f"));
+    EXPECT_THAT(status.out, HasSubstr("done 10, failed 2, left 0"));
+    EXPECT_THAT(status.out, HasSubstr("failed: run 3 (orientation-width = 0, attraction-width = "
+                                      "8, replicate 0): a fault injected"));
+    ASSERT_EQ(cli("ensemble merge " + path("f") + " --csv " + path("f.csv")).status, 0);
+    EXPECT_THAT(read(path("f.csv")),
+                HasSubstr(",failed,30,,,,,\"a fault injected by FISHSCHOOL_FAULT_RUNS\"\n"));
+    // Without --retry-failed a failed run counts as done; with it, it runs again.
+    EXPECT_THAT(cli("ensemble run " + path("e.json") + " --out " + path("f")).err,
+                HasSubstr("are done"));
+    const CliRun retry =
+        cli("ensemble run " + path("e.json") + " --out " + path("f") + " --retry-failed");
+    ASSERT_EQ(retry.status, 0) << retry.err;
+    EXPECT_THAT(retry.err, HasSubstr("12/12 runs done, 0 failed"));  // a line, not a \r
+    EXPECT_THAT(retry.err, Not(HasSubstr("\r")));
+    ASSERT_EQ(cli("ensemble merge " + path("f") + " --csv " + path("f.csv")).status, 0);
+    EXPECT_EQ(read(path("f.csv")), whole);
+}
+
+TEST_F(Ensemble, AFullDiskOrAnUnwritablePartFileIsExitStatus1AndTheRowsStay) {
+    const std::string whole = runAndMerge("whole");
+    // A part file limited to 1 KiB: the first rows fit, then the write fails.
+    const std::string limited = "ulimit -f 1; exec " + std::string(FISHSCHOOL_CLI_PATH) +
+                                " ensemble run " + path("e.json") + " --out " + path("full") +
+                                " --jobs 1 2>" + path("full.txt");
+    const int raw = std::system(("bash -c '" + limited + "'").c_str());
+    ASSERT_TRUE(WIFEXITED(raw));
+    EXPECT_EQ(WEXITSTATUS(raw), 1);
+    EXPECT_THAT(read(path("full.txt")),
+                HasSubstr("part-0of1-w0.csv' cannot be written: File too large"));
+    const std::size_t kept = partRows("full");
+    EXPECT_GT(kept, 0u);
+    EXPECT_LT(kept, 12u);
+    EXPECT_EQ(runAndMerge("full"), whole);  // resumed without the limit
+
+    // A folder where the part file goes.
+    fs::create_directories(path("blocked/part-0of1-w0.csv"));
+    const CliRun blocked =
+        cli("ensemble run " + path("e.json") + " --out " + path("blocked") + " --jobs 1");
+    EXPECT_EQ(blocked.status, 1);
+    EXPECT_THAT(blocked.err, HasSubstr("part file '" + path("blocked/part-0of1-w0.csv")));
+}
+
+TEST_F(Ensemble, BadInputExitsTwoNamingItAndWritesNothing) {
+    write("other.json", R"({"axes": {"noise": [0, 0.1]}, "steps": 5})");
+    ASSERT_EQ(cli("ensemble run " + path("other.json") + " --out " + path("theirs")).status, 0);
+    write("file", "not a folder");
+    struct Case {
+        std::string ensemble;  ///< the file's text; empty: e.json
+        std::string flags;
+        std::string mustSay;
+    };
+    const std::string base = R"("base": {"fishCount": 10}, "steps": 5, )";
+    const Case cases[] = {
+        {"{" + base + R"("axes": {}, "colour": 1})", "", "key 'colour': unknown key"},
+        {R"({"base": {"fishCunt": 3}, "axes": {}, "steps": 5})", "", "key 'fishCunt'"},
+        {"{" + base + R"("axes": {"noise": []}})", "", "'axes.noise': an empty axis"},
+        {"{" + base + R"("axes": {"noise": [0, "a"]}})", "", "'axes.noise[1]': must be a number"},
+        {R"({"axes": {}, "steps": "10"})", "", "'steps': must be a whole number"},
+        {"{" + base + R"("axes": {"steering": [1]}})", "", "'axes.steering': this key cannot vary"},
+        {"{" + base + R"("axes": {"seed": [1, 2]}})", "", "the seed cannot vary"},
+        {"{" + base + R"("axes": {"noise": {"from": 0, "to": 1, "count": 4000},
+                                 "dt": {"from": 0.01, "to": 0.1, "count": 4000}}})",
+         "", "more than 10000000 runs"},
+        {"{" + base + R"("axes": {"rSeparation": [1, -1]}})", "",
+         "run 1 (rSeparation = -1): axes rSeparation: rSeparation: -1 is not allowed"},
+        {"{" + base + R"("axes": {}, "axes": {}})", "", "'axes' appears more than once"},
+        {R"({"axes": {}})", "", "'steps' is missing"},
+        {"", " --shard 3/2", "--shard: '3/2' is not allowed"},
+        {"", " --shard 0/0", "--shard: '0/0' is not allowed"},
+        {"", " --only 12", "--only: '12' is not allowed"},
+        {"", " --jobs 0", "--jobs"},
+        {"", "@" + path("file"), "is a file; give a folder"},
+        {"", "@" + path("theirs"), "holds the runs of another ensemble file"},
+    };
+    const auto before = listing();
+    for (const Case& c : cases) {
+        write("bad.json", c.ensemble.empty() ? kEnsemble : c.ensemble);
+        const bool otherOut = c.flags.starts_with("@");
+        const std::string out = otherOut ? c.flags.substr(1) : path("out");
+        const CliRun run =
+            cli("ensemble run " + path("bad.json") + " --out " + out + (otherOut ? "" : c.flags));
+        EXPECT_EQ(run.status, 2) << c.ensemble << c.flags << "\n" << run.err;
+        EXPECT_THAT(run.err, HasSubstr(c.mustSay)) << c.ensemble << c.flags;
+        EXPECT_EQ(lines(run.err), 1u) << run.err;
+        auto now = listing();
+        now.erase("bad.json");
+        EXPECT_EQ(now, before) << c.ensemble << c.flags;
+    }
+    EXPECT_EQ(cli("ensemble status " + path("file")).status, 2);
+    EXPECT_THAT(cli("ensemble merge " + path("nothing") + " --csv " + path("m.csv")).err,
+                HasSubstr("is not a folder made by `ensemble run`"));
+}
+
+TEST_F(Ensemble, HelpOnEveryCommandAndAMisspeltOneIsNamed) {
+    for (const char* command : {"run", "status", "merge"}) {
+        const CliRun run = cli("ensemble " + std::string(command) + " --help");
+        EXPECT_EQ(run.status, 0) << command;
+        EXPECT_THAT(run.out, HasSubstr("fishschool-cli ensemble " + std::string(command)));
+    }
+    const CliRun misspelt = cli("ensemble rnu " + path("e.json"));
+    EXPECT_EQ(misspelt.status, 2);
+    EXPECT_THAT(misspelt.err, HasSubstr("unknown ensemble command 'rnu'; the ensemble commands "
+                                        "are run, status, merge"));
+}
+
+TEST_F(Ensemble, PhaseRunsItsValuesOnSeveralJobsToTheSameBits) {
+    write("c.json", R"({"fishCount": 20, "steering": "couzin", "rSeparation": 1,
+                        "rAlignment": 2, "rCohesion": 10, "dt": 0.1, "maxTurnRate": 40,
+                        "noise": 0.05, "bounds": [10, 10, 10], "rocks": []})");
+    const std::string common = "phase --config " + path("c.json") +
+                               " --vary attraction-width --from 0 --to 6 --count 4 --steps 20";
+    ASSERT_EQ(cli(common + " --jobs 1 --csv " + path("a.csv")).status, 0);
+    ASSERT_EQ(cli(common + " --jobs 2 --csv " + path("b.csv")).status, 0);
+    EXPECT_EQ(read(path("a.csv")), read(path("b.csv")));
+    EXPECT_EQ(lines(read(path("a.csv"))), 5u);
+}
+
+}  // namespace
