@@ -4,6 +4,7 @@
 #include "Commands.h"
 #include "core/BackendRegistry.h"
 #include "core/ConfigIO.h"
+#include "core/OutputFiles.h"
 #include "core/PhaseSweep.h"
 #include "core/StateIO.h"
 #include "core/TextInput.h"
@@ -41,19 +42,22 @@ void addPhaseCommand(CLI::App& app, PhaseOptions& o) {
 }
 
 int runPhase(const PhaseOptions& o) {
-    auto fail = [](const std::string& message) {
-        std::cerr << "error: " << message << "\n";
-        return kExitBadInput;
-    };
+    const auto fail = badInput;
     const auto kind = parseBackendFlag("--backend", o.backend);
     if (!kind) return fail(kind.error());
     const auto from = parseFiniteNumber("--from", o.from);
     if (!from) return fail(from.error());
     const auto to = parseFiniteNumber("--to", o.to);
     if (!to) return fail(to.error());
-    if (auto ok = checkOutputPath("--csv", o.csvPath); !ok) return fail(ok.error());
-    if (auto ok =
-            checkNotAnInput("--csv", o.csvPath, {{"--config", o.params.configPath.value_or("")}});
+    // A carried school keeps its first count and its start: rows labelled with other counts or
+    // seeds would describe schools that never ran.
+    if (o.hysteresis && (o.vary == "fishCount" || o.vary == "seed"))
+        return fail("--vary " + quote(o.vary) +
+                    " cannot be used with --hysteresis: the carried school keeps the first "
+                    "value's " +
+                    o.vary + "; sweep it without --hysteresis");
+    OutputFiles outputs;
+    if (auto ok = outputs.add("--csv", o.csvPath, {{"--config", o.params.configPath.value_or("")}});
         !ok)
         return fail(ok.error());
     auto base = loadParams(o.params);
@@ -69,11 +73,13 @@ int runPhase(const PhaseOptions& o) {
     }
     if (o.validateOnly) return 0;
     auto backend = createBackend(*kind, varied.front());
-    if (!backend) return fail(backend.error());
+    if (!backend) return backendFailure(*kind, backend.error());
     const auto points = runPhaseSweep(**backend, values, varied, o.steps, o.hysteresis);
     const std::size_t expected = o.hysteresis ? 2 * values.size() - 1 : values.size();
-    if (points.size() != expected) return fail("--backend: the school could not be uploaded");
-    if (auto ok = writeFileAtomically(o.csvPath, phaseCsv(points)); !ok) return fail(ok.error());
+    if (points.size() != expected)
+        return internalFailure("--backend: the school could not be uploaded");
+    if (auto ok = outputs.write("--csv", phaseCsv(points)); !ok) return internalFailure(ok.error());
+    if (auto ok = outputs.commit(); !ok) return internalFailure(ok.error());
     return 0;
 }
 

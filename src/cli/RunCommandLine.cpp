@@ -1,12 +1,12 @@
 #include "RunCommandLine.h"
 
 #include <exception>
-#include <iostream>
 #include <new>
 
 #include <CLI/CLI.hpp>
 
 #include "Commands.h"
+#include "core/OutputFiles.h"
 #include "core/TextInput.h"
 
 namespace fishschool::cli {
@@ -30,32 +30,34 @@ int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
             known |= command->get_name() == argv[1];
             names += (names.empty() ? "" : ", ") + command->get_name();
         }
-        if (!known) {
-            std::cerr << "error: unknown command " << quote(argv[1]) << "; the commands are "
-                      << names << " (see fishschool-cli --help)\n";
-            return kExitBadInput;
-        }
+        if (!known)
+            return badInput("unknown command " + quote(argv[1]) + "; the commands are " + names +
+                            " (see fishschool-cli --help)");
     }
+    // What the command printed on stdout must have arrived (bench >/dev/full, a closed stdout).
+    auto withStdoutChecked = [](int status) {
+        if (status != kExitSuccess) return status;
+        if (auto ok = flushStandardOutput(); !ok) return internalFailure(ok.error());
+        return status;
+    };
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
+        return withStdoutChecked(app.exit(e));
     } catch (const CLI::ParseError& e) {
-        if (e.get_exit_code() == 0) return app.exit(e);
-        std::cerr << "error: " << e.what() << " (see fishschool-cli --help)\n";
-        return kExitBadInput;
+        if (e.get_exit_code() == 0) return withStdoutChecked(app.exit(e));
+        // CLI11 quotes the values it refuses as they are: printError cuts and escapes them.
+        return badInput(std::string(e.what()) + " (see fishschool-cli --help)");
     }
     simulate.validateOnly = bench.validateOnly = phase.validateOnly = validateOnly;
     try {
-        if (app.got_subcommand("simulate")) return runSimulate(simulate);
-        if (app.got_subcommand("phase")) return runPhase(phase);
-        return runBench(bench);
+        if (app.got_subcommand("simulate")) return withStdoutChecked(runSimulate(simulate));
+        if (app.got_subcommand("phase")) return withStdoutChecked(runPhase(phase));
+        return withStdoutChecked(runBench(bench));
     } catch (const std::bad_alloc&) {
-        std::cerr << "error: out of memory\n";
-        return kExitInternal;
+        return internalFailure("out of memory");
     } catch (const std::exception& e) {
-        std::cerr << "internal error: " << e.what() << "\n";
-        return kExitInternal;
+        return internalFailure(std::string("internal: ") + e.what());
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 
 #include "ConfigIO.h"
 #include "Metrics.h"
@@ -15,7 +16,7 @@ namespace {
 
 /// Steps `steps` times and averages the measures after each step of the last half.
 PhasePoint runAt(Backend& backend, const SimParams& params, std::int64_t steps) {
-    const std::int64_t measured = (steps + 1) / 2;
+    const std::int64_t measured = steps - steps / 2;  // (steps + 1) / 2, which overflows
     PhasePoint point;
     for (std::int64_t s = 0; s < steps; ++s) {
         backend.step();
@@ -37,9 +38,16 @@ Result<double> parseFiniteNumber(std::string_view what, std::string_view text) {
     double value = 0.0;
     const char* end = text.data() + text.size();
     const auto [stop, error] = std::from_chars(text.data(), end, value);
+    const std::string refused = std::string(what) + ": " + quote(text) + " is not allowed; ";
+    if (!text.empty() && error == std::errc::result_out_of_range && stop == end) {
+        // Out of range either way: too large, or too small to be told from 0 (strtod says which).
+        const bool large = std::fabs(std::strtod(std::string(text).c_str(), nullptr)) >= 1.0;
+        return fail(refused + (large ? "it is beyond the range of a double (about 1.8e308)"
+                                     : "it is too close to 0 for a double (2.2e-308 in size "
+                                       "at least); give 0 or a number further from 0"));
+    }
     if (text.empty() || error != std::errc() || stop != end || !std::isfinite(value))
-        return fail(std::string(what) + ": '" + std::string(text) +
-                    "' is not allowed; must be a finite decimal number");
+        return fail(refused + "must be a finite decimal number");
     return value;
 }
 
@@ -80,8 +88,11 @@ Result<SimParams> withVaried(const SimParams& base, std::string_view what, std::
 
 std::vector<double> sweepValues(double from, double to, std::int64_t count) {
     std::vector<double> values;
-    for (std::int64_t i = 0; i < count; ++i)
-        values.push_back(count == 1 ? from : from + (to - from) * double(i) / double(count - 1));
+    // Weighted ends rather than from + (to - from) * t: to - from overflows for -1e308 and 1e308.
+    for (std::int64_t i = 0; i < count; ++i) {
+        const double t = count == 1 ? 0.0 : double(i) / double(count - 1);
+        values.push_back(i == 0 ? from : i == count - 1 ? to : from * (1.0 - t) + to * t);
+    }
     return values;
 }
 

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -132,18 +131,20 @@ Result<School> loadStateCsv(const std::filesystem::path& path, const SimParams& 
 
 Result<std::string> readTextFile(const std::filesystem::path& path, std::uintmax_t maxBytes,
                                  std::string_view what) {
-    const std::string name =
-        path.string().size() <= 200 ? path.string() : quote(path.string(), 200);
+    const std::string name = printable(path.string(), 200);
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         return fail(name + ": is a folder; give a " + std::string(what));
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO (or a terminal, a device) for reading can wait for ever for a
+    // writer; so opened, it returns at once and fstat refuses it below. A regular file ignores it.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return fail(name + ": cannot open the " + std::string(what) + ": " + std::strerror(errno));
     struct stat info {};
     if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
         ::close(fd);
-        return fail(name + ": is not a regular file; give a " + std::string(what));
+        return fail(name + ": is not a regular file (a FIFO, a device or a socket); give a " +
+                    std::string(what));
     }
     // Refused before reading, so that a huge file costs nothing and the limit is named.
     const auto size = static_cast<std::uintmax_t>(info.st_size);
@@ -210,56 +211,6 @@ std::string stateToCsv(std::span<const Fish> school, const SimParams& params) {
 Result<void> saveStateCsv(const std::filesystem::path& path, std::span<const Fish> school,
                           const SimParams& params) {
     return writeFileAtomically(path, stateToCsv(school, params));
-}
-
-Result<void> writeFileAtomically(const std::filesystem::path& path, std::string_view content) {
-    // Unique among processes (pid) and among the writes of this one (counter); O_EXCL refuses a
-    // name that is somehow taken rather than writing into someone else's file.
-    static std::atomic<unsigned> writeCounter{0};
-    std::filesystem::path temp;
-    int fd = -1;
-    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-        temp = path.string() + ".tmp-" + std::to_string(::getpid()) + "-" +
-               std::to_string(writeCounter.fetch_add(1));
-        fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST) break;
-    }
-    if (fd < 0)
-        return fail(path.string() +
-                    ": cannot write (is the folder there and writable?): " + std::strerror(errno));
-
-    auto abandon = [&](const std::string& why) {
-        ::close(fd);
-        std::error_code ignored;
-        std::filesystem::remove(temp, ignored);
-        return fail(path.string() + ": " + why);
-    };
-    const char* data = content.data();
-    std::size_t left = content.size();
-    while (left > 0) {
-        const ssize_t written = ::write(fd, data, left);
-        if (written < 0) {
-            if (errno == EINTR) continue;
-            return abandon(std::string("writing failed: ") + std::strerror(errno));
-        }
-        data += written;
-        left -= static_cast<std::size_t>(written);
-    }
-    // On disk before the rename, so that a crash leaves the old file or the new one, whole.
-    if (::fsync(fd) != 0) return abandon(std::string("writing failed: ") + std::strerror(errno));
-    if (::close(fd) != 0) {
-        std::error_code ignored;
-        std::filesystem::remove(temp, ignored);
-        return fail(path.string() + ": writing failed: " + std::strerror(errno));
-    }
-    std::error_code ec;
-    std::filesystem::rename(temp, path, ec);
-    if (ec) {
-        std::error_code ignored;
-        std::filesystem::remove(temp, ignored);
-        return fail(path.string() + ": cannot replace the file: " + ec.message());
-    }
-    return {};
 }
 
 }  // namespace fishschool

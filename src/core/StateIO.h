@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "Fish.h"
+#include "OutputFiles.h"
 #include "Result.h"
 #include "SimParams.h"
 
@@ -39,9 +40,5 @@ Result<void> saveStateCsv(const std::filesystem::path& path, std::span<const Fis
 std::string stateToCsv(std::span<const Fish> school, const SimParams& params);
 Result<void> saveStateCsv(const std::filesystem::path& path, std::span<const Fish> school,
                           const SimParams& params);
-
-/// Writes `content` to a temporary file beside `path`, then renames it over `path`, so a failed
-/// write never leaves a partial file.
-Result<void> writeFileAtomically(const std::filesystem::path& path, std::string_view content);
 
 }  // namespace fishschool
