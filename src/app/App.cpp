@@ -25,6 +25,8 @@
 #include "VideoRecorder.h"
 #include "core/BackendRegistry.h"
 #include "core/ConfigIO.h"
+#include "core/ExitStatus.h"
+#include "core/OutputFiles.h"
 #include "core/StateIO.h"
 #include "core/TextInput.h"
 #include "gpu/GlObjects.h"
@@ -35,8 +37,8 @@
 namespace fishschool::app {
 namespace {
 
-constexpr int kBadInput = 2;
-constexpr int kInternal = 1;
+constexpr int kBadInput = kExitBadInput;
+constexpr int kInternal = kExitInternal;
 
 double seconds() {
     using Clock = std::chrono::steady_clock;
@@ -108,6 +110,7 @@ class App {
     ui::FpsRecorder recorder_;
     bool quit_ = false;
     bool screenshotRequested_ = false;
+    std::optional<std::string> finalScreenshot_;  ///< --screenshot's PNG, written by finish()
     std::size_t sweepRowsPrinted_ = 0;
     std::uint64_t plottedMeasures_ = 0;
     VideoRecorder video_;
@@ -250,7 +253,7 @@ void App::apply(const ui::PanelActions& actions) {
     if (actions.startVideoPath) {
         if (auto ok = checkOutputPath("video", *actions.startVideoPath); !ok)
             report(ok);
-        else if (auto ffmpeg = VideoRecorder::checkFfmpeg(); !ffmpeg)
+        else if (auto ffmpeg = checkFfmpeg(); !ffmpeg)
             report(ffmpeg);
         else
             videoToStart_ = *actions.startVideoPath;
@@ -447,13 +450,20 @@ int App::run() {
 
         ++frame;
         const bool lastFrame = (options_.frames > 0 && frame >= options_.frames) || quit_;
-        if (screenshotRequested_ || (lastFrame && !options_.screenshotPath.empty())) {
-            const std::string path =
-                screenshotRequested_ ? timestampedScreenshotName() : options_.screenshotPath;
+        // --screenshot is written with the other outputs when the run ends (finish()).
+        if (lastFrame && !options_.screenshotPath.empty()) {
+            if (auto png = encodeScreenshotPng(width, height); !png) {
+                printError(png.error());
+                status = kInternal;
+            } else {
+                finalScreenshot_ = std::move(*png);
+            }
+        }
+        if (screenshotRequested_) {
+            const std::string path = timestampedScreenshotName();
             screenshotRequested_ = false;
             if (auto ok = saveScreenshot(path, width, height); !ok) {
-                std::cerr << "error: " << ok.error() << "\n";
-                if (lastFrame) status = kBadInput;
+                printError(ok.error());
                 panel_.showError(ok.error());
             } else {
                 panel_.showMessage("saved the screenshot " + path);
@@ -533,31 +543,40 @@ bool App::finishVideo() {
 int App::finish() {
     int status = 0;
     if (!finishVideo()) status = kInternal;
+    // Every output goes to its temporary file first, and the files are replaced together once
+    // all were written: a full disk on the last replaces none (OutputFiles).
+    struct Output {
+        const char* flag;
+        const std::string& path;
+        std::string content;
+    };
+    std::vector<Output> outputs;
     if (!options_.sweepFish.empty()) {
         // A sweep stopped early (the window closed) still keeps what it measured.
         if (recorder_.busy())
             std::cerr << "sweep: stopped after " << recorder_.casesDone() << " of "
                       << recorder_.caseCount() << " cases; writing the rows measured\n";
-        if (auto ok = writeFileAtomically(options_.sweepCsvPath, recorder_.csv()); !ok) {
-            std::cerr << "error: " << ok.error() << "\n";
-            status = kBadInput;
-        }
+        outputs.push_back({"--csv", options_.sweepCsvPath, recorder_.csv()});
     }
+    if (finalScreenshot_)
+        outputs.push_back({"--screenshot", options_.screenshotPath, std::move(*finalScreenshot_)});
     // The parameters as the panel left them: what a user tuned, kept for --config next time.
-    if (!options_.configOutPath.empty()) {
-        if (auto ok = saveConfig(options_.configOutPath, sim_->params()); !ok) {
-            std::cerr << "error: " << ok.error() << "\n";
-            status = kBadInput;
-        }
-    }
+    if (!options_.configOutPath.empty())
+        outputs.push_back({"--config-out", options_.configOutPath, configToJson(sim_->params())});
     // A school that a GL failure lost is not written over the file.
-    if (!options_.stateOutPath.empty() && sim_->backend().health()) {
-        if (auto ok =
-                saveStateCsv(options_.stateOutPath, sim_->backend().download(), sim_->params());
-            !ok) {
-            std::cerr << "error: " << ok.error() << "\n";
-            status = kBadInput;
-        }
+    if (!options_.stateOutPath.empty() && sim_->backend().health())
+        outputs.push_back({"--state-out", options_.stateOutPath,
+                           stateToCsv(sim_->backend().download(), sim_->params())});
+    OutputFiles files;
+    Result<void> ok;
+    for (const Output& out : outputs) {
+        if (ok) ok = files.add(out.flag, out.path);
+        if (ok) ok = files.write(out.flag, out.content);
+    }
+    if (ok) ok = files.commit();
+    if (!ok) {
+        printError(ok.error());
+        status = kInternal;
     }
     return status;
 }

@@ -30,14 +30,6 @@ VideoRecorder::~VideoRecorder() {
     if (pipe_) abandon();
 }
 
-Result<void> VideoRecorder::checkFfmpeg() {
-    if (std::system("ffmpeg -version >/dev/null 2>&1") != 0)
-        return fail(
-            "--record: ffmpeg was not found; install it (the Debian package ffmpeg, which "
-            "scripts/setup.sh installs)");
-    return {};
-}
-
 Result<void> VideoRecorder::start(const std::filesystem::path& path, int width, int height,
                                   int framesPerSecond) {
     if (pipe_) return fail("video: already recording to " + path_.string());

@@ -49,6 +49,8 @@ int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
         // CLI11 quotes the values it refuses as they are: printError cuts and escapes them.
         return badInput(std::string(e.what()) + " (see fishschool-cli --help)");
     }
+    // Read only where the GPU runs, but a bad value is bad input wherever it is found.
+    if (auto limit = gpuMaxBufferBytes(); !limit) return badInput(limit.error());
     simulate.validateOnly = bench.validateOnly = phase.validateOnly = validateOnly;
     try {
         if (app.got_subcommand("simulate")) return withStdoutChecked(runSimulate(simulate));

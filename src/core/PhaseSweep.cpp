@@ -34,23 +34,6 @@ PhasePoint runAt(Backend& backend, const SimParams& params, std::int64_t steps) 
 
 }  // namespace
 
-Result<double> parseFiniteNumber(std::string_view what, std::string_view text) {
-    double value = 0.0;
-    const char* end = text.data() + text.size();
-    const auto [stop, error] = std::from_chars(text.data(), end, value);
-    const std::string refused = std::string(what) + ": " + quote(text) + " is not allowed; ";
-    if (!text.empty() && error == std::errc::result_out_of_range && stop == end) {
-        // Out of range either way: too large, or too small to be told from 0 (strtod says which).
-        const bool large = std::fabs(std::strtod(std::string(text).c_str(), nullptr)) >= 1.0;
-        return fail(refused + (large ? "it is beyond the range of a double (about 1.8e308)"
-                                     : "it is too close to 0 for a double (2.2e-308 in size "
-                                       "at least); give 0 or a number further from 0"));
-    }
-    if (text.empty() || error != std::errc() || stop != end || !std::isfinite(value))
-        return fail(refused + "must be a finite decimal number");
-    return value;
-}
-
 Result<SimParams> withVaried(const SimParams& base, std::string_view what, std::string_view key,
                              double value) {
     SimParams p = base;
@@ -70,8 +53,8 @@ Result<SimParams> withVaried(const SimParams& base, std::string_view what, std::
     auto json = nlohmann::json::parse(configToJson(base));
     const auto found = json.find(std::string(key));
     if (found == json.end() || !found->is_number())
-        return fail(std::string(what) + ": '" + std::string(key) +
-                    "' is not allowed; must be orientation-width, attraction-width or a numeric "
+        return fail(std::string(what) + ": " + quote(key) +
+                    " is not allowed; must be orientation-width, attraction-width or a numeric "
                     "config key (docs/config.md)");
     if (found->is_number_integer()) {
         if (value != std::floor(value) || std::abs(value) > 9e15)

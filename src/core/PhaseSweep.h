@@ -12,6 +12,7 @@
 #include "Backend.h"
 #include "Result.h"
 #include "SimParams.h"
+#include "TextInput.h"  // parseFiniteNumber, for --from and --to
 
 namespace fishschool {
 
@@ -29,9 +30,6 @@ Result<SimParams> withVaried(const SimParams& base, std::string_view what, std::
 
 /// `count` values evenly from `from` to `to`, both included (`from` alone when count is 1).
 std::vector<double> sweepValues(double from, double to, std::int64_t count);
-
-/// A finite decimal number ("2", "-0.5", "1e-3"), nothing else; the error names `what`.
-Result<double> parseFiniteNumber(std::string_view what, std::string_view text);
 
 /// One row of the sweep: the measures averaged over the last half of the run at `value`.
 struct PhasePoint {

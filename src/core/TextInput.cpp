@@ -88,7 +88,8 @@ std::string quote(std::string_view text, std::size_t maxChars) {
 }
 
 void printError(std::string_view message) {
-    const std::string line = "error: " + printable(message, kMaxMessageChars) + "\n";
+    // Room for "error: " and printable()'s "... (N characters)".
+    const std::string line = "error: " + printable(message, kMaxMessageChars - 40) + "\n";
     std::fwrite(line.data(), 1, line.size(), stderr);
 }
 
@@ -172,6 +173,32 @@ Result<std::uint64_t> parseUnsigned64(std::string_view what, std::string_view te
         return fail(named(what, quote(text) + " is not allowed; must be a whole number from 0 to " +
                                     std::to_string(std::numeric_limits<std::uint64_t>::max())));
     return n;
+}
+
+Result<double> parseFiniteNumber(std::string_view what, std::string_view text) {
+    double value = 0.0;
+    const char* end = text.data() + text.size();
+    const auto [stop, error] = std::from_chars(text.data(), end, value);
+    const std::string refused = named(what, quote(text) + " is not allowed; ");
+    if (!text.empty() && error == std::errc::result_out_of_range && stop == end) {
+        // Out of range either way: too large, or too small to be told from 0 (strtod says which).
+        const bool large = std::fabs(std::strtod(std::string(text).c_str(), nullptr)) >= 1.0;
+        return fail(refused + (large ? "it is beyond the range of a double (about 1.8e308)"
+                                     : "it is too close to 0 for a double (2.2e-308 in size "
+                                       "at least); give 0 or a number further from 0"));
+    }
+    if (text.empty() || error != std::errc() || stop != end || !std::isfinite(value))
+        return fail(refused + "must be a finite decimal number");
+    return value;
+}
+
+Result<std::optional<std::int64_t>> gpuMaxBufferBytes() {
+    const char* value = std::getenv(kGpuMaxBufferBytesVariable);
+    if (value == nullptr) return std::nullopt;
+    auto bytes = parseWholeNumber(kGpuMaxBufferBytesVariable, value, 1,
+                                  std::numeric_limits<std::int64_t>::max());
+    if (!bytes) return fail(bytes.error() + " (bytes)");
+    return *bytes;
 }
 
 Result<std::vector<std::string>> splitList(std::string_view what, std::string_view text) {

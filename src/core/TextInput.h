@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,17 @@ Result<std::int64_t> parseWholeNumber(std::string_view what, std::string_view te
                                       std::int64_t min, std::int64_t max);
 /// The same for an unsigned 64-bit value (a seed): from 0 to 2^64 - 1 ("-0" too).
 Result<std::uint64_t> parseUnsigned64(std::string_view what, std::string_view text);
+
+/// A finite decimal number ("2", "-0.5", "1e-3"), nothing else (no "+1", "0x10", "nan"); a
+/// number beyond the double range, or too close to 0 for one (1e-400), is an error that says
+/// so. The error names `what`.
+Result<double> parseFiniteNumber(std::string_view what, std::string_view text);
+
+/// The environment variable that lowers the GPU's storage buffer limit (docs/robustness.md).
+inline constexpr const char* kGpuMaxBufferBytesVariable = "FISHSCHOOL_GPU_MAX_BUFFER_BYTES";
+/// Its value: unset, or a whole number of bytes from 1 to 2^63 - 1 in plain digits. Checked by
+/// both programs before they run (exit status 2), and read by the GPU backend.
+Result<std::optional<std::int64_t>> gpuMaxBufferBytes();
 
 /// Splits "a,b,c" into its items. An empty item ("a,,b", a trailing comma) or an empty list is an
 /// error that names `what`, e.g. the flag.
