@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <utility>
@@ -83,14 +85,56 @@ fs::path identity(const fs::path& path) {
 
 constexpr std::size_t kWriteBufferBytes = 1 << 16;
 
+// The temporary files in flight, so that a run stopped by Ctrl+C or kill leaves none behind: the
+// handler may only call async-signal-safe functions, so the paths are kept as C strings in
+// fixed slots.
+constexpr std::size_t kTrackedSlots = 32;
+std::atomic<char*> trackedTemporaries[kTrackedSlots];
+
+extern "C" void removeTemporariesAndStop(int number) {
+    for (auto& slot : trackedTemporaries)
+        if (char* path = slot.load()) ::unlink(path);
+    std::signal(number, SIG_DFL);
+    std::raise(number);
+}
+
+void track(const fs::path& temp) {
+    // Only where the program left these signals to their default (the app's SDL has its own).
+    static const bool installed = [] {
+        for (int number : {SIGINT, SIGTERM, SIGHUP}) {
+            struct sigaction current {};
+            if (::sigaction(number, nullptr, &current) == 0 && current.sa_handler == SIG_DFL)
+                std::signal(number, removeTemporariesAndStop);
+        }
+        return true;
+    }();
+    (void)installed;
+    for (auto& slot : trackedTemporaries) {
+        char* expected = nullptr;
+        char* copy = ::strdup(temp.c_str());
+        if (slot.compare_exchange_strong(expected, copy)) return;
+        std::free(copy);
+    }
+}
+
+void untrack(const fs::path& temp) {
+    for (auto& slot : trackedTemporaries) {
+        char* path = slot.load();
+        if (path && temp == path && slot.compare_exchange_strong(path, nullptr)) {
+            std::free(path);
+            return;
+        }
+    }
+}
+
 }  // namespace
 
 OutputFiles::~OutputFiles() {
     discard();
 }
 
-Result<void> OutputFiles::add(std::string_view flag, const std::string& path,
-                              std::initializer_list<NamedInput> inputs) {
+Result<void> OutputFiles::check(std::string_view flag, const std::string& path,
+                                std::initializer_list<NamedInput> inputs) {
     if (auto ok = checkOutputPath(flag, path); !ok) return ok;
     if (auto ok = checkNotAnInput(flag, path, inputs); !ok) return ok;
     const fs::path target(path);
@@ -100,9 +144,21 @@ Result<void> OutputFiles::add(std::string_view flag, const std::string& path,
             return fail(std::string(flag) + ": " + quote(path, 200) + " is also the file of " +
                         other.flag + "; give each output its own file");
     }
-    auto temp = createTemporaryBeside(target);
-    if (!temp) return fail(std::string(flag) + ": " + temp.error());
-    outputs_.push_back({std::string(flag), target, temp->second, temp->first, {}});
+    outputs_.push_back({std::string(flag), target, {}, -1, {}});
+    return {};
+}
+
+Result<void> OutputFiles::add(std::string_view flag, const std::string& path,
+                              std::initializer_list<NamedInput> inputs) {
+    if (auto ok = check(flag, path, inputs); !ok) return ok;
+    auto temp = createTemporaryBeside(outputs_.back().target);
+    if (!temp) {
+        outputs_.pop_back();
+        return fail(std::string(flag) + ": " + temp.error());
+    }
+    outputs_.back().fd = temp->first;
+    outputs_.back().temp = temp->second;
+    track(temp->second);
     return {};
 }
 
@@ -133,6 +189,7 @@ Result<void> OutputFiles::write(std::string_view flag, std::string_view text) {
 
 Result<void> OutputFiles::commit() {
     // Every file complete and on disk before the first replaces its target.
+    std::erase_if(outputs_, [](const Output& out) { return out.fd < 0; });  // checked only
     for (Output& out : outputs_) {
         if (auto ok = flush(out); !ok) {
             discard();
@@ -147,6 +204,7 @@ Result<void> OutputFiles::commit() {
     }
     for (Output& out : outputs_) {
         const int fd = std::exchange(out.fd, -1);
+        untrack(out.temp);
         if (auto ok = finishTemporary(fd, out.temp, out.target); !ok) {
             discard();
             return ok;
@@ -163,6 +221,7 @@ void OutputFiles::discard() {
         out.fd = -1;
         std::error_code ignored;
         fs::remove(out.temp, ignored);
+        untrack(out.temp);
     }
     outputs_.clear();
 }

@@ -29,9 +29,12 @@ class OutputFiles {
     OutputFiles& operator=(const OutputFiles&) = delete;
     ~OutputFiles();
 
-    /// Checks `path` as the output of `flag` and reserves its temporary file. Errors (bad input,
-    /// exit status 2) name the flag and the path, e.g.
+    /// Checks `path` as the output of `flag`, beside the outputs checked or added before. Errors
+    /// (bad input, exit status 2) name the flag and the path, e.g.
     /// "--metrics: 'a.csv' is also the file of --state-out; give each output its own file".
+    Result<void> check(std::string_view flag, const std::string& path,
+                       std::initializer_list<NamedInput> inputs = {});
+    /// check(), then reserves the output's temporary file.
     Result<void> add(std::string_view flag, const std::string& path,
                      std::initializer_list<NamedInput> inputs = {});
     /// Whether `flag` has an output (add() succeeded for it).
