@@ -248,13 +248,13 @@ Result<std::vector<NeighborSearch>> parseNeighborSearchList(std::string_view fla
 
 Result<void> checkOutputPath(std::string_view what, const std::string& path) {
     namespace fs = std::filesystem;
-    const std::string where = std::string(what) + ": " + quote(path, 200) + ": ";
+    const std::string where = std::string(what) + ": " + quote(path, 160) + ": ";
     if (path.empty()) return fail(std::string(what) + ": an empty file name is not allowed");
     std::error_code ec;
     if (fs::is_directory(path, ec)) return fail(where + "is a folder; give a file name");
     fs::path folder = fs::path(path).parent_path();
     if (folder.empty()) folder = ".";
-    const std::string folderName = quote(folder.string(), 200);
+    const std::string folderName = quote(folder.string(), 120);  // both fit a 400-character line
     if (!fs::is_directory(folder, ec))
         return fail(where + "the folder " + folderName + " does not exist");
     if (::access(folder.c_str(), W_OK) != 0)

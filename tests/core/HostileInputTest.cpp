@@ -112,7 +112,7 @@ TEST(HostileNumbers, ASweepOverTheWholeDoubleRangeStaysFinite) {
 }
 
 TEST(HostileConfig, DeepNestingIsRefusedUnderAnyKey) {
-    for (const std::string& key : {"dt", "bounds", "rocks", "steering", "unknown"}) {
+    for (const std::string key : {"dt", "bounds", "rocks", "steering", "unknown"}) {
         const std::string json =
             "{\"" + key + "\": " + std::string(200000, '[') + std::string(200000, ']') + "}";
         const auto p = parseConfig(json, "deep.json");

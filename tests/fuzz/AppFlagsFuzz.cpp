@@ -19,15 +19,9 @@ constexpr std::size_t kMaxArguments = 24;
 }  // namespace
 
 void fuzzOne(std::string_view input) {
-    // Device and kernel files could block or never end; they are no input a test can own.
-    for (std::string_view special : {"/dev", "/proc", "/sys"})
-        if (input.find(special) != std::string_view::npos) return;
-    std::vector<std::string> arguments{"fishschool"};
-    while (!input.empty() && arguments.size() <= kMaxArguments) {
-        const std::size_t end = std::min(input.find('\n'), input.size());
-        arguments.emplace_back(input.substr(0, end));
-        input.remove_prefix(std::min(end + 1, input.size()));
-    }
+    const std::vector<std::string> arguments =
+        fuzz::argumentLines(input, "fishschool", kMaxArguments);
+    if (arguments.empty()) return;
     std::vector<const char*> argv;
     for (const std::string& argument : arguments) argv.push_back(argument.c_str());
     const auto options =
