@@ -27,6 +27,7 @@ unset DISPLAY WAYLAND_DISPLAY SDL_VIDEODRIVER FISHSCHOOL_GPU_MAX_BUFFER_BYTES
 
 passed=0
 failed=0
+cases=0
 case_name=""
 started=$SECONDS
 
@@ -42,6 +43,7 @@ bad() {
 expect() {
     local want="$1" pattern="$2" limit=20
     shift 2
+    cases=$((cases + 1))
     if [[ "$1" == timeout=* ]]; then
         limit="${1#timeout=}"
         shift
@@ -492,5 +494,5 @@ if [ $have_app -eq 1 ]; then
 fi
 check "no temporary file left" no_temporaries
 
-echo "hostile: $passed checks passed, $failed failed ($((SECONDS - started)) s)"
+echo "hostile: $cases runs, $passed checks passed, $failed failed ($((SECONDS - started)) s)"
 [ "$failed" -eq 0 ]

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds every target with warnings as errors and runs every test; then
 # builds the core and the CLI with AddressSanitizer and UndefinedBehaviorSanitizer and runs their
-# tests again. GL tests run on Mesa's software rasteriser where no GPU is present. Last, the
-# parsers are fuzzed (scripts/fuzz.sh) and random scenes soaked under --check (scripts/soak.sh).
+# tests again. GL tests run on Mesa's software rasteriser where no GPU is present. The programs
+# are probed with hostile files and places (scripts/hostile.sh). Last, the parsers are fuzzed
+# (scripts/fuzz.sh) and random scenes soaked under --check (scripts/soak.sh).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
@@ -22,6 +23,9 @@ if [ -n "${CI:-}" ] && grep -q '(Skipped)' "$log"; then
     exit 1
 fi
 
+phase "Hostile files and places (scripts/hostile.sh)"
+"$FISHSCHOOL_ROOT/scripts/hostile.sh" "$FISHSCHOOL_ROOT/build/bin"
+
 phase "Core and CLI under AddressSanitizer and UndefinedBehaviorSanitizer"
 configure_and_build "$FISHSCHOOL_ROOT/build-sanitize" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DFISHSCHOOL_WERROR=ON -DFISHSCHOOL_SANITIZE=ON -DFISHSCHOOL_BUILD_APP=OFF \
@@ -29,8 +33,9 @@ configure_and_build "$FISHSCHOOL_ROOT/build-sanitize" -DCMAKE_BUILD_TYPE=RelWith
 (cd "$FISHSCHOOL_ROOT/build-sanitize" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j 2)
 
-phase "Fuzzing the config, state and flag parsers, 30 s each (scripts/fuzz.sh)"
-"$FISHSCHOOL_ROOT/scripts/fuzz.sh" 30
+phase "Fuzzing the config, state and flag parsers, 30 s each, the app's flags 15 s (scripts/fuzz.sh)"
+"$FISHSCHOOL_ROOT/scripts/fuzz.sh" 30 config state flags
+"$FISHSCHOOL_ROOT/scripts/fuzz.sh" 15 appflags
 
 phase "Soak: random scenes under simulate --check, 1e7 fish-steps (scripts/soak.sh)"
 "$FISHSCHOOL_ROOT/scripts/soak.sh" 10000000
