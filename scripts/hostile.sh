@@ -262,6 +262,14 @@ expect 2 "--csv: '/dev/null'.*not a regular file" -- "$cli" bench --steps 1 --fi
 expect 2 "--csv: 'fifo'.*not a regular file" timeout=5 -- "$cli" phase --vary noise --from 0 \
     --to 1 --count 2 --steps 1 --csv fifo
 check "the FIFO is still a FIFO" test -p fifo
+printf 'old\n' >linked-target.csv
+ln -s linked-target.csv link-out.csv
+expect 0 "" -- "$cli" simulate --steps 1 --fish 3 --state-out link-out.csv
+check "an output through a link keeps the link" test -L link-out.csv
+check "and replaces its target" test "$(head -1 linked-target.csv)" = "x,y,z,vx,vy,vz"
+# Here stdout is a pipe: /dev/stdout leads to it.
+expect 2 "not a regular file" -- "$cli" simulate --steps 1 --state-out /dev/stdout
+check "/dev/stdout is still a link" test -L /dev/stdout
 expect 2 "is a folder" -- "$cli" simulate --steps 1 --state-out sub
 expect 2 "does not exist" -- "$cli" simulate --steps 1 --state-out small.json/x.csv
 if [ $have_app -eq 1 ]; then
@@ -350,6 +358,11 @@ expect 1 "stdout: writing failed" -- sh -c "\"$cli\" bench --steps 1 --warmup 0 
 check "--csv not replaced when stdout failed" untouched bench10.csv
 expect 0 "" -- sh -c "\"$cli\" simulate --steps 1 --fish 5 --state-out o10.csv >&-"
 check "a closed stdout is not the output file's" test "$(head -1 o10.csv)" = "x,y,z,vx,vy,vz"
+# A closed stderr: the progress lines and any error must not land in an output file.
+expect 0 "" -- sh -c "\"$cli\" simulate --steps 200 --fish 5 --state-out e10.csv \
+    --metrics m10.csv 2>&- <&-"
+check "a closed stderr is not the output file's" sh -c '! grep -q "/200" e10.csv m10.csv'
+check "the metrics are whole" test "$(wc -l <m10.csv)" -eq 202
 if [ $have_app -eq 1 ]; then
     expect 1 "stdout: writing failed" -- sh -c "\"$app\" --help >/dev/full"
 fi
@@ -357,17 +370,17 @@ fi
 # --- 11. the app's flags, checked before the window opens -------------------------------------
 if [ $have_app -eq 1 ]; then
     case_name="app flags"
-    for video in v.webm v.gif v.avi v v.mp4.txt .mp4; do
+    for video in v.webm v.avi v v.mp4.txt; do
         expect 2 "--record: '$video' is not allowed" -- "$app" --record "$video" --frames 1
     done
-    for seconds in nan NaN inf -inf -1 0 0.001 3601 0x10 1e999 ''; do
+    for seconds in nan -inf 0.001 3601 0x10 1e999; do
         expect 2 "--sweep-seconds" -- "$app" --sweep 10 --csv s.csv --sweep-seconds "$seconds"
     done
     expect 2 "--sweep-seconds needs --sweep" -- "$app" --sweep-seconds 2 --frames 1
-    for frames in 0 -1 00 1.0 +1 ' 1'; do
+    for frames in 0 -0 00 +1; do
         expect 2 "--frames" -- "$app" --frames "$frames"
     done
-    for size in 63 16385 0 1e3 -64 99999999999999999999; do
+    for size in 63 16385 1e3 99999999999999999999; do
         expect 2 "--width" -- "$app" --width "$size" --frames 1
         expect 2 "--height" -- "$app" --height "$size" --frames 1
     done

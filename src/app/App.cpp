@@ -302,7 +302,7 @@ int App::run() {
                 std::cerr << "sweep: skipping " << toString(kind) << ": " << reason << "\n";
         }
         if (auto ok = recorder_.startSweep(backends, options_.sweepFish); !ok) {
-            std::cerr << "error: " << ok.error() << "\n";
+            printError(ok.error());
             return kBadInput;
         }
     }
@@ -343,7 +343,7 @@ int App::run() {
         // A GL failure mid-run (out of GPU memory, a lost context) loses the GPU's school: say so
         // and stop rather than draw and save what is left.
         if (auto ok = sim_->backend().health(); !ok) {
-            std::cerr << "error: " << ok.error() << "\n";
+            printError(ok.error());
             status = kInternal;
             break;
         }
@@ -471,7 +471,7 @@ int App::run() {
         }
         if (videoToStart_) {
             if (auto ok = video_.start(*videoToStart_, width, height, options_.recordFps); !ok) {
-                std::cerr << "error: " << ok.error() << "\n";
+                printError(ok.error());
                 panel_.showError(ok.error());
                 status = kInternal;
             } else {
@@ -481,7 +481,7 @@ int App::run() {
         }
         if (video_.recording()) {
             if (auto ok = video_.addFrame(width, height); !ok) {
-                std::cerr << "error: " << ok.error() << "\n";
+                printError(ok.error());
                 panel_.showError(ok.error());
                 status = kInternal;
             }
@@ -535,7 +535,7 @@ bool App::finishVideo() {
         panel_.showMessage(done);
         return true;
     }
-    std::cerr << "error: " << frames.error() << "\n";
+    printError(frames.error());
     panel_.showError(frames.error());
     return false;
 }
@@ -586,7 +586,7 @@ int App::finish() {
 int runApp(const AppOptions& options) {
     auto loaded = loadParams(options.params);
     if (!loaded) {
-        std::cerr << "error: " << loaded.error() << "\n";
+        printError(loaded.error());
         return kBadInput;
     }
     const SimParams& params = *loaded;
@@ -595,7 +595,7 @@ int runApp(const AppOptions& options) {
     if (!options.stateInPath.empty()) {
         auto school = loadStateCsv(options.stateInPath, params);
         if (!school) {
-            std::cerr << "error: " << school.error() << "\n";
+            printError(school.error());
             return kBadInput;
         }
         startSchool = std::move(*school);
@@ -691,7 +691,7 @@ int runApp(const AppOptions& options) {
     auto sim =
         SimulationController::create(startParams, kind, startSchool ? &*startSchool : nullptr);
     if (!sim) {
-        std::cerr << "error: " << sim.error() << "\n";
+        printError(sim.error());
         return kBadInput;
     }
     (*sim)->setDensity(options.density);
@@ -699,7 +699,7 @@ int runApp(const AppOptions& options) {
     (*sim)->paused = options.startPaused;
     auto renderer = render::SceneRenderer::create();
     if (!renderer) {
-        std::cerr << "error: " << renderer.error() << "\n";
+        printError(renderer.error());
         return kInternal;
     }
 

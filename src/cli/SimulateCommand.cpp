@@ -185,7 +185,10 @@ int runSimulate(const SimulateOptions& o) {
     const School result = b.download();
     if (auto ok = b.health(); !ok) return internalFailure(ok.error());
     if (!o.stateOut.empty())
-        if (auto ok = outputs.write("--state-out", stateToCsv(result, *params)); !ok)
+        if (auto ok = writeStateCsv(
+                result, *params,
+                [&](std::string_view rows) { return outputs.write("--state-out", rows); });
+            !ok)
             return internalFailure(ok.error());
     // Only now, the whole run done, does any existing file get replaced.
     if (auto ok = outputs.commit(); !ok) return internalFailure(ok.error());

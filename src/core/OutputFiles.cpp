@@ -76,6 +76,15 @@ Result<void> finishTemporary(int fd, const fs::path& temp, const fs::path& targe
     return {};
 }
 
+/// The file an output replaces: a symbolic link's target, so that the link stays a link (and a
+/// link such as /dev/stdout to a regular file is never itself replaced by one).
+fs::path throughLinks(const fs::path& path) {
+    std::error_code ec;
+    if (!fs::is_symlink(path, ec)) return path;
+    const fs::path resolved = fs::weakly_canonical(fs::absolute(path, ec), ec);
+    return ec ? path : resolved;
+}
+
 /// Where a path leads, for telling two outputs apart however they are spelt.
 fs::path identity(const fs::path& path) {
     std::error_code ec;
@@ -137,7 +146,7 @@ Result<void> OutputFiles::check(std::string_view flag, const std::string& path,
                                 std::initializer_list<NamedInput> inputs) {
     if (auto ok = checkOutputPath(flag, path); !ok) return ok;
     if (auto ok = checkNotAnInput(flag, path, inputs); !ok) return ok;
-    const fs::path target(path);
+    const fs::path target = throughLinks(path);
     for (const Output& other : outputs_) {
         std::error_code ec;
         if (identity(other.target) == identity(target) || fs::equivalent(other.target, target, ec))
@@ -226,7 +235,8 @@ void OutputFiles::discard() {
     outputs_.clear();
 }
 
-Result<void> writeFileAtomically(const fs::path& path, std::string_view content) {
+Result<void> writeFileAtomically(const fs::path& named, std::string_view content) {
+    const fs::path path = throughLinks(named);
     auto temp = createTemporaryBeside(path);
     if (!temp) return fail(temp.error());
     const auto [fd, tempPath] = *temp;

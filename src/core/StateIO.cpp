@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "Scenario.h"
@@ -174,18 +175,53 @@ Result<std::string> readTextFile(const std::filesystem::path& path, std::uintmax
     return text;
 }
 
-std::string stateToCsv(std::span<const Fish> school) {
-    std::string out(kHeader);
-    out += '\n';
-    char line[160];
-    for (const Fish& f : school) {
-        const int n =
-            std::snprintf(line, sizeof line, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n",
-                          double(f.position.x), double(f.position.y), double(f.position.z),
-                          double(f.velocity.x), double(f.velocity.y), double(f.velocity.z));
-        out.append(line, static_cast<std::size_t>(n));
+namespace {
+
+/// One row: "%.9g" numbers, and the kind where the file has the column.
+void appendRow(std::string& out, const Fish& f, const char* kind) {
+    char line[180];
+    const int n =
+        kind == nullptr
+            ? std::snprintf(line, sizeof line, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n",
+                            double(f.position.x), double(f.position.y), double(f.position.z),
+                            double(f.velocity.x), double(f.velocity.y), double(f.velocity.z))
+            : std::snprintf(line, sizeof line, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s\n",
+                            double(f.position.x), double(f.position.y), double(f.position.z),
+                            double(f.velocity.x), double(f.velocity.y), double(f.velocity.z), kind);
+    out.append(line, static_cast<std::size_t>(n));
+}
+
+/// The state CSV in pieces of about `pieceBytes`, each handed to `write`; `params` null: no
+/// kind column.
+Result<void> writeRows(std::span<const Fish> school, const SimParams* params,
+                       std::size_t pieceBytes,
+                       const std::function<Result<void>(std::string_view)>& write) {
+    const bool withKind = params != nullptr && hasKinds(*params);
+    std::string piece(withKind ? kHeaderWithKind : kHeader);
+    piece += '\n';
+    for (std::size_t i = 0; i < school.size(); ++i) {
+        appendRow(piece, school[i],
+                  withKind ? std::string(toString(fishKind(i, *params))).c_str() : nullptr);
+        if (piece.size() < pieceBytes) continue;
+        if (auto ok = write(piece); !ok) return ok;
+        piece.clear();
     }
+    return write(piece);
+}
+
+std::string wholeText(std::span<const Fish> school, const SimParams* params) {
+    std::string out;
+    (void)writeRows(school, params, std::string::npos, [&](std::string_view text) {
+        out.append(text);
+        return Result<void>{};
+    });
     return out;
+}
+
+}  // namespace
+
+std::string stateToCsv(std::span<const Fish> school) {
+    return wholeText(school, nullptr);
 }
 
 Result<void> saveStateCsv(const std::filesystem::path& path, std::span<const Fish> school) {
@@ -193,19 +229,12 @@ Result<void> saveStateCsv(const std::filesystem::path& path, std::span<const Fis
 }
 
 std::string stateToCsv(std::span<const Fish> school, const SimParams& params) {
-    if (!hasKinds(params)) return stateToCsv(school);
-    std::string out(kHeaderWithKind);
-    out += '\n';
-    char line[180];
-    for (std::size_t i = 0; i < school.size(); ++i) {
-        const Fish& f = school[i];
-        const int n = std::snprintf(
-            line, sizeof line, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s\n", double(f.position.x),
-            double(f.position.y), double(f.position.z), double(f.velocity.x), double(f.velocity.y),
-            double(f.velocity.z), std::string(toString(fishKind(i, params))).c_str());
-        out.append(line, static_cast<std::size_t>(n));
-    }
-    return out;
+    return wholeText(school, &params);
+}
+
+Result<void> writeStateCsv(std::span<const Fish> school, const SimParams& params,
+                           const std::function<Result<void>(std::string_view)>& write) {
+    return writeRows(school, &params, 1 << 16, write);
 }
 
 Result<void> saveStateCsv(const std::filesystem::path& path, std::span<const Fish> school,

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -40,5 +41,10 @@ Result<void> saveStateCsv(const std::filesystem::path& path, std::span<const Fis
 std::string stateToCsv(std::span<const Fish> school, const SimParams& params);
 Result<void> saveStateCsv(const std::filesystem::path& path, std::span<const Fish> school,
                           const SimParams& params);
+/// stateToCsv(school, params) in pieces of about 64 KiB, each handed to `write` (an output's
+/// stream), so that millions of fish are written without their whole text in memory; the first
+/// error `write` returns ends it.
+Result<void> writeStateCsv(std::span<const Fish> school, const SimParams& params,
+                           const std::function<Result<void>(std::string_view)>& write);
 
 }  // namespace fishschool
