@@ -143,6 +143,11 @@ expect 2 "fifo: is not a regular file" timeout=5 -- "$cli" bench --config fifo -
 expect 2 "fifo: is not a regular file" timeout=5 -- "$cli" phase --config fifo --vary noise \
     --from 0 --to 1 --count 2 --steps 1 --csv p.csv
 expect 2 "is a folder" timeout=5 -- "$cli" simulate --state-in . --steps 1 --state-out o.csv
+expect 2 "status: malformed JSON" timeout=5 -- "$cli" simulate --config /proc/self/status \
+    --steps 1 --state-out o.csv
+python3 -c "print('{\"dt\": 0.1' + ' ' * (1 << 20) + '}')" >huge.json
+expect 2 "huge.json: 1048[0-9]+ bytes is larger.*at most 1048576" -- \
+    "$cli" simulate --config huge.json --steps 1 --state-out o.csv
 ln -s loop1 loop2 && ln -s loop2 loop1
 expect 2 "loop1: cannot open" timeout=5 -- "$cli" simulate --config loop1 --steps 1 --state-out o.csv
 if [ $have_app -eq 1 ]; then
@@ -198,6 +203,11 @@ expect 2 "also the file of --state-out" -- \
     "$cli" simulate --steps 1 --config small.json --state-out soft.csv --metrics same.csv
 expect 2 "also the file of --state-out" -- \
     "$cli" simulate --steps 1 --config small.json --state-out new.csv --metrics "$work/new.csv"
+ln -s . here
+expect 2 "also the file of --state-out" -- \
+    "$cli" simulate --steps 1 --config small.json --state-out same.csv --metrics here/same.csv
+expect 2 "same.csv/.*does not exist" -- \
+    "$cli" simulate --steps 1 --config small.json --state-out same.csv/
 check "--state-out not replaced" untouched same.csv
 check "no output written" absent new.csv
 expect 2 "same file as --config" -- "$cli" bench --steps 1 --fish 10 --config small.json \
@@ -288,6 +298,8 @@ expect 2 "--change-at" -- "$cli" simulate --steps 5 --state-out o.csv --change-c
     --change-at 6
 expect 2 "--fish" -- "$cli" simulate --steps 1 --fish 16000001 --state-out o.csv
 expect 2 "--seed" -- "$cli" simulate --steps 1 --seed 18446744073709551616 --state-out o.csv
+expect 2 "--config" -- "$cli" simulate --steps 1 --config small.json --config big.json \
+    --state-out o.csv
 expect 0 "" -- "$cli" simulate --steps 3 --fish 5 --metrics m7.csv \
     --metrics-every 9223372036854775807
 check "one --metrics row at step 0" test "$(wc -l <m7.csv)" -eq 2
@@ -407,6 +419,9 @@ expect 2 "\\\\n" -- "$cli" simulate --steps 1 --state-out $'a\nb/c.csv'
 expect 2 "\\\\r" -- "$cli" simulate --steps 1 --config $'c\r.json' --state-out o.csv
 printf '{"\\u001b]0;owned\\u0007": 1}' >escape-key.json
 expect 2 "\\\\x1b\\]0;owned\\\\x07" -- "$cli" simulate --config escape-key.json --steps 1 \
+    --state-out o.csv
+python3 -c "print('{\"bounds\": [' + '1,' * 100000 + '1]}')" >wide.json
+expect 2 "bounds.*must be an array of 3 numbers" -- "$cli" simulate --config wide.json --steps 1 \
     --state-out o.csv
 printf '{"steering": "%s"}' "$huge" >long-value.json
 expect 2 "steering" -- "$cli" simulate --config long-value.json --steps 1 --state-out o.csv

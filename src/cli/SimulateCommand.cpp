@@ -1,7 +1,6 @@
 #include <iostream>
 #include <limits>
 #include <optional>
-#include <tuple>
 
 #include "Commands.h"
 #include "core/BackendRegistry.h"

@@ -148,7 +148,7 @@ Result<std::string> readTextFile(const std::filesystem::path& path, std::uintmax
                     std::string(what));
     }
     // Refused before reading, so that a huge file costs nothing and the limit is named.
-    const auto size = static_cast<std::uintmax_t>(info.st_size);
+    auto size = static_cast<std::uintmax_t>(info.st_size);
     if (size > maxBytes) {
         ::close(fd);
         return fail(name + ": " + std::to_string(size) + " bytes is larger than a " +
@@ -168,6 +168,22 @@ Result<std::string> readTextFile(const std::filesystem::path& path, std::uintmax
         }
         return done;
     });
+    // Beyond its size, as far as the limit: a file that grew while read, or one whose size says
+    // 0 although it has text (/proc, /sys).
+    char more[4096];
+    while (readError == 0 && text.size() == size) {
+        const ssize_t got = ::read(fd, more, sizeof more);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) readError = errno;
+        if (got <= 0) break;
+        if (text.size() + static_cast<std::size_t>(got) > maxBytes) {
+            ::close(fd);
+            return fail(name + ": larger than a " + std::string(what) + " may be (at most " +
+                        std::to_string(maxBytes) + " bytes)");
+        }
+        text.append(more, static_cast<std::size_t>(got));
+        size = text.size();
+    }
     ::close(fd);
     if (readError != 0)
         return fail(name + ": cannot read the " + std::string(what) + ": " +

@@ -170,6 +170,16 @@ TEST(HostileFiles, AFifoIsRefusedWithoutWaitingForAWriter) {
     EXPECT_FALSE(readTextFile("/dev/zero", 1024, "state file"));
 }
 
+TEST(HostileFiles, AFileIsReadToItsEndWhateverItsSizeSaysAndNoFurtherThanTheLimit) {
+    // procfs says 0 bytes and has text.
+    const auto status = readTextFile("/proc/self/status", 1 << 20, "config file");
+    ASSERT_TRUE(status) << status.error();
+    EXPECT_THAT(*status, HasSubstr("Pid:"));
+    const auto small = readTextFile("/proc/self/status", 16, "config file");
+    ASSERT_FALSE(small);
+    EXPECT_THAT(small.error(), HasSubstr("at most 16 bytes"));
+}
+
 TEST(HostileFlowField, AFlatHugeTankKeepsItsNodesBounded) {
     SimParams p;
     p.bounds = {1e6f, 1e6f, 2.0f};
