@@ -52,7 +52,7 @@ expect() {
     # Through pipes: a case under a file size limit must still be able to say why it failed.
     { timeout -k 2 "$limit" "$@" | cat >out.txt; } 2>&1 | cat >err.txt
     local status=${PIPESTATUS[0]}
-    [ -n "${HOSTILE_VERBOSE:-}" ] && echo "$((SECONDS - started)) s: $case_name: ${*:1:3}" | cut -c1-100 >&2
+    [ -n "${HOSTILE_VERBOSE:-}" ] && echo "$(date +%s.%N) $case_name: ${*:1:4}" | cut -c1-140 >&2
     ok_case=1
     if [ $status -eq 124 ] || [ $status -eq 137 ]; then
         bad "hung (killed after ${limit} s): $*"
@@ -98,27 +98,64 @@ absent() { [ ! -e "$1" ]; }
 printf '{"fishCount": 20}\n' >small.json
 printf '{"fishCount": 2000}\n' >big.json
 "$cli" simulate --config small.json --steps 0 --state-out school.csv >/dev/null 2>&1
-deep() {  # deep KEY DEPTH OPEN CLOSE: {"KEY": OPEN^DEPTH 1 CLOSE^DEPTH}
-    python3 -c "import sys; k,d,o,c=sys.argv[1],int(sys.argv[2]),sys.argv[3],sys.argv[4]
-print('{\"%s\": %s1%s}' % (k, o*d, c*d))" "$@"
-}
 long_name() { printf 'n%.0s' $(seq "$1"); }
+# Every generated file at once: one Python start rather than one a file.
+python3 - <<'EOF'
+import json, socket
+
+
+def write(name, text):
+    with open(name, "w") as f:
+        f.write(text)
+
+
+def deep(key, depth, opening, closing):  # {"KEY": OPENING^DEPTH 1 CLOSING^DEPTH}
+    return '{"%s": %s1%s}' % (key, opening * depth, closing * depth)
+
+
+for key in ["dt", "bounds", "steering", "rocks", "target", "unknownKey"]:
+    write("deep-%s.json" % key, deep(key, 20000, "[", "]"))
+write("deep-objects.json", deep("rocks", 20000, '{"a":', "}"))
+write("deep-top.json", "[" * 50000 + "]" * 50000)
+write("deep-15.json", deep("rocks", 15, "[", "]"))  # within the limit
+write("huge.json", '{"dt": 0.1' + " " * (1 << 20) + "}")
+write("wide.json", '{"bounds": [' + "1," * 100000 + "1]}")
+socket.socket(socket.AF_UNIX).bind("sock")
+
+
+def flat(name, b, n):  # seeking along the flow field, n rocks along the longest axis
+    long_axis = b.index(max(b))
+    r = min(b) * 0.25
+    rocks = []
+    for i in range(n):
+        center = [0.0, 0.0, 0.0]
+        center[long_axis] = -b[long_axis] * 0.9 + (i + 0.5) * (1.8 * b[long_axis] / n)
+        rocks.append({"center": center, "radius": r})
+    target = [0.0, 0.0, 0.0]
+    target[long_axis] = b[long_axis] * 0.95
+    write(name, json.dumps({"fishCount": 10, "bounds": b, "kTarget": 1,
+                            "targetPath": "flow-field", "target": target, "rocks": rocks,
+                            "maxVelocity": r * 0.5, "dt": 0.1}))
+
+
+flat("flat-z.json", [20000, 20000, 2], 200)
+flat("flat-x.json", [2, 30000, 30000], 200)
+flat("needle.json", [500000, 1, 1], 256)
+flat("vast.json", [1000000, 1000000, 4], 256)
+EOF
 
 # --- 1. deep nesting --------------------------------------------------------------------------
 case_name="deep nesting"
 for key in dt bounds steering rocks target unknownKey; do
-    deep "$key" 20000 '[' ']' >"deep-$key.json"
     expect 2 "deep-$key.json.*nest more than 16 deep" -- \
         "$cli" simulate --config "deep-$key.json" --steps 1 --state-out o.csv
 done
-deep rocks 20000 '{"a":' '}' >deep-objects.json
 expect 2 "nest more than 16" -- "$cli" bench --config deep-objects.json --steps 1 --fish 10
-python3 -c "print('['*50000 + ']'*50000)" >deep-top.json
 expect 2 "nest more than 16" -- "$cli" phase --config deep-top.json --vary noise --from 0 \
     --to 1 --count 2 --steps 1 --csv p.csv
 expect 2 "deep-dt.json.*nest" -- "$cli" simulate --steps 2 --state-out o.csv \
     --change-config deep-dt.json --change-at 1
-deep rocks 15 '[' ']' >deep-15.json  # within the limit: refused for its type, not its depth
+# deep-15.json nests 16 deep, within the limit: refused for its type, not its depth.
 expect 2 "key 'rocks.*must be" -- "$cli" simulate --config deep-15.json --steps 1 --state-out o.csv
 printf '{"rocks": [{"center": [0, -15, 0], "radius": 2}]}' >shallow.json
 expect 0 "" -- "$cli" simulate --config shallow.json --steps 1 --fish 10 --state-out o.csv
@@ -129,7 +166,6 @@ fi
 # --- 2. special files as inputs ---------------------------------------------------------------
 case_name="special files as inputs"
 mkfifo fifo
-python3 -c "import socket; s=socket.socket(socket.AF_UNIX); s.bind('sock')"
 ln -s fifo fifo-link
 for input in fifo fifo-link /dev/zero /dev/null sock; do
     expect 2 "not a regular file|cannot open" timeout=5 -- \
@@ -145,7 +181,6 @@ expect 2 "fifo: is not a regular file" timeout=5 -- "$cli" phase --config fifo -
 expect 2 "is a folder" timeout=5 -- "$cli" simulate --state-in . --steps 1 --state-out o.csv
 expect 2 "status: malformed JSON" timeout=5 -- "$cli" simulate --config /proc/self/status \
     --steps 1 --state-out o.csv
-python3 -c "print('{\"dt\": 0.1' + ' ' * (1 << 20) + '}')" >huge.json
 expect 2 "huge.json: 1048[0-9]+ bytes is larger.*at most 1048576" -- \
     "$cli" simulate --config huge.json --steps 1 --state-out o.csv
 ln -s loop1 loop2 && ln -s loop2 loop1
@@ -157,28 +192,6 @@ fi
 
 # --- 3. total work of the flow field ----------------------------------------------------------
 case_name="flow field over huge, flat tanks"
-flat() {  # flat BX BY BZ ROCKS: seeking along the flow field, ROCKS rocks along the longest axis
-    python3 - "$@" <<'EOF'
-import json, sys
-b = [float(v) for v in sys.argv[1:4]]
-n = int(sys.argv[4])
-long_axis = b.index(max(b))
-r = min(b) * 0.25
-rocks = []
-for i in range(n):
-    center = [0.0, 0.0, 0.0]
-    center[long_axis] = -b[long_axis] * 0.9 + (i + 0.5) * (1.8 * b[long_axis] / n)
-    rocks.append({"center": center, "radius": r})
-target = [0.0, 0.0, 0.0]
-target[long_axis] = b[long_axis] * 0.95
-print(json.dumps({"fishCount": 10, "bounds": b, "kTarget": 1, "targetPath": "flow-field",
-                  "target": target, "rocks": rocks, "maxVelocity": r * 0.5, "dt": 0.1}))
-EOF
-}
-flat 20000 20000 2 200 >flat-z.json
-flat 2 30000 30000 200 >flat-x.json
-flat 500000 1 1 256 >needle.json
-flat 1000000 1000000 4 256 >vast.json
 for scene in flat-z flat-x needle vast; do
     expect 0 "" timeout=15 -- "$cli" simulate --config "$scene.json" --steps 1 --state-out o.csv
 done
@@ -420,7 +433,6 @@ expect 2 "\\\\r" -- "$cli" simulate --steps 1 --config $'c\r.json' --state-out o
 printf '{"\\u001b]0;owned\\u0007": 1}' >escape-key.json
 expect 2 "\\\\x1b\\]0;owned\\\\x07" -- "$cli" simulate --config escape-key.json --steps 1 \
     --state-out o.csv
-python3 -c "print('{\"bounds\": [' + '1,' * 100000 + '1]}')" >wide.json
 expect 2 "bounds.*must be an array of 3 numbers" -- "$cli" simulate --config wide.json --steps 1 \
     --state-out o.csv
 printf '{"steering": "%s"}' "$huge" >long-value.json
