@@ -38,8 +38,8 @@ bad() {
 }
 
 # expect STATUS PATTERN [timeout=S] -- COMMAND...: runs COMMAND with stdout to out.txt and stderr
-# to err.txt (through pipes); STATUS is 0, 1 or 2 (or "1|2"); PATTERN an extended regex that stderr must hold
-# ("" for none).
+# to err.txt (through pipes); STATUS is 0, 1 or 2 (or "1|2"), or 128 + a signal for a run the
+# case kills; PATTERN an extended regex that stderr must hold ("" for none).
 expect() {
     local want="$1" pattern="$2" limit=20
     shift 2
@@ -59,7 +59,7 @@ expect() {
     elif ! [[ "$status" =~ ^($want)$ ]]; then
         bad "exit status $status, expected $want: $(head -c 300 err.txt)"
     fi
-    if [ "$want" != 0 ] && [ $ok_case -eq 1 ]; then
+    if [[ "$want" =~ ^(1|2|1\|2)$ ]] && [ $ok_case -eq 1 ]; then
         local line
         line="$(grep -m1 '^error: ' err.txt)"
         [ -n "$line" ] || bad "no 'error: ' line on stderr: $(head -c 300 err.txt)"
@@ -262,6 +262,14 @@ sentinel phase5.csv
 expect 1 "phase5.csv: writing failed" -- "${full[@]}" 0 "$cli" phase --vary noise --from 0 \
     --to 0.1 --count 2 --steps 1 --csv phase5.csv
 check "--csv kept after it failed" untouched phase5.csv
+# Killed by the limit itself (SIGXFSZ not ignored), or by a reader that went away (SIGPIPE).
+expect 153 "" -- bash -c 'ulimit -f 8 && exec "$@"' limit "$cli" simulate --steps 400 --fish 10 \
+    --state-out state5.csv --metrics metrics5.csv
+check "--metrics kept after SIGXFSZ" untouched metrics5.csv
+sentinel bench5.csv
+expect 0 "" -- sh -c "\"$cli\" bench --steps 1 --warmup 0 --fish 10,20,30,40,50,60 \
+    --csv bench5.csv | head -c 1 >/dev/null"
+check "--csv kept after SIGPIPE" untouched bench5.csv
 check "no temporary file left" no_temporaries
 if [ $have_app -eq 1 ]; then
     sentinel config5.json

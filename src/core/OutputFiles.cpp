@@ -94,9 +94,9 @@ fs::path identity(const fs::path& path) {
 
 constexpr std::size_t kWriteBufferBytes = 1 << 16;
 
-// The temporary files in flight, so that a run stopped by Ctrl+C or kill leaves none behind: the
-// handler may only call async-signal-safe functions, so the paths are kept as C strings in
-// fixed slots.
+// The temporary files in flight, so that a run stopped by a signal (Ctrl+C, kill, a closed pipe,
+// a file size limit) leaves none behind: the handler may only call async-signal-safe functions,
+// so the paths are kept as C strings in fixed slots.
 constexpr std::size_t kTrackedSlots = 32;
 std::atomic<char*> trackedTemporaries[kTrackedSlots];
 
@@ -110,7 +110,8 @@ extern "C" void removeTemporariesAndStop(int number) {
 void track(const fs::path& temp) {
     // Only where the program left these signals to their default (the app's SDL has its own).
     static const bool installed = [] {
-        for (int number : {SIGINT, SIGTERM, SIGHUP}) {
+        // SIGPIPE: a reader of stdout that went away; SIGXFSZ: a file size limit.
+        for (int number : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ}) {
             struct sigaction current {};
             if (::sigaction(number, nullptr, &current) == 0 && current.sa_handler == SIG_DFL)
                 std::signal(number, removeTemporariesAndStop);
