@@ -489,6 +489,13 @@ check "a 255-byte name is written" test -s "$name255"
 if [ $have_app -eq 1 ]; then
     expect 2 "--config-out.*too long" -- "$app" --frames 1 --config-out "$name256"
     expect 2 "--screenshot.*too long" -- "$app" --frames 1 --screenshot "$name256"
+    expect 2 "--record.*too long" -- "$app" --frames 1 --record "$(long_name 256).mp4"
+    if command -v ffmpeg >/dev/null; then
+        video255="$(long_name 251).mp4"
+        expect 0 "" timeout=60 -- "$app" --frames 2 --msaa 0 --width 64 --height 64 \
+            --record "$video255"
+        check "a video with a 255-byte name is written" test -s "$video255"
+    fi
 fi
 check "no temporary file left" no_temporaries
 

@@ -39,8 +39,11 @@ Result<void> VideoRecorder::start(const std::filesystem::path& path, int width, 
     if (width_ <= 0 || height_ <= 0) return fail("video: the window has no pixels");
     path_ = path;
     // ffmpeg picks the container from the extension, so the temporary name keeps it.
+    // The stem cut short, so that any name the folder takes leaves room for the temporary one.
     std::string partialName(1, '.');
-    partialName.append(path.stem().string()).append(".partial").append(path.extension().string());
+    partialName.append(path.stem().string().substr(0, 64))
+        .append(".partial")
+        .append(path.extension().string());
     partial_ = path.parent_path() / partialName;
     framesPerSecond_ = framesPerSecond;
     frames_ = 0;
