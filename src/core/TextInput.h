@@ -90,7 +90,9 @@ Result<std::vector<NeighborSearch>> parseNeighborSearchList(std::string_view fla
                                                             std::string_view text);
 
 /// Checks, before a long run, that `path` could be written: its folder exists and is writable,
-/// and it is not itself a folder. The error names `what` and the path.
+/// the file system takes its name (not too long), and no folder, device, FIFO or socket is in
+/// its place (a rename would replace it with a regular file). The error names `what` and the
+/// path. OutputFiles (OutputFiles.h) checks every output of a run with it.
 Result<void> checkOutputPath(std::string_view what, const std::string& path);
 
 /// An input file a command reads: its flag and path (empty: not given).
