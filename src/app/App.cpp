@@ -37,9 +37,6 @@
 namespace fishschool::app {
 namespace {
 
-constexpr int kBadInput = kExitBadInput;
-constexpr int kInternal = kExitInternal;
-
 double seconds() {
     using Clock = std::chrono::steady_clock;
     return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
@@ -303,7 +300,7 @@ int App::run() {
         }
         if (auto ok = recorder_.startSweep(backends, options_.sweepFish); !ok) {
             printError(ok.error());
-            return kBadInput;
+            return kExitBadInput;
         }
     }
     if (!options_.recordPath.empty()) videoToStart_ = options_.recordPath;
@@ -344,7 +341,7 @@ int App::run() {
         // and stop rather than draw and save what is left.
         if (auto ok = sim_->backend().health(); !ok) {
             printError(ok.error());
-            status = kInternal;
+            status = kExitInternal;
             break;
         }
         const double simulationMs = sim_->lastStepsMilliseconds();
@@ -454,7 +451,7 @@ int App::run() {
         if (lastFrame && !options_.screenshotPath.empty()) {
             if (auto png = encodeScreenshotPng(width, height); !png) {
                 printError(png.error());
-                status = kInternal;
+                status = kExitInternal;
             } else {
                 finalScreenshot_ = std::move(*png);
             }
@@ -473,7 +470,7 @@ int App::run() {
             if (auto ok = video_.start(*videoToStart_, width, height, options_.recordFps); !ok) {
                 printError(ok.error());
                 panel_.showError(ok.error());
-                status = kInternal;
+                status = kExitInternal;
             } else {
                 panel_.showMessage("recording the video " + *videoToStart_);
             }
@@ -483,13 +480,13 @@ int App::run() {
             if (auto ok = video_.addFrame(width, height); !ok) {
                 printError(ok.error());
                 panel_.showError(ok.error());
-                status = kInternal;
+                status = kExitInternal;
             }
         }
         SDL_GL_SwapWindow(window_.window);
         if (lastFrame) quit_ = true;
         if (auto ok = gpu::checkGlErrors("frame"); !ok) {
-            status = kInternal;  // stop, but keep what was measured and the school
+            status = kExitInternal;  // stop, but keep what was measured and the school
             break;
         }
     }
@@ -542,7 +539,7 @@ bool App::finishVideo() {
 
 int App::finish() {
     int status = 0;
-    if (!finishVideo()) status = kInternal;
+    if (!finishVideo()) status = kExitInternal;
     // Every output goes to its temporary file first, and the files are replaced together once
     // all were written: a full disk on the last replaces none (OutputFiles).
     struct Output {
@@ -576,7 +573,7 @@ int App::finish() {
     if (ok) ok = files.commit();
     if (!ok) {
         printError(ok.error());
-        status = kInternal;
+        status = kExitInternal;
     }
     return status;
 }
@@ -587,7 +584,7 @@ int runApp(const AppOptions& options) {
     auto loaded = loadParams(options.params);
     if (!loaded) {
         printError(loaded.error());
-        return kBadInput;
+        return kExitBadInput;
     }
     const SimParams& params = *loaded;
     // Read before the window opens, so a bad file costs no window.
@@ -596,7 +593,7 @@ int runApp(const AppOptions& options) {
         auto school = loadStateCsv(options.stateInPath, params);
         if (!school) {
             printError(school.error());
-            return kBadInput;
+            return kExitBadInput;
         }
         startSchool = std::move(*school);
     }
@@ -612,7 +609,7 @@ int runApp(const AppOptions& options) {
             std::cerr << "error: no display (DISPLAY and WAYLAND_DISPLAY are not set): run it on a "
                          "desktop or under xvfb-run; without a display it runs offscreen only "
                          "with --frames, --sweep or --record\n";
-            return kBadInput;
+            return kExitBadInput;
         }
         ::setenv("SDL_VIDEODRIVER", "offscreen", 1);
         std::cerr << "no display: running offscreen\n";
@@ -621,7 +618,7 @@ int runApp(const AppOptions& options) {
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {
         std::cerr << "error: cannot open a display: " << SDL_GetError()
                   << " (run it on a desktop, or under xvfb-run)\n";
-        return kBadInput;
+        return kExitBadInput;
     }
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 4);
@@ -665,13 +662,13 @@ int runApp(const AppOptions& options) {
             std::cerr << "error: cannot create a window: " << windowError << "\n";
         else
             std::cerr << "error: OpenGL 4.5 core is not available here: " << contextError << "\n";
-        return kBadInput;
+        return kExitBadInput;
     }
     SDL_GL_MakeCurrent(window.window, window.context);
     if (gladLoadGL(reinterpret_cast<GLADloadfunc>(SDL_GL_GetProcAddress)) == 0 ||
         !GLAD_GL_VERSION_4_5) {
         std::cerr << "error: OpenGL 4.5 core is not available here\n";
-        return kBadInput;
+        return kExitBadInput;
     }
     gpu::enableGlDebugOutput();
 
@@ -692,7 +689,7 @@ int runApp(const AppOptions& options) {
         SimulationController::create(startParams, kind, startSchool ? &*startSchool : nullptr);
     if (!sim) {
         printError(sim.error());
-        return kBadInput;
+        return kExitBadInput;
     }
     (*sim)->setDensity(options.density);
     if (densityBase) (*sim)->setDensityBase(*densityBase);
@@ -700,7 +697,7 @@ int runApp(const AppOptions& options) {
     auto renderer = render::SceneRenderer::create();
     if (!renderer) {
         printError(renderer.error());
-        return kInternal;
+        return kExitInternal;
     }
 
     IMGUI_CHECKVERSION();
