@@ -266,10 +266,20 @@ check "--csv kept after it failed" untouched phase5.csv
 expect 153 "" -- bash -c 'ulimit -f 8 && exec "$@"' limit "$cli" simulate --steps 400 --fish 10 \
     --state-out state5.csv --metrics metrics5.csv
 check "--metrics kept after SIGXFSZ" untouched metrics5.csv
+# stdout a pipe whose reader is gone: SIGPIPE at the first row, or with SIGPIPE ignored EPIPE.
+closed_pipe=(python3 -c 'import os, signal, sys
+signal.signal(signal.SIGPIPE, signal.SIG_IGN if sys.argv[1] == "ignore" else signal.SIG_DFL)
+r, w = os.pipe()
+os.close(r)
+os.dup2(w, 1)
+os.execv(sys.argv[2], sys.argv[2:])')
 sentinel bench5.csv
-expect 0 "" -- sh -c "\"$cli\" bench --steps 1 --warmup 0 --fish 10,20,30,40,50,60 \
-    --csv bench5.csv | head -c 1 >/dev/null"
+expect 141 "" -- "${closed_pipe[@]}" default "$cli" bench --steps 1 --warmup 0 --fish 10,20 \
+    --csv bench5.csv
 check "--csv kept after SIGPIPE" untouched bench5.csv
+expect 1 "stdout: writing failed: Broken pipe" -- "${closed_pipe[@]}" ignore "$cli" bench \
+    --steps 1 --warmup 0 --fish 10,20 --csv bench5.csv
+check "--csv kept after EPIPE" untouched bench5.csv
 check "no temporary file left" no_temporaries
 if [ $have_app -eq 1 ]; then
     sentinel config5.json
@@ -503,7 +513,7 @@ check "no temporary file left" no_temporaries
 case_name="long outputs stream to disk"
 # A run whose rows would fill memory if kept: its temporary file grows while it runs, and the
 # output appears, complete, only at the end.
-timeout 30 "$cli" simulate --steps 300000 --fish 2 --metrics stream.csv 2>/dev/null &
+timeout 30 "$cli" simulate --steps 100000000 --fish 2 --metrics stream.csv 2>/dev/null &
 runner=$!
 grew=0
 for _ in $(seq 50); do

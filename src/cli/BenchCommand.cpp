@@ -1,7 +1,9 @@
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "Commands.h"
@@ -41,23 +43,21 @@ std::string csvLine(const BenchRow& r) {
 /// Most timed steps a case may take: their times are kept for the median (80 MB at most).
 constexpr std::int64_t kMaxBenchSteps = 10'000'000;
 
-/// A table line lost (stdout on a full disk, closed) fails the run at once, not after an hour.
-Result<void> printed() {
-    if (std::ferror(stdout)) return flushStandardOutput();
-    return {};
-}
-
 void printTableHeader() {
     std::printf("%-8s %-10s %10s %12s %10s %14s %14s %10s\n", "backend", "neighbors", "fish",
                 "ms/step", "steps/s", "fish-steps/s", "pairs/s", "neighbors");
 }
 
-void printTableRow(const BenchRow& r) {
+/// A row lost (stdout on a full disk, closed, a pipe with no reader) fails the run at once, not
+/// after an hour of measuring.
+Result<void> printTableRow(const BenchRow& r) {
     std::printf("%-8s %-10s %10lld %12.4f %10.2f %14.4g %14.4g %10.1f\n", r.backend.c_str(),
                 r.neighbors.c_str(), static_cast<long long>(r.fish), r.msPerStep,
                 r.stepsPerSecond(), r.stepsPerSecond() * static_cast<double>(r.fish),
                 r.stepsPerSecond() * static_cast<double>(r.pairsPerStep), r.meanNeighbors);
-    std::fflush(stdout);
+    if (std::fflush(stdout) != 0 || std::ferror(stdout))
+        return fail(std::string("stdout: writing failed: ") + std::strerror(errno));
+    return {};
 }
 
 double median(std::vector<double> values) {
@@ -202,8 +202,7 @@ int runBench(const BenchOptions& o) {
                     row.meanNeighbors = measureSchool(formed, params).meanNeighbors;
                     row.pairsPerStep = pairsTestedPerStep(formed, params);
                 }
-                printTableRow(row);
-                if (auto ok = printed(); !ok) return internalFailure(ok.error());
+                if (auto ok = printTableRow(row); !ok) return internalFailure(ok.error());
                 if (auto ok = csv(csvLine(row)); !ok) return internalFailure(ok.error());
             }
         }
