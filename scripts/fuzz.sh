@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# scripts/fuzz.sh SECONDS [TARGET...]: fuzzes each target (config, state, flags; all by default)
-# for SECONDS with AFL++ (persistent mode, AddressSanitizer and UBSan), from its seed corpus in
-# tests/fuzz/corpus/TARGET. Builds the targets with afl-g++-fast into build-fuzz/. Fails, naming
+# scripts/fuzz.sh SECONDS [TARGET...]: fuzzes each target (config, state, flags, appflags: all
+# by default) for SECONDS with AFL++ (persistent mode, AddressSanitizer and UBSan), from its seed
+# corpus in tests/fuzz/corpus/TARGET. Builds the targets with afl-g++-fast into build-fuzz/. Fails, naming
 # the inputs, when any target crashed (a sanitizer error or a broken property: see
 # tests/fuzz/*.cpp) or hung. Findings stay in build-fuzz/findings/TARGET/default/{crashes,hangs};
 # to see why one failed: build-fuzz/bin/fuzz_TARGET < FILE, or from an ordinary build
@@ -16,10 +16,10 @@ fi
 seconds="$1"
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(config state flags)
+[ ${#targets[@]} -gt 0 ] || targets=(config state flags appflags)
 for t in "${targets[@]}"; do
     [ -d "$FISHSCHOOL_ROOT/tests/fuzz/corpus/$t" ] ||
-        { echo "error: no fuzz target '$t'; there are config, state and flags" >&2; exit 2; }
+        { echo "error: no fuzz target '$t'; there are config, state, flags and appflags" >&2; exit 2; }
 done
 
 install_missing_packages

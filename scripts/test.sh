@@ -2,8 +2,9 @@
 # Installs what is missing, builds every target with warnings as errors and runs every test; then
 # builds the core and the CLI with AddressSanitizer and UndefinedBehaviorSanitizer and runs their
 # tests again. GL tests run on Mesa's software rasteriser where no GPU is present. An ensemble runs
-# on a one-node Slurm cluster started for it (scripts/slurm_test.sh). Last, the
-# parsers are fuzzed (scripts/fuzz.sh) and random scenes soaked under --check (scripts/soak.sh).
+# on a one-node Slurm cluster started for it (scripts/slurm_test.sh), and the programs are probed
+# with hostile files and places (scripts/hostile.sh). Last, the parsers are fuzzed
+# (scripts/fuzz.sh) and random scenes soaked under --check (scripts/soak.sh).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
@@ -30,6 +31,8 @@ if [ "$(id -u)" -eq 0 ] || [ -n "${CI:-}" ]; then
 else
     echo "skipped: scripts/slurm_test.sh needs root (sudo scripts/slurm_test.sh runs it)"
 fi
+phase "Hostile files and places (scripts/hostile.sh)"
+"$FISHSCHOOL_ROOT/scripts/hostile.sh" "$FISHSCHOOL_ROOT/build/bin"
 
 phase "Core and CLI under AddressSanitizer and UndefinedBehaviorSanitizer"
 configure_and_build "$FISHSCHOOL_ROOT/build-sanitize" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -38,8 +41,9 @@ configure_and_build "$FISHSCHOOL_ROOT/build-sanitize" -DCMAKE_BUILD_TYPE=RelWith
 (cd "$FISHSCHOOL_ROOT/build-sanitize" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j 2)
 
-phase "Fuzzing the config, state and flag parsers, 30 s each (scripts/fuzz.sh)"
-"$FISHSCHOOL_ROOT/scripts/fuzz.sh" 30
+phase "Fuzzing the config, state and flag parsers, 30 s each, the app's flags 10 s (scripts/fuzz.sh)"
+"$FISHSCHOOL_ROOT/scripts/fuzz.sh" 30 config state flags
+"$FISHSCHOOL_ROOT/scripts/fuzz.sh" 10 appflags
 
 phase "Soak: random scenes under simulate --check, 1e7 fish-steps (scripts/soak.sh)"
 "$FISHSCHOOL_ROOT/scripts/soak.sh" 10000000

@@ -26,6 +26,8 @@
 #include "VideoRecorder.h"
 #include "core/BackendRegistry.h"
 #include "core/ConfigIO.h"
+#include "core/ExitStatus.h"
+#include "core/OutputFiles.h"
 #include "core/StateIO.h"
 #include "core/TextInput.h"
 #include "gpu/GlObjects.h"
@@ -36,9 +38,6 @@
 
 namespace fishschool::app {
 namespace {
-
-constexpr int kBadInput = 2;
-constexpr int kInternal = 1;
 
 double seconds() {
     using Clock = std::chrono::steady_clock;
@@ -128,6 +127,7 @@ class App {
     bool quit_ = false;
     int status_ = 0;
     bool screenshotRequested_ = false;
+    std::optional<std::string> finalScreenshot_;  ///< --screenshot's PNG, written by finish()
     std::uint64_t plottedMeasures_ = 0;
     VideoRecorder video_;
     std::optional<std::string> videoToStart_;  ///< started once the frame's size is known
@@ -286,7 +286,7 @@ void App::apply(const ui::PanelActions& actions) {
     if (actions.startVideoPath) {
         if (auto ok = checkOutputPath("video", *actions.startVideoPath); !ok)
             report(ok);
-        else if (auto ffmpeg = VideoRecorder::checkFfmpeg(); !ffmpeg)
+        else if (auto ffmpeg = checkFfmpeg(); !ffmpeg)
             report(ffmpeg);
         else
             videoToStart_ = *actions.startVideoPath;
@@ -326,8 +326,8 @@ int App::run() {
         if (backends.empty())
             for (const BackendEntry& entry : backendRegistry()) backends.push_back(entry.kind);
         if (auto ok = sweep_.start(*sim_, backends, options_.sweepFish); !ok) {
-            std::cerr << "error: " << ok.error() << "\n";
-            return kBadInput;
+            printError(ok.error());
+            return kExitBadInput;
         }
     }
     if (!options_.recordPath.empty()) videoToStart_ = options_.recordPath;
@@ -446,8 +446,8 @@ bool App::simulate(double frameSeconds) {
     // A GL failure mid-run (out of GPU memory, a lost context) loses the GPU's school: say so
     // and stop rather than draw and save what is left.
     if (auto ok = sim_->backend().health(); !ok) {
-        std::cerr << "error: " << ok.error() << "\n";
-        status_ = kInternal;
+        printError(ok.error());
+        status_ = kExitInternal;
         return false;
     }
     return true;
@@ -499,13 +499,20 @@ void App::render() {
 bool App::present() {
     ++frame_;
     const bool lastFrame = (options_.frames > 0 && frame_ >= options_.frames) || quit_;
-    if (screenshotRequested_ || (lastFrame && !options_.screenshotPath.empty())) {
-        const std::string path =
-            screenshotRequested_ ? timestampedScreenshotName() : options_.screenshotPath;
+    // --screenshot is written with the other outputs when the run ends (finish()).
+    if (lastFrame && !options_.screenshotPath.empty()) {
+        if (auto png = encodeScreenshotPng(width_, height_); !png) {
+            printError(png.error());
+            status_ = kExitInternal;
+        } else {
+            finalScreenshot_ = std::move(*png);
+        }
+    }
+    if (screenshotRequested_) {
+        const std::string path = timestampedScreenshotName();
         screenshotRequested_ = false;
         if (auto ok = saveScreenshot(path, width_, height_); !ok) {
-            std::cerr << "error: " << ok.error() << "\n";
-            if (lastFrame) status_ = kBadInput;
+            printError(ok.error());
             panel_.showError(ok.error());
         } else {
             panel_.showMessage("saved the screenshot " + path);
@@ -513,9 +520,9 @@ bool App::present() {
     }
     if (videoToStart_) {
         if (auto ok = video_.start(*videoToStart_, width_, height_, options_.recordFps); !ok) {
-            std::cerr << "error: " << ok.error() << "\n";
+            printError(ok.error());
             panel_.showError(ok.error());
-            status_ = kInternal;
+            status_ = kExitInternal;
         } else {
             panel_.showMessage("recording the video " + *videoToStart_);
         }
@@ -523,15 +530,15 @@ bool App::present() {
     }
     if (video_.recording()) {
         if (auto ok = video_.addFrame(width_, height_); !ok) {
-            std::cerr << "error: " << ok.error() << "\n";
+            printError(ok.error());
             panel_.showError(ok.error());
-            status_ = kInternal;
+            status_ = kExitInternal;
         }
     }
     SDL_GL_SwapWindow(window_.window);
     if (lastFrame) quit_ = true;
     if (auto ok = gpu::checkGlErrors("frame"); !ok) {
-        status_ = kInternal;  // stop, but keep what was measured and the school
+        status_ = kExitInternal;  // stop, but keep what was measured and the school
         return false;
     }
     return true;
@@ -563,40 +570,49 @@ bool App::finishVideo() {
         panel_.showMessage(done);
         return true;
     }
-    std::cerr << "error: " << frames.error() << "\n";
+    printError(frames.error());
     panel_.showError(frames.error());
     return false;
 }
 
 int App::finish() {
     int status = 0;
-    if (!finishVideo()) status = kInternal;
+    if (!finishVideo()) status = kExitInternal;
+    // Every output goes to its temporary file first, and the files are replaced together once
+    // all were written: a full disk on the last replaces none (OutputFiles).
+    struct Output {
+        const char* flag;
+        const std::string& path;
+        std::string content;
+    };
+    std::vector<Output> outputs;
     if (!options_.sweepFish.empty()) {
         // A sweep stopped early (the window closed) still keeps what it measured.
         const ui::FpsRecorder& recorder = sweep_.recorder();
         if (recorder.busy())
             std::cerr << "sweep: stopped after " << recorder.casesDone() << " of "
                       << recorder.caseCount() << " cases; writing the rows measured\n";
-        if (auto ok = writeFileAtomically(options_.sweepCsvPath, recorder.csv()); !ok) {
-            std::cerr << "error: " << ok.error() << "\n";
-            status = kBadInput;
-        }
+        outputs.push_back({"--csv", options_.sweepCsvPath, recorder.csv()});
     }
+    if (finalScreenshot_)
+        outputs.push_back({"--screenshot", options_.screenshotPath, std::move(*finalScreenshot_)});
     // The parameters as the panel left them: what a user tuned, kept for --config next time.
-    if (!options_.configOutPath.empty()) {
-        if (auto ok = saveConfig(options_.configOutPath, sim_->params()); !ok) {
-            std::cerr << "error: " << ok.error() << "\n";
-            status = kBadInput;
-        }
-    }
+    if (!options_.configOutPath.empty())
+        outputs.push_back({"--config-out", options_.configOutPath, configToJson(sim_->params())});
     // A school that a GL failure lost is not written over the file.
-    if (!options_.stateOutPath.empty() && sim_->backend().health()) {
-        if (auto ok =
-                saveStateCsv(options_.stateOutPath, sim_->backend().download(), sim_->params());
-            !ok) {
-            std::cerr << "error: " << ok.error() << "\n";
-            status = kBadInput;
-        }
+    if (!options_.stateOutPath.empty() && sim_->backend().health())
+        outputs.push_back({"--state-out", options_.stateOutPath,
+                           stateToCsv(sim_->backend().download(), sim_->params())});
+    OutputFiles files;
+    Result<void> ok;
+    for (const Output& out : outputs) {
+        if (ok) ok = files.add(out.flag, out.path);
+        if (ok) ok = files.write(out.flag, out.content);
+    }
+    if (ok) ok = files.commit();
+    if (!ok) {
+        printError(ok.error());
+        status = kExitInternal;
     }
     return status;
 }
@@ -606,8 +622,8 @@ int App::finish() {
 int runApp(const AppOptions& options) {
     auto loaded = loadParams(options.params);
     if (!loaded) {
-        std::cerr << "error: " << loaded.error() << "\n";
-        return kBadInput;
+        printError(loaded.error());
+        return kExitBadInput;
     }
     const SimParams& params = *loaded;
     // Read before the window opens, so a bad file costs no window.
@@ -615,8 +631,8 @@ int runApp(const AppOptions& options) {
     if (!options.stateInPath.empty()) {
         auto school = loadStateCsv(options.stateInPath, params);
         if (!school) {
-            std::cerr << "error: " << school.error() << "\n";
-            return kBadInput;
+            printError(school.error());
+            return kExitBadInput;
         }
         startSchool = std::move(*school);
     }
@@ -632,7 +648,7 @@ int runApp(const AppOptions& options) {
             std::cerr << "error: no display (DISPLAY and WAYLAND_DISPLAY are not set): run it on a "
                          "desktop or under xvfb-run; without a display it runs offscreen only "
                          "with --frames, --sweep or --record\n";
-            return kBadInput;
+            return kExitBadInput;
         }
         ::setenv("SDL_VIDEODRIVER", "offscreen", 1);
         std::cerr << "no display: running offscreen\n";
@@ -641,7 +657,7 @@ int runApp(const AppOptions& options) {
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {
         std::cerr << "error: cannot open a display: " << SDL_GetError()
                   << " (run it on a desktop, or under xvfb-run)\n";
-        return kBadInput;
+        return kExitBadInput;
     }
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 4);
@@ -685,13 +701,13 @@ int runApp(const AppOptions& options) {
             std::cerr << "error: cannot create a window: " << windowError << "\n";
         else
             std::cerr << "error: OpenGL 4.5 core is not available here: " << contextError << "\n";
-        return kBadInput;
+        return kExitBadInput;
     }
     SDL_GL_MakeCurrent(window.window, window.context);
     if (gladLoadGL(reinterpret_cast<GLADloadfunc>(SDL_GL_GetProcAddress)) == 0 ||
         !GLAD_GL_VERSION_4_5) {
         std::cerr << "error: OpenGL 4.5 core is not available here\n";
-        return kBadInput;
+        return kExitBadInput;
     }
     gpu::enableGlDebugOutput();
 
@@ -711,16 +727,16 @@ int runApp(const AppOptions& options) {
     auto sim =
         SimulationController::create(startParams, kind, startSchool ? &*startSchool : nullptr);
     if (!sim) {
-        std::cerr << "error: " << sim.error() << "\n";
-        return kBadInput;
+        printError(sim.error());
+        return kExitBadInput;
     }
     (*sim)->setDensity(options.density);
     if (densityBase) (*sim)->setDensityBase(*densityBase);
     (*sim)->paused = options.startPaused;
     auto renderer = render::SceneRenderer::create();
     if (!renderer) {
-        std::cerr << "error: " << renderer.error() << "\n";
-        return kInternal;
+        printError(renderer.error());
+        return kExitInternal;
     }
 
     IMGUI_CHECKVERSION();

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "core/StateIO.h"
+#include "core/OutputFiles.h"
 
 namespace fishschool::app {
 
-Result<void> saveScreenshot(const std::filesystem::path& path, int width, int height) {
+Result<std::string> encodeScreenshotPng(int width, int height) {
     if (width <= 0 || height <= 0) return fail("screenshot: the window has no pixels");
     const auto rowBytes = static_cast<std::size_t>(width) * 3;
     std::vector<unsigned char> pixels(rowBytes * static_cast<std::size_t>(height));
@@ -32,8 +32,14 @@ Result<void> saveScreenshot(const std::filesystem::path& path, int width, int he
                                                        static_cast<std::size_t>(size));
         },
         &png, width, height, 3, flipped.data(), static_cast<int>(rowBytes));
-    if (!ok) return fail(path.string() + ": could not encode the PNG");
-    return writeFileAtomically(path, png);
+    if (!ok) return fail("screenshot: could not encode the PNG");
+    return png;
+}
+
+Result<void> saveScreenshot(const std::filesystem::path& path, int width, int height) {
+    auto png = encodeScreenshotPng(width, height);
+    if (!png) return fail(png.error());
+    return writeFileAtomically(path, *png);
 }
 
 }  // namespace fishschool::app

@@ -30,14 +30,6 @@ VideoRecorder::~VideoRecorder() {
     if (pipe_) abandon();
 }
 
-Result<void> VideoRecorder::checkFfmpeg() {
-    if (std::system("ffmpeg -version >/dev/null 2>&1") != 0)
-        return fail(
-            "--record: ffmpeg was not found; install it (the Debian package ffmpeg, which "
-            "scripts/setup.sh installs)");
-    return {};
-}
-
 Result<void> VideoRecorder::start(const std::filesystem::path& path, int width, int height,
                                   int framesPerSecond) {
     if (pipe_) return fail("video: already recording to " + path_.string());
@@ -47,8 +39,11 @@ Result<void> VideoRecorder::start(const std::filesystem::path& path, int width, 
     if (width_ <= 0 || height_ <= 0) return fail("video: the window has no pixels");
     path_ = path;
     // ffmpeg picks the container from the extension, so the temporary name keeps it.
+    // The stem cut short, so that any name the folder takes leaves room for the temporary one.
     std::string partialName(1, '.');
-    partialName.append(path.stem().string()).append(".partial").append(path.extension().string());
+    partialName.append(path.stem().string().substr(0, 64))
+        .append(".partial")
+        .append(path.extension().string());
     partial_ = path.parent_path() / partialName;
     framesPerSecond_ = framesPerSecond;
     frames_ = 0;

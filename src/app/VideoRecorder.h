@@ -19,8 +19,6 @@ class VideoRecorder {
     VideoRecorder& operator=(const VideoRecorder&) = delete;
     ~VideoRecorder();
 
-    /// Whether `ffmpeg` can be run here; the error says how to get it.
-    [[nodiscard]] static Result<void> checkFfmpeg();
     /// Starts a video of `width` x `height` pixels (even sizes: odd ones lose a column or row).
     [[nodiscard]] Result<void> start(const std::filesystem::path& path, int width, int height,
                                      int framesPerSecond);

@@ -1,13 +1,16 @@
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "Commands.h"
 #include "core/BackendRegistry.h"
 #include "core/ConfigIO.h"
 #include "core/Metrics.h"
+#include "core/OutputFiles.h"
 #include "core/Scenario.h"
 #include "core/StateIO.h"
 #include "core/TextInput.h"
@@ -37,17 +40,24 @@ std::string csvLine(const BenchRow& r) {
     return line;
 }
 
+/// Most timed steps a case may take: their times are kept for the median (80 MB at most).
+constexpr std::int64_t kMaxBenchSteps = 10'000'000;
+
 void printTableHeader() {
     std::printf("%-8s %-10s %10s %12s %10s %14s %14s %10s\n", "backend", "neighbors", "fish",
                 "ms/step", "steps/s", "fish-steps/s", "pairs/s", "neighbors");
 }
 
-void printTableRow(const BenchRow& r) {
+/// A row lost (stdout on a full disk, closed, a pipe with no reader) fails the run at once, not
+/// after an hour of measuring.
+Result<void> printTableRow(const BenchRow& r) {
     std::printf("%-8s %-10s %10lld %12.4f %10.2f %14.4g %14.4g %10.1f\n", r.backend.c_str(),
                 r.neighbors.c_str(), static_cast<long long>(r.fish), r.msPerStep,
                 r.stepsPerSecond(), r.stepsPerSecond() * static_cast<double>(r.fish),
                 r.stepsPerSecond() * static_cast<double>(r.pairsPerStep), r.meanNeighbors);
-    std::fflush(stdout);
+    if (std::fflush(stdout) != 0 || std::ferror(stdout))
+        return fail(std::string("stdout: writing failed: ") + std::strerror(errno));
+    return {};
 }
 
 double median(std::vector<double> values) {
@@ -79,9 +89,9 @@ void addBenchCommand(CLI::App& app, BenchOptions& o) {
                     "tank: the config's tank for every count (as the article); fixed: the "
                     "config's tank, rocks and target scale with the count to keep its density")
         ->default_val("tank");
-    cmd->add_option("--steps", o.steps, "Timed steps per case (>= 1)")
+    cmd->add_option("--steps", o.steps, "Timed steps per case (1 to 10000000)")
         ->required()
-        ->check(wholeNumber(1));
+        ->check(wholeNumber(1, kMaxBenchSteps));
     cmd->add_option("--warmup", o.warmup, "Untimed steps first, to let the school form (>= 0)")
         ->default_val(20)
         ->check(wholeNumber(0));
@@ -92,16 +102,14 @@ void addBenchCommand(CLI::App& app, BenchOptions& o) {
 }
 
 int runBench(const BenchOptions& o) {
-    auto fail = [](const std::string& message) {
-        std::cerr << "error: " << message << "\n";
-        return kExitBadInput;
-    };
-    if (o.steps < 1)
-        return fail("--steps: " + std::to_string(o.steps) + " is not allowed; must be >= 1");
+    const auto fail = badInput;
+    if (o.steps < 1 || o.steps > kMaxBenchSteps)
+        return fail("--steps: " + std::to_string(o.steps) + " is not allowed; must be from 1 to " +
+                    std::to_string(kMaxBenchSteps));
     if (o.warmup < 0)
         return fail("--warmup: " + std::to_string(o.warmup) + " is not allowed; must be >= 0");
     if (o.density != "tank" && o.density != "fixed")
-        return fail("--density: '" + o.density + "' is not allowed; must be tank or fixed");
+        return fail("--density: " + quote(o.density) + " is not allowed; must be tank or fixed");
 
     auto base = loadParams(o.params);
     if (!base) return fail(base.error());
@@ -126,12 +134,12 @@ int runBench(const BenchOptions& o) {
     for (std::int64_t n : *counts)
         if (auto ok = validate(sceneFor(n, searches.front())); !ok) return fail(ok.error());
 
-    if (!o.csvPath.empty()) {
-        if (auto ok = checkOutputPath("--csv", o.csvPath); !ok) return fail(ok.error());
-        const std::string config = o.params.configPath.value_or("");
-        if (auto ok = checkNotAnInput("--csv", o.csvPath, {{"--config", config}}); !ok)
+    OutputFiles outputs;
+    if (!o.csvPath.empty())
+        if (auto ok =
+                outputs.add("--csv", o.csvPath, {{"--config", o.params.configPath.value_or("")}});
+            !ok)
             return fail(ok.error());
-    }
     if (o.validateOnly) return 0;
     // Each kind asked for is checked before the first case spends its time: a GPU that cannot run
     // the largest scene (its limits are checked before any allocation) fails now, not after the
@@ -141,9 +149,14 @@ int runBench(const BenchOptions& o) {
         if (auto probe = createBackend(kind, sceneFor(largest, searches.front())); !probe)
             return backendFailure(kind, probe.error());
     }
-    std::string csv =
-        "backend,neighbors,fish,steps,ms_per_step,steps_per_s,fish_steps_per_s,pairs_per_s,mean_"
-        "neighbors\n";
+    // Rows go to the CSV's temporary file as they are measured; it replaces --csv at the end.
+    auto csv = [&](const std::string& line) -> Result<void> {
+        return o.csvPath.empty() ? Result<void>{} : outputs.write("--csv", line);
+    };
+    if (auto ok = csv("backend,neighbors,fish,steps,ms_per_step,steps_per_s,fish_steps_per_s,"
+                      "pairs_per_s,mean_neighbors\n");
+        !ok)
+        return internalFailure(ok.error());
     printTableHeader();
     for (BackendKind kind : *kinds) {
         for (NeighborSearch search : searches) {
@@ -189,14 +202,13 @@ int runBench(const BenchOptions& o) {
                     row.meanNeighbors = measureSchool(formed, params).meanNeighbors;
                     row.pairsPerStep = pairsTestedPerStep(formed, params);
                 }
-                printTableRow(row);
-                csv += csvLine(row);
+                if (auto ok = printTableRow(row); !ok) return internalFailure(ok.error());
+                if (auto ok = csv(csvLine(row)); !ok) return internalFailure(ok.error());
             }
         }
     }
-    if (!o.csvPath.empty()) {
-        if (auto ok = writeFileAtomically(o.csvPath, csv); !ok) return fail(ok.error());
-    }
+    if (auto ok = flushStandardOutput(); !ok) return internalFailure(ok.error());
+    if (auto ok = outputs.commit(); !ok) return internalFailure(ok.error());
     return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "core/Backend.h"
 #include "core/CommandLine.h"
 #include "core/ConfigIO.h"
+#include "core/ExitStatus.h"
 
 namespace fishschool::cli {
 
@@ -77,10 +78,8 @@ void addBenchCommand(CLI::App& app, BenchOptions& options);
 void addPhaseCommand(CLI::App& app, PhaseOptions& options);
 void addEnsembleCommand(CLI::App& app, EnsembleOptions& options);
 
-/// Exit status for bad input (flags, config, state): 2. For an internal failure: 1.
-inline constexpr int kExitBadInput = 2;
-inline constexpr int kExitInternal = 1;
-
+/// Prints the error and returns kExitBadInput: the flags or the files they name.
+int badInput(const std::string& message);
 /// Prints the error and returns kExitInternal: a failure of this machine, not of the input.
 int internalFailure(const std::string& message);
 /// Exit status for a backend that could not be made: kExitBadInput when this machine cannot run

@@ -1,17 +1,21 @@
-#include <iostream>
-
 #include "Commands.h"
 #include "core/BackendRegistry.h"
+#include "core/TextInput.h"
 
 namespace fishschool::cli {
 
+int badInput(const std::string& message) {
+    printError(message);
+    return kExitBadInput;
+}
+
 int internalFailure(const std::string& message) {
-    std::cerr << "error: " << message << "\n";
+    printError(message);
     return kExitInternal;
 }
 
 int backendFailure(BackendKind kind, const std::string& message) {
-    std::cerr << "error: " << message << "\n";
+    printError(message);
     return backendEntry(kind).available() ? kExitInternal : kExitBadInput;
 }
 

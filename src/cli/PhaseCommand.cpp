@@ -5,6 +5,7 @@
 #include "WorkerBackends.h"
 #include "core/BackendRegistry.h"
 #include "core/ConfigIO.h"
+#include "core/OutputFiles.h"
 #include "core/PhaseSweep.h"
 #include "core/StateIO.h"
 #include "core/TextInput.h"
@@ -46,19 +47,22 @@ void addPhaseCommand(CLI::App& app, PhaseOptions& o) {
 }
 
 int runPhase(const PhaseOptions& o) {
-    auto fail = [](const std::string& message) {
-        std::cerr << "error: " << message << "\n";
-        return kExitBadInput;
-    };
+    const auto fail = badInput;
     const auto kind = parseBackendFlag("--backend", o.backend);
     if (!kind) return fail(kind.error());
     const auto from = parseFiniteNumber("--from", o.from);
     if (!from) return fail(from.error());
     const auto to = parseFiniteNumber("--to", o.to);
     if (!to) return fail(to.error());
-    if (auto ok = checkOutputPath("--csv", o.csvPath); !ok) return fail(ok.error());
-    if (auto ok =
-            checkNotAnInput("--csv", o.csvPath, {{"--config", o.params.configPath.value_or("")}});
+    // A carried school keeps its first count and its start: rows labelled with other counts or
+    // seeds would describe schools that never ran.
+    if (o.hysteresis && (o.vary == "fishCount" || o.vary == "seed"))
+        return fail("--vary " + quote(o.vary) +
+                    " cannot be used with --hysteresis: the carried school keeps the first "
+                    "value's " +
+                    o.vary + "; sweep it without --hysteresis");
+    OutputFiles outputs;
+    if (auto ok = outputs.add("--csv", o.csvPath, {{"--config", o.params.configPath.value_or("")}});
         !ok)
         return fail(ok.error());
     auto base = loadParams(o.params);
@@ -78,7 +82,8 @@ int runPhase(const PhaseOptions& o) {
     const auto points = runPhaseSweep(phaseEnsemble(*base, o.vary, values, o.steps, o.hysteresis),
                                       backends->size(), backends->backendFor());
     if (!points) return internalFailure(points.error());
-    if (auto ok = writeFileAtomically(o.csvPath, phaseCsv(*points)); !ok) return fail(ok.error());
+    if (auto ok = outputs.write("--csv", phaseCsv(*points)); !ok) return internalFailure(ok.error());
+    if (auto ok = outputs.commit(); !ok) return internalFailure(ok.error());
     return 0;
 }
 

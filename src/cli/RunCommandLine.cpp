@@ -1,12 +1,12 @@
 #include "RunCommandLine.h"
 
 #include <exception>
-#include <iostream>
 #include <new>
 
 #include <CLI/CLI.hpp>
 
 #include "Commands.h"
+#include "core/OutputFiles.h"
 #include "core/TextInput.h"
 
 namespace fishschool::cli {
@@ -36,38 +36,43 @@ int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
             names += (names.empty() ? "" : ", ") + command->get_name();
         }
         const std::string kind = level == &app ? "command " : level->get_name() + " command ";
-        if (!chosen) {
-            std::cerr << "error: unknown " << kind << quote(argv[arg]) << "; the "
-                      << kind.substr(0, kind.size() - 1) << "s are " << names << " (see " << path
-                      << " --help)\n";
-            return kExitBadInput;
-        }
+        if (!chosen)
+            return badInput("unknown " + kind + quote(argv[arg]) + "; the " +
+                            kind.substr(0, kind.size() - 1) + "s are " + names + " (see " + path +
+                            " --help)");
         path += " " + chosen->get_name();
         level = chosen;
     }
+    // What the command printed on stdout must have arrived (bench >/dev/full, a closed stdout).
+    auto withStdoutChecked = [](int status) {
+        if (status != kExitSuccess) return status;
+        if (auto ok = flushStandardOutput(); !ok) return internalFailure(ok.error());
+        return status;
+    };
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
+        return withStdoutChecked(app.exit(e));
     } catch (const CLI::ParseError& e) {
-        if (e.get_exit_code() == 0) return app.exit(e);
-        std::cerr << "error: " << e.what() << " (see fishschool-cli --help)\n";
-        return kExitBadInput;
+        if (e.get_exit_code() == 0) return withStdoutChecked(app.exit(e));
+        // CLI11 quotes the values it refuses as they are: printError cuts and escapes them.
+        return badInput(std::string(e.what()) + " (see fishschool-cli --help)");
     }
+    // Read only where the GPU runs, but a bad value is bad input wherever it is found.
+    if (auto limit = gpuMaxBufferBytes(); !limit) return badInput(limit.error());
     simulate.validateOnly = bench.validateOnly = phase.validateOnly = ensemble.validateOnly =
         validateOnly;
     try {
-        if (app.got_subcommand("simulate")) return runSimulate(simulate);
-        if (app.got_subcommand("phase")) return runPhase(phase);
+        if (app.got_subcommand("simulate")) return withStdoutChecked(runSimulate(simulate));
+        if (app.got_subcommand("phase")) return withStdoutChecked(runPhase(phase));
         if (const CLI::App* cmd = app.get_subcommand("ensemble"); cmd->parsed())
-            return runEnsembleCommand(cmd->get_subcommands().front()->get_name(), ensemble);
-        return runBench(bench);
+            return withStdoutChecked(
+                runEnsembleCommand(cmd->get_subcommands().front()->get_name(), ensemble));
+        return withStdoutChecked(runBench(bench));
     } catch (const std::bad_alloc&) {
-        std::cerr << "error: out of memory\n";
-        return kExitInternal;
+        return internalFailure("out of memory");
     } catch (const std::exception& e) {
-        std::cerr << "internal error: " << e.what() << "\n";
-        return kExitInternal;
+        return internalFailure(std::string("internal: ") + e.what());
     }
 }
 

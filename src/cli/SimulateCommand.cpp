@@ -1,13 +1,13 @@
 #include <iostream>
 #include <limits>
 #include <optional>
-#include <tuple>
 
 #include "Commands.h"
 #include "core/BackendRegistry.h"
 #include "core/ConfigIO.h"
 #include "core/Invariants.h"
 #include "core/Metrics.h"
+#include "core/OutputFiles.h"
 #include "core/Scenario.h"
 #include "core/StateIO.h"
 #include "core/TextInput.h"
@@ -71,10 +71,7 @@ void addSimulateCommand(CLI::App& app, SimulateOptions& o) {
 }
 
 int runSimulate(const SimulateOptions& o) {
-    auto fail = [](const std::string& message) {
-        std::cerr << "error: " << message << "\n";
-        return kExitBadInput;
-    };
+    const auto fail = badInput;
     const auto kind = parseBackendFlag("--backend", o.backend);
     if (!kind) return fail(kind.error());
     if (!o.stateIn.empty() && o.params.fish)
@@ -96,19 +93,22 @@ int runSimulate(const SimulateOptions& o) {
         if (!at) return fail(at.error());
         changeAt = *at;
     }
-    // --state-in may be the state output: the write is atomic and comes after the read.
+    // Every output checked, and its temporary file made, before anything runs. --state-in may
+    // be the state output: the school is read first and the file replaced at the end.
     const std::string config = o.params.configPath.value_or("");
-    for (const auto& [flag, path, stateIn] : {std::tuple{"--state-out", &o.stateOut, std::string()},
-                                              std::tuple{"--metrics", &o.metricsPath, o.stateIn}}) {
-        if (path->empty()) continue;
-        if (auto ok = checkOutputPath(flag, *path); !ok) return fail(ok.error());
-        if (auto ok = checkNotAnInput(flag, *path,
-                                      {{"--config", config},
-                                       {"--state-in", stateIn},
-                                       {"--change-config", o.changeConfig}});
+    OutputFiles outputs;
+    if (!o.stateOut.empty())
+        if (auto ok = outputs.add("--state-out", o.stateOut,
+                                  {{"--config", config}, {"--change-config", o.changeConfig}});
             !ok)
             return fail(ok.error());
-    }
+    if (!o.metricsPath.empty())
+        if (auto ok = outputs.add("--metrics", o.metricsPath,
+                                  {{"--config", config},
+                                   {"--state-in", o.stateIn},
+                                   {"--change-config", o.changeConfig}});
+            !ok)
+            return fail(ok.error());
 
     auto params = loadParams(o.params);
     if (!params) return fail(params.error());
@@ -135,19 +135,20 @@ int runSimulate(const SimulateOptions& o) {
     Backend& b = **backend;
     // The school is valid input; a backend that cannot hold it is this machine's limit.
     if (auto ok = b.upload(school); !ok) return internalFailure(ok.error());
-    std::string metrics;
     // Simulated time: step * dt, from the change on with the new dt.
     std::int64_t dtSinceStep = 0;
     double secondsThen = 0.0;
-    auto measure = [&](std::int64_t step) {
-        if (o.metricsPath.empty() || step % *every != 0) return;
+    // Each row goes to the file as it comes: a long run's measures cost no memory.
+    auto measure = [&](std::int64_t step) -> Result<void> {
+        if (o.metricsPath.empty() || step % *every != 0) return {};
         const double seconds = secondsThen + static_cast<double>(step - dtSinceStep) * params->dt;
-        metrics += metricsCsvRow(step, seconds, measureSchool(b.download(), *params));
+        return outputs.write("--metrics",
+                             metricsCsvRow(step, seconds, measureSchool(b.download(), *params)));
     };
     auto check = [&](std::int64_t step, const char* when) {
         if (!o.check) return true;
         if (auto ok = checkInvariants(b.download(), *params); !ok) {
-            std::cerr << "error: --check: " << when << step << ": " << ok.error() << "\n";
+            printError("--check: " + std::string(when) + std::to_string(step) + ": " + ok.error());
             return false;
         }
         return true;
@@ -157,8 +158,8 @@ int runSimulate(const SimulateOptions& o) {
         if (!change || step != changeAt) return true;
         const auto replaced = changeParams(b, *params, *change);
         if (!replaced) {
-            std::cerr << "error: --change-config after step " << step << ": " << replaced.error()
-                      << "\n";
+            printError("--change-config after step " + std::to_string(step) + ": " +
+                       replaced.error());
             return false;
         }
         secondsThen += static_cast<double>(step - dtSinceStep) * params->dt;
@@ -166,24 +167,30 @@ int runSimulate(const SimulateOptions& o) {
         *params = *change;
         return check(step, "the change after step ");
     };
-    if (!o.metricsPath.empty()) metrics = std::string(kMetricsCsvHeader) + "\n";
-    measure(0);
+    if (!o.metricsPath.empty())
+        if (auto ok = outputs.write("--metrics", std::string(kMetricsCsvHeader) + "\n"); !ok)
+            return internalFailure(ok.error());
+    if (auto ok = measure(0); !ok) return internalFailure(ok.error());
     for (std::int64_t s = 0; s < o.steps; ++s) {
         if (!applyChange(s)) return kExitInternal;
         b.step();
         if (auto ok = b.health(); !ok) return internalFailure(ok.error());
         if (!check(s + 1, "step ")) return kExitInternal;
-        measure(s + 1);
+        if (auto ok = measure(s + 1); !ok) return internalFailure(ok.error());
         if (o.steps >= 100 && (s + 1) % (o.steps / 10) == 0)
             std::cerr << "step " << (s + 1) << "/" << o.steps << "\n";
     }
     if (!applyChange(o.steps)) return kExitInternal;
     const School result = b.download();
     if (auto ok = b.health(); !ok) return internalFailure(ok.error());
-    if (!o.metricsPath.empty())
-        if (auto ok = writeFileAtomically(o.metricsPath, metrics); !ok) return fail(ok.error());
     if (!o.stateOut.empty())
-        if (auto ok = saveStateCsv(o.stateOut, result, *params); !ok) return fail(ok.error());
+        if (auto ok = writeStateCsv(
+                result, *params,
+                [&](std::string_view rows) { return outputs.write("--state-out", rows); });
+            !ok)
+            return internalFailure(ok.error());
+    // Only now, the whole run done, does any existing file get replaced.
+    if (auto ok = outputs.commit(); !ok) return internalFailure(ok.error());
     return 0;
 }
 

@@ -89,7 +89,7 @@ Result<std::unique_ptr<Backend>> createBackend(BackendKind kind, const SimParams
 
 Result<BackendKind> parseBackendFlag(std::string_view flag, std::string_view text) {
     if (const auto kind = parseBackendKind(text)) return *kind;
-    return fail(std::string(flag) + ": '" + std::string(text) + "' is not allowed; must be " +
+    return fail(std::string(flag) + ": " + quote(text) + " is not allowed; must be " +
                 backendNameList());
 }
 

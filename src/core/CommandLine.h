@@ -34,4 +34,19 @@ inline CLI::Validator wholeNumber(std::int64_t min,
         "", "WHOLE_NUMBER");
 }
 
+/// A finite decimal number from `min` to `max` (TextInput.h's parseFiniteNumber): CLI11 on its
+/// own would take "nan", which passes every range check.
+inline CLI::Validator finiteNumber(double min, double max) {
+    return CLI::Validator(
+        [min, max](const std::string& value) {
+            auto n = parseFiniteNumber("", value);
+            if (!n) return n.error();
+            if (*n < min || *n > max)
+                return quote(value) + " is not allowed; must be a number from " +
+                       formatNumber(min) + " to " + formatNumber(max);
+            return std::string();
+        },
+        "", "NUMBER");
+}
+
 }  // namespace fishschool

@@ -152,13 +152,25 @@ class ConfigTreeBuilder {
 
     bool null() { return put(nullptr); }
     bool boolean(bool value) { return put(value); }
-    bool number_integer(number_integer_t value) { return put(value); }
+    // "-0" is 0, whole and unsigned, like "0": a seed may be written either way.
+    bool number_integer(number_integer_t value) {
+        return value == 0 ? put(number_unsigned_t{0}) : put(value);
+    }
     bool number_unsigned(number_unsigned_t value) { return put(value); }
-    bool number_float(number_float_t value, const string_t&) { return put(value); }
+    bool number_float(number_float_t value, const string_t& text) {
+        // Below the double range (1e-400) the parser gives 0: docs/config.md calls that an error.
+        const std::string_view mantissa =
+            std::string_view(text).substr(0, text.find_first_of("eE"));
+        if (value == 0.0 && mantissa.find_first_of("123456789") != std::string_view::npos) {
+            underflow_ = text;
+            return false;
+        }
+        return put(value);
+    }
     bool string(string_t& value) { return put(std::move(value)); }
     bool binary(binary_t& value) { return put(Json::binary(std::move(value))); }
-    bool start_object(std::size_t) { return open(Json::object()); }
-    bool start_array(std::size_t) { return open(Json::array()); }
+    bool start_object(std::size_t) { return !nestsTooDeep() && open(Json::object()); }
+    bool start_array(std::size_t) { return !nestsTooDeep() && open(Json::array()); }
     bool end_object() { return close(); }
     bool end_array() { return close(); }
 
@@ -180,7 +192,13 @@ class ConfigTreeBuilder {
         return false;
     }
 
+    /// Objects and arrays nest at most this deep (a config needs 4: rocks[0].center[1]), so
+    /// that a file of a million '[' costs nothing and no message's dump of it can recurse deep.
+    static constexpr std::size_t kMaxDepth = 16;
+
     Json& root() { return root_; }
+    bool tooDeep() const { return tooDeep_; }
+    const std::string& underflow() const { return underflow_; }
     bool duplicate() const { return duplicate_; }
     bool overflow() const { return overflow_; }
     const std::string& error() const { return error_; }
@@ -241,10 +259,21 @@ class ConfigTreeBuilder {
     bool duplicate_ = false;
     bool overflow_ = false;
     std::string error_;
+    std::string underflow_;  // a number's text below the double range
+    bool tooDeep_ = false;
+
+    bool nestsTooDeep() {
+        tooDeep_ = frames_.size() >= kMaxDepth;
+        return tooDeep_;
+    }
 };
 
 /// Parses JSON text. Every error names the source and, inside the document, the key.
 Result<Json> parseJson(std::string_view text, const Reader& reader) {
+    // nlohmann's parser ends the text at a NUL byte: what follows it would be ignored.
+    if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
+        return fail(reader.source() + ": byte " + std::to_string(nul + 1) +
+                    " is a NUL byte; a config is text without NUL bytes");
     ConfigTreeBuilder builder;
     try {
         if (Json::sax_parse(text, &builder)) return std::move(builder.root());
@@ -256,6 +285,16 @@ Result<Json> parseJson(std::string_view text, const Reader& reader) {
     if (builder.duplicate())
         return fail(reader.source() + ": key " + key +
                     " appears more than once in one object; give each key once");
+    if (!builder.underflow().empty())
+        return fail((path.empty() ? reader.source() + ": " : reader.where(path)) +
+                    quote(builder.underflow()) +
+                    " is too close to 0 for a float (1.4e-45 in size at least); give 0 or a "
+                    "number further from 0");
+    if (builder.tooDeep())
+        return fail(reader.source() + (path.empty() ? "" : ": key " + key) +
+                    ": arrays and objects nest more than " +
+                    std::to_string(ConfigTreeBuilder::kMaxDepth) +
+                    " deep; a config nests 4 deep at most (rocks[0].center)");
     if (builder.overflow() && !path.empty())
         return fail(reader.source() + ": key " + key +
                     ": the number is out of the range of a float (" + builder.error() + ")");

@@ -45,9 +45,18 @@ std::shared_ptr<const FlowField> FlowField::build(const SimParams& params) {
     const double volume = extent.x * extent.y * extent.z;
     f.spacing_ = std::max(kMinSpacing, static_cast<float>(std::cbrt(volume / kTargetNodes)));
     // Nodes from one wall to past the other, at least two per axis so a point always has eight.
-    for (int k = 0; k < 3; ++k) {
-        const double cells = std::ceil(extent[k] / f.spacing_);
-        f.dims_[k] = static_cast<int>(std::clamp(cells, 1.0, 4096.0)) + 1;
+    // A flat tank keeps two nodes on its thin axis, so the spacing the volume gives would make
+    // far more than kTargetNodes: it grows until the total is at most kMaxNodes, which bounds
+    // the build's work whatever the tank's shape.
+    for (;;) {
+        std::size_t total = 1;
+        for (int k = 0; k < 3; ++k) {
+            const double cells = std::ceil(extent[k] / f.spacing_);
+            f.dims_[k] = static_cast<int>(std::clamp(cells, 1.0, 4096.0)) + 1;
+            total *= static_cast<std::size_t>(f.dims_[k]);
+        }
+        if (total <= kMaxNodes) break;
+        f.spacing_ *= std::max(1.01f, static_cast<float>(std::cbrt(double(total) / kTargetNodes)));
     }
     f.origin_ = -params.bounds;
     const glm::ivec3 dims = f.dims_;
@@ -81,9 +90,31 @@ std::shared_ptr<const FlowField> FlowField::build(const SimParams& params) {
         const float cell = (params.target[k] - f.origin_[k]) / f.spacing_;
         goal[k] = static_cast<int>(std::floor(std::clamp(cell, 0.0f, float(dims[k] - 2))));
     }
+    // The rocks a step from each node to a neighbour could cross: those within a diagonal of
+    // the lattice of it. Rocks keep gaps between them, so a node has few, and the steps' test
+    // costs about the nodes, not the nodes times the rocks.
+    std::vector<std::uint32_t> nearStart(count + 1, 0);
+    static_assert(kMaxRocks <= 65536, "a rock's index must fit 16 bits");
+    std::vector<std::uint16_t> nearRocks;
+    const double reach = double(f.spacing_) * std::sqrt(3.0);
+    for (std::size_t n = 0; n < count; ++n) {
+        const glm::dvec3 here(position(n));
+        for (std::size_t r = 0; r < params.rocks.size(); ++r) {
+            const glm::dvec3 d = here - glm::dvec3(params.rocks[r].center);
+            const double within = double(params.rocks[r].radius) + reach;
+            if (glm::dot(d, d) <= within * within)
+                nearRocks.push_back(static_cast<std::uint16_t>(r));
+        }
+        nearStart[n + 1] = static_cast<std::uint32_t>(nearRocks.size());
+    }
     // A step between two nodes in water can still cross a rock thinner than the spacing.
-    auto passable = [&](const glm::vec3& a, const glm::vec3& b) {
-        return clearLine(a, b, params.rocks);
+    auto passable = [&](std::size_t from, const glm::vec3& b) {
+        const glm::vec3 a = position(from);
+        for (std::uint32_t i = nearStart[from]; i < nearStart[from + 1]; ++i) {
+            const Rock& rock = params.rocks[nearRocks[i]];
+            if (geometry().segmentEntersSphere(a, b, rock.center, rock.radius)) return false;
+        }
+        return true;
     };
     for (int corner = 0; corner < 8; ++corner) {
         const std::size_t n = index(goal.x + (corner & 1), goal.y + ((corner >> 1) & 1),
@@ -108,7 +139,7 @@ std::shared_ptr<const FlowField> FlowField::build(const SimParams& params) {
                         ny >= dims.y || nz >= dims.z)
                         continue;
                     const std::size_t m = index(nx, ny, nz);
-                    if (blocked[m] || !passable(here, position(m))) continue;
+                    if (blocked[m] || !passable(n, position(m))) continue;
                     const float through = d + glm::length(position(m) - here);
                     if (through < distance[m]) {
                         distance[m] = through;
@@ -143,7 +174,7 @@ std::shared_ptr<const FlowField> FlowField::build(const SimParams& params) {
                             nz >= dims.z)
                             continue;
                         const std::size_t m = index(nx, ny, nz);
-                        if (distance[m] < best && passable(here, position(m))) {
+                        if (distance[m] < best && passable(n, position(m))) {
                             best = distance[m];
                             next = m;
                         }

@@ -45,6 +45,8 @@ class FlowField {
     const std::vector<glm::vec4>& nodes() const { return nodes_; }
 
     static constexpr std::size_t kTargetNodes = 64 * 1024;
+    /// At most this many nodes, whatever the tank's shape (a flat tank has coarser ones).
+    static constexpr std::size_t kMaxNodes = 2 * kTargetNodes;
     static constexpr float kMinSpacing = 0.5f;
 
   private:

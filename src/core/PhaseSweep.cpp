@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 
 #include "ConfigIO.h"
 #include "Metrics.h"
@@ -11,16 +12,6 @@
 #include <nlohmann/json.hpp>
 
 namespace fishschool {
-
-Result<double> parseFiniteNumber(std::string_view what, std::string_view text) {
-    double value = 0.0;
-    const char* end = text.data() + text.size();
-    const auto [stop, error] = std::from_chars(text.data(), end, value);
-    if (text.empty() || error != std::errc() || stop != end || !std::isfinite(value))
-        return fail(std::string(what) + ": '" + std::string(text) +
-                    "' is not allowed; must be a finite decimal number");
-    return value;
-}
 
 bool canVary(std::string_view key) {
     if (key == kOrientationWidth || key == kAttractionWidth) return true;
@@ -48,8 +39,8 @@ Result<SimParams> withVaried(const SimParams& base, std::string_view what, std::
     auto json = nlohmann::json::parse(configToJson(base));
     const auto found = json.find(std::string(key));
     if (!canVary(key))
-        return fail(std::string(what) + ": '" + std::string(key) +
-                    "' is not allowed; must be orientation-width, attraction-width or a numeric "
+        return fail(std::string(what) + ": " + quote(key) +
+                    " is not allowed; must be orientation-width, attraction-width or a numeric "
                     "config key (docs/config.md)");
     if (found->is_number_integer()) {
         if (value != std::floor(value) || std::abs(value) > 9e15)
@@ -66,8 +57,11 @@ Result<SimParams> withVaried(const SimParams& base, std::string_view what, std::
 
 std::vector<double> sweepValues(double from, double to, std::int64_t count) {
     std::vector<double> values;
-    for (std::int64_t i = 0; i < count; ++i)
-        values.push_back(count == 1 ? from : from + (to - from) * double(i) / double(count - 1));
+    // Weighted ends rather than from + (to - from) * t: to - from overflows for -1e308 and 1e308.
+    for (std::int64_t i = 0; i < count; ++i) {
+        const double t = count == 1 ? 0.0 : double(i) / double(count - 1);
+        values.push_back(i == 0 ? from : i == count - 1 ? to : from * (1.0 - t) + to * t);
+    }
     return values;
 }
 
@@ -80,7 +74,7 @@ EnsembleSpec phaseEnsemble(const SimParams& base, std::string_view key,
         for (std::size_t i = values.size() - 1; i-- > 0;)
             sweep.axes.front().values.push_back(values[i]);
     sweep.steps = steps;
-    sweep.window = (steps + 1) / 2;
+    sweep.window = steps - steps / 2;  // (steps + 1) / 2, which overflows
     sweep.seedFromBase = true;
     sweep.chained = hysteresis;
     return sweep;

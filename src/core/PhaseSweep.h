@@ -15,6 +15,7 @@
 #include "Ensemble.h"
 #include "Result.h"
 #include "SimParams.h"
+#include "TextInput.h"  // parseFiniteNumber, for --from and --to
 
 namespace fishschool {
 
@@ -35,9 +36,6 @@ bool canVary(std::string_view key);
 
 /// `count` values evenly from `from` to `to`, both included (`from` alone when count is 1).
 std::vector<double> sweepValues(double from, double to, std::int64_t count);
-
-/// A finite decimal number ("2", "-0.5", "1e-3"), nothing else; the error names `what`.
-[[nodiscard]] Result<double> parseFiniteNumber(std::string_view what, std::string_view text);
 
 /// One row of the sweep: the measures averaged over the last half of the run at `value`.
 struct PhasePoint {

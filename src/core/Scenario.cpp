@@ -5,6 +5,8 @@
 
 #include <glm/geometric.hpp>
 
+#include "TextInput.h"
+
 namespace fishschool {
 namespace {
 
@@ -161,8 +163,7 @@ std::string_view toString(Density density) {
 Result<Density> parseDensity(std::string_view flag, std::string_view text) {
     if (text == "fixed") return Density::Fixed;
     if (text == "tank") return Density::Tank;
-    return fail(std::string(flag) + ": '" + std::string(text) +
-                "' is not allowed; must be fixed or tank");
+    return fail(std::string(flag) + ": " + quote(text) + " is not allowed; must be fixed or tank");
 }
 
 SimParams articleParams() {

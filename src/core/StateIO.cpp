@@ -6,13 +6,13 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "Scenario.h"
@@ -132,21 +132,23 @@ Result<School> loadStateCsv(const std::filesystem::path& path, const SimParams& 
 
 Result<std::string> readTextFile(const std::filesystem::path& path, std::uintmax_t maxBytes,
                                  std::string_view what) {
-    const std::string name =
-        path.string().size() <= 200 ? path.string() : quote(path.string(), 200);
+    const std::string name = printable(path.string(), 200);
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         return fail(name + ": is a folder; give a " + std::string(what));
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO (or a terminal, a device) for reading can wait for ever for a
+    // writer; so opened, it returns at once and fstat refuses it below. A regular file ignores it.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return fail(name + ": cannot open the " + std::string(what) + ": " + std::strerror(errno));
     struct stat info {};
     if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
         ::close(fd);
-        return fail(name + ": is not a regular file; give a " + std::string(what));
+        return fail(name + ": is not a regular file (a FIFO, a device or a socket); give a " +
+                    std::string(what));
     }
     // Refused before reading, so that a huge file costs nothing and the limit is named.
-    const auto size = static_cast<std::uintmax_t>(info.st_size);
+    auto size = static_cast<std::uintmax_t>(info.st_size);
     if (size > maxBytes) {
         ::close(fd);
         return fail(name + ": " + std::to_string(size) + " bytes is larger than a " +
@@ -166,6 +168,22 @@ Result<std::string> readTextFile(const std::filesystem::path& path, std::uintmax
         }
         return done;
     });
+    // Beyond its size, as far as the limit: a file that grew while read, or one whose size says
+    // 0 although it has text (/proc, /sys).
+    char more[4096];
+    while (readError == 0 && text.size() == size) {
+        const ssize_t got = ::read(fd, more, sizeof more);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) readError = errno;
+        if (got <= 0) break;
+        if (text.size() + static_cast<std::size_t>(got) > maxBytes) {
+            ::close(fd);
+            return fail(name + ": larger than a " + std::string(what) + " may be (at most " +
+                        std::to_string(maxBytes) + " bytes)");
+        }
+        text.append(more, static_cast<std::size_t>(got));
+        size = text.size();
+    }
     ::close(fd);
     if (readError != 0)
         return fail(name + ": cannot read the " + std::string(what) + ": " +
@@ -173,18 +191,53 @@ Result<std::string> readTextFile(const std::filesystem::path& path, std::uintmax
     return text;
 }
 
-std::string stateToCsv(std::span<const Fish> school) {
-    std::string out(kHeader);
-    out += '\n';
-    char line[160];
-    for (const Fish& f : school) {
-        const int n =
-            std::snprintf(line, sizeof line, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n",
-                          double(f.position.x), double(f.position.y), double(f.position.z),
-                          double(f.velocity.x), double(f.velocity.y), double(f.velocity.z));
-        out.append(line, static_cast<std::size_t>(n));
+namespace {
+
+/// One row: "%.9g" numbers, and the kind where the file has the column.
+void appendRow(std::string& out, const Fish& f, const char* kind) {
+    char line[180];
+    const int n =
+        kind == nullptr
+            ? std::snprintf(line, sizeof line, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n",
+                            double(f.position.x), double(f.position.y), double(f.position.z),
+                            double(f.velocity.x), double(f.velocity.y), double(f.velocity.z))
+            : std::snprintf(line, sizeof line, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s\n",
+                            double(f.position.x), double(f.position.y), double(f.position.z),
+                            double(f.velocity.x), double(f.velocity.y), double(f.velocity.z), kind);
+    out.append(line, static_cast<std::size_t>(n));
+}
+
+/// The state CSV in pieces of about `pieceBytes`, each handed to `write`; `params` null: no
+/// kind column.
+Result<void> writeRows(std::span<const Fish> school, const SimParams* params,
+                       std::size_t pieceBytes,
+                       const std::function<Result<void>(std::string_view)>& write) {
+    const bool withKind = params != nullptr && hasKinds(*params);
+    std::string piece(withKind ? kHeaderWithKind : kHeader);
+    piece += '\n';
+    for (std::size_t i = 0; i < school.size(); ++i) {
+        appendRow(piece, school[i],
+                  withKind ? std::string(toString(fishKind(i, *params))).c_str() : nullptr);
+        if (piece.size() < pieceBytes) continue;
+        if (auto ok = write(piece); !ok) return ok;
+        piece.clear();
     }
+    return write(piece);
+}
+
+std::string wholeText(std::span<const Fish> school, const SimParams* params) {
+    std::string out;
+    (void)writeRows(school, params, std::string::npos, [&](std::string_view text) {
+        out.append(text);
+        return Result<void>{};
+    });
     return out;
+}
+
+}  // namespace
+
+std::string stateToCsv(std::span<const Fish> school) {
+    return wholeText(school, nullptr);
 }
 
 Result<void> saveStateCsv(const std::filesystem::path& path, std::span<const Fish> school) {
@@ -192,74 +245,17 @@ Result<void> saveStateCsv(const std::filesystem::path& path, std::span<const Fis
 }
 
 std::string stateToCsv(std::span<const Fish> school, const SimParams& params) {
-    if (!hasKinds(params)) return stateToCsv(school);
-    std::string out(kHeaderWithKind);
-    out += '\n';
-    char line[180];
-    for (std::size_t i = 0; i < school.size(); ++i) {
-        const Fish& f = school[i];
-        const int n = std::snprintf(
-            line, sizeof line, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s\n", double(f.position.x),
-            double(f.position.y), double(f.position.z), double(f.velocity.x), double(f.velocity.y),
-            double(f.velocity.z), std::string(toString(fishKind(i, params))).c_str());
-        out.append(line, static_cast<std::size_t>(n));
-    }
-    return out;
+    return wholeText(school, &params);
+}
+
+Result<void> writeStateCsv(std::span<const Fish> school, const SimParams& params,
+                           const std::function<Result<void>(std::string_view)>& write) {
+    return writeRows(school, &params, 1 << 16, write);
 }
 
 Result<void> saveStateCsv(const std::filesystem::path& path, std::span<const Fish> school,
                           const SimParams& params) {
     return writeFileAtomically(path, stateToCsv(school, params));
-}
-
-Result<void> writeFileAtomically(const std::filesystem::path& path, std::string_view content) {
-    // Unique among processes (pid) and among the writes of this one (counter); O_EXCL refuses a
-    // name that is somehow taken rather than writing into someone else's file.
-    static std::atomic<unsigned> writeCounter{0};
-    std::filesystem::path temp;
-    int fd = -1;
-    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-        temp = path.string() + ".tmp-" + std::to_string(::getpid()) + "-" +
-               std::to_string(writeCounter.fetch_add(1));
-        fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST) break;
-    }
-    if (fd < 0)
-        return fail(path.string() +
-                    ": cannot write (is the folder there and writable?): " + std::strerror(errno));
-
-    auto abandon = [&](const std::string& why) {
-        ::close(fd);
-        std::error_code ignored;
-        std::filesystem::remove(temp, ignored);
-        return fail(path.string() + ": " + why);
-    };
-    const char* data = content.data();
-    std::size_t left = content.size();
-    while (left > 0) {
-        const ssize_t written = ::write(fd, data, left);
-        if (written < 0) {
-            if (errno == EINTR) continue;
-            return abandon(std::string("writing failed: ") + std::strerror(errno));
-        }
-        data += written;
-        left -= static_cast<std::size_t>(written);
-    }
-    // On disk before the rename, so that a crash leaves the old file or the new one, whole.
-    if (::fsync(fd) != 0) return abandon(std::string("writing failed: ") + std::strerror(errno));
-    if (::close(fd) != 0) {
-        std::error_code ignored;
-        std::filesystem::remove(temp, ignored);
-        return fail(path.string() + ": writing failed: " + std::strerror(errno));
-    }
-    std::error_code ec;
-    std::filesystem::rename(temp, path, ec);
-    if (ec) {
-        std::error_code ignored;
-        std::filesystem::remove(temp, ignored);
-        return fail(path.string() + ": cannot replace the file: " + ec.message());
-    }
-    return {};
 }
 
 }  // namespace fishschool

@@ -2,11 +2,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
 
 #include "Fish.h"
+#include "OutputFiles.h"
 #include "Result.h"
 #include "SimParams.h"
 
@@ -42,10 +44,11 @@ std::string stateToCsv(std::span<const Fish> school);
 std::string stateToCsv(std::span<const Fish> school, const SimParams& params);
 [[nodiscard]] Result<void> saveStateCsv(const std::filesystem::path& path,
                                         std::span<const Fish> school, const SimParams& params);
-
-/// Writes `content` to a temporary file beside `path`, then renames it over `path`, so a failed
-/// write never leaves a partial file.
-[[nodiscard]] Result<void> writeFileAtomically(const std::filesystem::path& path,
-                                               std::string_view content);
+/// stateToCsv(school, params) in pieces of about 64 KiB, each handed to `write` (an output's
+/// stream), so that millions of fish are written without their whole text in memory; the first
+/// error `write` returns ends it.
+[[nodiscard]] Result<void> writeStateCsv(
+    std::span<const Fish> school, const SimParams& params,
+    const std::function<Result<void>(std::string_view)>& write);
 
 }  // namespace fishschool

@@ -1,27 +1,101 @@
 #include "TextInput.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <limits>
+#include <utility>
 
 #include "SimParams.h"
 
 namespace fishschool {
 
+namespace {
+
+/// The length of the well-formed UTF-8 sequence at the start of `text` that is not a control
+/// character (C1 controls such as U+009B are escape sequences too), or 0.
+std::size_t printableUtf8Length(std::string_view text) {
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+    const unsigned char lead = byte(0);
+    std::size_t length = 0;
+    if (lead >= 0xC2 && lead <= 0xDF)
+        length = 2;
+    else if (lead >= 0xE0 && lead <= 0xEF)
+        length = 3;
+    else if (lead >= 0xF0 && lead <= 0xF4)
+        length = 4;
+    if (length == 0 || text.size() < length) return 0;
+    for (std::size_t i = 1; i < length; ++i)
+        if ((byte(i) & 0xC0) != 0x80) return 0;
+    // Overlong forms, UTF-16 surrogates and values past U+10FFFF are not UTF-8.
+    if ((lead == 0xE0 && byte(1) < 0xA0) || (lead == 0xED && byte(1) > 0x9F) ||
+        (lead == 0xF0 && byte(1) < 0x90) || (lead == 0xF4 && byte(1) > 0x8F))
+        return 0;
+    if (lead == 0xC2 && byte(1) <= 0x9F) return 0;  // U+0080 to U+009F: C1 controls
+    return length;
+}
+
+/// printable() without its "... (N characters)": the characters shown, and whether all were.
+std::pair<std::string, bool> escapedPrefix(std::string_view text, std::size_t maxChars) {
+    std::string out;
+    std::size_t shown = 0;  // characters shown so far: a UTF-8 character counts as one
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        std::string_view piece = text.substr(i, 1);  // the bytes this character takes
+        std::size_t width = 1;
+        char escaped[8] = "";
+        if (c == '\n' || c == '\t' || c == '\r') {
+            std::snprintf(escaped, sizeof escaped, "\\%c", c == '\n' ? 'n' : c == '\t' ? 't' : 'r');
+        } else if (c >= 0x80) {
+            if (const std::size_t n = printableUtf8Length(text.substr(i)))
+                piece = text.substr(i, n);
+            else
+                std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
+        } else if (c < 0x20 || c == 0x7F) {
+            std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
+        }
+        if (escaped[0] != '\0') width = std::strlen(escaped);
+        if (shown + width > maxChars) break;
+        out.append(escaped[0] != '\0' ? std::string_view(escaped) : piece);
+        shown += width;
+        i += piece.size();
+    }
+    return {out, i == text.size()};
+}
+
+}  // namespace
+
+std::string printable(std::string_view text, std::size_t maxChars) {
+    auto [shown, whole] = escapedPrefix(text, maxChars);
+    if (whole) return shown;
+    return shown.append("... (").append(std::to_string(text.size())).append(" characters)");
+}
+
 std::string quote(std::string_view text, std::size_t maxChars) {
-    std::string out = "'";
-    out.append(text.substr(0, maxChars));
-    if (text.size() <= maxChars) return out.append("'");
-    return out.append("...' (").append(std::to_string(text.size())).append(" characters)");
+    const auto [shown, whole] = escapedPrefix(text, maxChars);
+    if (whole) return "'" + shown + "'";
+    // The count outside the quotes: it is not part of the value.
+    return "'" + shown + "...' (" + std::to_string(text.size()) + " characters)";
+}
+
+void printError(std::string_view message) {
+    // Room for "error: " and printable()'s "... (N characters)".
+    const std::string line = "error: " + printable(message, kMaxMessageChars - 40) + "\n";
+    std::fwrite(line.data(), 1, line.size(), stderr);
 }
 
 std::string formatNumber(double value) {
     char text[40];
+    if (value == 0.0) value = 0.0;  // -0 shows as 0: it is the same value everywhere here
     if (!std::isfinite(value)) {
         std::snprintf(text, sizeof text, "%g", value);
         return text;
@@ -73,6 +147,11 @@ bool readDecimal(std::string_view text, Int& value) {
     const std::string_view digits = text.starts_with('-') ? text.substr(1) : text;
     if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos)
         return false;
+    // "-0" is 0 for every whole number, signed or not, as a JSON config reads it.
+    if (digits.find_first_not_of('0') == std::string_view::npos) {
+        value = 0;
+        return true;
+    }
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     return ec == std::errc() && end == text.data() + text.size();
 }
@@ -90,10 +169,36 @@ Result<std::int64_t> parseWholeNumber(std::string_view what, std::string_view te
 
 Result<std::uint64_t> parseUnsigned64(std::string_view what, std::string_view text) {
     std::uint64_t n = 0;
-    if (text.starts_with('-') || !readDecimal(text, n))
+    if (!readDecimal(text, n))
         return fail(named(what, quote(text) + " is not allowed; must be a whole number from 0 to " +
                                     std::to_string(std::numeric_limits<std::uint64_t>::max())));
     return n;
+}
+
+Result<double> parseFiniteNumber(std::string_view what, std::string_view text) {
+    double value = 0.0;
+    const char* end = text.data() + text.size();
+    const auto [stop, error] = std::from_chars(text.data(), end, value);
+    const std::string refused = named(what, quote(text) + " is not allowed; ");
+    if (!text.empty() && error == std::errc::result_out_of_range && stop == end) {
+        // Out of range either way: too large, or too small to be told from 0 (strtod says which).
+        const bool large = std::fabs(std::strtod(std::string(text).c_str(), nullptr)) >= 1.0;
+        return fail(refused + (large ? "it is beyond the range of a double (about 1.8e308)"
+                                     : "it is too close to 0 for a double (2.2e-308 in size "
+                                       "at least); give 0 or a number further from 0"));
+    }
+    if (text.empty() || error != std::errc() || stop != end || !std::isfinite(value))
+        return fail(refused + "must be a finite decimal number");
+    return value;
+}
+
+Result<std::optional<std::int64_t>> gpuMaxBufferBytes() {
+    const char* value = std::getenv(kGpuMaxBufferBytesVariable);
+    if (value == nullptr) return std::nullopt;
+    auto bytes = parseWholeNumber(kGpuMaxBufferBytesVariable, value, 1,
+                                  std::numeric_limits<std::int64_t>::max());
+    if (!bytes) return fail(bytes.error() + " (bytes)");
+    return *bytes;
 }
 
 Result<std::vector<std::string>> splitList(std::string_view what, std::string_view text) {
@@ -143,16 +248,32 @@ Result<std::vector<NeighborSearch>> parseNeighborSearchList(std::string_view fla
 
 Result<void> checkOutputPath(std::string_view what, const std::string& path) {
     namespace fs = std::filesystem;
-    const std::string where = std::string(what) + ": " + quote(path, 200) + ": ";
+    const std::string where = std::string(what) + ": " + quote(path, 160) + ": ";
     if (path.empty()) return fail(std::string(what) + ": an empty file name is not allowed");
     std::error_code ec;
     if (fs::is_directory(path, ec)) return fail(where + "is a folder; give a file name");
     fs::path folder = fs::path(path).parent_path();
     if (folder.empty()) folder = ".";
+    const std::string folderName = quote(folder.string(), 120);  // both fit a 400-character line
     if (!fs::is_directory(folder, ec))
-        return fail(where + "the folder '" + folder.string() + "' does not exist");
+        return fail(where + "the folder " + folderName + " does not exist");
     if (::access(folder.c_str(), W_OK) != 0)
-        return fail(where + "the folder '" + folder.string() + "' is not writable");
+        return fail(where + "the folder " + folderName + " is not writable");
+    // A name the file system cannot hold is found now, not when the run's output is renamed.
+    const long nameMax = ::pathconf(folder.c_str(), _PC_NAME_MAX);
+    const std::size_t nameLength = fs::path(path).filename().string().size();
+    struct stat info {};
+    if ((nameMax > 0 && nameLength > static_cast<std::size_t>(nameMax)) ||
+        (::stat(path.c_str(), &info) != 0 && errno == ENAMETOOLONG))
+        return fail(where + "the name is too long for the file system (" +
+                    std::to_string(nameLength) + " bytes; at most " + std::to_string(nameMax) +
+                    " a name, " + std::to_string(PATH_MAX) + " a path)");
+    // The file is replaced by a rename: a device, a FIFO or a socket in its place would be
+    // replaced by a regular file (as root, /dev/null itself).
+    if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
+        return fail(where +
+                    "is not a regular file (a device, a FIFO or a socket); give a file's "
+                    "path");
     return {};
 }
 

@@ -10,6 +10,7 @@
 
 #include "ShaderFiles.h"
 #include "core/GridShape.h"
+#include "core/TextInput.h"
 
 namespace fishschool::gpu {
 namespace {
@@ -56,16 +57,11 @@ Result<std::unique_ptr<GpuBackend>> GpuBackend::create(const SimParams& params,
     backend->storageLimitName_ = "GL_MAX_SHADER_STORAGE_BLOCK_SIZE";
     // A lower limit can be asked for, to test a GPU's limit without its gigabytes or to leave
     // memory to other work.
-    if (const char* lower = std::getenv("FISHSCHOOL_GPU_MAX_BUFFER_BYTES")) {
-        char* end = nullptr;
-        const long long bytes = std::strtoll(lower, &end, 10);
-        if (end == lower || *end != '\0' || bytes <= 0)
-            return fail("FISHSCHOOL_GPU_MAX_BUFFER_BYTES: '" + std::string(lower).substr(0, 40) +
-                        "' is not allowed; must be a whole number of bytes > 0");
-        if (bytes < backend->maxStorageBlockBytes_) {
-            backend->maxStorageBlockBytes_ = bytes;
-            backend->storageLimitName_ = "FISHSCHOOL_GPU_MAX_BUFFER_BYTES";
-        }
+    const auto lower = gpuMaxBufferBytes();
+    if (!lower) return fail(lower.error());
+    if (*lower && **lower < backend->maxStorageBlockBytes_) {
+        backend->maxStorageBlockBytes_ = **lower;
+        backend->storageLimitName_ = kGpuMaxBufferBytesVariable;
     }
     GLint maxGroups = 0;
     glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &maxGroups);

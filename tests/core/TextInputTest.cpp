@@ -48,14 +48,18 @@ TEST(TextInput, WholeNumbersArePlainDecimalDigitsInRange) {
                             "-1", "99999999999999999999", "\t5"}) {
         const auto n = parseWholeNumber("--steps", bad, 0, 10);
         ASSERT_FALSE(n) << bad;
-        EXPECT_EQ(n.error(), "--steps: '" + std::string(bad) +
-                                 "' is not allowed; must be a whole number from 0 to 10");
+        EXPECT_EQ(n.error(), "--steps: " + quote(bad) +
+                                 " is not allowed; must be a whole number from 0 to 10");
     }
     // CLI11 names the flag itself: without a name the message starts at the value.
     EXPECT_EQ(parseWholeNumber("", "x", 1, 2).error(),
               "'x' is not allowed; must be a whole number from 1 to 2");
     EXPECT_EQ(*parseUnsigned64("--seed", "18446744073709551615"), UINT64_MAX);
-    for (const char* bad : {"", "-1", "-0", "18446744073709551616", "0x5", " 1"}) {
+    // "-0" is 0 for every whole number, as a JSON config reads it.
+    EXPECT_EQ(*parseUnsigned64("--seed", "-0"), 0u);
+    EXPECT_EQ(*parseUnsigned64("--seed", "-000"), 0u);
+    EXPECT_EQ(*parseWholeNumber("--fish", "-0", 0, 10), 0);
+    for (const char* bad : {"", "-1", "-", "-01", "18446744073709551616", "0x5", " 1"}) {
         const auto n = parseUnsigned64("--seed", bad);
         ASSERT_FALSE(n) << bad;
         EXPECT_THAT(n.error(), HasSubstr("from 0 to 18446744073709551615")) << bad;

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "RunCommandLine.h"
 #include "FuzzMain.h"
+#include "RunCommandLine.h"
 #include "core/BackendRegistry.h"
 #include "core/TextInput.h"
 
@@ -38,15 +38,9 @@ void parseOneArgument(std::string_view text) {
 }  // namespace
 
 void fuzzOne(std::string_view input) {
-    // Device and kernel files could block or never end; they are no input a test can own.
-    for (std::string_view special : {"/dev", "/proc", "/sys"})
-        if (input.find(special) != std::string_view::npos) return;
-    std::vector<std::string> arguments{"fishschool-cli"};
-    while (!input.empty() && arguments.size() <= kMaxArguments) {
-        const std::size_t end = std::min(input.find('\n'), input.size());
-        arguments.emplace_back(input.substr(0, end));
-        input.remove_prefix(std::min(end + 1, input.size()));
-    }
+    const std::vector<std::string> arguments =
+        fuzz::argumentLines(input, "fishschool-cli", kMaxArguments);
+    if (arguments.empty()) return;
     for (std::size_t i = 1; i < arguments.size(); ++i) parseOneArgument(arguments[i]);
 
     std::vector<const char*> argv;

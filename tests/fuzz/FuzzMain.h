@@ -7,6 +7,7 @@
 // loop: many inputs per process, from shared memory. Built by a plain compiler, it runs each file
 // named on the command line once (the seed corpus in ctest, or a crash to reproduce).
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -35,6 +36,22 @@ inline void checkMessage(const std::string& message) {
     fuzzCheck(!message.empty(), "an error message is empty");
     fuzzCheck(message.size() <= kMaxMessageLength, "an error message is too long",
               message.substr(0, 400));
+}
+
+/// A command line from the input, one argument a line after `program` (at most `maxArguments`);
+/// empty when the input names a device or kernel file, which could block or never end and is
+/// no input a test can own.
+inline std::vector<std::string> argumentLines(std::string_view input, const char* program,
+                                              std::size_t maxArguments) {
+    for (std::string_view special : {"/dev", "/proc", "/sys"})
+        if (input.find(special) != std::string_view::npos) return {};
+    std::vector<std::string> arguments{program};
+    while (!input.empty() && arguments.size() <= maxArguments) {
+        const std::size_t end = std::min(input.find('\n'), input.size());
+        arguments.emplace_back(input.substr(0, end));
+        input.remove_prefix(std::min(end + 1, input.size()));
+    }
+    return arguments;
 }
 
 }  // namespace fishschool::fuzz

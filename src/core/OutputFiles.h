@@ -1,0 +1,77 @@
+#pragma once
+
+#include <filesystem>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "Result.h"
+#include "TextInput.h"
+
+namespace fishschool {
+
+/// The output files of one run, for the app and every CLI command, so that a run either replaces
+/// all of them or none:
+/// - add() checks each path before the run starts (checkOutputPath: its folder, a name the file
+///   system takes, no device, FIFO or folder in its place; checkNotAnInput; and no two outputs on
+///   one file) and creates its temporary file beside it, so a file the folder refuses is found
+///   then, not after the run;
+/// - write() streams rows into the temporary file as they come (buffered), so a long run's
+///   output costs no memory;
+/// - commit() syncs every temporary file and renames each over its target, once the whole run
+///   has succeeded. A run that ends without commit() (an error, an exception) removes them and
+///   leaves every existing file as it was.
+class OutputFiles {
+  public:
+    OutputFiles() = default;
+    OutputFiles(const OutputFiles&) = delete;
+    OutputFiles& operator=(const OutputFiles&) = delete;
+    ~OutputFiles();
+
+    /// Checks `path` as the output of `flag`, beside the outputs checked or added before. Errors
+    /// (bad input, exit status 2) name the flag and the path, e.g.
+    /// "--metrics: 'a.csv' is also the file of --state-out; give each output its own file".
+    Result<void> check(std::string_view flag, const std::string& path,
+                       std::initializer_list<NamedInput> inputs = {});
+    /// check(), then reserves the output's temporary file.
+    Result<void> add(std::string_view flag, const std::string& path,
+                     std::initializer_list<NamedInput> inputs = {});
+    /// Whether `flag` has an output (add() succeeded for it).
+    bool has(std::string_view flag) const;
+    /// Appends `text` to the output of `flag`. An error (a full disk: exit status 1) names the
+    /// file and the system's reason.
+    Result<void> write(std::string_view flag, std::string_view text);
+    /// Every output into place; the first failure (exit status 1) names its file.
+    Result<void> commit();
+
+  private:
+    struct Output {
+        std::string flag;
+        std::filesystem::path target;
+        std::filesystem::path temp;
+        int fd = -1;
+        std::string buffer;  // rows not yet written
+    };
+    Output* find(std::string_view flag);
+    Result<void> flush(Output& out);
+    void discard();
+
+    std::vector<Output> outputs_;
+};
+
+/// Writes `content` to a temporary file beside `path` (a short hidden name, so a long target
+/// name still leaves room for it), then renames it over `path`, so a failed write never leaves
+/// a partial file. Errors name the path.
+Result<void> writeFileAtomically(const std::filesystem::path& path, std::string_view content);
+
+/// Flushes stdout; an error when a write to it failed (a full disk, a closed stream), so that a
+/// command whose table was lost exits with status 1 rather than 0.
+Result<void> flushStandardOutput();
+
+/// Gives file descriptors 0, 1 and 2 a file when one is closed (`prog >&-`): else the first file
+/// the program opens would take the number, and its table would be written into an output.
+/// A closed stdout is given /dev/null read-only, so writes to it still fail.
+void guardStandardStreams();
+
+}  // namespace fishschool
