@@ -250,6 +250,11 @@ int SimulationController::advance(double wallSeconds) {
         accumulator_ = 0.0;
         return 0;
     }
+    if (stepsPerFrame) {
+        accumulator_ = 0.0;
+        runSteps(*stepsPerFrame);
+        return *stepsPerFrame;
+    }
     if (asFastAsItCan) {
         accumulator_ = 0.0;
         const int steps = affordableSteps(kStepBudgetMilliseconds, 1'000'000);

@@ -95,6 +95,9 @@ class SimulationController {
     double speed = 1.0;
     /// Steps as many times a frame as fit in the frame's step budget, whatever the clock.
     bool asFastAsItCan = false;
+    /// Exactly this many steps a frame, whatever the clock or the speed (a sweep's measured
+    /// frames: the school then goes through the same states frame by frame on any machine).
+    std::optional<int> stepsPerFrame;
     static constexpr double kMinSpeed = 0.25, kMaxSpeed = 8.0;
     /// The budget of a fast-forward frame, ms: longer than a normal frame's, still interactive.
     static constexpr double kFastForwardBudgetMilliseconds = 50.0;

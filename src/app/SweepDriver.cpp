@@ -36,6 +36,8 @@ void SweepDriver::onFrame(ui::FrameSample sample, SimulationController& sim, ui:
             sim.reset(sim.params().seed);
             sim.paused = false;
             sim.fastForward(static_cast<double>(warmupSteps) * sim.params().dt);
+            // Then one step a frame, so a case's frames step the same school on any machine.
+            sim.stepsPerFrame = 1;
             panel.clearError();
         } else {
             recorder_.skipCase(set.error());
@@ -56,6 +58,7 @@ void SweepDriver::onFrame(ui::FrameSample sample, SimulationController& sim, ui:
 
 void SweepDriver::restore(SimulationController& sim, ui::Panel& panel) {
     sim.cancelFastForward();
+    sim.stepsPerFrame.reset();
     // The fewer fish first, so no step of the way is refused; then the school as it was.
     Result<void> ok =
         sim.setScene(before_->backend, static_cast<std::int64_t>(before_->school.size()));

@@ -98,7 +98,10 @@ FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
         warmupSecondsSeen_ = 0.0;
         return request;
     }
-    if (warmupFramesSeen_ < warmupFrames || warmupSecondsSeen_ < warmupSeconds) {
+    // A sweep's case warms up by frames alone: its school was formed by the warm-up steps, and
+    // each frame steps it once, so a case starts measuring at the same step on any machine.
+    if (warmupFramesSeen_ < warmupFrames ||
+        (mode_ == Mode::Record && warmupSecondsSeen_ < warmupSeconds)) {
         ++warmupFramesSeen_;
         warmupSecondsSeen_ += sample.frameSeconds;
         return request;

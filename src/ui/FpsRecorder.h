@@ -70,7 +70,7 @@ class FpsRecorder {
     };
 
     int warmupFrames = 10;
-    double warmupSeconds = 1.0;
+    double warmupSeconds = 1.0;  ///< Record only: a sweep's case warms up by frames alone
     int measureFrames = 30;
     double measureSeconds = 3.0;
 

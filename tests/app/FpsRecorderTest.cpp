@@ -146,7 +146,8 @@ TEST(FpsRecorder, ACaseWithoutMeasuresHasNoMeanNeighboursAndOneFromItsWarmUpHasT
     app.run(recorder, 1000, 0.02, 0.02);
     ASSERT_EQ(recorder.records().size(), 1u);
     EXPECT_TRUE(std::isnan(recorder.records()[0].meanNeighbors));
-    EXPECT_THAT(recorder.csv(), ::testing::EndsWith("\ntbb,300,50.00,2.000,3.000,fixed,,0.500,4.000,1500,1,2,297\n"));
+    EXPECT_THAT(recorder.csv(),
+                ::testing::EndsWith("\ntbb,300,50.00,2.000,3.000,fixed,,0.500,4.000,1500,1,2,297\n"));
 
     // A measure that came only during the warm-up (a slow case) stands for the case.
     recorder.clear();
@@ -205,6 +206,27 @@ TEST(FpsRecorder, ARowAveragesSecondsNotJustFrames) {
     EXPECT_EQ(app.frames, 8 + 16);
     ASSERT_EQ(recorder.records().size(), 1u);
     EXPECT_NEAR(recorder.records()[0].fps, 8.0, 1e-9);
+}
+
+TEST(FpsRecorder, ASweepsCaseWarmsUpByFramesAloneARecordBySecondsToo) {
+    // A case's school is formed by steps, then stepped once a frame: its warm-up is frames, so
+    // it starts measuring at the same step however long the frames last.
+    FpsRecorder recorder;
+    recorder.warmupFrames = 3;
+    recorder.warmupSeconds = 100.0;
+    recorder.measureFrames = 2;
+    recorder.measureSeconds = 0.0;
+    ASSERT_TRUE(recorder.startSweep({BackendKind::Tbb}, {2000}));
+    FakeApp sweep;
+    sweep.run(recorder, 1000, 0.5, 0.5);
+    EXPECT_EQ(sweep.frames, 1 + 3 + 2);  // the scene asked for, three to warm up, two measured
+    ASSERT_EQ(recorder.records().size(), 1u);
+
+    recorder.clear();
+    recorder.startRecord();
+    FakeApp record;
+    record.run(recorder, 1000, 0.5, 0.5);
+    EXPECT_EQ(record.frames, 200 + 2);  // a record of the user's scene waits its 100 s
 }
 
 TEST(FpsRecorder, ACaseTheAppCannotSetIsSkippedAndTheSweepEnds) {

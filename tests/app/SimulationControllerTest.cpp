@@ -264,6 +264,30 @@ TEST_F(Controller, SpeedScalesTheClockAndFastForwardRunsWhilePaused) {
     EXPECT_GE(sim->advance(0.0), 1);  // steps whatever the wall clock says
 }
 
+TEST_F(Controller, AFixedStepCountAFrameStepsTheSameSchoolWhateverTheClock) {
+    // Two controllers whose frames last very differently step through the same schools, frame by
+    // frame: what a sweep's measured frames rely on to measure the same scene on any machine.
+    auto fast = make(200, BackendKind::Cpu);
+    auto slow = make(200, BackendKind::Cpu);
+    ASSERT_TRUE(fast && slow);
+    fast->stepsPerFrame = slow->stepsPerFrame = 1;
+    for (int frame = 0; frame < 5; ++frame) {
+        EXPECT_EQ(fast->advance(0.001), 1);
+        EXPECT_EQ(slow->advance(0.5), 1);
+        ASSERT_EQ(fast->backend().download(), slow->backend().download()) << "frame " << frame;
+    }
+    // A fast-forward still comes first, and pausing still stops.
+    fast->fastForward(10 * fast->params().dt);
+    int steps = 0;
+    while (fast->fastForwardLeft() > 0.0) steps += fast->advance(0.001);
+    EXPECT_EQ(steps, 10);
+    fast->paused = true;
+    EXPECT_EQ(fast->advance(1.0), 0);
+    fast->paused = false;
+    fast->stepsPerFrame.reset();
+    EXPECT_EQ(fast->advance(0.0), 0);  // back on the clock
+}
+
 TEST_F(Controller, TheFixedStepIsClampedAndPauseStops) {
     auto sim = make(100, BackendKind::Cpu);
     ASSERT_TRUE(sim);
