@@ -1,9 +1,10 @@
 #version 450
-// The fish of one level of detail, drawn without instancing (a software rasteriser pays for
-// every instance): vertex k is vertex k % meshVertexCount of the level's mesh on the fish of
-// entry k / meshVertexCount of the level's list, which the cull pass (fish_cull.comp) wrote. The
-// fish itself is read straight from the storage buffer of fish (the gpu backend's own
-// simulation buffer, or the copy the CPU backends upload each frame).
+// The fish of one level of detail, the entries of the level's list that the cull pass
+// (fish_cull.comp) wrote: one mesh instance per fish, or, for the one-triangle level, without
+// instancing (a software rasteriser pays for every instance): vertex k is vertex
+// k % meshVertexCount of the mesh on the fish of entry k / meshVertexCount. The fish itself is
+// read straight from the storage buffer of fish (the gpu backend's own simulation buffer, or the
+// copy the CPU backends upload each frame).
 #include "fish_layout.glsl"
 #include "fish_draw.glsl"
 
@@ -11,6 +12,10 @@ uniform mat4 viewProjection;
 uniform uint listStart;        // where this level's list begins in drawList
 uniform uint meshFirstVertex;  // where this level's mesh begins in meshVertices
 uniform uint meshVertexCount;
+uniform bool pulled;           // this level's vertices are pulled from meshVertices
+
+layout(location = 0) in vec3 instancedPosition;  // the mesh of an instanced level
+layout(location = 1) in vec3 instancedNormal;
 uniform float time;        // s, wall clock
 uniform float maxVelocity;
 uniform int colorMode;     // 0 by speed, 1 by heading
@@ -27,10 +32,15 @@ vec3 hsv(float h, float s, float v) {
 }
 
 void main() {
-    uint entry = uint(gl_VertexID) / meshVertexCount;
-    MeshVertex vertex = meshVertices[meshFirstVertex + uint(gl_VertexID) % meshVertexCount];
-    vec3 meshPosition = vertex.position.xyz;  // 1 m fish along +z, head at +z
-    vec3 meshNormal = vertex.normal.xyz;
+    uint entry = uint(gl_InstanceID);
+    vec3 meshPosition = instancedPosition;  // 1 m fish along +z, head at +z
+    vec3 meshNormal = instancedNormal;
+    if (pulled) {
+        entry = uint(gl_VertexID) / meshVertexCount;
+        MeshVertex vertex = meshVertices[meshFirstVertex + uint(gl_VertexID) % meshVertexCount];
+        meshPosition = vertex.position.xyz;
+        meshNormal = vertex.normal.xyz;
+    }
     Fish f = fish[drawList[listStart + entry]];
     float speed = length(f.velocity);
     vec3 forward = speed > 1e-6 ? f.velocity / speed : vec3(0.0, 0.0, 1.0);

@@ -2,8 +2,9 @@
 // Sorts the school for drawing, on the GPU, so nothing is read back: a fish outside the view
 // frustum is dropped; the others go to a level of detail by their length on screen (the full
 // mesh near the camera, a low-poly one further away, two darts for a fish of a few pixels).
-// Each level's draw command (indirect) grows by its mesh's vertices for every fish it takes:
-// the fish are drawn without instancing (fish.vert).
+// Each level's draw command (indirect) counts its fish: as instances of its mesh, or, for the
+// one-triangle level, as three more vertices (fish.vert pulls them: a software rasteriser pays
+// for every instance).
 layout(local_size_x = WORKGROUP_SIZE) in;
 
 #include "fish_layout.glsl"
@@ -26,6 +27,7 @@ uniform vec3 viewForward;    // unit
 uniform float focalPixels;   // a 1 m object 1 m ahead is this many pixels long
 uniform vec2 levelPixels;    // at least x pixels long: full mesh; at least y: low-poly
 uniform uint meshVertexCounts[3];
+uniform uint pulledLevel;    // the level drawn as vertices rather than instances
 
 void main() {
     uint i = gl_GlobalInvocationID.x;
@@ -39,7 +41,9 @@ void main() {
     float depth = max(dot(f.position - eye, viewForward), 1e-3);
     float pixels = length * focalPixels / depth;
     uint level = pixels >= levelPixels.x ? 0u : (pixels >= levelPixels.y ? 1u : 2u);
-    uint slot = atomicAdd(commands[level].vertexCount, meshVertexCounts[level]) /
-                meshVertexCounts[level];
+    uint slot = level == pulledLevel
+                    ? atomicAdd(commands[level].vertexCount, meshVertexCounts[level]) /
+                          meshVertexCounts[level]
+                    : atomicAdd(commands[level].instanceCount, 1u);
     drawList[level * listCapacity + slot] = firstFish + i;
 }

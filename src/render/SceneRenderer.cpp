@@ -110,6 +110,16 @@ Result<SceneRenderer> SceneRenderer::create() {
     }
     r.fishMeshVertices_ = gpu::GlBuffer::create(
         static_cast<GLsizeiptr>(meshVertices.size() * sizeof(glm::vec4)), meshVertices.data(), 0);
+    r.fishVertexArray_ = gpu::GlVertexArray::create();
+    const GLuint fishVao = r.fishVertexArray_.id();
+    glEnableVertexArrayAttrib(fishVao, 0);
+    glEnableVertexArrayAttrib(fishVao, 1);
+    glVertexArrayAttribFormat(fishVao, 0, 3, GL_FLOAT, GL_FALSE, 0);
+    glVertexArrayAttribFormat(fishVao, 1, 3, GL_FLOAT, GL_FALSE, sizeof(glm::vec4));
+    glVertexArrayAttribBinding(fishVao, 0, 0);
+    glVertexArrayAttribBinding(fishVao, 1, 0);
+    glVertexArrayVertexBuffer(fishVao, 0, r.fishMeshVertices_.id(), 0, 2 * sizeof(glm::vec4));
+    r.pulledVertexArray_ = gpu::GlVertexArray::create();
 
     r.fishProgram_ = std::move(*fishProgram);
     r.sceneProgram_ = std::move(*sceneProgram);
@@ -247,18 +257,23 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
         const GLint meshFirst = fishProgram_.uniformLocation("meshFirstVertex");
         const GLint meshCount = fishProgram_.uniformLocation("meshVertexCount");
         const GLint faceCamera = fishProgram_.uniformLocation("faceCamera");
+        const GLint pulled = fishProgram_.uniformLocation("pulled");
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gpu::kMeshVertexBinding,
                          fishMeshVertices_.id());
         glBindBuffer(GL_DRAW_INDIRECT_BUFFER, drawCommands_.id());
         for (std::size_t level = 0; level < FishDrawStats::kLevels; ++level) {
+            const bool oneTriangle = level == kOneTriangleLevel;
+            glBindVertexArray(oneTriangle ? pulledVertexArray_.id() : fishVertexArray_.id());
             glUniform1ui(listStart, static_cast<GLuint>(level * listCapacity_));
             glUniform1ui(meshFirst, fishMeshFirst_[level]);
             glUniform1ui(meshCount, fishMeshCount_[level]);
-            glUniform1i(faceCamera, level == kOneTriangleLevel ? 1 : 0);
+            glUniform1i(faceCamera, oneTriangle ? 1 : 0);
+            glUniform1i(pulled, oneTriangle ? 1 : 0);
             glDrawArraysIndirect(GL_TRIANGLES,
                                  reinterpret_cast<const void*>(level * sizeof(DrawCommand)));
         }
         glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
+        glBindVertexArray(vertexArray_.id());
         queueDrawStats();
     }
 
@@ -289,9 +304,15 @@ void SceneRenderer::cullFish(const SimParams& params, const FishSource& fish, co
             static_cast<GLsizeiptr>(FishDrawStats::kLevels * listCapacity_ * sizeof(GLuint)),
             nullptr, 0);
     }
-    // No vertices yet, one instance: the cull pass adds each fish's vertices.
+    // No fish yet: the cull pass adds each fish as an instance of its level's mesh, or, on the
+    // one-triangle level (one instance), as its mesh's vertices.
     std::array<DrawCommand, FishDrawStats::kLevels> commands{};
-    for (DrawCommand& command : commands) command.instanceCount = 1;
+    for (std::size_t level = 0; level < commands.size(); ++level) {
+        if (level == kOneTriangleLevel)
+            commands[level] = {0, 1, 0, 0};
+        else
+            commands[level] = {fishMeshCount_[level], 0, fishMeshFirst_[level], 0};
+    }
     glNamedBufferSubData(drawCommands_.id(), 0, sizeof commands, commands.data());
 
     const GLuint program = cullProgram_.id();
@@ -306,6 +327,7 @@ void SceneRenderer::cullFish(const SimParams& params, const FishSource& fish, co
     glUniform2f(cullProgram_.uniformLocation("levelPixels"), levelPixels[0], levelPixels[1]);
     glUniform1uiv(cullProgram_.uniformLocation("meshVertexCounts"), FishDrawStats::kLevels,
                   fishMeshCount_.data());
+    glUniform1ui(cullProgram_.uniformLocation("pulledLevel"), GLuint{kOneTriangleLevel});
     setFishSizes(cullProgram_, params);
     glUniform1ui(cullProgram_.uniformLocation("firstFish"), static_cast<GLuint>(fish.firstFish));
     glUniform1ui(cullProgram_.uniformLocation("fishCount"), static_cast<GLuint>(fish.count));
@@ -355,8 +377,11 @@ const std::optional<FishDrawStats>& SceneRenderer::drawStats() {
     glGetNamedBufferSubData(newest.commands.id(), 0, sizeof commands, commands.data());
     FishDrawStats stats;
     for (std::size_t level = 0; level < commands.size(); ++level) {
-        stats.fishPerLevel[level] = commands[level].vertexCount / fishMeshCount_[level];
-        stats.triangles += commands[level].vertexCount / 3;
+        const std::uint64_t fish = level == kOneTriangleLevel
+                                       ? commands[level].vertexCount / fishMeshCount_[level]
+                                       : commands[level].instanceCount;
+        stats.fishPerLevel[level] = fish;
+        stats.triangles += fish * (fishMeshCount_[level] / 3);
     }
     drawStats_ = stats;
     for (std::size_t k = 0; k < done; ++k)

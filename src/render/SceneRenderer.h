@@ -83,6 +83,8 @@ class SceneRenderer {
 
     gpu::GlProgram fishProgram_, sceneProgram_, cullProgram_;
     gpu::GlVertexArray vertexArray_;
+    gpu::GlVertexArray fishVertexArray_;   ///< the instanced levels' meshes from fishMeshVertices_
+    gpu::GlVertexArray pulledVertexArray_;  ///< no attributes: the pulled level reads its own
     /// The fish meshes of every level, one after the other (fish.vert's MeshVertices), and
     /// where each level's begins and how many vertices it has.
     gpu::GlBuffer fishMeshVertices_;
