@@ -343,7 +343,8 @@ int App::run() {
         runUi(frameSeconds);
         if (!simulate(frameSeconds)) break;
         driveSweep(frameSeconds);
-        if (options_.switchEveryFrames > 0 && frame_ > 0 && frame_ % options_.switchEveryFrames == 0)
+        if (options_.switchEveryFrames > 0 && frame_ > 0 &&
+            frame_ % options_.switchEveryFrames == 0)
             switchToNextBackend(frame_);
         render();
         if (!present()) break;

@@ -27,7 +27,7 @@ struct AppOptions {
     std::vector<std::int64_t> sweepFish;  ///< run the FPS sweep over these counts, then quit
     std::string sweepCsvPath;
     std::vector<BackendKind> sweepBackends;  ///< empty: every backend of the registry
-    double sweepSeconds = 3.0;  ///< measured seconds per sweep case
+    double sweepSeconds = 3.0;               ///< measured seconds per sweep case
     /// Simulated steps that form each sweep case's school, from the config's seed, before it is
     /// measured.
     std::int64_t sweepWarmupSteps = 200;

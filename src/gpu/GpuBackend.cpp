@@ -4,9 +4,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <thread>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "ShaderFiles.h"
 #include "core/GridShape.h"
@@ -309,7 +309,8 @@ void GpuBackend::requestSnapshot() {
         auto mapped = std::make_shared<MappedFish>();
         const std::size_t capacity = fishCount_ + fishCount_ / 4;
         const auto bytes = static_cast<GLsizeiptr>(capacity * sizeof(GpuFish));
-        constexpr GLbitfield kMapping = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+        constexpr GLbitfield kMapping =
+            GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
         mapped->buffer = GlBuffer::create(bytes, nullptr, kMapping | GL_CLIENT_STORAGE_BIT);
         if (glGetError() == GL_OUT_OF_MEMORY) {
             if (fault_.empty())

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "GlObjects.h"
-#include "GpuTimer.h"
 #include "GpuLayout.h"
+#include "GpuTimer.h"
 #include "core/Backend.h"
 #include "core/FlowField.h"
 #include "core/GridShape.h"

@@ -29,7 +29,9 @@ GpuTimer& GpuTimer::operator=(GpuTimer&& other) noexcept {
     return *this;
 }
 
-GpuTimer::~GpuTimer() { release(); }
+GpuTimer::~GpuTimer() {
+    release();
+}
 
 void GpuTimer::release() {
     if (open_) glEndQuery(GL_TIME_ELAPSED);

@@ -30,8 +30,9 @@ void OrbitCamera::pan(float dx, float dy, float viewportHeight) {
     const glm::vec3 forward = glm::normalize(target_ - eye());
     const glm::vec3 right = glm::normalize(glm::cross(forward, glm::vec3(0, 1, 0)));
     const glm::vec3 up = glm::cross(right, forward);
-    const float unitsPerPixel =
-        2.0f * distance_ * std::tan(0.5f * glm::radians(kFieldOfViewDegrees)) / std::max(viewportHeight, 1.0f);
+    const float unitsPerPixel = 2.0f * distance_ *
+                                std::tan(0.5f * glm::radians(kFieldOfViewDegrees)) /
+                                std::max(viewportHeight, 1.0f);
     target_ += (-dx * right + dy * up) * unitsPerPixel;
 }
 
@@ -58,8 +59,8 @@ glm::mat4 OrbitCamera::view() const {
 
 glm::mat4 OrbitCamera::projection(float aspect, float shiftX) const {
     const glm::mat4 shift = glm::translate(glm::mat4(1.0f), glm::vec3(shiftX, 0.0f, 0.0f));
-    return shift * glm::perspective(glm::radians(kFieldOfViewDegrees), aspect, std::max(0.1f, distance_ * 0.01f),
-                                    farPlane_);
+    return shift * glm::perspective(glm::radians(kFieldOfViewDegrees), aspect,
+                                    std::max(0.1f, distance_ * 0.01f), farPlane_);
 }
 
 }  // namespace fishschool::render

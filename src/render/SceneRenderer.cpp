@@ -89,9 +89,9 @@ Result<SceneRenderer> SceneRenderer::create() {
     auto sceneProgram = gpu::GlProgram::fromFiles(
         {{GL_VERTEX_SHADER, "scene.vert"}, {GL_FRAGMENT_SHADER, "scene.frag"}});
     if (!sceneProgram) return fail(sceneProgram.error());
-    auto cullProgram = gpu::GlProgram::fromFiles({{GL_COMPUTE_SHADER, "fish_cull.comp"}},
-                                                 "#define WORKGROUP_SIZE " +
-                                                     std::to_string(kCullWorkgroupSize) + "u\n");
+    auto cullProgram = gpu::GlProgram::fromFiles(
+        {{GL_COMPUTE_SHADER, "fish_cull.comp"}},
+        "#define WORKGROUP_SIZE " + std::to_string(kCullWorkgroupSize) + "u\n");
     if (!cullProgram) return fail(cullProgram.error());
     // One mesh per level of detail, the most detailed first, in one buffer that fish.vert reads
     // (std430: a vec4 for the position, one for the normal).
@@ -133,9 +133,9 @@ Result<SceneRenderer> SceneRenderer::create() {
     glVertexArrayAttribBinding(vao, 0, 0);
     glVertexArrayAttribBinding(vao, 1, 0);
 
-    r.drawCommands_ = gpu::GlBuffer::create(
-        static_cast<GLsizeiptr>(FishDrawStats::kLevels * sizeof(DrawCommand)), nullptr,
-        GL_DYNAMIC_STORAGE_BIT);
+    r.drawCommands_ =
+        gpu::GlBuffer::create(static_cast<GLsizeiptr>(FishDrawStats::kLevels * sizeof(DrawCommand)),
+                              nullptr, GL_DYNAMIC_STORAGE_BIT);
     r.sphereMesh_ = r.makeMesh(makeSphere(10, 14));
     r.floorMesh_ = r.makeMesh(unitQuadXZ());
     r.edgeMesh_ = r.makeMesh(unitCubeEdges());
@@ -258,8 +258,7 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
         const GLint meshCount = fishProgram_.uniformLocation("meshVertexCount");
         const GLint faceCamera = fishProgram_.uniformLocation("faceCamera");
         const GLint pulled = fishProgram_.uniformLocation("pulled");
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gpu::kMeshVertexBinding,
-                         fishMeshVertices_.id());
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gpu::kMeshVertexBinding, fishMeshVertices_.id());
         glBindBuffer(GL_DRAW_INDIRECT_BUFFER, drawCommands_.id());
         for (std::size_t level = 0; level < FishDrawStats::kLevels; ++level) {
             const bool oneTriangle = level == kOneTriangleLevel;
@@ -295,8 +294,9 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
     (void)gpu::checkGlErrors("SceneRenderer::draw");  // on stderr, in runs with GL debugging
 }
 
-void SceneRenderer::cullFish(const SimParams& params, const FishSource& fish, const glm::mat4& viewProjection,
-                             const OrbitCamera& camera, int height) {
+void SceneRenderer::cullFish(const SimParams& params, const FishSource& fish,
+                             const glm::mat4& viewProjection, const OrbitCamera& camera,
+                             int height) {
     if (listCapacity_ < fish.count) {
         // Grows by half again, as the school buffer does.
         listCapacity_ = fish.count + fish.count / 2;
@@ -320,8 +320,7 @@ void SceneRenderer::cullFish(const SimParams& params, const FishSource& fish, co
     const auto planes = frustumPlanes(viewProjection);
     glUniform4fv(cullProgram_.uniformLocation("frustum"), 6, glm::value_ptr(planes[0]));
     glUniform3fv(cullProgram_.uniformLocation("eye"), 1, glm::value_ptr(camera.eye()));
-    glUniform3fv(cullProgram_.uniformLocation("viewForward"), 1,
-                 glm::value_ptr(camera.forward()));
+    glUniform3fv(cullProgram_.uniformLocation("viewForward"), 1, glm::value_ptr(camera.forward()));
     glUniform1f(cullProgram_.uniformLocation("focalPixels"),
                 camera.focalPixels(static_cast<float>(height)));
     glUniform2f(cullProgram_.uniformLocation("levelPixels"), levelPixels[0], levelPixels[1]);
@@ -337,9 +336,8 @@ void SceneRenderer::cullFish(const SimParams& params, const FishSource& fish, co
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gpu::kDrawListBinding, drawLists_.id());
     // The fish buffer may have just been written, by the step or by an upload.
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-    glDispatchCompute(static_cast<GLuint>((fish.count + kCullWorkgroupSize - 1) /
-                                          kCullWorkgroupSize),
-                      1, 1);
+    glDispatchCompute(
+        static_cast<GLuint>((fish.count + kCullWorkgroupSize - 1) / kCullWorkgroupSize), 1, 1);
     glMemoryBarrier(GL_COMMAND_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
 }
 

@@ -74,8 +74,8 @@ class SceneRenderer {
     void drawMesh(const MeshBuffer& mesh, GLenum mode, GLsizei instances = 1);
 
     /// Sorts the fish into the levels' lists and draw commands (fish_cull.comp).
-    void cullFish(const SimParams& params, const FishSource& fish,
-                  const glm::mat4& viewProjection, const OrbitCamera& camera, int height);
+    void cullFish(const SimParams& params, const FishSource& fish, const glm::mat4& viewProjection,
+                  const OrbitCamera& camera, int height);
     /// fish_draw.glsl's uniforms: how long each fish is drawn.
     void setFishSizes(const gpu::GlProgram& program, const SimParams& params) const;
     /// Copies the draw commands for reading back once the GPU is past them.
@@ -83,7 +83,7 @@ class SceneRenderer {
 
     gpu::GlProgram fishProgram_, sceneProgram_, cullProgram_;
     gpu::GlVertexArray vertexArray_;
-    gpu::GlVertexArray fishVertexArray_;   ///< the instanced levels' meshes from fishMeshVertices_
+    gpu::GlVertexArray fishVertexArray_;    ///< the instanced levels' meshes from fishMeshVertices_
     gpu::GlVertexArray pulledVertexArray_;  ///< no attributes: the pulled level reads its own
     /// The fish meshes of every level, one after the other (fish.vert's MeshVertices), and
     /// where each level's begins and how many vertices it has.

@@ -128,11 +128,15 @@ FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
 
     const double neighbors = neighborsCount_ > 0 ? neighborsSum_ / neighborsCount_
                                                  : lastNeighbors_.value_or(std::nan(""));
-    FpsRecord record{sample.backend,         sample.fish,
+    FpsRecord record{sample.backend,
+                     sample.fish,
                      seconds_ > 0.0 ? measured_ / seconds_ : 0.0,
-                     simulationMs_ / measured_, renderMs_ / measured_,
-                     mode_ == Mode::Sweep,   sample.density,
-                     neighbors,              measureMs_ / measured_};
+                     simulationMs_ / measured_,
+                     renderMs_ / measured_,
+                     mode_ == Mode::Sweep,
+                     sample.density,
+                     neighbors,
+                     measureMs_ / measured_};
     if (gpuRenderCount_ > 0) record.gpuRenderMs = gpuRenderMsSum_ / gpuRenderCount_;
     if (drawCount_ > 0) {
         record.triangles = trianglesSum_ / drawCount_;
@@ -152,8 +156,9 @@ FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
 }
 
 std::string FpsRecorder::csv() const {
-    std::string out = "backend,fish,fps,sim_ms,render_ms,density,mean_neighbors,measure_ms,"
-                      "gpu_render_ms,triangles";
+    std::string out =
+        "backend,fish,fps,sim_ms,render_ms,density,mean_neighbors,measure_ms,"
+        "gpu_render_ms,triangles";
     for (const char* level : kDrawLevelNames) out += std::string(",fish_") + level;
     out += "\n";
     char line[200];

@@ -34,7 +34,7 @@ struct FpsRecord {
     /// Per frame, from GL timer queries: the GPU's time for the scene and the panel; NaN when
     /// no query came back while the case was measured.
     double gpuRenderMs = std::nan("");
-    double triangles = 0.0;      ///< fish triangles drawn per frame
+    double triangles = 0.0;                                     ///< fish triangles drawn per frame
     std::array<double, kDrawLevelNames.size()> fishPerLevel{};  ///< fish drawn at each level
 };
 

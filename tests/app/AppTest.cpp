@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <array>
 #include <fstream>
 #include <map>
 #include <set>

@@ -41,7 +41,7 @@ struct FakeApp {
             if (frames == interfereAtFrame) backend = interfereWith;
             const bool settling = settlingLeft > 0;
             if (settling) --settlingLeft;
-            const double seconds = settling                                 ? 10.0
+            const double seconds = settling                               ? 10.0
                                    : framesInCase < recorder.warmupFrames ? slowSeconds
                                                                           : fastSeconds;
             if (!settling) ++framesInCase;
@@ -61,8 +61,9 @@ struct FakeApp {
             sample.settling = settling;
             // The GPU's figures come back every other frame; a settling frame's say nothing.
             if (frames % 2 == 0) sample.gpuRenderMs = settling ? 1000.0 : 4.0;
-            sample.fishPerLevel = settling ? FishPerLevel{0, 0, 0}
-                                           : FishPerLevel{1, 2, static_cast<std::uint64_t>(fish) - 3};
+            sample.fishPerLevel = settling
+                                      ? FishPerLevel{0, 0, 0}
+                                      : FishPerLevel{1, 2, static_cast<std::uint64_t>(fish) - 3};
             sample.triangles = settling ? 0 : static_cast<std::uint64_t>(fish) * 5;
             const FpsRecorder::Request request = recorder.onFrame(sample);
             if (request.backend || request.fish) {
@@ -146,8 +147,9 @@ TEST(FpsRecorder, ACaseWithoutMeasuresHasNoMeanNeighboursAndOneFromItsWarmUpHasT
     app.run(recorder, 1000, 0.02, 0.02);
     ASSERT_EQ(recorder.records().size(), 1u);
     EXPECT_TRUE(std::isnan(recorder.records()[0].meanNeighbors));
-    EXPECT_THAT(recorder.csv(),
-                ::testing::EndsWith("\ntbb,300,50.00,2.000,3.000,fixed,,0.500,4.000,1500,1,2,297\n"));
+    EXPECT_THAT(
+        recorder.csv(),
+        ::testing::EndsWith("\ntbb,300,50.00,2.000,3.000,fixed,,0.500,4.000,1500,1,2,297\n"));
 
     // A measure that came only during the warm-up (a slow case) stands for the case.
     recorder.clear();

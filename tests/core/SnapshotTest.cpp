@@ -17,8 +17,8 @@ namespace {
 std::vector<std::array<float, 6>> sorted(const School& school) {
     std::vector<std::array<float, 6>> rows;
     for (const Fish& f : school)
-        rows.push_back({f.position.x, f.position.y, f.position.z, f.velocity.x, f.velocity.y,
-                        f.velocity.z});
+        rows.push_back(
+            {f.position.x, f.position.y, f.position.z, f.velocity.x, f.velocity.y, f.velocity.z});
     std::sort(rows.begin(), rows.end());
     return rows;
 }
