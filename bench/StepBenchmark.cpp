@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "core/BackendRegistry.h"
+#include "backends/BackendRegistry.h"
 #include "core/Scenario.h"
 
 namespace fishschool {

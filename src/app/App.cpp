@@ -24,7 +24,7 @@
 #include "SimulationController.h"
 #include "SweepDriver.h"
 #include "VideoRecorder.h"
-#include "core/BackendRegistry.h"
+#include "backends/BackendRegistry.h"
 #include "core/ConfigIO.h"
 #include "core/ExitStatus.h"
 #include "core/OutputFiles.h"

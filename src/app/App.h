@@ -1,6 +1,6 @@
 #pragma once
 
-#include "AppOptions.h"
+#include "app_options/AppOptions.h"
 
 namespace fishschool::app {
 

@@ -9,7 +9,7 @@
 
 #include <glm/vec3.hpp>
 
-#include "core/BackendRegistry.h"
+#include "backends/BackendRegistry.h"
 #include "core/Scenario.h"
 
 namespace fishschool::app {

@@ -4,7 +4,7 @@
 #include <iostream>
 #include <string>
 
-#include "core/BackendRegistry.h"
+#include "backends/BackendRegistry.h"
 
 namespace fishschool::app {
 

@@ -5,7 +5,7 @@
 #include <new>
 
 #include "App.h"
-#include "AppOptions.h"
+#include "app_options/AppOptions.h"
 #include "core/ExitStatus.h"
 #include "core/OutputFiles.h"
 #include "core/TextInput.h"

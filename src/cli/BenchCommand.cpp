@@ -7,7 +7,7 @@
 #include <iostream>
 
 #include "Commands.h"
-#include "core/BackendRegistry.h"
+#include "backends/BackendRegistry.h"
 #include "core/ConfigIO.h"
 #include "core/Metrics.h"
 #include "core/OutputFiles.h"

@@ -25,7 +25,7 @@
 
 #include "Commands.h"
 #include "WorkerBackends.h"
-#include "core/BackendRegistry.h"
+#include "backends/BackendRegistry.h"
 #include "core/Ensemble.h"
 #include "core/StateIO.h"
 #include "core/TextInput.h"

@@ -1,5 +1,5 @@
 #include "Commands.h"
-#include "core/BackendRegistry.h"
+#include "backends/BackendRegistry.h"
 #include "core/TextInput.h"
 
 namespace fishschool::cli {

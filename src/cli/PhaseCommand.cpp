@@ -3,7 +3,7 @@
 
 #include "Commands.h"
 #include "WorkerBackends.h"
-#include "core/BackendRegistry.h"
+#include "backends/BackendRegistry.h"
 #include "core/ConfigIO.h"
 #include "core/OutputFiles.h"
 #include "core/PhaseSweep.h"

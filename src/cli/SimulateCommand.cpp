@@ -3,7 +3,7 @@
 #include <optional>
 
 #include "Commands.h"
-#include "core/BackendRegistry.h"
+#include "backends/BackendRegistry.h"
 #include "core/ConfigIO.h"
 #include "core/Invariants.h"
 #include "core/Metrics.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "core/BackendRegistry.h"
+#include "backends/BackendRegistry.h"
 
 namespace fishschool::cli {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/BackendRegistry.h"
+#include "backends/BackendRegistry.h"
 
 namespace fishschool::ui {
 

@@ -10,7 +10,7 @@
 #include <initializer_list>
 #include <string>
 
-#include "core/BackendRegistry.h"
+#include "backends/BackendRegistry.h"
 #include "core/TextInput.h"
 
 namespace fishschool::ui {

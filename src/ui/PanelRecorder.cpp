@@ -7,7 +7,7 @@
 #include <string>
 
 #include "Panel.h"
-#include "core/BackendRegistry.h"
+#include "backends/BackendRegistry.h"
 #include "core/StateIO.h"
 #include "core/TextInput.h"
 

@@ -13,7 +13,7 @@
 #include <glm/geometric.hpp>
 #include <glm/vec3.hpp>
 
-#include "core/BackendRegistry.h"
+#include "backends/BackendRegistry.h"
 
 namespace fishschool::test {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "core/BackendRegistry.h"
+#include "backends/BackendRegistry.h"
 #include "core/Invariants.h"
 #include "core/Scenario.h"
 

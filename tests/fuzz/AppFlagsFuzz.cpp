@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "AppOptions.h"
 #include "FuzzMain.h"
+#include "app_options/AppOptions.h"
 #include "core/TextInput.h"
 
 using namespace fishschool;

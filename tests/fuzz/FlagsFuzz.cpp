@@ -6,7 +6,7 @@
 
 #include "FuzzMain.h"
 #include "RunCommandLine.h"
-#include "core/BackendRegistry.h"
+#include "backends/BackendRegistry.h"
 #include "core/TextInput.h"
 
 using namespace fishschool;

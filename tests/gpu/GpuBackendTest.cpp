@@ -13,7 +13,7 @@
 
 #include <glm/geometric.hpp>
 
-#include "core/BackendRegistry.h"
+#include "backends/BackendRegistry.h"
 #include "core/CpuBackends.h"
 #include "core/HandBuiltScenes.h"
 #include "core/Scenario.h"

@@ -2,14 +2,14 @@
 
 #include <memory>
 
-#include "Backend.h"
-#include "Result.h"
-#include "SimParams.h"
+#include "core/Backend.h"
+#include "core/Result.h"
+#include "core/SimParams.h"
 
 namespace fishschool {
 
-// The gpu entry of the backend registry. CMake links one implementation: src/gpu/BackendFactory.cpp
-// when the build has the GL backend, else src/core/NoGpuBackend.cpp, which refuses with the reason.
+// The gpu entry of the backend registry. CMake compiles one implementation: GpuEntry.cpp when the
+// build has the GL backend, else NoGpuEntry.cpp, which refuses with the reason.
 
 /// False in a build configured with FISHSCHOOL_BUILD_GPU=OFF.
 bool gpuBackendBuilt();

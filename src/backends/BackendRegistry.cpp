@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "CpuBackends.h"
 #include "GpuBackendEntry.h"
-#include "TextInput.h"
+#include "core/CpuBackends.h"
+#include "core/TextInput.h"
 
 namespace fishschool {
 namespace {

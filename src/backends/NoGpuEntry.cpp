@@ -1,5 +1,5 @@
 // The gpu entry of the backend registry in a build without the GL backend: selected by
-// src/core/CMakeLists.txt when FISHSCHOOL_BUILD_GPU is OFF.
+// src/backends/CMakeLists.txt when FISHSCHOOL_BUILD_GPU is OFF.
 
 #include "GpuBackendEntry.h"
 

@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "Backend.h"
-#include "Result.h"
-#include "SimParams.h"
+#include "core/Backend.h"
+#include "core/Result.h"
+#include "core/SimParams.h"
 
 namespace fishschool {
 

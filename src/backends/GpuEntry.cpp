@@ -1,13 +1,13 @@
-// The gpu entry of the backend registry (core/GpuBackendEntry.h) in a build with the GL backend.
+// The gpu entry of the backend registry (GpuBackendEntry.h) in a build with the GL backend.
 
 #include <glad/gl.h>
 
 #include <iostream>
 #include <mutex>
 
-#include "GpuBackend.h"
-#include "HeadlessGlContext.h"
-#include "core/GpuBackendEntry.h"
+#include "GpuBackendEntry.h"
+#include "gpu/GpuBackend.h"
+#include "gpu/HeadlessGlContext.h"
 
 namespace fishschool {
 namespace {

@@ -8,7 +8,7 @@
 #include <optional>
 #include <sstream>
 
-#include "core/BackendRegistry.h"
+#include "backends/BackendRegistry.h"
 #include "ui/FpsRecorder.h"
 
 namespace fishschool::ui {

@@ -7,7 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "core/BackendRegistry.h"
+#include "backends/BackendRegistry.h"
 #include "core/CommandLine.h"
 #include "core/OutputFiles.h"
 #include "core/TextInput.h"
