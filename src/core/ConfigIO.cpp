@@ -125,17 +125,32 @@ Result<std::vector<Rock>> readRocks(const Json& value, const Reader& reader) {
     return rocks;
 }
 
-/// nlohmann's message without its "[json.exception.parse_error.101] " tag, and cut short: its
-/// "last read: '...'" can quote megabytes.
+/// nlohmann's message without its "[json.exception.parse_error.101] " tag, and short: the token
+/// its "last read: '...'" quotes can be megabytes long, so it is quoted as every value is.
 std::string withoutExceptionTag(const char* what) {
     std::string_view text(what);
     if (text.starts_with("[json.exception.")) {
         const std::size_t end = text.find("] ");
         if (end != std::string_view::npos) text.remove_prefix(end + 2);
     }
-    constexpr std::size_t kMaxChars = 200;
-    if (text.size() <= kMaxChars) return std::string(text);
-    return std::string(text.substr(0, kMaxChars)) + "...";
+    constexpr std::size_t kMaxChars = 120;
+    const auto cut = [](std::string_view part) {
+        return part.size() <= kMaxChars ? std::string(part)
+                                        : std::string(part.substr(0, kMaxChars)) + "...";
+    };
+    constexpr std::string_view kLastRead = "; last read: '";
+    const std::size_t tokenStart = text.find(kLastRead);
+    if (tokenStart == std::string_view::npos) return cut(text);
+    // The token ends at the last "'", before nlohmann's "; expected ..." if it says one.
+    const std::size_t expected = text.rfind("'; expected ");
+    const std::size_t tokenEnd =
+        expected != std::string_view::npos && expected > tokenStart ? expected : text.rfind('\'');
+    const std::size_t begin = tokenStart + kLastRead.size();
+    if (tokenEnd == std::string_view::npos || tokenEnd < begin) return cut(text);
+    std::string message = cut(text.substr(0, tokenStart)) +
+                          "; last read: " + quote(text.substr(begin, tokenEnd - begin), 20);
+    if (tokenEnd + 1 < text.size()) message += cut(text.substr(tokenEnd + 1));
+    return message;
 }
 
 /// Builds the JSON tree from nlohmann's SAX events, as its own DOM parser does, and also keeps
@@ -298,8 +313,9 @@ Result<Json> parseJson(std::string_view text, const Reader& reader) {
     if (builder.overflow() && !path.empty())
         return fail(reader.source() + ": key " + key +
                     ": the number is out of the range of a float (" + builder.error() + ")");
-    return fail(reader.source() + ": malformed JSON" + (path.empty() ? "" : " in key " + key) +
-                ": " + builder.error());
+    // The key is quoted shorter here: nlohmann's message follows it on the same line.
+    return fail(reader.source() + ": malformed JSON" +
+                (path.empty() ? "" : " in key " + quote(path, 40)) + ": " + builder.error());
 }
 
 /// Reads the value of table key `info` into `p`; errors name the key and what it allows.
