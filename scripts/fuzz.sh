@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/fuzz.sh SECONDS [TARGET...]: fuzzes each target (config, state, flags, appflags: all
+# scripts/fuzz.sh SECONDS [TARGET...]: fuzzes each target (config, state, flags, appflags, ensemble: all
 # by default) for SECONDS with AFL++ (persistent mode, AddressSanitizer and UBSan), from its seed
 # corpus in tests/fuzz/corpus/TARGET. Builds the targets with afl-g++-fast into build-fuzz/. Fails, naming
 # the inputs, when any target crashed (a sanitizer error or a broken property: see
@@ -16,10 +16,10 @@ fi
 seconds="$1"
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(config state flags appflags)
+[ ${#targets[@]} -gt 0 ] || targets=(config state flags appflags ensemble)
 for t in "${targets[@]}"; do
     [ -d "$FISHSCHOOL_ROOT/tests/fuzz/corpus/$t" ] ||
-        { echo "error: no fuzz target '$t'; there are config, state, flags and appflags" >&2; exit 2; }
+        { echo "error: no fuzz target '$t'; there are config, state, flags, appflags and ensemble" >&2; exit 2; }
 done
 
 install_missing_packages

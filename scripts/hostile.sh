@@ -120,6 +120,9 @@ write("deep-top.json", "[" * 50000 + "]" * 50000)
 write("deep-15.json", deep("rocks", 15, "[", "]"))  # within the limit
 write("huge.json", '{"dt": 0.1' + " " * (1 << 20) + "}")
 write("wide.json", '{"bounds": [' + "1," * 100000 + "1]}")
+for key in ["axes", "replicates", "seed", "measure", "backend", "base"]:
+    write("ens-deep-%s.json" % key, deep(key, 20000, "[", "]"))
+write("ens-deep-axis.json", '{"axes": {"noise": %s0%s}}' % ("[" * 20000, "]" * 20000))
 socket.socket(socket.AF_UNIX).bind("sock")
 
 
@@ -557,6 +560,49 @@ if [ $have_app -eq 1 ]; then
     expect 2 "FISHSCHOOL_GPU_MAX_BUFFER_BYTES" -- env FISHSCHOOL_GPU_MAX_BUFFER_BYTES=lots \
         "$app" --frames 1
 fi
+check "no temporary file left" no_temporaries
+
+# --- 17. ensemble files and folders ---------------------------------------------------------
+case_name="ensembles"
+ens() { printf '{"base": {"fishCount": 10}, "axes": {"noise": [0, 0.1]}, "replicates": 2, "steps": 3, "seed": 1%s}' "$1"; }
+ens "" >ens.json
+for key in axes replicates seed measure backend base axis; do
+    expect 2 "ens-deep-$key.json.*nest more than 16 deep" -- \
+        "$cli" ensemble run "ens-deep-$key.json" --out ens-out
+done
+expect 2 "fifo: is not a regular file.*an ensemble file" timeout=5 -- "$cli" ensemble run fifo --out ens-out
+printf '{"base": "fifo", "axes": {"noise": [0]}, "steps": 1}' >ens-base-fifo.json
+expect 2 "key 'base': fifo: is not a regular file" timeout=5 -- \
+    "$cli" ensemble run ens-base-fifo.json --out ens-out
+printf '{"base": "/dev/zero", "axes": {"noise": [0]}, "steps": 1}' >ens-base-zero.json
+expect 2 "key 'base'.*not a regular file" timeout=5 -- \
+    "$cli" ensemble run ens-base-zero.json --out ens-out
+ens ', "x": 1' | tr 'x' '\0' >ens-nul.json
+expect 2 "NUL byte" -- "$cli" ensemble run ens-nul.json --out ens-out
+ens ', "seed": 2' >ens-twice.json
+expect 2 "key 'seed' appears more than once" -- "$cli" ensemble run ens-twice.json --out ens-out
+printf '{"axes": {"kCohesion": {"from": 0, "to": 1, "count": 4000}, "kAlignment": {"from": 0, "to": 1, "count": 2500}}, "steps": 1}' >ens-grid.json
+# 10^7 points, each checked with the config's rules before the first run: seconds, not hours.
+expect 0 "" timeout=120 -- "$cli" ensemble run ens-grid.json --out ens-grid --only 0 --jobs 1
+check "absent runs are not run" test "$(cat ens-grid/part-*.csv | wc -l)" -eq 2
+printf '{"axes": {"kCohesion": {"from": 0, "to": 1, "count": 4000}, "kAlignment": {"from": 0, "to": 1, "count": 2501}}, "steps": 1}' >ens-many.json
+expect 2 "axes.kAlignment.count.*2501 values.*more than 10000000 runs" -- "$cli" ensemble run ens-many.json --out ens-out
+check "a refused ensemble writes nothing" absent ens-out
+expect 0 "" -- "$cli" ensemble run ens.json --out ens-ok
+cp ens-ok/manifest.json manifest.kept
+for own in ens-ok/manifest.json ./ens-ok/../ens-ok/part-0of1-w0.csv; do
+    expect 2 "--csv: .* is the ensemble folder's" -- "$cli" ensemble merge ens-ok --csv "$own"
+done
+check "the merge leaves the manifest as it was" cmp -s manifest.kept ens-ok/manifest.json
+sentinel merged.csv
+expect 2 "--timing: 'merged.csv' is also the file of --csv" -- \
+    "$cli" ensemble merge ens-ok --csv merged.csv --timing merged.csv
+expect 2 "not a regular file" -- "$cli" ensemble merge ens-ok --csv /dev/null
+check "a refused merge leaves its output" untouched merged.csv
+printf 'garbage\n\x1b[31m,1,2\n' >>ens-ok/part-0of1-w0.csv
+expect 1\|2 "part-0of1-w0.csv" -- "$cli" ensemble merge ens-ok --csv merged.csv
+expect 1\|2 "part-0of1-w0.csv" -- "$cli" ensemble status ens-ok
+check "a merge of a broken folder leaves its output" untouched merged.csv
 check "no temporary file left" no_temporaries
 
 echo "hostile: $cases runs, $passed checks passed, $failed failed ($((SECONDS - started)) s)"

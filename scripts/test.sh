@@ -41,9 +41,10 @@ configure_and_build "$FISHSCHOOL_ROOT/build-sanitize" -DCMAKE_BUILD_TYPE=RelWith
 (cd "$FISHSCHOOL_ROOT/build-sanitize" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j 2)
 
-phase "Fuzzing the config, state and flag parsers, 30 s each, the app's flags 10 s (scripts/fuzz.sh)"
+phase "Fuzzing the config, state and flag parsers, 30 s each, the app's flags 10 s, ensembles 15 s (scripts/fuzz.sh)"
 "$FISHSCHOOL_ROOT/scripts/fuzz.sh" 30 config state flags
 "$FISHSCHOOL_ROOT/scripts/fuzz.sh" 10 appflags
+"$FISHSCHOOL_ROOT/scripts/fuzz.sh" 15 ensemble
 
 phase "Soak: random scenes under simulate --check, 1e7 fish-steps (scripts/soak.sh)"
 "$FISHSCHOOL_ROOT/scripts/soak.sh" 10000000

@@ -27,6 +27,7 @@
 #include "WorkerBackends.h"
 #include "backends/BackendRegistry.h"
 #include "core/Ensemble.h"
+#include "core/OutputFiles.h"
 #include "core/StateIO.h"
 #include "core/TextInput.h"
 
@@ -463,10 +464,33 @@ int runEnsembleStatus(const EnsembleOptions& o) {
     return 0;
 }
 
+/// Refuses an output that would replace the folder's own manifest or a part file: the merge
+/// would destroy what it reads.
+Result<void> checkNotTheFolders(std::string_view flag, const std::string& path,
+                                const std::filesystem::path& folder) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path target = fs::weakly_canonical(fs::absolute(path, ec), ec);
+    if (ec) return {};  // checkOutputPath names what is wrong with it
+    const fs::path dir = fs::weakly_canonical(fs::absolute(folder, ec), ec);
+    if (ec || target.parent_path() != dir) return {};
+    const std::string name = target.filename().string();
+    if (name != kManifestName && !isPartFileName(name)) return {};
+    return fail(std::string(flag) + ": " + quote(path) + " is the ensemble folder's " +
+                (name == kManifestName ? "manifest" : "part file") +
+                ", which the merge reads; give another file (e.g. " +
+                quote((folder / "merged.csv").string()) + ")");
+}
+
 int runEnsembleMerge(const EnsembleOptions& o) {
-    for (const auto& [flag, path] : {std::pair{"--csv", &o.csvPath}, {"--timing", &o.timingPath}})
-        if (!path->empty())
-            if (auto ok = checkOutputPath(flag, *path); !ok) return refuse(ok.error());
+    // Both outputs, or neither: each checked before the folder is read.
+    OutputFiles outputs;
+    for (const auto& [flag, path] : {std::pair{"--csv", &o.csvPath}, {"--timing", &o.timingPath}}) {
+        if (path->empty()) continue;
+        if (auto ok = checkNotTheFolders(flag, *path, o.folder); !ok) return refuse(ok.error());
+        if (auto ok = o.validateOnly ? outputs.check(flag, *path) : outputs.add(flag, *path); !ok)
+            return refuse(ok.error());
+    }
     if (o.validateOnly) return 0;
     auto folder = readFolder(o.folder);
     if (!folder) return refuse(folder.error());
@@ -482,10 +506,10 @@ int runEnsembleMerge(const EnsembleOptions& o) {
         timing += wall;
         failed += row.ok ? 0 : 1;
     }
-    if (auto ok = writeFileAtomically(o.csvPath, csv); !ok) return internalFailure(ok.error());
-    if (!o.timingPath.empty())
-        if (auto ok = writeFileAtomically(o.timingPath, timing); !ok)
-            return internalFailure(ok.error());
+    if (auto ok = outputs.write("--csv", csv); !ok) return internalFailure(ok.error());
+    if (outputs.has("--timing"))
+        if (auto ok = outputs.write("--timing", timing); !ok) return internalFailure(ok.error());
+    if (auto ok = outputs.commit(); !ok) return internalFailure(ok.error());
     const std::int64_t left = manifest.runs - std::int64_t(rows.size());
     std::cerr << "ensemble: merged " << rows.size() << " of " << manifest.runs << " runs into "
               << o.csvPath << " (" << failed << " failed, " << left << " not run yet)\n";

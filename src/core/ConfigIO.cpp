@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "JsonText.h"
 #include "ParamTable.h"
 #include "StateIO.h"
 #include "TextInput.h"
@@ -157,13 +158,14 @@ std::string withoutExceptionTag(const char* what) {
 /// the path of the value being read ("rocks[2].center[1]") so that every error can name it, and
 /// refuses a key given twice in one object rather than keeping the last silently. A look-up in
 /// the object being built finds a duplicate, so no set of keys is kept.
-class ConfigTreeBuilder {
+template <class Json>
+class JsonTreeBuilder {
   public:
-    using number_integer_t = Json::number_integer_t;
-    using number_unsigned_t = Json::number_unsigned_t;
-    using number_float_t = Json::number_float_t;
-    using string_t = Json::string_t;
-    using binary_t = Json::binary_t;
+    using number_integer_t = typename Json::number_integer_t;
+    using number_unsigned_t = typename Json::number_unsigned_t;
+    using number_float_t = typename Json::number_float_t;
+    using string_t = typename Json::string_t;
+    using binary_t = typename Json::binary_t;
 
     bool null() { return put(nullptr); }
     bool boolean(bool value) { return put(value); }
@@ -284,15 +286,16 @@ class ConfigTreeBuilder {
 };
 
 /// Parses JSON text. Every error names the source and, inside the document, the key.
+template <class Json>
 Result<Json> parseJson(std::string_view text, const Reader& reader) {
     // nlohmann's parser ends the text at a NUL byte: what follows it would be ignored.
     if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
         return fail(reader.source() + ": byte " + std::to_string(nul + 1) +
-                    " is a NUL byte; a config is text without NUL bytes");
-    ConfigTreeBuilder builder;
+                    " is a NUL byte; a JSON file is text without NUL bytes");
+    JsonTreeBuilder<Json> builder;
     try {
         if (Json::sax_parse(text, &builder)) return std::move(builder.root());
-    } catch (const Json::exception& e) {
+    } catch (const typename Json::exception& e) {
         return fail(reader.source() + ": malformed JSON: " + withoutExceptionTag(e.what()));
     }
     const std::string path = builder.path();
@@ -308,8 +311,8 @@ Result<Json> parseJson(std::string_view text, const Reader& reader) {
     if (builder.tooDeep())
         return fail(reader.source() + (path.empty() ? "" : ": key " + key) +
                     ": arrays and objects nest more than " +
-                    std::to_string(ConfigTreeBuilder::kMaxDepth) +
-                    " deep; a config nests 4 deep at most (rocks[0].center)");
+                    std::to_string(JsonTreeBuilder<Json>::kMaxDepth) +
+                    " deep; a config nests 4 deep at most (rocks[0].center), an ensemble 5");
     if (builder.overflow() && !path.empty())
         return fail(reader.source() + ": key " + key +
                     ": the number is out of the range of a float (" + builder.error() + ")");
@@ -368,7 +371,7 @@ Result<void> readKey(const ParamInfo& info, const Json& value, const Reader& rea
 
 Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName) {
     const Reader reader{std::string(sourceName)};
-    auto parsed = parseJson(text, reader);
+    auto parsed = parseJson<Json>(text, reader);
     if (!parsed) return std::unexpected(parsed.error());
     const Json& root = *parsed;
     if (!root.is_object())
@@ -381,6 +384,28 @@ Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName
         if (auto ok = readKey(*info, value, reader, p); !ok) return fail(ok.error());
     }
 
+    if (auto ok = validate(p); !ok) return fail(reader.source() + ": " + ok.error());
+    return p;
+}
+
+Result<nlohmann::ordered_json> parseJsonText(std::string_view text, std::string_view source) {
+    return parseJson<nlohmann::ordered_json>(text, Reader{std::string(source)});
+}
+
+Result<SimParams> withConfigNumber(const SimParams& base, std::string_view key, double value,
+                                   std::string_view sourceName) {
+    const Reader reader{std::string(sourceName)};
+    const ParamInfo* info = findParam(key);
+    if (!info)
+        return fail(reader.where(std::string(key)) +
+                    "unknown key (see docs/config.md for the keys)");
+    const bool whole = !std::holds_alternative<float SimParams::*>(info->field);
+    // As the JSON text would read: a whole number's sign decides its type.
+    Json number = !whole      ? Json(value)
+                  : value < 0 ? Json(std::int64_t(value))
+                              : Json(std::uint64_t(value));
+    SimParams p = base;
+    if (auto ok = readKey(*info, number, reader, p); !ok) return fail(ok.error());
     if (auto ok = validate(p); !ok) return fail(reader.source() + ": " + ok.error());
     return p;
 }

@@ -16,6 +16,11 @@ namespace fishschool {
 [[nodiscard]] Result<SimParams> parseConfig(std::string_view json,
                                             std::string_view sourceName = "config");
 [[nodiscard]] Result<SimParams> loadConfig(const std::filesystem::path& path);
+/// `base` (valid) with the numeric config key `key` set to `value`, read and checked as a config
+/// file giving that value would be, with its messages, named after `sourceName`. Equal to
+/// parseConfig of configToJson(base) with the key changed, without the text.
+[[nodiscard]] Result<SimParams> withConfigNumber(const SimParams& base, std::string_view key,
+                                                 double value, std::string_view sourceName);
 
 /// What the command line says about the parameters: a config file and the flags that override
 /// its keys, each as typed; unset means not given.

@@ -14,6 +14,7 @@
 
 #include "ConfigIO.h"
 #include "Invariants.h"
+#include "JsonText.h"
 #include "PhaseSweep.h"
 #include "Scenario.h"
 #include "StateIO.h"
@@ -24,34 +25,6 @@ namespace {
 
 // Ordered: the axes vary in the order the file writes them.
 using Json = nlohmann::ordered_json;
-
-/// The file as JSON, refusing a key given twice in one object (nlohmann keeps the last).
-Result<Json> parseJsonText(std::string_view text, const std::string& source) {
-    std::vector<std::set<std::string>> keysOfOpenObjects;
-    std::string duplicate;
-    auto callback = [&](int, Json::parse_event_t event, Json& parsed) {
-        if (event == Json::parse_event_t::object_start) keysOfOpenObjects.emplace_back();
-        if (event == Json::parse_event_t::object_end && !keysOfOpenObjects.empty())
-            keysOfOpenObjects.pop_back();
-        if (event == Json::parse_event_t::key && !keysOfOpenObjects.empty() &&
-            !keysOfOpenObjects.back().insert(parsed.get<std::string>()).second && duplicate.empty())
-            duplicate = parsed.get<std::string>();
-        return true;
-    };
-    Json root;
-    try {
-        root = Json::parse(text, callback);
-    } catch (const Json::exception& e) {
-        std::string what = e.what();
-        if (const auto tag = what.find("] "); what.starts_with("[json.") && tag != what.npos)
-            what.erase(0, tag + 2);
-        return fail(source + ": malformed JSON: " + what.substr(0, 200));
-    }
-    if (!duplicate.empty())
-        return fail(source + ": key " + quote(duplicate) +
-                    " appears more than once in one object; give each key once");
-    return root;
-}
 
 std::string where(const std::string& source, const std::string& key) {
     return source + ": key " + quote(key, 80) + ": ";
@@ -76,9 +49,11 @@ Result<double> numberKey(const Json& value, const std::string& source, const std
     return value.get<double>();
 }
 
-/// An axis: a list of numbers, or {"from", "to", "count"}.
+/// An axis: a list of numbers, or {"from", "to", "count"}. A range of more than `maxCount` values
+/// is refused before its values are made: with the axes before it, it would pass the run limit.
 Result<std::vector<double>> readAxisValues(const Json& value, const std::string& source,
-                                           const std::string& key) {
+                                           const std::string& key, std::int64_t maxCount,
+                                           std::int64_t maxRuns) {
     constexpr const char* kShape =
         "must be a non-empty list of numbers or {\"from\": A, \"to\": B, \"count\": K}";
     if (value.is_array()) {
@@ -104,8 +79,12 @@ Result<std::vector<double>> readAxisValues(const Json& value, const std::string&
     if (!from) return fail(from.error());
     auto to = numberKey(value["to"], source, key + ".to");
     if (!to) return fail(to.error());
-    auto count = wholeNumberKey(value["count"], source, key + ".count", 1, kMaxEnsembleRuns);
+    auto count = wholeNumberKey(value["count"], source, key + ".count", 1, maxRuns);
     if (!count) return fail(count.error());
+    if (*count > maxCount)
+        return fail(where(source, key + ".count") + std::to_string(*count) +
+                    " values, with the axes before it, make more than " + std::to_string(maxRuns) +
+                    " runs; split the ensemble into several files");
     return sweepValues(*from, *to, *count);
 }
 
@@ -254,7 +233,7 @@ std::string EnsembleSpec::hash() const {
 }
 
 Result<EnsembleSpec> parseEnsemble(std::string_view text, std::string_view sourceName,
-                                   const std::filesystem::path& baseFolder) {
+                                   const std::filesystem::path& baseFolder, std::int64_t maxRuns) {
     const std::string source(sourceName);
     auto parsed = parseJsonText(text, source);
     if (!parsed) return fail(parsed.error());
@@ -262,6 +241,7 @@ Result<EnsembleSpec> parseEnsemble(std::string_view text, std::string_view sourc
     if (!root.is_object())
         return fail(source + ": an ensemble file must be a JSON object, got " + root.type_name());
     EnsembleSpec spec;
+    std::int64_t points = 1;  // the product of the axes read so far
     for (const auto& [key, value] : root.items()) {
         if (key == "base") {
             if (value.is_object()) {
@@ -288,16 +268,18 @@ Result<EnsembleSpec> parseEnsemble(std::string_view text, std::string_view sourc
                     return fail(where(source, "axes.seed") +
                                 "the seed cannot vary: each run's seed follows from the master "
                                 "\"seed\" and the run index; give \"replicates\" for more seeds");
-                auto values = readAxisValues(axisValue, source, "axes." + axisKey);
+                auto values =
+                    readAxisValues(axisValue, source, "axes." + axisKey, maxRuns / points, maxRuns);
                 if (!values) return fail(values.error());
                 if (!canVary(axisKey))
                     return fail(where(source, "axes." + axisKey) +
                                 "this key cannot vary; an axis is orientation-width, "
                                 "attraction-width or a numeric config key (docs/config.md)");
+                points *= std::max<std::int64_t>(1, std::int64_t(values->size()));
                 spec.axes.push_back({axisKey, std::move(*values)});
             }
         } else if (key == "replicates") {
-            auto n = wholeNumberKey(value, source, key, 1, kMaxEnsembleRuns);
+            auto n = wholeNumberKey(value, source, key, 1, maxRuns);
             if (!n) return fail(n.error());
             spec.replicates = *n;
         } else if (key == "steps") {
@@ -354,10 +336,10 @@ Result<EnsembleSpec> parseEnsemble(std::string_view text, std::string_view sourc
     for (const EnsembleAxis& axis : spec.axes) {
         const auto size = std::int64_t(axis.values.size());
         factors = std::to_string(size) + " " + axis.key + " x " + factors;
-        runs = runs > kMaxEnsembleRuns / size ? kMaxEnsembleRuns + 1 : runs * size;
+        runs = runs > maxRuns / size ? maxRuns + 1 : runs * size;
     }
-    if (runs > kMaxEnsembleRuns)
-        return fail(source + ": " + factors + " is more than " + std::to_string(kMaxEnsembleRuns) +
+    if (runs > maxRuns)
+        return fail(source + ": " + factors + " is more than " + std::to_string(maxRuns) +
                     " runs; split the ensemble into several files");
     std::vector<double> values(spec.axes.size());
     if (auto ok = checkGrid(spec, source, 0, spec.base, values, 0); !ok) return fail(ok.error());

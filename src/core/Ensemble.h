@@ -59,9 +59,10 @@ struct EnsembleSpec {
 /// path is read from (the file's folder). Unknown keys, wrong types, an empty axis, a key that
 /// cannot vary and too many runs are errors naming the key; every point of the grid is then
 /// checked with the config's own rules (withVaried), the error naming the point and its first
-/// run.
+/// run. More than `maxRuns` runs are refused (a fuzz target asks for fewer).
 Result<EnsembleSpec> parseEnsemble(std::string_view text, std::string_view source,
-                                   const std::filesystem::path& baseFolder);
+                                   const std::filesystem::path& baseFolder,
+                                   std::int64_t maxRuns = kMaxEnsembleRuns);
 Result<EnsembleSpec> loadEnsemble(const std::filesystem::path& path);
 
 /// Where run `index` lies: the value of each axis and its replicate.

@@ -6,12 +6,23 @@
 
 #include "ConfigIO.h"
 #include "Metrics.h"
+#include "ParamTable.h"
 #include "Scenario.h"
 #include "TextInput.h"
 
 #include <nlohmann/json.hpp>
 
 namespace fishschool {
+
+namespace {
+
+/// Whether config key `key` (numeric) is a count or a seed rather than a float.
+bool takesWholeNumbers(std::string_view key) {
+    const ParamInfo* info = findParam(key);
+    return info && !std::holds_alternative<float SimParams::*>(info->field);
+}
+
+}  // namespace
 
 bool canVary(std::string_view key) {
     if (key == kOrientationWidth || key == kAttractionWidth) return true;
@@ -36,23 +47,16 @@ Result<SimParams> withVaried(const SimParams& base, std::string_view what, std::
                         ": " + ok.error());
         return p;
     }
-    auto json = nlohmann::json::parse(configToJson(base));
-    const auto found = json.find(std::string(key));
     if (!canVary(key))
         return fail(std::string(what) + ": " + quote(key) +
                     " is not allowed; must be orientation-width, attraction-width or a numeric "
                     "config key (docs/config.md)");
-    if (found->is_number_integer()) {
-        if (value != std::floor(value) || std::abs(value) > 9e15)
-            return fail(std::string(what) + " " + std::string(key) + " = " + formatNumber(value) +
-                        " is not allowed; " + std::string(key) + " takes whole numbers");
-        *found = static_cast<std::int64_t>(value);
-    } else {
-        *found = value;
-    }
-    auto varied = parseConfig(json.dump(), std::string(what) + " " + std::string(key));
-    if (!varied) return fail(varied.error());
-    return *varied;
+    if (takesWholeNumbers(key) && (value != std::floor(value) || std::abs(value) > 9e15))
+        return fail(std::string(what) + " " + std::string(key) + " = " + formatNumber(value) +
+                    " is not allowed; " + std::string(key) + " takes whole numbers");
+    // Straight into the field, as a config file would set it: no JSON text a point (an
+    // ensemble checks every point of its grid, up to 10^7).
+    return withConfigNumber(base, key, value, std::string(what) + " " + std::string(key));
 }
 
 std::vector<double> sweepValues(double from, double to, std::int64_t count) {

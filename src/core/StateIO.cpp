@@ -133,9 +133,14 @@ Result<School> loadStateCsv(const std::filesystem::path& path, const SimParams& 
 Result<std::string> readTextFile(const std::filesystem::path& path, std::uintmax_t maxBytes,
                                  std::string_view what) {
     const std::string name = printable(path.string(), 200);
+    // "a config file", "an ensemble file"
+    const std::string aWhat =
+        (std::string_view("aeiou").find(what.empty() ? 'x' : what.front()) != std::string_view::npos
+             ? "an "
+             : "a ") +
+        std::string(what);
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        return fail(name + ": is a folder; give a " + std::string(what));
+    if (std::filesystem::is_directory(path, ec)) return fail(name + ": is a folder; give " + aWhat);
     // O_NONBLOCK: opening a FIFO (or a terminal, a device) for reading can wait for ever for a
     // writer; so opened, it returns at once and fstat refuses it below. A regular file ignores it.
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -144,15 +149,14 @@ Result<std::string> readTextFile(const std::filesystem::path& path, std::uintmax
     struct stat info {};
     if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
         ::close(fd);
-        return fail(name + ": is not a regular file (a FIFO, a device or a socket); give a " +
-                    std::string(what));
+        return fail(name + ": is not a regular file (a FIFO, a device or a socket); give " + aWhat);
     }
     // Refused before reading, so that a huge file costs nothing and the limit is named.
     auto size = static_cast<std::uintmax_t>(info.st_size);
     if (size > maxBytes) {
         ::close(fd);
-        return fail(name + ": " + std::to_string(size) + " bytes is larger than a " +
-                    std::string(what) + " may be (at most " + std::to_string(maxBytes) + " bytes)");
+        return fail(name + ": " + std::to_string(size) + " bytes is larger than " + aWhat +
+                    " may be (at most " + std::to_string(maxBytes) + " bytes)");
     }
     // Filled straight from read(): zeroing hundreds of MB first would cost a fifth of the load.
     std::string text;

@@ -3,7 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include "core/ConfigIO.h"
 #include "core/CpuBackends.h"
+#include "core/ParamTable.h"
 #include "core/PhaseSweep.h"
 
 namespace fishschool {
@@ -57,6 +61,40 @@ TEST(PhaseSweep, AnyNumericConfigKeyIsSetAndChecked) {
     bad = withVaried(zones(), "--vary", "maxVelocity", -1.0);
     ASSERT_FALSE(bad);
     EXPECT_THAT(bad.error(), HasSubstr("maxVelocity"));
+}
+
+// withVaried sets the field directly, as a config file would: the same parameters, or the same
+// message, as parseConfig of the base's JSON with the key changed, for every key that varies and
+// values in range, out of range, not whole and past a float.
+TEST(PhaseSweep, AVariedKeyReadsAsTheConfigFileWithThatValueWould) {
+    SimParams base;
+    base.leaders = 2;
+    int keys = 0;
+    for (const ParamInfo& info : paramTable()) {
+        if (!canVary(info.key)) continue;
+        ++keys;
+        for (const double value : {0.0, 0.5, 3.0, -2.0, 2.5e6, 1e300, 4e15}) {
+            auto json = nlohmann::json::parse(configToJson(base));
+            auto& field = json[info.key];
+            if (field.is_number_integer()) {
+                if (value != std::floor(value) || std::abs(value) > 9e15) continue;
+                field = static_cast<std::int64_t>(value);
+            } else {
+                field = value;
+            }
+            const std::string source = std::string("axes ") + info.key;
+            const auto expected = parseConfig(json.dump(), source);
+            const auto varied = withVaried(base, "axes", info.key, value);
+            ASSERT_EQ(varied.has_value(), expected.has_value())
+                << info.key << " = " << value << ": "
+                << (varied ? expected.error() : varied.error());
+            if (varied)
+                EXPECT_TRUE(*varied == *expected) << info.key << " = " << value;
+            else
+                EXPECT_EQ(varied.error(), expected.error()) << info.key << " = " << value;
+        }
+    }
+    EXPECT_GT(keys, 20);
 }
 
 TEST(PhaseSweep, ValuesRunEvenlyFromFirstToLast) {
