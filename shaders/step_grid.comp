@@ -22,8 +22,8 @@ void main() {
     if (STEP_HAS(kFeatureFieldOfView)) heading = normalizeOrZero(self.velocity);
     NeighborSums sums = emptySums();
     ivec3 cell = ivec3(cellOf(self.position));
-    ivec3 dims = ivec3(params.gridDims.xyz);
-    int reach = int(params.gridDims.w);
+    ivec3 dims = ivec3(STEP_GRID_DIMS(params));
+    int reach = int(STEP_GRID_REACH(params));
     int x0 = max(cell.x - reach, 0), x1 = min(cell.x + reach, dims.x - 1);
     for (int z = max(cell.z - reach, 0); z <= min(cell.z + reach, dims.z - 1); ++z) {
         for (int y = max(cell.y - reach, 0); y <= min(cell.y + reach, dims.y - 1); ++y) {

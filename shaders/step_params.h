@@ -42,7 +42,7 @@ struct StepParamsData {
     uvec4 gridDims;     // GPU grid: xyz cells per axis, w cells searched on each side (reach)
     uvec4 counts;       // fish, rocks, first fish read, first fish written (GPU halves)
     vec4 target;        // xyz the point the school seeks, w kTarget
-    vec4 avoidance;     // x kAvoidance, y avoidanceDistance
+    vec4 avoidance;     // x kAvoidance, y avoidanceDistance; z, w unused
     vec4 flowOrigin;    // xyz the flow field's first node, w node spacing
     uvec4 flowDims;     // xyz nodes per axis
     vec4 modes;         // minVelocity; steering, combine, avoidance: 1 for the mode beyond the
@@ -91,6 +91,15 @@ struct StepParamsData {
 #define STEP_SEED_LOW(p) ((p).random.x)
 #define STEP_SEED_HIGH(p) ((p).random.y)
 #define STEP_INDEX(p) ((p).random.z)  // the step's index (mod 2^32), for the noise
+#define STEP_HALF_EXTENT(p, k) ((p).bounds[k])  // the tank's half extent on axis k
+#define STEP_TARGET(p) vec3((p).target)         // the point the school seeks
+#define STEP_FLOW_ORIGIN(p) vec3((p).flowOrigin)  // the flow field's first node
+#define STEP_FLOW_SPACING(p) ((p).flowOrigin.w)   // between its nodes
+#define STEP_FLOW_DIMS(p) uvec3((p).flowDims)     // nodes per axis
+#define STEP_GRID_ORIGIN(p) vec3((p).gridOrigin)  // GPU grid: its lowest corner
+#define STEP_GRID_CELL_SIZE(p) ((p).gridOrigin.w)
+#define STEP_GRID_DIMS(p) uvec3((p).gridDims)  // GPU grid: cells per axis
+#define STEP_GRID_REACH(p) ((p).gridDims.w)    // GPU grid: cells searched on each side
 
 // docs/model.md "One step", step 1: the sums over the neighbours of one fish.
 // With kFeatureCouzin: cohesion and separation sum unit offsets, cohesion over the neighbours

@@ -83,15 +83,16 @@ vec3 rockAvoidance(vec3 p) {
 }
 
 vec3 flowNode(ivec3 n) {
-    uint index = uint(n.x) + params.flowDims.x * (uint(n.y) + params.flowDims.y * uint(n.z));
+    uvec3 dims = STEP_FLOW_DIMS(params);
+    uint index = uint(n.x) + dims.x * (uint(n.y) + dims.y * uint(n.z));
     return vec3(flow[index]);
 }
 
 // The flow field at p: the 8 nodes around p blended (trilinear). Points outside the lattice take
 // the nearest nodes' values.
 vec3 sampleFlow(vec3 p) {
-    vec3 highest = vec3(params.flowDims) - 1.0f;
-    vec3 f = (p - vec3(params.flowOrigin)) / params.flowOrigin.w;
+    vec3 highest = vec3(STEP_FLOW_DIMS(params)) - 1.0f;
+    vec3 f = (p - STEP_FLOW_ORIGIN(params)) / STEP_FLOW_SPACING(params);
     // Clamped to the lattice by hand, so that a NaN coordinate lands on node 0 rather than
     // indexing anywhere (clamp's result for NaN is undefined in GLSL and NaN in GLM).
     for (int k = 0; k < 3; ++k) {
@@ -235,7 +236,7 @@ vec3 steeringAcceleration(vec3 p, vec3 v, NeighborSums s, uint kind, vec3 prey) 
     vec3 targetForce = vec3(0.0f);
     if (STEP_HAS(kFeatureSeek))
         targetForce =
-            STEP_K_TARGET(params) * ruleForce(normalizeOrZero(vec3(params.target) - p), v, speed);
+            STEP_K_TARGET(params) * ruleForce(normalizeOrZero(STEP_TARGET(params) - p), v, speed);
     if (STEP_HAS(kFeatureFlowField))
         targetForce = STEP_K_TARGET(params) * ruleForce(normalizeOrZero(sampleFlow(p)), v, speed);
     vec3 avoidanceForce = vec3(0.0f);
@@ -437,7 +438,7 @@ FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
 
     // Step 7: reflect at the walls.
     for (int k = 0; k < 3; ++k) {
-        float b = params.bounds[k];
+        float b = STEP_HALF_EXTENT(params, k);
         if (pNext[k] > b) {
             pNext[k] = 2.0f * b - pNext[k];
             vNext[k] = -abs(vNext[k]);

@@ -27,6 +27,7 @@ using vec3 = glm::vec3;
 using vec4 = glm::vec4;
 using ivec3 = glm::ivec3;
 using uvec4 = glm::uvec4;
+using uvec3 = glm::uvec3;
 using uint = std::uint32_t;
 using glm::abs;
 using glm::clamp;
