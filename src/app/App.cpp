@@ -93,6 +93,12 @@ class App {
     double tick();
     void processEvents();
     void handleEvent(const SDL_Event& event);
+    /// The keys that change only the view (camera, help, panel, screenshot, Esc); false for
+    /// the others.
+    bool handleViewKey(const SDL_Keysym& key);
+    /// What the other keys ask of the simulation, as the panel's buttons do.
+    ui::PanelActions keyActions(const SDL_Keysym& key) const;
+    void handleMouseMotion(const SDL_MouseMotionEvent& motion);
     /// Shows the panel and carries out what the user asked in it.
     void runUi(double frameSeconds);
     ui::PanelState panelState(double frameSeconds);
@@ -108,7 +114,10 @@ class App {
     void switchToNextBackend(std::int64_t frame);
     /// Writes what the options ask for at the end (sweep CSV, state); returns the exit status.
     int finish();
+    /// Carries out what the panel asked.
     void apply(const ui::PanelActions& actions);
+    /// The FPS recorder's part of it: record, sweep, cancel, export, clear.
+    void applyRecorder(const ui::PanelActions& actions);
     void report(const Result<void>& result) {
         if (result)
             panel_.clearError();
@@ -164,87 +173,95 @@ void App::handleEvent(const SDL_Event& event) {
         case SDL_QUIT:
             quit_ = true;
             break;
-        case SDL_KEYDOWN: {
-            if (io.WantCaptureKeyboard) break;
+        case SDL_KEYDOWN:
             // A held key repeats only where repeating means something: N steps on.
-            if (event.key.repeat && event.key.keysym.sym != SDLK_n) break;
-            ui::PanelActions actions;
-            // Keys 1, 2, 3... pick the backends in the registry's order.
-            const SDL_Keycode key = event.key.keysym.sym;
-            if (key >= SDLK_1 && key <= SDLK_9) {
-                const auto index = static_cast<std::size_t>(key - SDLK_1);
-                if (index < backendRegistry().size())
-                    actions.switchBackend = backendRegistry()[index].kind;
-            }
-            switch (key) {
-                case SDLK_SPACE:
-                    actions.togglePause = true;
-                    break;
-                case SDLK_n:
-                    actions.step = true;
-                    break;
-                case SDLK_r:
-                    actions.resetSeed = panel_.seedForReset(sim_->params().seed);
-                    break;
-                case SDLK_c:
-                    camera_.reset(sim_->params().bounds);
-                    cameraBounds_ = sim_->params().bounds;
-                    break;
-                case SDLK_F1:
-                case SDLK_QUESTION:
-                    panel_.view.showHelp = !panel_.view.showHelp;
-                    break;
-                case SDLK_SLASH:  // ? on most layouts
-                    if (event.key.keysym.mod & KMOD_SHIFT)
-                        panel_.view.showHelp = !panel_.view.showHelp;
-                    break;
-                case SDLK_F2:
-                    panel_.view.showPanel = !panel_.view.showPanel;
-                    break;
-                case SDLK_LEFTBRACKET:
-                case SDLK_RIGHTBRACKET: {
-                    const double factor = key == SDLK_RIGHTBRACKET ? 2.0 : 0.5;
-                    actions.speed =
-                        std::clamp(sim_->speed * factor, SimulationController::kMinSpeed,
-                                   SimulationController::kMaxSpeed);
-                    actions.asFastAsItCan = false;
-                    break;
-                }
-                case SDLK_f:
-                    actions.fastForwardSeconds = panel_.fastForwardSeconds();
-                    break;
-                case SDLK_F12:
-                    screenshotRequested_ = true;
-                    break;
-                case SDLK_ESCAPE:
-                    if (panel_.view.showHelp)
-                        panel_.view.showHelp = false;
-                    else
-                        quit_ = true;
-                    break;
-                default:
-                    break;
-            }
-            apply(actions);
+            if (io.WantCaptureKeyboard || (event.key.repeat && event.key.keysym.sym != SDLK_n))
+                break;
+            if (!handleViewKey(event.key.keysym)) apply(keyActions(event.key.keysym));
             break;
-        }
         case SDL_MOUSEMOTION:
-            if (io.WantCaptureMouse) break;
-            if (event.motion.state & SDL_BUTTON_LMASK) {
-                camera_.orbit(static_cast<float>(event.motion.xrel),
-                              static_cast<float>(event.motion.yrel));
-            } else if (event.motion.state & (SDL_BUTTON_RMASK | SDL_BUTTON_MMASK)) {
-                int w = 0, h = 0;
-                SDL_GL_GetDrawableSize(window_.window, &w, &h);
-                camera_.pan(static_cast<float>(event.motion.xrel),
-                            static_cast<float>(event.motion.yrel), static_cast<float>(h));
-            }
+            if (!io.WantCaptureMouse) handleMouseMotion(event.motion);
             break;
         case SDL_MOUSEWHEEL:
             if (!io.WantCaptureMouse) camera_.zoom(static_cast<float>(event.wheel.y));
             break;
         default:
             break;
+    }
+}
+
+bool App::handleViewKey(const SDL_Keysym& key) {
+    switch (key.sym) {
+        case SDLK_c:
+            camera_.reset(sim_->params().bounds);
+            cameraBounds_ = sim_->params().bounds;
+            return true;
+        case SDLK_F1:
+        case SDLK_QUESTION:
+            panel_.view.showHelp = !panel_.view.showHelp;
+            return true;
+        case SDLK_SLASH:  // ? on most layouts
+            if (key.mod & KMOD_SHIFT) panel_.view.showHelp = !panel_.view.showHelp;
+            return true;
+        case SDLK_F2:
+            panel_.view.showPanel = !panel_.view.showPanel;
+            return true;
+        case SDLK_F12:
+            screenshotRequested_ = true;
+            return true;
+        case SDLK_ESCAPE:
+            if (panel_.view.showHelp)
+                panel_.view.showHelp = false;
+            else
+                quit_ = true;
+            return true;
+        default:
+            return false;
+    }
+}
+
+ui::PanelActions App::keyActions(const SDL_Keysym& key) const {
+    ui::PanelActions actions;
+    // Keys 1, 2, 3... pick the backends in the registry's order.
+    if (key.sym >= SDLK_1 && key.sym <= SDLK_9) {
+        const auto index = static_cast<std::size_t>(key.sym - SDLK_1);
+        if (index < backendRegistry().size()) actions.switchBackend = backendRegistry()[index].kind;
+    }
+    switch (key.sym) {
+        case SDLK_SPACE:
+            actions.togglePause = true;
+            break;
+        case SDLK_n:
+            actions.step = true;
+            break;
+        case SDLK_r:
+            actions.resetSeed = panel_.seedForReset(sim_->params().seed);
+            break;
+        case SDLK_LEFTBRACKET:
+        case SDLK_RIGHTBRACKET: {
+            const double factor = key.sym == SDLK_RIGHTBRACKET ? 2.0 : 0.5;
+            actions.speed = std::clamp(sim_->speed * factor, SimulationController::kMinSpeed,
+                                       SimulationController::kMaxSpeed);
+            actions.asFastAsItCan = false;
+            break;
+        }
+        case SDLK_f:
+            actions.fastForwardSeconds = panel_.fastForwardSeconds();
+            break;
+        default:
+            break;
+    }
+    return actions;
+}
+
+void App::handleMouseMotion(const SDL_MouseMotionEvent& motion) {
+    if (motion.state & SDL_BUTTON_LMASK) {
+        camera_.orbit(static_cast<float>(motion.xrel), static_cast<float>(motion.yrel));
+    } else if (motion.state & (SDL_BUTTON_RMASK | SDL_BUTTON_MMASK)) {
+        int w = 0, h = 0;
+        SDL_GL_GetDrawableSize(window_.window, &w, &h);
+        camera_.pan(static_cast<float>(motion.xrel), static_cast<float>(motion.yrel),
+                    static_cast<float>(h));
     }
 }
 
@@ -292,6 +309,7 @@ void App::apply(const ui::PanelActions& actions) {
             videoToStart_ = *actions.startVideoPath;
     }
     if (actions.stopVideo) (void)finishVideo();
+    applyRecorder(actions);
     if (actions.step) sim_->stepOnce();
     if (actions.resetSeed) sim_->reset(*actions.resetSeed);
     if (actions.saveStatePath) {
@@ -307,6 +325,20 @@ void App::apply(const ui::PanelActions& actions) {
         report(loaded);
         if (loaded) panel_.showMessage("loaded the school from " + *actions.loadStatePath);
     }
+}
+
+void App::applyRecorder(const ui::PanelActions& actions) {
+    ui::FpsRecorder& recorder = sweep_.recorder();
+    if (actions.recordFps) recorder.startRecord();
+    if (actions.sweepFps)
+        report(recorder.startSweep(actions.sweepFps->first, actions.sweepFps->second));
+    if (actions.cancelFpsRecording) recorder.cancel();
+    if (actions.exportFpsCsvPath) {
+        const auto saved = writeFileAtomically(*actions.exportFpsCsvPath, recorder.csv());
+        report(saved);
+        if (saved) panel_.showMessage("wrote " + *actions.exportFpsCsvPath);
+    }
+    if (actions.clearFpsRecords) recorder.clear();
 }
 
 render::FishSource App::fishSource() {
@@ -334,12 +366,14 @@ int App::run() {
     startSeconds_ = lastSeconds_ = seconds();
     vsync_ = !panel_.view.vsync;  // forces the first SetSwapInterval
     while (!quit_) {
-        const double frameSeconds = tick();
         processEvents();
         if (SDL_GetWindowFlags(window_.window) & SDL_WINDOW_MINIMIZED) {
-            SDL_Delay(10);  // nothing to draw: the school waits
+            // Nothing to draw: the school waits, and the time away is no frame of the history.
+            SDL_Delay(10);
+            lastSeconds_ = seconds();
             continue;
         }
+        const double frameSeconds = tick();
         runUi(frameSeconds);
         if (!simulate(frameSeconds)) break;
         driveSweep(frameSeconds);
@@ -618,48 +652,48 @@ int App::finish() {
     return status;
 }
 
-}  // namespace
+/// What the app starts from, read before the window opens, so a bad file costs no window.
+struct StartScene {
+    SimParams params;
+    std::optional<School> school;  ///< --state-in's
+};
 
-int runApp(const AppOptions& options) {
-    auto loaded = loadParams(options.params);
-    if (!loaded) {
-        printError(loaded.error());
-        return kExitBadInput;
-    }
-    const SimParams& params = *loaded;
-    // Read before the window opens, so a bad file costs no window.
-    std::optional<School> startSchool;
+Result<StartScene> readStartScene(const AppOptions& options) {
+    auto params = loadParams(options.params);
+    if (!params) return fail(params.error());
+    StartScene scene{*params, std::nullopt};
     if (!options.stateInPath.empty()) {
-        auto school = loadStateCsv(options.stateInPath, params);
-        if (!school) {
-            printError(school.error());
-            return kExitBadInput;
-        }
-        startSchool = std::move(*school);
+        auto school = loadStateCsv(options.stateInPath, scene.params);
+        if (!school) return fail(school.error());
+        scene.school = std::move(*school);
     }
+    return scene;
+}
 
-    // Without a display the app can still run offscreen (EGL) for the flags that end by
-    // themselves; run by hand it would show nothing and never end.
+/// Without a display the app can still run offscreen (EGL) for the flags that end by themselves;
+/// run by hand it would show nothing and never end.
+Result<void> chooseVideoDriver(const AppOptions& options) {
     const auto set = [](const char* name) {
         const char* value = std::getenv(name);
         return value != nullptr && *value != '\0';
     };
-    if (!set("DISPLAY") && !set("WAYLAND_DISPLAY") && !set("SDL_VIDEODRIVER")) {
-        if (options.frames == 0 && options.sweepFish.empty() && options.recordPath.empty()) {
-            std::cerr << "error: no display (DISPLAY and WAYLAND_DISPLAY are not set): run it on a "
-                         "desktop or under xvfb-run; without a display it runs offscreen only "
-                         "with --frames, --sweep or --record\n";
-            return kExitBadInput;
-        }
-        ::setenv("SDL_VIDEODRIVER", "offscreen", 1);
-        std::cerr << "no display: running offscreen\n";
-    }
-    Window window;
-    if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {
-        std::cerr << "error: cannot open a display: " << SDL_GetError()
-                  << " (run it on a desktop, or under xvfb-run)\n";
-        return kExitBadInput;
-    }
+    if (set("DISPLAY") || set("WAYLAND_DISPLAY") || set("SDL_VIDEODRIVER")) return {};
+    if (options.frames == 0 && options.sweepFish.empty() && options.recordPath.empty())
+        return fail(
+            "no display (DISPLAY and WAYLAND_DISPLAY are not set): run it on a desktop or under "
+            "xvfb-run; without a display it runs offscreen only with --frames, --sweep or "
+            "--record");
+    ::setenv("SDL_VIDEODRIVER", "offscreen", 1);
+    std::cerr << "no display: running offscreen\n";
+    return {};
+}
+
+/// A window with an OpenGL 4.5 core context and its loader: multisampled where it can be, fitting
+/// the display's usable area (less panels and docks), at most 1600 x 900 unless asked.
+Result<void> openWindow(const AppOptions& options, Window& window) {
+    if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0)
+        return fail(std::string("cannot open a display: ") + SDL_GetError() +
+                    " (run it on a desktop, or under xvfb-run)");
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 4);
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 5);
@@ -668,8 +702,6 @@ int runApp(const AppOptions& options) {
 #ifndef NDEBUG
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, SDL_GL_CONTEXT_DEBUG_FLAG);
 #endif
-    // Multisampling smooths the thin fish and the tank's edges; without it where it is missing.
-    // The window fits the display's usable area (less panels and docks), at most 1600 x 900.
     int width = options.width > 0 ? options.width : 1600;
     int height = options.height > 0 ? options.height : 900;
     int x = static_cast<int>(SDL_WINDOWPOS_CENTERED), y = static_cast<int>(SDL_WINDOWPOS_CENTERED);
@@ -680,6 +712,7 @@ int runApp(const AppOptions& options) {
         x = usable.x + std::max((usable.w - width) / 2, 0);
         y = usable.y + std::max((usable.h - height) / 2, 0);
     }
+    // Multisampling smooths the thin fish and the tank's edges; without it where it is missing.
     std::string windowError, contextError;
     for (const int samples : {options.msaaSamples, 0}) {
         SDL_GL_SetAttribute(SDL_GL_MULTISAMPLEBUFFERS, samples > 0 ? 1 : 0);
@@ -697,48 +730,59 @@ int runApp(const AppOptions& options) {
         SDL_DestroyWindow(window.window);
         window.window = nullptr;
     }
-    if (window.context == nullptr) {
-        if (contextError.empty())
-            std::cerr << "error: cannot create a window: " << windowError << "\n";
-        else
-            std::cerr << "error: OpenGL 4.5 core is not available here: " << contextError << "\n";
-        return kExitBadInput;
-    }
+    if (window.context == nullptr)
+        return fail(contextError.empty()
+                        ? "cannot create a window: " + windowError
+                        : "OpenGL 4.5 core is not available here: " + contextError);
     SDL_GL_MakeCurrent(window.window, window.context);
     if (gladLoadGL(reinterpret_cast<GLADloadfunc>(SDL_GL_GetProcAddress)) == 0 ||
-        !GLAD_GL_VERSION_4_5) {
-        std::cerr << "error: OpenGL 4.5 core is not available here\n";
-        return kExitBadInput;
-    }
-    gpu::enableGlDebugOutput();
+        !GLAD_GL_VERSION_4_5)
+        return fail("OpenGL 4.5 core is not available here");
+    return {};
+}
 
-    const BackendKind kind = options.backend.value_or(BackendKind::Tbb);
-    // At fixed density `--fish N` scales the config's tank, rocks and target from the config's
-    // own fish count, as `fishschool-cli bench --density fixed` does.
-    SimParams startParams = params;
+/// The school on the backend the options name. At fixed density `--fish N` scales the config's
+/// tank, rocks and target from the config's own fish count, as `fishschool-cli bench --density
+/// fixed` does.
+Result<std::unique_ptr<SimulationController>> createSimulation(const AppOptions& options,
+                                                               const StartScene& scene) {
+    SimParams startParams = scene.params;
     std::optional<SimParams> densityBase;
-    if (options.density == Density::Fixed && options.params.fish && !startSchool) {
+    if (options.density == Density::Fixed && options.params.fish && !scene.school) {
         ParamFlags withoutFish = options.params;
         withoutFish.fish.reset();
         if (auto base = loadParams(withoutFish)) {
             densityBase = *base;
-            startParams = fixedDensityParams(params.fishCount, *base);
+            startParams = fixedDensityParams(scene.params.fishCount, *base);
         }
     }
-    auto sim =
-        SimulationController::create(startParams, kind, startSchool ? &*startSchool : nullptr);
-    if (!sim) {
-        printError(sim.error());
-        return kExitBadInput;
-    }
+    auto sim = SimulationController::create(startParams, options.backend.value_or(BackendKind::Tbb),
+                                            scene.school ? &*scene.school : nullptr);
+    if (!sim) return fail(sim.error());
     (*sim)->setDensity(options.density);
     if (densityBase) (*sim)->setDensityBase(*densityBase);
     (*sim)->paused = options.startPaused;
+    return sim;
+}
+
+int exitWith(int status, std::string_view message) {
+    printError(message);
+    return status;
+}
+
+}  // namespace
+
+int runApp(const AppOptions& options) {
+    const auto scene = readStartScene(options);
+    if (!scene) return exitWith(kExitBadInput, scene.error());
+    if (auto ok = chooseVideoDriver(options); !ok) return exitWith(kExitBadInput, ok.error());
+    Window window;
+    if (auto ok = openWindow(options, window); !ok) return exitWith(kExitBadInput, ok.error());
+    gpu::enableGlDebugOutput();
+    auto sim = createSimulation(options, *scene);
+    if (!sim) return exitWith(kExitBadInput, sim.error());
     auto renderer = render::SceneRenderer::create();
-    if (!renderer) {
-        printError(renderer.error());
-        return kExitInternal;
-    }
+    if (!renderer) return exitWith(kExitInternal, renderer.error());
 
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
@@ -746,7 +790,6 @@ int runApp(const AppOptions& options) {
     ImGui::StyleColorsDark();
     ImGui_ImplSDL2_InitForOpenGL(window.window, window.context);
     ImGui_ImplOpenGL3_Init("#version 450");
-
     int status = 0;
     {
         App app(options, window, std::move(*sim), std::move(*renderer));

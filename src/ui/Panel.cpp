@@ -70,7 +70,7 @@ void Panel::showMessage(std::string message) {
     messageUntil_ = ImGui::GetCurrentContext() ? ImGui::GetTime() + 4.0 : 4.0;
 }
 
-PanelActions Panel::draw(const PanelState& state, FpsRecorder& recorder) {
+PanelActions Panel::draw(const PanelState& state, const FpsRecorder& recorder) {
     PanelActions actions;
     if (view.showOverlay) drawOverlay(state);
     drawNotices();
@@ -96,8 +96,10 @@ PanelActions Panel::draw(const PanelState& state, FpsRecorder& recorder) {
             actions.switchBackend = kind;
         ImGui::EndDisabled();
         if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-            ImGui::SetTooltip("%s", reason.empty() ? "Run the school here; it is handed over as "
-                                                     "it is (keys 1, 2, 3)"
+            ImGui::SetTooltip("%s", reason.empty() ? ("Run the school here; it is handed over as "
+                                                      "it is (key " +
+                                                      std::to_string(k + 1) + ")")
+                                                         .c_str()
                                                    : reason.c_str());
         if (k + 1 < backends.size()) ImGui::SameLine();
     }
@@ -174,7 +176,7 @@ PanelActions Panel::draw(const PanelState& state, FpsRecorder& recorder) {
 
     drawPlots();
     drawParameters(state, actions);
-    drawRecorder(state, recorder);
+    drawRecorder(state, recorder, actions);
     ImGui::PopItemWidth();
     const float left = ImGui::GetWindowPos().x - ImGui::GetMainViewport()->WorkPos.x;
     if (left < 40.0f && !ImGui::IsWindowCollapsed()) coveredLeft_ = left + ImGui::GetWindowWidth();
@@ -352,12 +354,20 @@ void Panel::drawHelp() {
     ImGui::Begin("Help: keys and mouse (F1 or ? closes)", &view.showHelp,
                  ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
                      ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove);
-    static constexpr const char* kRows[][2] = {
+    // The backends' keys and labels, in the registry's order: "1 / 2 / 3", "backend: ...".
+    std::string backendKeys, backendLabels = "backend: ";
+    const auto registry = backendRegistry();
+    for (std::size_t k = 0; k < registry.size(); ++k) {
+        const std::string separator = k == 0 ? "" : " / ";
+        backendKeys += separator + std::to_string(k + 1);
+        backendLabels += separator + std::string(registry[k].label);
+    }
+    const std::string kRows[][2] = {
         {"left drag", "orbit the camera around the tank"},
         {"right or middle drag", "pan"},
         {"wheel", "zoom"},
         {"C", "reset the camera"},
-        {"1 / 2 / 3", "backend: CPU single thread / CPU TBB / GPU compute"},
+        {backendKeys, backendLabels},
         {"Space", "pause or resume"},
         {"N", "one step (held, it keeps stepping)"},
         {"R", "a fresh school from the panel's seed"},
@@ -374,9 +384,9 @@ void Panel::drawHelp() {
         for (const auto& row : kRows) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(row[0]);
+            ImGui::TextUnformatted(row[0].c_str());
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(row[1]);
+            ImGui::TextUnformatted(row[1].c_str());
         }
         ImGui::EndTable();
     }

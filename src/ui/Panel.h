@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "FpsRecorder.h"
@@ -67,6 +68,13 @@ struct PanelActions {
     bool cancelFastForward = false;
     std::optional<std::string> startVideoPath;  ///< record the window as a video
     bool stopVideo = false;
+    // The FPS recorder's buttons.
+    bool recordFps = false;  ///< measure the current scene as one row
+    /// Measure these fish counts on these backends.
+    std::optional<std::pair<std::vector<BackendKind>, std::vector<std::int64_t>>> sweepFps;
+    bool cancelFpsRecording = false;              ///< stop; the rows so far stay
+    std::optional<std::string> exportFpsCsvPath;  ///< write the rows as CSV
+    bool clearFpsRecords = false;                 ///< forget the rows
 };
 
 /// Display settings the panel owns and the renderer reads.
@@ -83,7 +91,7 @@ struct ViewSettings {
 /// the overlay (FPS, frame, simulation and render times, a frame-time graph).
 class Panel {
   public:
-    PanelActions draw(const PanelState& state, FpsRecorder& recorder);
+    PanelActions draw(const PanelState& state, const FpsRecorder& recorder);
     /// Shows an error until the next successful change, e.g. a refused value or file: at the
     /// bottom of the window, where it moves no control.
     void showError(std::string message) { error_ = std::move(message); }
@@ -144,7 +152,7 @@ class Panel {
     template <class DrawCustom>
     bool drawKeys(const char* section, SimParams& edited, DrawCustom&& drawCustom);
     /// The FPS recorder's section (PanelRecorder.cpp).
-    void drawRecorder(const PanelState& state, FpsRecorder& recorder);
+    void drawRecorder(const PanelState& state, const FpsRecorder& recorder, PanelActions& actions);
 
     Widgets widgets_;
     std::string error_;

@@ -8,7 +8,6 @@
 
 #include "Panel.h"
 #include "backends/BackendRegistry.h"
-#include "core/StateIO.h"
 #include "core/TextInput.h"
 
 namespace fishschool::ui {
@@ -97,30 +96,34 @@ void drawFpsPlot(const std::vector<FpsRecord>& rows) {
 
 }  // namespace
 
-void Panel::drawRecorder(const PanelState& state, FpsRecorder& recorder) {
+void Panel::drawRecorder(const PanelState& state, const FpsRecorder& recorder,
+                         PanelActions& actions) {
     if (recorder.sweeping()) ImGui::SetNextItemOpen(true);  // show the table as it fills
     if (!widgets_.section("FPS recorder")) return;
     const auto registry = backendRegistry();
     sweepBackends_.resize(registry.size(), true);
     ImGui::BeginDisabled(recorder.busy());
-    if (ImGui::Button("Record")) recorder.startRecord();
+    if (ImGui::Button("Record")) actions.recordFps = true;
+    widgets_.noteRect("Record");
     tip("Measure the current scene: a second of warm-up, then three seconds, as one row.");
     ImGui::SameLine();
-    if (ImGui::Button("Sweep")) {
+    const bool sweepClicked = ImGui::Button("Sweep");
+    widgets_.noteRect("Sweep");
+    if (sweepClicked) {
         std::vector<BackendKind> backends;
         for (std::size_t k = 0; k < registry.size(); ++k)
             if (sweepBackends_[k] && state.unavailableReason(k).empty())
                 backends.push_back(registry[k].kind);
         if (auto counts = parseFishCounts("sweep fish", sweepFish_); !counts)
             error_ = counts.error();
-        else if (auto ok = recorder.startSweep(backends, *counts); !ok)
-            error_ = ok.error();
+        else
+            actions.sweepFps = {std::move(backends), std::move(*counts)};
     }
     tip("Measure every fish count of the list on every ticked backend.");
     ImGui::EndDisabled();
     if (recorder.busy()) {
         ImGui::SameLine();
-        if (ImGui::Button("Cancel")) recorder.cancel();
+        if (ImGui::Button("Cancel")) actions.cancelFpsRecording = true;
         tip("Stop; the rows measured so far stay.");
         ImGui::TextUnformatted(recorder.status().c_str());
     }
@@ -175,16 +178,12 @@ void Panel::drawRecorder(const PanelState& state, FpsRecorder& recorder) {
     ImGui::InputText("csv", csvPath_, sizeof csvPath_);
     tip("Where Export writes backend,fish,fps,sim_ms,render_ms.");
     ImGui::SameLine();
-    if (ImGui::Button("Export")) {
-        auto saved = writeFileAtomically(csvPath_, recorder.csv());
-        if (saved)
-            showMessage(std::string("wrote ") + csvPath_);
-        else
-            error_ = saved.error();
-    }
+    if (ImGui::Button("Export")) actions.exportFpsCsvPath = csvPath_;
+    widgets_.noteRect("Export");
     tip("Write the rows as CSV.");
     ImGui::SameLine();
-    if (ImGui::Button("Clear")) recorder.clear();
+    if (ImGui::Button("Clear")) actions.clearFpsRecords = true;
+    widgets_.noteRect("Clear");
     tip("Forget the rows.");
 }
 

@@ -4,8 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <imgui.h>
+#include <cstdint>
 #include <filesystem>
+#include <vector>
 
+#include "backends/BackendRegistry.h"
+#include "core/ParamTable.h"
 #include "ui/Panel.h"
 
 namespace fishschool::ui {
@@ -62,6 +66,27 @@ class PanelInput : public ::testing::Test {
         io.KeysDown[ImGui::GetKeyIndex(ImGuiKey_Enter)] = false;
         return actions;
     }
+    /// A click on `label`: hover, press, release; what the three frames asked for.
+    PanelActions click(const char* label) {
+        const auto rect = panel_.controlRect(label);
+        EXPECT_GT(rect[2], rect[0]) << label << " was not drawn";
+        ImGuiIO& io = ImGui::GetIO();
+        io.MousePos = centre(rect);
+        PanelActions asked = frame();
+        io.MouseDown[0] = true;
+        const PanelActions pressed = frame();
+        const PanelActions released = frame();
+        for (const PanelActions* a : {&pressed, &released}) {
+            if (a->loadConfigPath) asked.loadConfigPath = a->loadConfigPath;
+            if (a->saveConfigPath) asked.saveConfigPath = a->saveConfigPath;
+            if (a->newParams) asked.newParams = a->newParams;
+            if (a->sweepFps) asked.sweepFps = a->sweepFps;
+            if (a->exportFpsCsvPath) asked.exportFpsCsvPath = a->exportFpsCsvPath;
+            asked.recordFps = asked.recordFps || a->recordFps;
+            asked.clearFpsRecords = asked.clearFpsRecords || a->clearFpsRecords;
+        }
+        return asked;
+    }
     static ImVec2 centre(const std::array<float, 4>& r) {
         return ImVec2(0.5f * (r[0] + r[2]), 0.5f * (r[1] + r[3]));
     }
@@ -102,23 +127,6 @@ TEST_F(PanelInput, ATypedValueAppliesOnEnterNotWhileTyped) {
 TEST_F(PanelInput, ConfigFilesAreAskedOfTheAppNotOpenedByThePanel) {
     ASSERT_FALSE(std::filesystem::exists("fishschool.json")) << "the test needs it absent";
     frame();
-    ImGuiIO& io = ImGui::GetIO();
-    // A click: hover, press, release; what the three frames asked for.
-    const auto click = [&](const char* label) {
-        const auto rect = panel_.controlRect(label);
-        EXPECT_GT(rect[2], rect[0]) << label << " was not drawn";
-        io.MousePos = centre(rect);
-        PanelActions asked = frame();
-        io.MouseDown[0] = true;
-        const PanelActions pressed = frame();
-        const PanelActions released = frame();
-        for (const PanelActions* a : {&pressed, &released}) {
-            if (a->loadConfigPath) asked.loadConfigPath = a->loadConfigPath;
-            if (a->saveConfigPath) asked.saveConfigPath = a->saveConfigPath;
-            if (a->newParams) asked.newParams = a->newParams;
-        }
-        return asked;
-    };
     // Close the open sections, so that Files shows without scrolling.
     for (const char* open : {"Measures over time", "School", "Behaviour"}) click(open);
     click("Files");
@@ -130,6 +138,51 @@ TEST_F(PanelInput, ConfigFilesAreAskedOfTheAppNotOpenedByThePanel) {
     ASSERT_TRUE(save.saveConfigPath);
     EXPECT_EQ(*save.saveConfigPath, "fishschool.json");
     EXPECT_FALSE(std::filesystem::exists("fishschool.json")) << "the panel wrote the file itself";
+}
+
+/// The FPS recorder's buttons, too, are asked of the app: the panel starts no measurement and
+/// writes no CSV.
+TEST_F(PanelInput, TheRecordersButtonsAreAskedOfTheApp) {
+    ASSERT_FALSE(std::filesystem::exists("fps.csv")) << "the test needs it absent";
+    frame();
+    for (const char* open : {"Measures over time", "School", "Behaviour"}) click(open);
+    click("FPS recorder");
+    EXPECT_TRUE(click("Record").recordFps);
+    EXPECT_FALSE(recorder_.busy()) << "the panel started the recording itself";
+    const PanelActions sweep = click("Sweep");
+    ASSERT_TRUE(sweep.sweepFps);
+    EXPECT_EQ(sweep.sweepFps->second, (std::vector<std::int64_t>{1000, 2000, 5000, 10000, 20000}));
+    EXPECT_EQ(sweep.sweepFps->first.size(), backendRegistry().size());  // every one ticked
+    EXPECT_FALSE(recorder_.busy()) << "the panel started the sweep itself";
+    const PanelActions exported = click("Export");
+    ASSERT_TRUE(exported.exportFpsCsvPath);
+    EXPECT_EQ(*exported.exportFpsCsvPath, "fps.csv");
+    EXPECT_FALSE(std::filesystem::exists("fps.csv")) << "the panel wrote the file itself";
+    EXPECT_TRUE(click("Clear").clearFpsRecords);
+}
+
+/// Every key the parameter table puts on the panel is drawn there, under its section: a key
+/// given a section no code draws would be hidden without a word.
+TEST_F(PanelInput, EveryKeyOfTheTableIsOnThePanel) {
+    ImGui::GetIO().DisplaySize = ImVec2(1280.0f, 8000.0f);  // room for every section, open
+    frame();
+    for (const ParamInfo& info : paramTable()) {
+        if (info.panel.widget != Widget::Table) continue;
+        const auto rect = panel_.controlRect(info.panel.label);
+        if (rect[2] <= rect[0]) click(info.panel.section);  // a closed section: open it
+    }
+    frame();
+    for (const ParamInfo& info : paramTable()) {
+        if (info.panel.widget == Widget::None) continue;
+        if (info.panel.widget == Widget::Custom) {
+            EXPECT_GT(panel_.controlRect(info.panel.section)[2], 0.0f)
+                << info.key << "'s section " << info.panel.section << " was not drawn";
+            continue;
+        }
+        const auto rect = panel_.controlRect(info.panel.label);
+        EXPECT_GT(rect[2], rect[0]) << info.key << " (" << info.panel.label << ", section "
+                                    << info.panel.section << ") is not on the panel";
+    }
 }
 
 TEST_F(PanelInput, ATypedFishCountIsReadStrictly) {
