@@ -29,6 +29,20 @@ awk -F, 'NR > 1 && $6 == "ok" {
 } END { for (key in n) print key, p[key] / n[key], m[key] / n[key], n[key] }' "$csv" |
     sort -g -k1,1 -k2,2 >"$data"
 [ -s "$data" ] || { echo "error: $csv has no finished run to plot" >&2; exit 2; }
+# Cells by the index of their values, labelled with the values: an axis need not be evenly
+# spaced ([0, 2, 4, 8, 15]), which gnuplot's image would draw as if it were.
+cells="$(mktemp)"
+trap 'rm -f "$data" "$cells"' EXIT
+xs="$(cut -d' ' -f1 "$data" | sort -g -u | tr '\n' ' ')"
+ys="$(cut -d' ' -f2 "$data" | sort -g -u | tr '\n' ' ')"
+# gnuplot's tic list: "0" 0, "2" 1, "4" 2, ...
+tics() { tr ' ' '\n' <<<"$1" | awk 'NF { printf "%s\"%s\" %d", (n ? ", " : ""), $1, n++ }'; }
+xtics="$(tics "$xs")"
+ytics="$(tics "$ys")"
+awk -v xs="$xs" -v ys="$ys" '
+    BEGIN { n = split(xs, x, " "); for (k = 1; k <= n; k++) xi[x[k]] = k - 1
+            n = split(ys, y, " "); for (k = 1; k <= n; k++) yi[y[k]] = k - 1 }
+    { print xi[$1], yi[$2], $3, $4 }' "$data" >"$cells"
 [ -n "$title" ] || title="$(basename "$csv" .csv)"
 gnuplot <<GNUPLOT
 set terminal pngcairo size 1200,520 font "Sans,11" noenhanced
@@ -41,10 +55,12 @@ set palette defined (0 "#440154", 0.25 "#3b528b", 0.5 "#21918c", 0.75 "#5ec962",
 set size ratio -1
 set tics out
 set autoscale fix
+set xtics ($xtics)
+set ytics ($ytics)
 set title "polarization"
-plot "$data" using 1:2:3 with image notitle
+plot "$cells" using 1:2:3 with image notitle
 set title "milling"
-plot "$data" using 1:2:4 with image notitle
+plot "$cells" using 1:2:4 with image notitle
 unset multiplot
 GNUPLOT
 echo "wrote $out"

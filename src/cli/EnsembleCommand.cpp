@@ -322,6 +322,12 @@ int runEnsembleRun(const EnsembleOptions& o) {
         });
         if (!parsed) return refuse(parsed.error());
         only = *parsed;
+        std::vector<std::int64_t> sorted = only;
+        std::sort(sorted.begin(), sorted.end());
+        if (const auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+            twice != sorted.end())
+            return refuse("--only: run " + std::to_string(*twice) +
+                          " is named twice; name each run once");
     }
     const auto kind = parseBackendFlag(o.file + ": key 'backend'", spec->backend);
     if (!kind) return refuse(kind.error());
@@ -329,7 +335,9 @@ int runEnsembleRun(const EnsembleOptions& o) {
     if (!faults) return refuse(faults.error());
 
     // The folder: new, empty, or this ensemble's (by its manifest), nothing else.
-    const fs::path folder = o.folder;
+    // "out/" is the folder "out", as a shell's completion writes it.
+    fs::path folder = o.folder;
+    while (!folder.has_filename() && folder.has_relative_path()) folder = folder.parent_path();
     std::error_code error;
     const auto status = fs::status(folder, error);
     if (fs::exists(status) && !fs::is_directory(status))
@@ -351,7 +359,12 @@ int runEnsembleRun(const EnsembleOptions& o) {
         if (!*existing)
             for (const auto& entry : fs::directory_iterator(folder, error)) {
                 const std::string name = entry.path().filename().string();
-                if (!isPartFileName(name) && !name.starts_with(kManifestName))
+                // Another task of the array may be writing the manifest right now: its
+                // temporary file (writeFileAtomically's ".manifest.json.tmp-...") is no stranger.
+                const bool manifestBeingWritten =
+                    name.starts_with(std::string(".") + kManifestName + ".tmp-");
+                if (!isPartFileName(name) && !name.starts_with(kManifestName) &&
+                    !manifestBeingWritten)
                     return refuse("--out: " + quote(o.folder, 200) + " holds " + quote(name) +
                                   " and no " + kManifestName +
                                   ": not an ensemble's folder; give a new or empty folder");

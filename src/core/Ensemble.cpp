@@ -36,9 +36,12 @@ Result<std::int64_t> wholeNumberKey(const Json& value, const std::string& source
         "a whole number from " + std::to_string(min) + " to " + std::to_string(max);
     if (!value.is_number_integer())
         return fail(where(source, key) + "must be " + range + ", got " + quote(value.dump()));
-    if (value.is_number_unsigned()
-            ? value.get<std::uint64_t>() > std::uint64_t(max)
-            : (value.get<std::int64_t>() < min || value.get<std::int64_t>() > max))
+    // nlohmann holds a number >= 0 as unsigned: both ends are checked in either form.
+    const bool inRange = value.is_number_unsigned()
+                             ? value.get<std::uint64_t>() <= std::uint64_t(max) &&
+                                   (min <= 0 || value.get<std::uint64_t>() >= std::uint64_t(min))
+                             : value.get<std::int64_t>() >= min && value.get<std::int64_t>() <= max;
+    if (!inRange)
         return fail(where(source, key) + quote(value.dump()) + " is not allowed; must be " + range);
     return value.get<std::int64_t>();
 }
@@ -309,8 +312,7 @@ Result<EnsembleSpec> parseEnsemble(std::string_view text, std::string_view sourc
             }
         } else if (key == "backend") {
             if (!value.is_string() || value.get<std::string>().empty())
-                return fail(where(source, key) +
-                            "must be a backend's name (cpu, tbb or gpu), got " +
+                return fail(where(source, key) + "must be a string, the name of a backend, got " +
                             quote(value.dump()));
             spec.backend = value.get<std::string>();
         } else if (key == "check") {

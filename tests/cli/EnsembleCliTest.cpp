@@ -201,6 +201,15 @@ TEST_F(Ensemble, BadInputExitsTwoNamingItAndWritesNothing) {
          "run 1 (rSeparation = -1): axes rSeparation: rSeparation: -1 is not allowed"},
         {"{" + base + R"("axes": {}, "axes": {}})", "", "'axes' appears more than once"},
         {R"({"axes": {}})", "", "'steps' is missing"},
+        {"{" + base + R"("axes": {"noise": {"from": 0, "to": 1, "count": 0}}})", "",
+         "'axes.noise.count': '0' is not allowed; must be a whole number from 1"},
+        {R"({"axes": {}, "steps": 5, "replicates": 0})", "",
+         "'replicates': '0' is not allowed; must be a whole number from 1"},
+        {R"({"axes": {}, "steps": 0})", "",
+         "'steps': '0' is not allowed; must be a whole number from 1"},
+        {R"({"axes": {}, "steps": 5, "measure": {"last": 0}})", "",
+         "'measure.last': '0' is not allowed; must be a whole number from 1"},
+        {"", " --only 1,1", "--only: run 1 is named twice"},
         {"", " --shard 3/2", "--shard: '3/2' is not allowed"},
         {"", " --shard 0/0", "--shard: '0/0' is not allowed"},
         {"", " --only 12", "--only: '12' is not allowed"},
@@ -225,6 +234,35 @@ TEST_F(Ensemble, BadInputExitsTwoNamingItAndWritesNothing) {
     EXPECT_EQ(cli("ensemble status " + path("file")).status, 2);
     EXPECT_THAT(cli("ensemble merge " + path("nothing") + " --csv " + path("m.csv")).err,
                 HasSubstr("is not a folder made by `ensemble run`"));
+}
+
+/// The tasks of a Slurm array start at once on a new folder: each may find another's manifest
+/// half-written (its temporary file) and none refuses the folder for it.
+TEST_F(Ensemble, ShardsStartedAtOnceOnANewFolderAllRun) {
+    const std::string one = runAndMerge("one", " --jobs 1");
+    for (int trial = 0; trial < 4; ++trial) {
+        const std::string dir = path("together" + std::to_string(trial));
+        std::string all;
+        for (int k = 0; k < 4; ++k)
+            all += std::string(FISHSCHOOL_CLI_PATH) + " ensemble run " + path("e.json") +
+                   " --out " + dir + " --jobs 1 --shard " + std::to_string(k) + "/4 2>>" + dir +
+                   ".err & ";
+        ASSERT_EQ(std::system(("(" + all + "wait)").c_str()), 0);
+        EXPECT_EQ(read(dir + ".err").find("error:"), std::string::npos) << read(dir + ".err");
+        const CliRun merge = cli("ensemble merge " + dir + " --csv " + dir + ".csv");
+        ASSERT_EQ(merge.status, 0) << merge.err;
+        EXPECT_EQ(read(dir + ".csv"), one) << "trial " << trial;
+    }
+}
+
+/// "out/" is the folder "out", as a shell's completion writes it.
+TEST_F(Ensemble, AnOutFolderWithATrailingSlashIsThatFolder) {
+    const std::string one = runAndMerge("one", " --jobs 1");
+    const CliRun run =
+        cli("ensemble run " + path("e.json") + " --out " + path("slash") + "/ --jobs 1");
+    ASSERT_EQ(run.status, 0) << run.err;
+    ASSERT_EQ(cli("ensemble merge " + path("slash") + "/ --csv " + path("slash.csv")).status, 0);
+    EXPECT_EQ(read(path("slash.csv")), one);
 }
 
 TEST_F(Ensemble, HelpOnEveryCommandAndAMisspeltOneIsNamed) {
