@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # The app's FPS sweep with the gpu backend up to 4,000,000 fish, offscreen (no X server), for a
-# machine with a GPU. Where the machine has no packages, pack a portable build first:
-#   cmake -S . -B build-portable -DFISHSCHOOL_NATIVE=OFF && cmake --build build-portable -j
-#   ../shared/tools/pack-for-gpu-machine.sh build-portable     # makes .gpu-carry
-# and there run `source .gpu-carry/env.sh; scripts/gpu_app_sweep.sh OUT.csv`.
+# machine with a GPU. Build there (scripts/setup.sh), or, where the machine has no packages, copy
+# over a portable build (cmake -DFISHSCHOOL_NATIVE=OFF) with the libraries it links and set APP.
 #   scripts/gpu_app_sweep.sh OUT.csv [FISH_LIST]
 # $APP (default: fishschool on PATH, else build/bin/fishschool), $SECONDS_PER_CASE (3),
 # $WARMUP_STEPS (300), $WIDTH x $HEIGHT (1280 x 720), $BACKENDS (gpu) set the rest. The CSV has

@@ -61,7 +61,8 @@ TEST(Config, MissingKeysTakeDefaults) {
     EXPECT_TRUE(noRocks->rocks.empty());
 }
 
-TEST(Config, ReadsEveryKey) {
+// The article's keys by hand; ParamTable.EveryKeyRoundTripsExactly covers every key of the table.
+TEST(Config, ReadsTheArticlesKeys) {
     auto p = parseConfig(R"({
         "fishCount": 77, "seed": 9, "dt": 0.02, "kCohesion": -0.5, "kSeparation": 2,
         "kAlignment": 0.25, "rCohesion": 8, "rSeparation": 1.5, "rAlignment": 4,
@@ -88,7 +89,7 @@ TEST(Config, ReadsEveryKey) {
     EXPECT_EQ(p->viewAngle, 270.0f);
 }
 
-TEST(Config, RoundTripsEveryKeyExactly) {
+TEST(Config, RoundTripsTheArticlesKeysExactly) {
     SimParams p;
     p.fishCount = 1234;
     p.seed = 18446744073709551615ull;

@@ -10,6 +10,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/ConfigIO.h"
 #include "core/ParamTable.h"
 
@@ -103,10 +105,14 @@ TEST(ParamTable, EveryPanelControlHasARangeAndHelp) {
     }
 }
 
-/// The rows of docs/config.md's key table: key and unit.
-std::vector<std::pair<std::string, std::string>> documentedKeys() {
+/// A row of docs/config.md's key table.
+struct DocumentedKey {
+    std::string key, unit, defaultCell;
+};
+
+std::vector<DocumentedKey> documentedKeys() {
     std::ifstream in(std::filesystem::path(FISHSCHOOL_SOURCE_DIR) / "docs" / "config.md");
-    std::vector<std::pair<std::string, std::string>> rows;
+    std::vector<DocumentedKey> rows;
     std::string line;
     while (std::getline(in, line)) {
         if (!line.starts_with("| `")) continue;
@@ -121,7 +127,7 @@ std::vector<std::pair<std::string, std::string>> documentedKeys() {
             return s;
         };
         const std::string key = trim(cells.at(0));
-        rows.emplace_back(key.substr(1, key.size() - 2), trim(cells.at(2)));
+        rows.push_back({key.substr(1, key.size() - 2), trim(cells.at(2)), trim(cells.at(3))});
     }
     return rows;
 }
@@ -131,8 +137,27 @@ TEST(ParamTable, DocsConfigListsEveryKeyWithItsUnitInOrder) {
     const auto table = paramTable();
     ASSERT_EQ(rows.size(), table.size()) << "docs/config.md's key table and paramTable() differ";
     for (std::size_t k = 0; k < rows.size(); ++k) {
-        EXPECT_EQ(rows[k].first, table[k].key) << "row " << k + 1;
-        EXPECT_EQ(rows[k].second, table[k].unit) << "unit of " << table[k].key;
+        EXPECT_EQ(rows[k].key, table[k].key) << "row " << k + 1;
+        EXPECT_EQ(rows[k].unit, table[k].unit) << "unit of " << table[k].key;
+    }
+}
+
+/// The default column's first `code` is the value a config without the key gets.
+TEST(ParamTable, DocsConfigGivesEveryKeysDefault) {
+    const auto defaults = nlohmann::json::parse(configToJson(SimParams{}));
+    for (const DocumentedKey& row : documentedKeys()) {
+        if (row.key == "rocks") continue;  // three rocks, described in words
+        const std::size_t open = row.defaultCell.find('`');
+        const std::size_t close = row.defaultCell.find('`', open + 1);
+        ASSERT_NE(close, std::string::npos) << row.key << ": no `value` in " << row.defaultCell;
+        const auto documented = nlohmann::json::parse(
+            row.defaultCell.substr(open + 1, close - open - 1), nullptr, false);
+        ASSERT_FALSE(documented.is_discarded()) << row.key << ": " << row.defaultCell;
+        const nlohmann::json& actual = defaults.at(row.key);
+        if (actual.is_number_float())  // the docs round a float as a person writes it
+            EXPECT_FLOAT_EQ(documented.get<float>(), actual.get<float>()) << row.key;
+        else
+            EXPECT_EQ(documented, actual) << row.key;
     }
 }
 

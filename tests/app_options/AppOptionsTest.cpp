@@ -1,0 +1,109 @@
+// The app's flags as parseAppOptions reads them, without a window: what is accepted, what each
+// refusal names, and the outputs checked before a window would open.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "app_options/AppOptions.h"
+
+namespace fishschool::app {
+namespace {
+
+using ::testing::HasSubstr;
+
+Result<AppOptions> parse(std::vector<std::string> args) {
+    args.insert(args.begin(), "fishschool");
+    std::vector<const char*> argv;
+    for (const std::string& arg : args) argv.push_back(arg.c_str());
+    return parseAppOptions(static_cast<int>(argv.size()), argv.data(), /*checkTools=*/false);
+}
+
+std::string refusal(std::vector<std::string> args) {
+    const auto options = parse(std::move(args));
+    return options ? std::string("accepted") : options.error();
+}
+
+TEST(AppOptions, NoFlagsGiveTheDefaults) {
+    const auto options = parse({});
+    ASSERT_TRUE(options) << options.error();
+    EXPECT_FALSE(options->backend);
+    EXPECT_EQ(options->density, Density::Fixed);
+    EXPECT_EQ(options->frames, 0);
+    EXPECT_TRUE(options->vsync);
+    EXPECT_EQ(options->msaaSamples, 4);
+    EXPECT_TRUE(options->help.empty());
+}
+
+TEST(AppOptions, ASweepReadsItsCountsAndBackendsAndTurnsVsyncOff) {
+    const auto options = parse({"--sweep", "100,2000", "--sweep-backends", "tbb,cpu", "--csv",
+                                "fps.csv", "--sweep-seconds", "0.5", "--density", "tank"});
+    ASSERT_TRUE(options) << options.error();
+    EXPECT_EQ(options->sweepFish, (std::vector<std::int64_t>{100, 2000}));
+    EXPECT_EQ(options->sweepBackends,
+              (std::vector<BackendKind>{BackendKind::Tbb, BackendKind::Cpu}));
+    EXPECT_EQ(options->sweepSeconds, 0.5);
+    EXPECT_EQ(options->density, Density::Tank);
+    EXPECT_FALSE(options->vsync) << "a sweep measures the machine, not the display";
+}
+
+TEST(AppOptions, ValuesOutOfRangeNameTheFlag) {
+    EXPECT_THAT(refusal({"--frames", "0"}), HasSubstr("--frames"));
+    EXPECT_THAT(refusal({"--width", "63"}), HasSubstr("--width"));
+    EXPECT_THAT(refusal({"--msaa", "3"}), HasSubstr("--msaa"));
+    EXPECT_THAT(refusal({"--backend", "cuda"}), HasSubstr("must be cpu, tbb or gpu"));
+    EXPECT_THAT(refusal({"--sweep", "100", "--csv", "f.csv", "--sweep-seconds", "nan"}),
+                HasSubstr("--sweep-seconds"));
+    EXPECT_THAT(refusal({"--sweep", "100,x", "--csv", "f.csv"}), HasSubstr("--sweep"));
+    EXPECT_THAT(refusal({"--record", "a.webm"}), HasSubstr(".mp4, .m4v, .mov or .mkv"));
+}
+
+TEST(AppOptions, FlagsThatNeedOrExcludeOthersSaySo) {
+    EXPECT_EQ(refusal({"--sweep", "100"}), "--sweep needs --csv FILE");
+    EXPECT_EQ(refusal({"--csv", "f.csv"}),
+              "--csv is where --sweep writes; give --sweep FISH_LIST too");
+    EXPECT_EQ(refusal({"--record-fps", "30"}), "--record-fps needs --record FILE");
+    EXPECT_EQ(refusal({"--state-in", "s.csv", "--fish", "10"}),
+              "--fish cannot be used with --state-in: the fish are the file's rows");
+    EXPECT_EQ(refusal({"--sweep", "100", "--csv", "f.csv", "--frames", "5"}),
+              "--frames cannot be used with --sweep: the sweep ends the run");
+}
+
+TEST(AppOptions, OutputsAreCheckedBeforeTheRun) {
+    // Two outputs on one file: one would be lost.
+    EXPECT_THAT(refusal({"--frames", "1", "--screenshot", "x.png", "--state-out", "x.png"}),
+                HasSubstr("--state-out"));
+    // An output over an input.
+    const auto config = std::filesystem::temp_directory_path() / "app_options_test_config.json";
+    std::ofstream(config) << "{}";
+    EXPECT_THAT(refusal({"--config", config.string(), "--config-out", config.string()}),
+                HasSubstr("--config-out"));
+    std::filesystem::remove(config);
+    // A folder is no file to write.
+    const std::string folder = std::filesystem::temp_directory_path().string();
+    EXPECT_THAT(refusal({"--config-out", folder}), HasSubstr("--config-out"));
+    // --state-in and --state-out may be one file: the write comes after the read.
+    EXPECT_TRUE(parse({"--state-in", "s.csv", "--state-out", "s.csv"}));
+}
+
+TEST(AppOptions, ABadGpuBufferLimitIsRefusedBeforeTheWindow) {
+    ::setenv("FISHSCHOOL_GPU_MAX_BUFFER_BYTES", "lots", 1);
+    const std::string refused = refusal({});
+    ::unsetenv("FISHSCHOOL_GPU_MAX_BUFFER_BYTES");
+    EXPECT_THAT(refused, HasSubstr("FISHSCHOOL_GPU_MAX_BUFFER_BYTES"));
+    EXPECT_TRUE(parse({}));
+}
+
+TEST(AppOptions, HelpIsTextToPrintNotAnError) {
+    const auto options = parse({"--help"});
+    ASSERT_TRUE(options) << options.error();
+    EXPECT_THAT(options->help, HasSubstr("--sweep-warmup-steps"));
+}
+
+}  // namespace
+}  // namespace fishschool::app
