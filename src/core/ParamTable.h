@@ -2,7 +2,7 @@
 
 // Every config key once: its name in files, its SimParams member, unit, rule, where the step
 // reads it, where the panel shows it and its help. Reading and writing configs (ConfigIO.cpp),
-// validate() (SimParams.cpp), the panel's widgets (src/ui) and the tests of every key are driven
+// validate() (ParamTable.cpp), the panel's widgets (src/ui) and the tests of every key are driven
 // by this table; tests/core/ParamTableTest.cpp checks docs/config.md's key table against it.
 
 #include <cstdint>

@@ -97,10 +97,13 @@ using glsl::StepRule;
 std::uint32_t stepFeatures(const SimParams& params);
 
 /// Whether stepFeatures() ever gives `features`: steering "couzin" comes alone or with the field
-/// of view only, so the other sets with it are never compiled.
+/// of view only, and the target is sought straight or along the flow field, never both; the other
+/// sets are never compiled.
 constexpr bool usedFeatureSet(std::uint32_t features) {
-    return (features & glsl::kFeatureCouzin) == 0u ||
-           (features & ~(glsl::kFeatureCouzin | glsl::kFeatureFieldOfView)) == 0u;
+    constexpr std::uint32_t kBothPaths = glsl::kFeatureSeek | glsl::kFeatureFlowField;
+    return (features & kBothPaths) != kBothPaths &&
+           ((features & glsl::kFeatureCouzin) == 0u ||
+            (features & ~(glsl::kFeatureCouzin | glsl::kFeatureFieldOfView)) == 0u);
 }
 
 /// The parameter pack of the step for `params`, for every backend: radii squared, weights,

@@ -10,6 +10,7 @@
 #include <glm/geometric.hpp>
 
 #include "HandBuiltScenes.h"
+#include "core/StepRule.h"
 
 namespace fishschool {
 namespace {
@@ -235,6 +236,24 @@ TEST_P(Rules, CancellingNeighboursGiveNoSteering) {
 
 INSTANTIATE_TEST_SUITE_P(EveryBackend, Rules, ::testing::ValuesIn(test::everyBuiltBackend()),
                          test::setupName);
+
+/// Every set of behaviours that parameters can ask for is one the CPU compiles (usedFeatureSet):
+/// a set left out would have no step. Every behaviour on and off, in every combination.
+TEST(FeatureSets, EveryCombinationOfBehavioursIsACompiledSet) {
+    for (int bits = 0; bits < 128; ++bits) {
+        SimParams p;
+        p.viewAngle = (bits & 1) ? 270.0f : 360.0f;
+        p.steering = (bits & 2) ? Steering::Couzin : Steering::Article;
+        p.kTarget = (bits & 4) ? 1.0f : 0.0f;
+        p.targetPath = (bits & 8) ? TargetPath::FlowField : TargetPath::Straight;
+        p.kAvoidance = (bits & 16) ? 1.0f : 0.0f;
+        p.separationFalloff =
+            (bits & 32) ? SeparationFalloff::InverseSquare : SeparationFalloff::None;
+        p.leaders = (bits & 64) ? 1 : 0;
+        EXPECT_TRUE(usedFeatureSet(stepFeatures(p)))
+            << "parameters " << bits << " ask for set " << stepFeatures(p) << ", not compiled";
+    }
+}
 
 }  // namespace
 }  // namespace fishschool
