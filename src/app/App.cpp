@@ -497,6 +497,7 @@ void App::driveSweep(double frameSeconds) {
     sample.fish = static_cast<std::int64_t>(sim_->fishCount());
     sample.density = sim_->density();
     sample.measureMs = measureMs_;
+    sample.measuring = panel_.view.measureSchool;
     if (newNeighbors_ && newNeighbors_->first == sample.fish)
         sample.meanNeighbors = newNeighbors_->second;
     newNeighbors_.reset();

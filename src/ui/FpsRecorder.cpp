@@ -125,6 +125,11 @@ FpsRecorder::Request FpsRecorder::onFrame(const FrameSample& sample) {
         ++neighborsCount_;
     }
     if (++measured_ < measureFrames || seconds_ < measureSeconds) return request;
+    // A row says how crowded its school was: while the app measures, it goes on until a measure
+    // of the case's school has come, a while at most.
+    if (sample.measuring && neighborsCount_ == 0 && !lastNeighbors_ &&
+        seconds_ < measureSeconds + kMaxMeasureWaitSeconds)
+        return request;
 
     const double neighbors = neighborsCount_ > 0 ? neighborsSum_ / neighborsCount_
                                                  : lastNeighbors_.value_or(std::nan(""));

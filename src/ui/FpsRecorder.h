@@ -56,6 +56,9 @@ struct FrameSample {
     std::optional<double> gpuRenderMs{};
     std::optional<FishPerLevel> fishPerLevel{};
     std::uint64_t triangles = 0;
+    /// The app measures the school (the panel's measures are on), so a measure will come: a
+    /// case's row waits for one, up to kMaxMeasureWaitSeconds past its measured seconds.
+    bool measuring = false;
 };
 
 /// Records FPS rows: one at a time ("Record"), or a sweep over fish counts and backends that sets
@@ -73,6 +76,9 @@ class FpsRecorder {
     double warmupSeconds = 1.0;  ///< Record only: a sweep's case warms up by frames alone
     int measureFrames = 30;
     double measureSeconds = 3.0;
+    /// How much longer than its measured seconds a case waits for a measure of its school
+    /// (they come from a worker, at most twice a second, later on a busy machine).
+    static constexpr double kMaxMeasureWaitSeconds = 10.0;
 
     void startRecord();
     [[nodiscard]] Result<void> startSweep(const std::vector<BackendKind>& backends,

@@ -163,6 +163,37 @@ TEST(FpsRecorder, ACaseWithoutMeasuresHasNoMeanNeighboursAndOneFromItsWarmUpHasT
     EXPECT_DOUBLE_EQ(recorder.records()[0].meanNeighbors, 42.0);
 }
 
+/// On a busy machine the measures' worker may not finish within a short case: while the app
+/// measures, the row waits for the case's first measure, and gives up after a while.
+TEST(FpsRecorder, WhileTheAppMeasuresARowWaitsForAMeasureOfItsSchool) {
+    FpsRecorder recorder = countingRecorder(3, 5);
+    ASSERT_TRUE(recorder.startSweep({BackendKind::Tbb}, {300}));
+    int frames = 0;
+    for (; recorder.busy() && frames < 100; ++frames) {
+        FrameSample sample{0.02, 2.0, 3.0, BackendKind::Tbb, 300, Density::Fixed, std::nullopt};
+        sample.measuring = true;
+        if (frames == 40) sample.meanNeighbors = 42.0;  // the worker's first, late
+        (void)recorder.onFrame(sample);
+    }
+    ASSERT_EQ(recorder.records().size(), 1u);
+    EXPECT_EQ(frames, 41) << "the row came before the measure, or long after it";
+    EXPECT_DOUBLE_EQ(recorder.records()[0].meanNeighbors, 42.0);
+
+    // A measure that never comes: the row comes without, kMaxMeasureWaitSeconds late.
+    recorder.clear();
+    ASSERT_TRUE(recorder.startSweep({BackendKind::Tbb}, {300}));
+    double seconds = 0.0;
+    for (frames = 0; recorder.busy() && frames < 10000; ++frames) {
+        FrameSample sample{0.02, 2.0, 3.0, BackendKind::Tbb, 300, Density::Fixed, std::nullopt};
+        sample.measuring = true;
+        (void)recorder.onFrame(sample);
+        seconds += 0.02;
+    }
+    ASSERT_EQ(recorder.records().size(), 1u);
+    EXPECT_TRUE(std::isnan(recorder.records()[0].meanNeighbors));
+    EXPECT_NEAR(seconds, FpsRecorder::kMaxMeasureWaitSeconds, 0.2);
+}
+
 TEST(FpsRecorder, ARecordMeasuresTheCurrentSceneOnce) {
     FpsRecorder recorder = countingRecorder(2, 4);
     recorder.startRecord();
