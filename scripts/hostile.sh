@@ -605,5 +605,72 @@ expect 1\|2 "part-0of1-w0.csv" -- "$cli" ensemble status ens-ok
 check "a merge of a broken folder leaves its output" untouched merged.csv
 check "no temporary file left" no_temporaries
 
+# --- 18. a second probe: outputs on the shell's own files, links to files not made yet, the
+# other signals, and ensemble folders holding what no run wrote ------------------------------
+case_name="outputs, links and signals (second probe)"
+sentinel shell.log
+expect 2 "is where this program's standard output goes" -- \
+    bash -c "\"$cli\" simulate --steps 1 --fish 3 --state-out /dev/stdout >>shell.log"
+check "the shell's file keeps what it had" untouched shell.log
+expect 2 "is where this program's standard error goes" -- \
+    bash -c "\"$cli\" simulate --steps 1 --fish 3 --state-out /dev/stderr 2>>shell.log; \
+        s=\$?; cat shell.log >&2; exit \$s"
+ln -sf later.csv dangling.csv
+expect 2 "also the file of --state-out" -- \
+    "$cli" simulate --steps 1 --fish 3 --metrics dangling.csv --state-out later.csv
+expect 0 "" -- "$cli" simulate --steps 1 --fish 3 --state-out dangling.csv
+check "a link to a file not made yet stays a link" test -L dangling.csv
+check "and its target is written" test -s later.csv
+ln -sf nowhere/x.csv into-missing.csv
+expect 2 "nowhere.*does not exist" -- "$cli" simulate --steps 1 --fish 3 --state-out into-missing.csv
+check "a link into a missing folder stays a link" test -L into-missing.csv
+for signal in USR1 USR2 ALRM; do
+    expect $((128 + $(kill -l "$signal"))) "" -- bash -c "\"$cli\" simulate --steps 100000000 \
+        --fish 5 --metrics sig.csv & pid=\$!; sleep 0.5; kill -$signal \$pid; wait \$pid"
+done
+check "no temporary file left after USR1, USR2, ALRM" no_temporaries
+
+case_name="ensemble folders and files (second probe)"
+for kind in fifo link folder; do
+    mkdir -p "ens-$kind"
+    case $kind in
+        fifo) mkfifo "ens-$kind/part-0of1-w0.csv" ;;
+        link) ln -sf /dev/null "ens-$kind/part-0of1-w0.csv" ;;
+        folder) mkdir -p "ens-$kind/part-0of1-w0.csv" ;;
+    esac
+    expect 2 "part-0of1-w0.csv' is not a regular file" timeout=10 -- \
+        "$cli" ensemble run ens.json --out "ens-$kind" --jobs 1
+    expect 2 "is not a regular file" timeout=10 -- "$cli" ensemble status "ens-$kind"
+done
+"$cli" ensemble run ens.json --out ens-huge --jobs 1 >/dev/null 2>&1
+truncate -s 2G ens-huge/part-0of1-w0.csv
+expect 2 "longer than 1048576 bytes" timeout=20 -- "$cli" ensemble status ens-huge
+expect 2 "longer than 1048576 bytes" timeout=20 -- "$cli" ensemble run ens.json --out ens-huge
+mkdir -p ens-manifest
+printf '{"ensemble": "\\u001b[31mhh", "version": "0.1.0", "runs": 4, "axes": []}' >ens-manifest/manifest.json
+expect 2 "not a manifest" -- "$cli" ensemble run ens.json --out ens-manifest
+expect 2 "not a manifest" -- "$cli" ensemble status ens-manifest
+printf '{"base": "small.json\\u0000x", "axes": {}, "steps": 1}' >ens-base-nul.json
+expect 2 "key 'base'" -- "$cli" ensemble run ens-base-nul.json --out ens-out
+for zero in '"axes": {"noise": {"from": 0, "to": 1, "count": 0}}, "steps": 1' \
+    '"axes": {}, "steps": 1, "replicates": 0' '"axes": {}, "steps": 0' \
+    '"axes": {}, "steps": 1, "measure": {"last": 0}'; do
+    printf '{%s}' "$zero" >ens-zero.json
+    expect 2 "'0' is not allowed; must be a whole number from 1" -- \
+        "$cli" ensemble run ens-zero.json --out ens-out
+done
+expect 2 "--out: .* cannot be used: File name too long" -- \
+    "$cli" ensemble run ens.json --out "$(long_name 300)"
+ln -sfn ens-loop ens-loop
+expect 2 "--out: 'ens-loop' cannot be used: Too many levels" -- \
+    "$cli" ensemble run ens.json --out ens-loop
+check "a refused ensemble writes nothing" absent ens-out
+# Four array tasks started at once on a new folder: none refuses another's manifest.
+expect 0 "" -- bash -c "pids=(); for k in 0 1 2 3; do \"$cli\" ensemble run ens.json \
+    --out ens-together --shard \$k/4 --jobs 1 & pids+=(\$!); done; s=0; \
+    for p in \"\${pids[@]}\"; do wait \$p || s=2; done; exit \$s"
+expect 0 "" -- "$cli" ensemble merge ens-together --csv together.csv
+check "no temporary file left" no_temporaries
+
 echo "hostile: $cases runs, $passed checks passed, $failed failed ($((SECONDS - started)) s)"
 [ "$failed" -eq 0 ]

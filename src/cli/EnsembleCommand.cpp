@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -15,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -28,6 +30,7 @@
 #include "backends/BackendRegistry.h"
 #include "core/Ensemble.h"
 #include "core/OutputFiles.h"
+#include "core/PhaseSweep.h"
 #include "core/StateIO.h"
 #include "core/TextInput.h"
 
@@ -82,11 +85,16 @@ std::string manifestJson(const Manifest& m, const std::string& file) {
 Result<std::optional<Manifest>> readManifest(const fs::path& folder) {
     const fs::path path = folder / kManifestName;
     std::error_code error;
-    if (!fs::exists(path, error)) return std::nullopt;
+    const auto status = fs::symlink_status(path, error);
+    if (status.type() == fs::file_type::not_found) return std::nullopt;
+    if (error || status.type() != fs::file_type::regular)
+        return fail(quote(path.string(), 200) +
+                    " is not a regular file (a link, a FIFO, a folder or a device): not a "
+                    "manifest that `ensemble run` wrote");
     auto text = readTextFile(path, 1 << 20, "manifest");
     if (!text) return fail(text.error());
-    const std::string broken =
-        path.string() + ": not a manifest of fishschool-cli ensemble run (was it edited?)";
+    const std::string broken = quote(path.string(), 200) +
+                               ": not a manifest of fishschool-cli ensemble run (was it edited?)";
     try {
         const auto root = nlohmann::json::parse(*text);
         Manifest m;
@@ -95,6 +103,17 @@ Result<std::optional<Manifest>> readManifest(const fs::path& folder) {
         m.runs = root.at("runs").get<std::int64_t>();
         for (const auto& key : root.at("axes")) m.axes.push_back({key.get<std::string>(), {}});
         if (m.runs < 1 || m.runs > kMaxEnsembleRuns) return fail(broken);
+        // What ensemble run writes, and nothing a stranger's folder could print raw.
+        const auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
+        const auto versionChar = [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+';
+        };
+        if (m.hash.empty() || m.hash.size() > 64 ||
+            !std::all_of(m.hash.begin(), m.hash.end(), hex) || m.version.empty() ||
+            m.version.size() > 40 || !std::all_of(m.version.begin(), m.version.end(), versionChar))
+            return fail(broken);
+        for (const EnsembleAxis& axis : m.axes)
+            if (!canVary(axis.key)) return fail(broken);
         return m;
     } catch (const nlohmann::json::exception&) {
         return fail(broken);
@@ -105,6 +124,45 @@ bool isPartFileName(const std::string& name) {
     return name.starts_with("part-") && name.ends_with(".csv");
 }
 
+/// The longest row a part file may hold: far more than any run writes (its message is cut short).
+constexpr std::size_t kMaxRowBytes = 1 << 20;
+
+/// Calls `onLine` with each whole line of `path` (without its newline), reading it in pieces so
+/// that a part file of any size costs a row's memory; a last line without its newline (a row cut
+/// short by a kill) is left out. A line longer than `maxLine` is an error: no row is that long.
+Result<void> forEachLine(const fs::path& path, std::size_t maxLine,
+                         const std::function<Result<void>(std::string_view)>& onLine) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return fail("part file " + quote(path.string(), 200) +
+                    " cannot be read: " + std::strerror(errno));
+    std::string pending;
+    std::vector<char> piece(1 << 16);
+    Result<void> ok;
+    for (std::int64_t line = 1; ok;) {
+        const ssize_t got = ::read(fd, piece.data(), piece.size());
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            ok = fail("part file " + quote(path.string(), 200) +
+                      " cannot be read: " + std::strerror(errno));
+            break;
+        }
+        if (got == 0) break;
+        pending.append(piece.data(), std::size_t(got));
+        std::size_t start = 0;
+        for (std::size_t end; ok && (end = pending.find('\n', start)) != std::string::npos;
+             start = end + 1, ++line)
+            ok = onLine(std::string_view(pending).substr(start, end - start));
+        pending.erase(0, start);
+        if (ok && pending.size() > maxLine)
+            ok = fail(quote(path.string(), 200) + ": line " + std::to_string(line) +
+                      " is longer than " + std::to_string(maxLine) +
+                      " bytes: not a row of an ensemble");
+    }
+    ::close(fd);
+    return ok;
+}
+
 /// The rows of every part file of the folder, the one kept for each run: a finished ("ok") one
 /// before a failed one, then the least as merged text, so that any order of the files and any
 /// repeat of a run give the same choice. A last line without its newline is a row cut short
@@ -113,25 +171,31 @@ Result<std::map<std::int64_t, RunRow>> readRows(const fs::path& folder, const Ma
     std::map<std::int64_t, RunRow> chosen;
     const std::string header = ensembleCsvHeader(m.axes, true);
     std::vector<fs::path> parts;
-    for (const auto& entry : fs::directory_iterator(folder))
-        if (isPartFileName(entry.path().filename().string()) && entry.is_regular_file())
-            parts.push_back(entry.path());
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(folder, error)) {
+        if (!isPartFileName(entry.path().filename().string())) continue;
+        // The folder's own files only: a link, a FIFO or a device under a part file's name would
+        // take rows elsewhere, block, or feed it without end.
+        if (!entry.is_regular_file(error) || entry.is_symlink(error))
+            return fail("part file " + quote(entry.path().string(), 200) +
+                        " is not a regular file (a link, a FIFO, a folder or a device); a part "
+                        "file is one `ensemble run` wrote: remove it");
+        parts.push_back(entry.path());
+    }
+    if (error)
+        return fail("--out: " + quote(folder.string(), 200) +
+                    " cannot be read: " + error.message());
     std::sort(parts.begin(), parts.end());
     for (const fs::path& part : parts) {
-        auto text = readTextFile(part, std::uintmax_t(1) << 40, "part file");
-        if (!text) return fail(text.error());
-        std::string_view rest = *text;
-        for (std::int64_t line = 1;; ++line) {
-            const std::size_t end = rest.find('\n');
-            if (end == std::string_view::npos) break;
-            const std::string_view row = rest.substr(0, end);
-            rest.remove_prefix(end + 1);
-            const std::string where = part.string() + ": line " + std::to_string(line) + ": ";
+        std::int64_t line = 0;
+        auto read = forEachLine(part, kMaxRowBytes, [&](std::string_view row) -> Result<void> {
+            const std::string where =
+                quote(part.string(), 200) + ": line " + std::to_string(++line) + ": ";
             if (line == 1) {
                 if (row != header)
                     return fail(where + "the header is not " + quote(header, 200) +
                                 "; the part file is not this ensemble's");
-                continue;
+                return {};
             }
             auto parsed = parseEnsembleCsvRow(row, m.axes.size());
             if (!parsed) return fail(where + parsed.error());
@@ -139,13 +203,15 @@ Result<std::map<std::int64_t, RunRow>> readRows(const fs::path& folder, const Ma
                 return fail(where + "run " + std::to_string(parsed->plan.index) +
                             " is beyond the ensemble's " + std::to_string(m.runs) + " runs");
             auto [at, added] = chosen.try_emplace(parsed->plan.index, *parsed);
-            if (added) continue;
+            if (added) return {};
             const RunRow& kept = at->second;
             if ((parsed->ok && !kept.ok) ||
                 (parsed->ok == kept.ok &&
                  ensembleCsvRow(*parsed, false) < ensembleCsvRow(kept, false)))
                 at->second = *parsed;
-        }
+            return {};
+        });
+        if (!read) return fail(read.error());
     }
     return chosen;
 }
@@ -157,23 +223,30 @@ class PartFile {
     static Result<PartFile> open(const fs::path& path, const std::string& header) {
         PartFile file;
         file.path_ = path.string();
-        file.fd_ = ::open(file.path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        // Never through a link, never blocking on a FIFO: readRows() refused those already,
+        // and one that appeared since is refused here.
+        file.fd_ = ::open(file.path_.c_str(),
+                          O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
         if (file.fd_ < 0) return file.failure("cannot be opened for writing");
+        struct stat info {};
+        if (::fstat(file.fd_, &info) != 0) return file.failure("cannot be read");
+        if (!S_ISREG(info.st_mode))
+            return fail("part file " + quote(file.path_, 200) + " is not a regular file");
         if (::flock(file.fd_, LOCK_EX | LOCK_NB) != 0)
             return fail("part file " + quote(file.path_, 200) +
                         ": another `ensemble run` is writing it (the same --shard twice?)");
-        struct stat info {};
-        if (::fstat(file.fd_, &info) != 0) return file.failure("cannot be read");
+        // The last whole row ends in the file's last piece: readRows() refused longer lines.
         off_t size = info.st_size;
-        if (S_ISREG(info.st_mode) && size > 0) {
-            std::string text(std::size_t(size), '\0');
-            if (::pread(file.fd_, text.data(), text.size(), 0) != size)
+        if (size > 0) {
+            const off_t from = size > off_t(kMaxRowBytes) + 1 ? size - off_t(kMaxRowBytes) - 1 : 0;
+            std::string tail(std::size_t(size - from), '\0');
+            if (::pread(file.fd_, tail.data(), tail.size(), from) != off_t(tail.size()))
                 return file.failure("cannot be read");
-            const std::size_t keep =
-                text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
-            if (keep != text.size() && ::ftruncate(file.fd_, off_t(keep)) != 0)
+            const std::size_t newline = tail.rfind('\n');
+            const off_t keep = newline == std::string::npos ? 0 : from + off_t(newline) + 1;
+            if (keep != size && ::ftruncate(file.fd_, keep) != 0)
                 return file.failure("cannot be cut back to its last whole row");
-            size = off_t(keep);
+            size = keep;
         }
         if (size == 0)
             if (auto ok = file.append(header + "\n"); !ok) return fail(ok.error());
@@ -303,7 +376,7 @@ Result<std::set<std::int64_t>> injectedFaults() {
 }
 
 int refuse(const std::string& message) {
-    std::cerr << "error: " << message << "\n";
+    printError(message);  // escaped and cut: it may quote a stranger's folder or file
     return kExitBadInput;
 }
 
@@ -340,6 +413,8 @@ int runEnsembleRun(const EnsembleOptions& o) {
     while (!folder.has_filename() && folder.has_relative_path()) folder = folder.parent_path();
     std::error_code error;
     const auto status = fs::status(folder, error);
+    if (error && status.type() != fs::file_type::not_found)  // too long, a loop of links, ...
+        return refuse("--out: " + quote(o.folder, 200) + " cannot be used: " + error.message());
     if (fs::exists(status) && !fs::is_directory(status))
         return refuse("--out: " + quote(o.folder, 200) +
                       " is a file; give a folder (it is made if missing)");
@@ -382,7 +457,7 @@ int runEnsembleRun(const EnsembleOptions& o) {
         !fs::is_directory(folder))
         return refuse("--out: " + quote(o.folder, 200) + " cannot be made: " + error.message());
     // Tasks of one array may all start at once: each writes the same bytes, by rename.
-    if (!fs::exists(folder / kManifestName))
+    if (!fs::exists(folder / kManifestName, error))
         if (auto ok = writeFileAtomically(folder / kManifestName, manifestJson(manifest, o.file));
             !ok)
             return internalFailure(ok.error());
@@ -408,7 +483,7 @@ int runEnsembleRun(const EnsembleOptions& o) {
         std::to_string(shard->index) + "of" + std::to_string(shard->count);
     if (todo.empty()) {
         std::cerr << "ensemble: all " << total << " runs of shard " << shardName
-                  << " are done; nothing to run (ensemble status " << o.folder << ")\n";
+                  << " are done; nothing to run (ensemble status " << quote(o.folder, 200) << ")\n";
         return 0;
     }
 
@@ -446,7 +521,7 @@ int runEnsembleRun(const EnsembleOptions& o) {
     if (!ran) return internalFailure(ran.error());
     if (failed > 0)
         std::cerr << "ensemble: " << failed << " of " << todo.size()
-                  << " runs failed; their rows say why (ensemble status " << o.folder
+                  << " runs failed; their rows say why (ensemble status " << quote(o.folder, 200)
                   << "), --retry-failed runs them again\n";
     return 0;
 }
@@ -470,8 +545,8 @@ int runEnsembleStatus(const EnsembleOptions& o) {
               << "done " << ok << ", failed " << failed.size() << ", left " << left << "\n";
     constexpr std::size_t kShown = 10;
     for (std::size_t k = 0; k < std::min(failed.size(), kShown); ++k)
-        std::cout << "failed: " << runName(*failed[k], manifest) << ": " << failed[k]->message
-                  << "\n";
+        std::cout << "failed: " << printable(runName(*failed[k], manifest), 200) << ": "
+                  << printable(failed[k]->message, 300) << "\n";
     if (failed.size() > kShown)
         std::cout << "failed: ... and " << failed.size() - kShown << " more\n";
     return 0;
@@ -525,7 +600,8 @@ int runEnsembleMerge(const EnsembleOptions& o) {
     if (auto ok = outputs.commit(); !ok) return internalFailure(ok.error());
     const std::int64_t left = manifest.runs - std::int64_t(rows.size());
     std::cerr << "ensemble: merged " << rows.size() << " of " << manifest.runs << " runs into "
-              << o.csvPath << " (" << failed << " failed, " << left << " not run yet)\n";
+              << quote(o.csvPath, 200) << " (" << failed << " failed, " << left
+              << " not run yet)\n";
     return 0;
 }
 

@@ -251,7 +251,9 @@ Result<EnsembleSpec> parseEnsemble(std::string_view text, std::string_view sourc
                 auto base = parseConfig(value.dump(), source + ": base");
                 if (!base) return fail(base.error());
                 spec.base = *base;
-            } else if (value.is_string() && !value.get<std::string>().empty()) {
+            } else if (value.is_string() && !value.get<std::string>().empty() &&
+                       value.get<std::string>().find('\0') == std::string::npos) {
+                // (A NUL would end the path early, and another file would be read.)
                 auto base = loadConfig(baseFolder / value.get<std::string>());
                 if (!base) return fail(where(source, key) + base.error());
                 spec.base = *base;

@@ -80,15 +80,23 @@ Result<void> finishTemporary(int fd, const fs::path& temp, const fs::path& targe
 /// link such as /dev/stdout to a regular file is never itself replaced by one).
 fs::path throughLinks(const fs::path& path) {
     std::error_code ec;
-    if (!fs::is_symlink(path, ec)) return path;
-    const fs::path resolved = fs::weakly_canonical(fs::absolute(path, ec), ec);
+    fs::path at = fs::absolute(path, ec);
+    if (ec) return path;
+    // By hand, link by link, so that a link to a file not made yet leads to that file too
+    // (weakly_canonical stops at a link whose target does not exist).
+    for (int hops = 0; fs::is_symlink(at, ec) && hops < 40; ++hops) {
+        const fs::path target = fs::read_symlink(at, ec);
+        if (ec) return path;
+        at = target.is_absolute() ? target : at.parent_path() / target;
+    }
+    const fs::path resolved = fs::weakly_canonical(at, ec);
     return ec ? path : resolved;
 }
 
 /// Where a path leads, for telling two outputs apart however they are spelt.
 fs::path identity(const fs::path& path) {
     std::error_code ec;
-    fs::path resolved = fs::weakly_canonical(fs::absolute(path, ec), ec);
+    fs::path resolved = fs::weakly_canonical(fs::absolute(throughLinks(path), ec), ec);
     return ec ? path.lexically_normal() : resolved;
 }
 
@@ -111,7 +119,9 @@ void track(const fs::path& temp) {
     // Only where the program left these signals to their default (the app's SDL has its own).
     static const bool installed = [] {
         // SIGPIPE: a reader of stdout that went away; SIGXFSZ: a file size limit.
-        for (int number : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ}) {
+        // The others that end a process by default, as `kill -USR1` or an alarm would.
+        for (int number : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ, SIGUSR1, SIGUSR2,
+                           SIGALRM, SIGVTALRM, SIGPROF}) {
             struct sigaction current {};
             if (::sigaction(number, nullptr, &current) == 0 && current.sa_handler == SIG_DFL)
                 std::signal(number, removeTemporariesAndStop);
@@ -148,6 +158,9 @@ Result<void> OutputFiles::check(std::string_view flag, const std::string& path,
     if (auto ok = checkOutputPath(flag, path); !ok) return ok;
     if (auto ok = checkNotAnInput(flag, path, inputs); !ok) return ok;
     const fs::path target = throughLinks(path);
+    // A link's target is where the file goes: its folder must be there, and so on.
+    if (target != fs::path(path))
+        if (auto ok = checkOutputPath(flag, target.string()); !ok) return ok;
     for (const Output& other : outputs_) {
         std::error_code ec;
         if (identity(other.target) == identity(target) || fs::equivalent(other.target, target, ec))

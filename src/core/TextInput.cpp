@@ -274,6 +274,16 @@ Result<void> checkOutputPath(std::string_view what, const std::string& path) {
         return fail(where +
                     "is not a regular file (a device, a FIFO or a socket); give a file's "
                     "path");
+    // The file the shell sent this program's stdout or stderr to (as /dev/stdout, or by its
+    // name): the rename would replace what the program and the shell wrote there.
+    for (const int stream : {STDOUT_FILENO, STDERR_FILENO}) {
+        struct stat streamInfo {};
+        if (::stat(path.c_str(), &info) == 0 && ::fstat(stream, &streamInfo) == 0 &&
+            streamInfo.st_dev == info.st_dev && streamInfo.st_ino == info.st_ino)
+            return fail(where + "is where this program's standard " +
+                        (stream == STDOUT_FILENO ? "output" : "error") +
+                        " goes; give a file of its own");
+    }
     return {};
 }
 

@@ -4,6 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -168,12 +171,32 @@ TEST_F(Ensemble, AFullDiskOrAnUnwritablePartFileIsExitStatus1AndTheRowsStay) {
     EXPECT_LT(kept, 12u);
     EXPECT_EQ(runAndMerge("full"), whole);  // resumed without the limit
 
-    // A folder where the part file goes.
+    // A folder, a FIFO or a link where a part file goes is no file the ensemble wrote: refused
+    // (a FIFO would block the run, a link to /dev/null lose every row), naming it.
     fs::create_directories(path("blocked/part-0of1-w0.csv"));
-    const CliRun blocked =
-        cli("ensemble run " + path("e.json") + " --out " + path("blocked") + " --jobs 1");
-    EXPECT_EQ(blocked.status, 1);
-    EXPECT_THAT(blocked.err, HasSubstr("part file '" + path("blocked/part-0of1-w0.csv")));
+    fs::create_directories(path("fifo"));
+    ASSERT_EQ(::mkfifo(path("fifo/part-0of1-w0.csv").c_str(), 0644), 0);
+    fs::create_directories(path("link"));
+    fs::create_symlink("/dev/null", path("link/part-0of1-w0.csv"));
+    for (const char* folder : {"blocked", "fifo", "link"}) {
+        const CliRun refused =
+            cli("ensemble run " + path("e.json") + " --out " + path(folder) + " --jobs 1");
+        EXPECT_EQ(refused.status, 2) << folder;
+        EXPECT_THAT(refused.err, HasSubstr("part file '" + path(folder) +
+                                           "/part-0of1-w0.csv' is not a regular file"));
+        EXPECT_EQ(cli("ensemble status " + path(folder)).status, 2) << folder;
+    }
+}
+
+/// A part file of any size costs a row's memory: a huge line is refused, not read whole.
+TEST_F(Ensemble, AHugePartFileIsReadARowAtATime) {
+    ASSERT_EQ(cli("ensemble run " + path("e.json") + " --out " + path("big") + " --jobs 1").status,
+              0);
+    const std::string part = path("big/part-0of1-w0.csv");
+    ASSERT_EQ(::truncate(part.c_str(), off_t(3) << 30), 0);  // 3 GiB, sparse: NUL bytes
+    const CliRun status = cli("ensemble status " + path("big"));
+    EXPECT_EQ(status.status, 2);
+    EXPECT_THAT(status.err, HasSubstr("is longer than 1048576 bytes: not a row of an ensemble"));
 }
 
 TEST_F(Ensemble, BadInputExitsTwoNamingItAndWritesNothing) {
