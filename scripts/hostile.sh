@@ -665,6 +665,13 @@ ln -sfn ens-loop ens-loop
 expect 2 "--out: 'ens-loop' cannot be used: Too many levels" -- \
     "$cli" ensemble run ens.json --out ens-loop
 check "a refused ensemble writes nothing" absent ens-out
+# 10^7 points over a tank of 256 rocks: the rocks' gaps are found once, not once a point.
+python3 -c '
+import json
+rocks = [{"center": [-150 + 20 * i, 0, -150 + 20 * j], "radius": 4} for i in range(16) for j in range(16)]
+json.dump({"bounds": [200, 50, 200], "rocks": rocks}, open("rocks256.json", "w"))'
+printf '{"base": "rocks256.json", "axes": {"maxVelocity": {"from": 1, "to": 3, "count": 10000}, "dt": {"from": 0.01, "to": 0.02, "count": 1000}}, "steps": 1}' >ens-rocks.json
+expect 0 "" timeout=120 -- "$cli" ensemble run ens-rocks.json --out ens-rocks --only 0 --jobs 1
 # Four array tasks started at once on a new folder: none refuses another's manifest.
 expect 0 "" -- bash -c "pids=(); for k in 0 1 2 3; do \"$cli\" ensemble run ens.json \
     --out ens-together --shard \$k/4 --jobs 1 & pids+=(\$!); done; s=0; \

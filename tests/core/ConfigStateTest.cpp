@@ -298,6 +298,33 @@ TEST(Config, MoreRocksThanTheLimitAreRefused) {
                 HasSubstr("rocks: 257 rocks are not allowed; at most 256"));
 }
 
+/// The rocks' gaps are kept between checks of one tank (an ensemble checks 10^7 points of it):
+/// a step length that no longer fits is still found, whatever was checked before.
+TEST(Config, TheRockGapsKeptBetweenChecksNeverHideATooLongStep) {
+    SimParams p;
+    p.bounds = {50.0f, 20.0f, 50.0f};
+    p.rocks = {Rock{{0.0f, 0.0f, 0.0f}, 5.0f}, Rock{{12.0f, 0.0f, 0.0f}, 5.0f}};  // 2 m apart
+    p.dt = 0.1f;
+    for (const float speed : {3.0f, 19.0f, 3.0f, 21.0f, 19.9f, 25.0f}) {
+        p.maxVelocity = speed;  // a step of speed * 0.1 m against the rocks' 2 m gap
+        const Result<void> ok = validate(p);
+        EXPECT_EQ(bool(ok), speed * p.dt <= 2.0f) << speed;
+        if (!ok) {
+            EXPECT_THAT(ok.error(), HasSubstr("rocks[0] and rocks[1]: a gap of 2 m is not allowed"));
+        }
+    }
+    // A rock near a wall: 1 m from x = 50.
+    p.rocks.push_back(Rock{{44.0f, 0.0f, 0.0f}, 5.0f});
+    for (const float speed : {9.0f, 11.0f, 9.0f}) {
+        p.maxVelocity = speed;
+        const Result<void> ok = validate(p);
+        EXPECT_EQ(bool(ok), speed * p.dt <= 1.0f) << speed;
+        if (!ok) {
+            EXPECT_THAT(ok.error(), HasSubstr("rocks[2]: center [44, 0, 0] radius 5 is not allowed"));
+        }
+    }
+}
+
 TEST(Config, MessagesStayShortWhateverTheInput) {
     const std::string huge(1'000'000, '7');
     auto text = [](std::initializer_list<std::string_view> parts) {
