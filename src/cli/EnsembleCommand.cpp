@@ -127,16 +127,19 @@ bool isPartFileName(const std::string& name) {
 /// The longest row a part file may hold: far more than any run writes (its message is cut short).
 constexpr std::size_t kMaxRowBytes = 1 << 20;
 
-/// Calls `onLine` with each whole line of `path` (without its newline), reading it in pieces so
-/// that a part file of any size costs a row's memory; a last line without its newline (a row cut
-/// short by a kill) is left out. A line longer than `maxLine` is an error: no row is that long.
-Result<void> forEachLine(const fs::path& path, std::size_t maxLine,
-                         const std::function<Result<void>(std::string_view)>& onLine) {
+/// Calls `onLine(line, offset)` with each whole line of `path` (without its newline) and where it
+/// starts, reading the file in pieces so that a part file of any size costs a row's memory; a
+/// last line without its newline (a row cut short by a kill) is left out. A line longer than
+/// `maxLine` is an error: no row is that long.
+Result<void> forEachLine(
+    const fs::path& path, std::size_t maxLine,
+    const std::function<Result<void>(std::string_view, std::uint64_t)>& onLine) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return fail("part file " + quote(path.string(), 200) +
                     " cannot be read: " + std::strerror(errno));
     std::string pending;
+    std::uint64_t pendingOffset = 0;  // of pending's first byte in the file
     std::vector<char> piece(1 << 16);
     Result<void> ok;
     for (std::int64_t line = 1; ok;) {
@@ -152,8 +155,10 @@ Result<void> forEachLine(const fs::path& path, std::size_t maxLine,
         std::size_t start = 0;
         for (std::size_t end; ok && (end = pending.find('\n', start)) != std::string::npos;
              start = end + 1, ++line)
-            ok = onLine(std::string_view(pending).substr(start, end - start));
+            ok =
+                onLine(std::string_view(pending).substr(start, end - start), pendingOffset + start);
         pending.erase(0, start);
+        pendingOffset += start;
         if (ok && pending.size() > maxLine)
             ok = fail(quote(path.string(), 200) + ": line " + std::to_string(line) +
                       " is longer than " + std::to_string(maxLine) +
@@ -163,12 +168,87 @@ Result<void> forEachLine(const fs::path& path, std::size_t maxLine,
     return ok;
 }
 
-/// The rows of every part file of the folder, the one kept for each run: a finished ("ok") one
-/// before a failed one, then the least as merged text, so that any order of the files and any
-/// repeat of a run give the same choice. A last line without its newline is a row cut short
-/// by a kill: ignored.
-Result<std::map<std::int64_t, RunRow>> readRows(const fs::path& folder, const Manifest& m) {
-    std::map<std::int64_t, RunRow> chosen;
+/// The row kept for each run of a folder, as where it lies (24 bytes a run, whatever the rows
+/// hold: a folder of 10^7 runs is read in 240 MB, not gigabytes); row() reads one back.
+class FolderRows {
+  public:
+    enum class Status : std::uint8_t { None, Ok, Failed };
+    FolderRows(std::vector<fs::path> parts, std::int64_t runs, std::size_t axisCount)
+        : parts_(std::move(parts)), places_(std::size_t(runs)), axisCount_(axisCount) {}
+    FolderRows(FolderRows&& other) noexcept
+        : parts_(std::move(other.parts_)),
+          fds_(std::move(other.fds_)),
+          places_(std::move(other.places_)),
+          count_(other.count_),
+          axisCount_(other.axisCount_) {}
+    FolderRows& operator=(FolderRows&&) = delete;
+    ~FolderRows() {
+        for (const int fd : fds_)
+            if (fd >= 0) ::close(fd);
+    }
+
+    Status status(std::int64_t run) const { return places_[std::size_t(run)].status; }
+    /// Runs with a row.
+    std::int64_t count() const { return count_; }
+
+    /// The kept row of `run`, read back from its part file.
+    Result<RunRow> row(std::int64_t run) {
+        const Place& place = places_[std::size_t(run)];
+        fds_.resize(parts_.size(), -1);
+        int& fd = fds_[place.part];
+        const std::string name = quote(parts_[place.part].string(), 200);
+        if (fd < 0) fd = ::open(parts_[place.part].c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        std::string text(place.length, '\0');
+        if (fd < 0 ||
+            ::pread(fd, text.data(), text.size(), off_t(place.offset)) != ssize_t(text.size()))
+            return fail("part file " + name + " cannot be read back (changed while it was read?)");
+        auto parsed = parseEnsembleCsvRow(text, axisCount_);
+        if (!parsed || parsed->plan.index != run)
+            return fail("part file " + name + " changed while it was read");
+        return parsed;
+    }
+
+    /// Keeps `row` (at `offset` of part `part`, `length` bytes) for its run: a finished ("ok")
+    /// row before a failed one, then the least as merged text, so that any order of the files
+    /// and any repeat of a run give the same choice.
+    Result<void> offer(const RunRow& row, std::size_t part, std::uint64_t offset,
+                       std::size_t length) {
+        Place& kept = places_[std::size_t(row.plan.index)];
+        const Place offered{offset, std::uint32_t(part), std::uint32_t(length),
+                            row.ok ? Status::Ok : Status::Failed};
+        if (kept.status == Status::None) {
+            kept = offered;
+            ++count_;
+            return {};
+        }
+        const bool keptOk = kept.status == Status::Ok;
+        if (row.ok != keptOk) {
+            if (row.ok) kept = offered;
+            return {};
+        }
+        auto keptRow = this->row(row.plan.index);  // a run written twice: rare
+        if (!keptRow) return fail(keptRow.error());
+        if (ensembleCsvRow(row, false) < ensembleCsvRow(*keptRow, false)) kept = offered;
+        return {};
+    }
+
+  private:
+    struct Place {
+        std::uint64_t offset = 0;
+        std::uint32_t part = 0;
+        std::uint32_t length = 0;
+        Status status = Status::None;
+    };
+    std::vector<fs::path> parts_;
+    std::vector<int> fds_;  ///< parts_' files, opened to read rows back
+    std::vector<Place> places_;
+    std::int64_t count_ = 0;
+    std::size_t axisCount_ = 0;
+};
+
+/// The rows of every part file of the folder, the one kept for each run (FolderRows::offer). A
+/// last line without its newline is a row cut short by a kill: ignored.
+Result<FolderRows> readRows(const fs::path& folder, const Manifest& m) {
     const std::string header = ensembleCsvHeader(m.axes, true);
     std::vector<fs::path> parts;
     std::error_code error;
@@ -186,34 +266,31 @@ Result<std::map<std::int64_t, RunRow>> readRows(const fs::path& folder, const Ma
         return fail("--out: " + quote(folder.string(), 200) +
                     " cannot be read: " + error.message());
     std::sort(parts.begin(), parts.end());
-    for (const fs::path& part : parts) {
+    FolderRows rows(parts, m.runs, m.axes.size());
+    for (std::size_t part = 0; part < parts.size(); ++part) {
         std::int64_t line = 0;
-        auto read = forEachLine(part, kMaxRowBytes, [&](std::string_view row) -> Result<void> {
-            const std::string where =
-                quote(part.string(), 200) + ": line " + std::to_string(++line) + ": ";
-            if (line == 1) {
-                if (row != header)
-                    return fail(where + "the header is not " + quote(header, 200) +
-                                "; the part file is not this ensemble's");
-                return {};
-            }
-            auto parsed = parseEnsembleCsvRow(row, m.axes.size());
-            if (!parsed) return fail(where + parsed.error());
-            if (parsed->plan.index >= m.runs)
-                return fail(where + "run " + std::to_string(parsed->plan.index) +
-                            " is beyond the ensemble's " + std::to_string(m.runs) + " runs");
-            auto [at, added] = chosen.try_emplace(parsed->plan.index, *parsed);
-            if (added) return {};
-            const RunRow& kept = at->second;
-            if ((parsed->ok && !kept.ok) ||
-                (parsed->ok == kept.ok &&
-                 ensembleCsvRow(*parsed, false) < ensembleCsvRow(kept, false)))
-                at->second = *parsed;
-            return {};
-        });
+        const auto where = [&] {
+            return quote(parts[part].string(), 200) + ": line " + std::to_string(line) + ": ";
+        };
+        auto read = forEachLine(
+            parts[part], kMaxRowBytes,
+            [&](std::string_view text, std::uint64_t offset) -> Result<void> {
+                if (++line == 1) {
+                    if (text != header)
+                        return fail(where() + "the header is not " + quote(header, 200) +
+                                    "; the part file is not this ensemble's");
+                    return {};
+                }
+                auto parsed = parseEnsembleCsvRow(text, m.axes.size());
+                if (!parsed) return fail(where() + parsed.error());
+                if (parsed->plan.index >= m.runs)
+                    return fail(where() + "run " + std::to_string(parsed->plan.index) +
+                                " is beyond the ensemble's " + std::to_string(m.runs) + " runs");
+                return rows.offer(*parsed, part, offset, text.size());
+            });
         if (!read) return fail(read.error());
     }
-    return chosen;
+    return rows;
 }
 
 /// A part file opened to append rows, locked against a second writer. A row cut short at its
@@ -346,7 +423,7 @@ std::string runName(const RunRow& row, const Manifest& m) {
 }
 
 /// The folder of `status` and `merge`: its manifest and rows.
-Result<std::pair<Manifest, std::map<std::int64_t, RunRow>>> readFolder(const std::string& dir) {
+Result<std::pair<Manifest, FolderRows>> readFolder(const std::string& dir) {
     std::error_code error;
     if (!fs::is_directory(dir, error))
         return fail("DIR: " + quote(dir, 200) + " is not a folder made by `ensemble run`");
@@ -357,7 +434,7 @@ Result<std::pair<Manifest, std::map<std::int64_t, RunRow>>> readFolder(const std
                     ": not a folder made by `ensemble run`");
     auto rows = readRows(dir, **manifest);
     if (!rows) return fail(rows.error());
-    return std::pair{**manifest, std::move(*rows)};
+    return std::pair<Manifest, FolderRows>{**manifest, std::move(*rows)};
 }
 
 /// Runs listed in this environment variable ("3,7") are recorded as failed: how the tests and
@@ -467,8 +544,9 @@ int runEnsembleRun(const EnsembleOptions& o) {
     std::vector<std::int64_t> todo;
     std::int64_t total = 0;
     auto isDone = [&](std::int64_t i) {
-        const auto found = rows->find(i);
-        return found != rows->end() && (found->second.ok || !o.retryFailed);
+        const FolderRows::Status status = rows->status(i);
+        return status == FolderRows::Status::Ok ||
+               (status == FolderRows::Status::Failed && !o.retryFailed);
     };
     if (!only.empty()) {
         todo = only;
@@ -530,23 +608,24 @@ int runEnsembleStatus(const EnsembleOptions& o) {
     if (o.validateOnly) return 0;
     auto folder = readFolder(o.folder);
     if (!folder) return refuse(folder.error());
-    const auto& [manifest, rows] = *folder;
+    auto& [manifest, rows] = *folder;
     std::int64_t ok = 0;
-    std::vector<const RunRow*> failed;
-    for (const auto& [index, row] : rows) {
-        if (row.ok)
-            ++ok;
-        else
-            failed.push_back(&row);
+    std::vector<std::int64_t> failed;
+    for (std::int64_t run = 0; run < manifest.runs; ++run) {
+        if (rows.status(run) == FolderRows::Status::Ok) ++ok;
+        if (rows.status(run) == FolderRows::Status::Failed) failed.push_back(run);
     }
-    const std::int64_t left = manifest.runs - std::int64_t(rows.size());
+    const std::int64_t left = manifest.runs - rows.count();
     std::cout << "ensemble " << manifest.hash << " (fishschool-cli " << manifest.version
               << "): " << manifest.runs << " runs\n"
               << "done " << ok << ", failed " << failed.size() << ", left " << left << "\n";
     constexpr std::size_t kShown = 10;
-    for (std::size_t k = 0; k < std::min(failed.size(), kShown); ++k)
-        std::cout << "failed: " << printable(runName(*failed[k], manifest), 200) << ": "
-                  << printable(failed[k]->message, 300) << "\n";
+    for (std::size_t k = 0; k < std::min(failed.size(), kShown); ++k) {
+        const auto row = rows.row(failed[k]);
+        if (!row) return internalFailure(row.error());
+        std::cout << "failed: " << printable(runName(*row, manifest), 200) << ": "
+                  << printable(row->message, 300) << "\n";
+    }
     if (failed.size() > kShown)
         std::cout << "failed: ... and " << failed.size() - kShown << " more\n";
     return 0;
@@ -582,24 +661,27 @@ int runEnsembleMerge(const EnsembleOptions& o) {
     if (o.validateOnly) return 0;
     auto folder = readFolder(o.folder);
     if (!folder) return refuse(folder.error());
-    const auto& [manifest, rows] = *folder;
-    std::string csv = ensembleCsvHeader(manifest.axes, false) + "\n";
-    std::string timing = "run,wall_s\n";
+    auto& [manifest, rows] = *folder;
+    // Row by row into the outputs' temporary files: a row's memory, whatever the run count.
+    const bool timing = outputs.has("--timing");
+    Result<void> written = outputs.write("--csv", ensembleCsvHeader(manifest.axes, false) + "\n");
+    if (written && timing) written = outputs.write("--timing", "run,wall_s\n");
     std::int64_t failed = 0;
-    for (const auto& [index, row] : rows) {
-        csv += ensembleCsvRow(row, false);
+    for (std::int64_t run = 0; written && run < manifest.runs; ++run) {
+        if (rows.status(run) == FolderRows::Status::None) continue;
+        const auto row = rows.row(run);
+        if (!row) return internalFailure(row.error());
+        written = outputs.write("--csv", ensembleCsvRow(*row, false));
         char wall[64];
-        std::snprintf(wall, sizeof wall, "%lld,%.6f\n", static_cast<long long>(index),
-                      row.wallSeconds);
-        timing += wall;
-        failed += row.ok ? 0 : 1;
+        std::snprintf(wall, sizeof wall, "%lld,%.6f\n", static_cast<long long>(run),
+                      row->wallSeconds);
+        if (written && timing) written = outputs.write("--timing", wall);
+        failed += row->ok ? 0 : 1;
     }
-    if (auto ok = outputs.write("--csv", csv); !ok) return internalFailure(ok.error());
-    if (outputs.has("--timing"))
-        if (auto ok = outputs.write("--timing", timing); !ok) return internalFailure(ok.error());
+    if (!written) return internalFailure(written.error());
     if (auto ok = outputs.commit(); !ok) return internalFailure(ok.error());
-    const std::int64_t left = manifest.runs - std::int64_t(rows.size());
-    std::cerr << "ensemble: merged " << rows.size() << " of " << manifest.runs << " runs into "
+    const std::int64_t left = manifest.runs - rows.count();
+    std::cerr << "ensemble: merged " << rows.count() << " of " << manifest.runs << " runs into "
               << quote(o.csvPath, 200) << " (" << failed << " failed, " << left
               << " not run yet)\n";
     return 0;
