@@ -16,6 +16,7 @@ int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
         "FishSchool on the command line: simulate a school, benchmark the backends, sweep a "
         "parameter or run an ensemble"};
     app.require_subcommand(1);
+    app.set_version_flag("--version", "fishschool-cli " FISHSCHOOL_VERSION);
     SimulateOptions simulate;
     BenchOptions bench;
     PhaseOptions phase;

@@ -481,8 +481,10 @@ TEST_F(Cli, TheGpuBackendIsAClearErrorWithoutTheGlLibrary) {
 #endif
 
 TEST_F(Cli, HelpOnEverySubcommand) {
-    const std::pair<const char*, const char*> cases[] = {
-        {"--help", "simulate"}, {"simulate --help", "--state-out"}, {"bench --help", "--density"}};
+    const std::pair<const char*, const char*> cases[] = {{"--help", "simulate"},
+                                                         {"simulate --help", "--state-out"},
+                                                         {"bench --help", "--density"},
+                                                         {"--version", "fishschool-cli 0."}};
     for (const auto& [args, mustSay] : cases) {
         const CliRun run = cli(args);
         EXPECT_EQ(run.status, 0) << args;
