@@ -254,12 +254,15 @@ Result<FolderRows> readRows(const fs::path& folder, const Manifest& m) {
     std::error_code error;
     for (const auto& entry : fs::directory_iterator(folder, error)) {
         if (!isPartFileName(entry.path().filename().string())) continue;
-        // The folder's own files only: a link, a FIFO or a device under a part file's name would
-        // take rows elsewhere, block, or feed it without end.
-        if (!entry.is_regular_file(error) || entry.is_symlink(error))
-            return fail("part file " + quote(entry.path().string(), 200) +
-                        " is not a regular file (a link, a FIFO, a folder or a device); a part "
-                        "file is one `ensemble run` wrote: remove it");
+        // The folder's own files only: a link, a FIFO or a device under a part file's name could
+        // lead anywhere, block, or feed rows without end. It is left unread, and said; the shard
+        // whose part file it is fails to write there (exit 1), naming it.
+        if (!entry.is_regular_file(error) || entry.is_symlink(error)) {
+            std::cerr << "ensemble: left out " << quote(entry.path().string(), 200)
+                      << ": not a regular file (a link, a FIFO, a folder or a device), so no "
+                         "part file that `ensemble run` wrote\n";
+            continue;
+        }
         parts.push_back(entry.path());
     }
     if (error)
