@@ -138,6 +138,11 @@ Result<void> forEachLine(
     if (fd < 0)
         return fail("part file " + quote(path.string(), 200) +
                     " cannot be read: " + std::strerror(errno));
+    const auto tooLong = [&](std::int64_t line) -> Result<void> {
+        return fail(quote(path.string(), 200) + ": line " + std::to_string(line) +
+                    " is longer than " + std::to_string(maxLine) +
+                    " bytes: not a row of an ensemble");
+    };
     std::string pending;
     std::uint64_t pendingOffset = 0;  // of pending's first byte in the file
     std::vector<char> piece(1 << 16);
@@ -154,15 +159,16 @@ Result<void> forEachLine(
         pending.append(piece.data(), std::size_t(got));
         std::size_t start = 0;
         for (std::size_t end; ok && (end = pending.find('\n', start)) != std::string::npos;
-             start = end + 1, ++line)
-            ok =
-                onLine(std::string_view(pending).substr(start, end - start), pendingOffset + start);
+             start = end + 1, ++line) {
+            if (end - start > maxLine)
+                ok = tooLong(line);
+            else
+                ok = onLine(std::string_view(pending).substr(start, end - start),
+                            pendingOffset + start);
+        }
         pending.erase(0, start);
         pendingOffset += start;
-        if (ok && pending.size() > maxLine)
-            ok = fail(quote(path.string(), 200) + ": line " + std::to_string(line) +
-                      " is longer than " + std::to_string(maxLine) +
-                      " bytes: not a row of an ensemble");
+        if (ok && pending.size() > maxLine) ok = tooLong(line);
     }
     ::close(fd);
     return ok;
@@ -174,18 +180,19 @@ class FolderRows {
   public:
     enum class Status : std::uint8_t { None, Ok, Failed };
     FolderRows(std::vector<fs::path> parts, std::int64_t runs, std::size_t axisCount)
-        : parts_(std::move(parts)), places_(std::size_t(runs)), axisCount_(axisCount) {}
+        : parts_(std::move(parts)),
+          fds_(parts_.size(), -1),
+          places_(std::size_t(runs)),
+          axisCount_(axisCount) {}
     FolderRows(FolderRows&& other) noexcept
         : parts_(std::move(other.parts_)),
-          fds_(std::move(other.fds_)),
+          fds_(std::exchange(other.fds_, {})),
+          open_(other.open_),
           places_(std::move(other.places_)),
           count_(other.count_),
           axisCount_(other.axisCount_) {}
     FolderRows& operator=(FolderRows&&) = delete;
-    ~FolderRows() {
-        for (const int fd : fds_)
-            if (fd >= 0) ::close(fd);
-    }
+    ~FolderRows() { closeAll(); }
 
     Status status(std::int64_t run) const { return places_[std::size_t(run)].status; }
     /// Runs with a row.
@@ -194,14 +201,13 @@ class FolderRows {
     /// The kept row of `run`, read back from its part file.
     Result<RunRow> row(std::int64_t run) {
         const Place& place = places_[std::size_t(run)];
-        fds_.resize(parts_.size(), -1);
-        int& fd = fds_[place.part];
         const std::string name = quote(parts_[place.part].string(), 200);
-        if (fd < 0) fd = ::open(parts_[place.part].c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        auto fd = partFile(place.part);
+        if (!fd) return fail(fd.error());
         std::string text(place.length, '\0');
-        if (fd < 0 ||
-            ::pread(fd, text.data(), text.size(), off_t(place.offset)) != ssize_t(text.size()))
-            return fail("part file " + name + " cannot be read back (changed while it was read?)");
+        if (::pread(*fd, text.data(), text.size(), off_t(place.offset)) != ssize_t(text.size()))
+            return fail("part file " + name + " cannot be read back (" + std::strerror(errno) +
+                        "; did it change while it was read?)");
         auto parsed = parseEnsembleCsvRow(text, axisCount_);
         if (!parsed || parsed->plan.index != run)
             return fail("part file " + name + " changed while it was read");
@@ -233,6 +239,38 @@ class FolderRows {
     }
 
   private:
+    /// Part `part`'s file, open to read rows back. A merge reads the runs in order, from every
+    /// shard's files in turn: at most kOpenFiles stay open, so that an array of thousands of
+    /// tasks keeps within the process's limit of open files.
+    Result<int> partFile(std::size_t part) {
+        if (fds_[part] >= 0) return fds_[part];
+        if (open_ >= kOpenFiles) closeAll();
+        const std::string name = quote(parts_[part].string(), 200);
+        const auto openPart = [&] {
+            return ::open(parts_[part].c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        };
+        int fd = openPart();
+        if (fd < 0 && errno == EMFILE && open_ > 0) {  // a lower limit than kOpenFiles
+            closeAll();
+            fd = openPart();
+        }
+        if (fd < 0)
+            return fail("part file " + name + " cannot be read back: " + std::strerror(errno));
+        struct stat info {};
+        if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+            ::close(fd);
+            return fail("part file " + name + " is no longer a regular file");
+        }
+        ++open_;
+        return fds_[part] = fd;
+    }
+    void closeAll() {
+        for (int& fd : fds_)
+            if (fd >= 0) ::close(std::exchange(fd, -1));
+        open_ = 0;
+    }
+
+    static constexpr std::size_t kOpenFiles = 64;
     struct Place {
         std::uint64_t offset = 0;
         std::uint32_t part = 0;
@@ -240,7 +278,8 @@ class FolderRows {
         Status status = Status::None;
     };
     std::vector<fs::path> parts_;
-    std::vector<int> fds_;  ///< parts_' files, opened to read rows back
+    std::vector<int> fds_;  ///< parts_' files, open to read rows back; -1 where closed
+    std::size_t open_ = 0;  ///< of fds_
     std::vector<Place> places_;
     std::int64_t count_ = 0;
     std::size_t axisCount_ = 0;
@@ -257,7 +296,8 @@ Result<FolderRows> readRows(const fs::path& folder, const Manifest& m) {
         // The folder's own files only: a link, a FIFO or a device under a part file's name could
         // lead anywhere, block, or feed rows without end. It is left unread, and said; the shard
         // whose part file it is fails to write there (exit 1), naming it.
-        if (!entry.is_regular_file(error) || entry.is_symlink(error)) {
+        std::error_code entryError;
+        if (entry.symlink_status(entryError).type() != fs::file_type::regular) {
             std::cerr << "ensemble: left out " << quote(entry.path().string(), 200)
                       << ": not a regular file (a link, a FIFO, a folder or a device), so no "
                          "part file that `ensemble run` wrote\n";
@@ -315,6 +355,8 @@ class PartFile {
         if (::flock(file.fd_, LOCK_EX | LOCK_NB) != 0)
             return fail("part file " + quote(file.path_, 200) +
                         ": another `ensemble run` is writing it (the same --shard twice?)");
+        // Its size now that it is ours: another task may have written to it until the lock.
+        if (::fstat(file.fd_, &info) != 0) return file.failure("cannot be read");
         // The last whole row ends in the file's last piece: readRows() refused longer lines.
         off_t size = info.st_size;
         if (size > 0) {
@@ -323,6 +365,9 @@ class PartFile {
             if (::pread(file.fd_, tail.data(), tail.size(), from) != off_t(tail.size()))
                 return file.failure("cannot be read");
             const std::size_t newline = tail.rfind('\n');
+            if (newline == std::string::npos && from > 0)  // never cut whole rows away
+                return fail("part file " + quote(file.path_, 200) + ": its last " +
+                            std::to_string(tail.size()) + " bytes hold no row's end");
             const off_t keep = newline == std::string::npos ? 0 : from + off_t(newline) + 1;
             if (keep != size && ::ftruncate(file.fd_, keep) != 0)
                 return file.failure("cannot be cut back to its last whole row");

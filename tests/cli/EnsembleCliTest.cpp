@@ -179,7 +179,9 @@ TEST_F(Ensemble, AFullDiskOrAnUnwritablePartFileIsExitStatus1AndTheRowsStay) {
     ASSERT_EQ(::mkfifo(path("fifo/part-0of1-w0.csv").c_str(), 0644), 0);
     fs::create_directories(path("link"));
     fs::create_symlink("/dev/null", path("link/part-0of1-w0.csv"));
-    for (const char* folder : {"blocked", "fifo", "link"}) {
+    fs::create_directories(path("dangling"));
+    fs::create_symlink(path("nowhere.csv"), path("dangling/part-0of1-w0.csv"));
+    for (const char* folder : {"blocked", "fifo", "link", "dangling"}) {
         const CliRun refused =
             cli("ensemble run " + path("e.json") + " --out " + path(folder) + " --jobs 1");
         EXPECT_EQ(refused.status, 1) << folder;
@@ -269,17 +271,37 @@ TEST_F(Ensemble, ShardsStartedAtOnceOnANewFolderAllRun) {
     const std::string one = runAndMerge("one", " --jobs 1");
     for (int trial = 0; trial < 4; ++trial) {
         const std::string dir = path("together" + std::to_string(trial));
-        std::string all;
+        std::string all = "pids=; ";
         for (int k = 0; k < 4; ++k)
             all += std::string(FISHSCHOOL_CLI_PATH) + " ensemble run " + path("e.json") +
                    " --out " + dir + " --jobs 1 --shard " + std::to_string(k) + "/4 2>>" + dir +
-                   ".err & ";
-        ASSERT_EQ(std::system(("(" + all + "wait)").c_str()), 0);
+                   ".err & pids=\"$pids $!\"; ";
+        // Each task's own exit status: 0.
+        all += "s=0; for p in $pids; do wait $p || s=1; done; exit $s";
+        ASSERT_EQ(std::system(("bash -c '" + all + "'").c_str()), 0) << read(dir + ".err");
         EXPECT_EQ(read(dir + ".err").find("error:"), std::string::npos) << read(dir + ".err");
         const CliRun merge = cli("ensemble merge " + dir + " --csv " + dir + ".csv");
         ASSERT_EQ(merge.status, 0) << merge.err;
         EXPECT_EQ(read(dir + ".csv"), one) << "trial " << trial;
     }
+}
+
+/// An array of many tasks leaves many part files: the merge reads them all within a small limit
+/// of open files.
+TEST_F(Ensemble, AMergeOfManyPartFilesKeepsWithinTheLimitOfOpenFiles) {
+    write("many.json", R"({"base": {"fishCount": 5, "rocks": []}, "axes": {"noise": [0, 0.1]},
+                          "replicates": 50, "steps": 2})");
+    const auto run = [&](const std::string& out, const std::string& flags) {
+        return cli("ensemble run " + path("many.json") + " --out " + path(out) + flags).status;
+    };
+    ASSERT_EQ(run("whole", " --jobs 1"), 0);
+    ASSERT_EQ(cli("ensemble merge " + path("whole") + " --csv " + path("whole.csv")).status, 0);
+    for (int k = 0; k < 100; ++k)  // 100 part files, one run each
+        ASSERT_EQ(run("many", " --jobs 1 --shard " + std::to_string(k) + "/100"), 0);
+    const std::string merge = std::string(FISHSCHOOL_CLI_PATH) + " ensemble merge " + path("many") +
+                              " --csv " + path("many.csv");
+    ASSERT_EQ(std::system(("bash -c 'ulimit -n 40; exec " + merge + "'").c_str()), 0);
+    EXPECT_EQ(read(path("many.csv")), read(path("whole.csv")));
 }
 
 /// "out/" is the folder "out", as a shell's completion writes it.
