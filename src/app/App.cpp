@@ -331,7 +331,7 @@ void App::applyRecorder(const ui::PanelActions& actions) {
     ui::FpsRecorder& recorder = sweep_.recorder();
     if (actions.recordFps) recorder.startRecord();
     if (actions.sweepFps)
-        report(recorder.startSweep(actions.sweepFps->first, actions.sweepFps->second));
+        report(recorder.startSweep(actions.sweepFps->backends, actions.sweepFps->fishCounts));
     if (actions.cancelFpsRecording) recorder.cancel();
     if (actions.exportFpsCsvPath) {
         const auto saved = writeFileAtomically(*actions.exportFpsCsvPath, recorder.csv());
@@ -766,24 +766,19 @@ Result<std::unique_ptr<SimulationController>> createSimulation(const AppOptions&
     return sim;
 }
 
-int exitWith(int status, std::string_view message) {
-    printError(message);
-    return status;
-}
-
 }  // namespace
 
 int runApp(const AppOptions& options) {
     const auto scene = readStartScene(options);
-    if (!scene) return exitWith(kExitBadInput, scene.error());
-    if (auto ok = chooseVideoDriver(options); !ok) return exitWith(kExitBadInput, ok.error());
+    if (!scene) return badInput(scene.error());
+    if (auto ok = chooseVideoDriver(options); !ok) return badInput(ok.error());
     Window window;
-    if (auto ok = openWindow(options, window); !ok) return exitWith(kExitBadInput, ok.error());
+    if (auto ok = openWindow(options, window); !ok) return badInput(ok.error());
     gpu::enableGlDebugOutput();
     auto sim = createSimulation(options, *scene);
-    if (!sim) return exitWith(kExitBadInput, sim.error());
+    if (!sim) return badInput(sim.error());
     auto renderer = render::SceneRenderer::create();
-    if (!renderer) return exitWith(kExitInternal, renderer.error());
+    if (!renderer) return internalFailure(renderer.error());
 
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();

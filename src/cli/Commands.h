@@ -78,10 +78,6 @@ void addBenchCommand(CLI::App& app, BenchOptions& options);
 void addPhaseCommand(CLI::App& app, PhaseOptions& options);
 void addEnsembleCommand(CLI::App& app, EnsembleOptions& options);
 
-/// Prints the error and returns kExitBadInput: the flags or the files they name.
-int badInput(const std::string& message);
-/// Prints the error and returns kExitInternal: a failure of this machine, not of the input.
-int internalFailure(const std::string& message);
 /// Exit status for a backend that could not be made: kExitBadInput when this machine cannot run
 /// its kind at all (no GL context), kExitInternal when it could but failed (a school over the
 /// GPU's limits, a shader the driver refused).

@@ -18,7 +18,6 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
-#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -49,16 +48,16 @@ struct Shard {
 
 Result<Shard> parseShard(const std::string& text) {
     if (text.empty()) return Shard{};
-    const auto refuse = [&] {
+    const auto refused = [&] {
         return fail("--shard: " + quote(text) + " is not allowed; must be K/N with N from 1 to " +
                     std::to_string(kMaxEnsembleRuns) +
                     " and K from 0 to N - 1 (task K of an array --array=0-(N-1))");
     };
     const std::size_t slash = text.find('/');
-    if (slash == std::string::npos) return refuse();
+    if (slash == std::string::npos) return refused();
     const auto k = parseWholeNumber("", text.substr(0, slash), 0, kMaxEnsembleRuns - 1);
     const auto n = parseWholeNumber("", text.substr(slash + 1), 1, kMaxEnsembleRuns);
-    if (!k || !n || *k >= *n) return refuse();
+    if (!k || !n || *k >= *n) return refused();
     return Shard{*k, *n};
 }
 
@@ -201,16 +200,17 @@ class FolderRows {
     /// The kept row of `run`, read back from its part file.
     Result<RunRow> row(std::int64_t run) {
         const Place& place = places_[std::size_t(run)];
-        const std::string name = quote(parts_[place.part].string(), 200);
+        // Named only when it fails: a merge reads every row back.
+        const auto name = [&] { return quote(parts_[place.part].string(), 200); };
         auto fd = partFile(place.part);
         if (!fd) return fail(fd.error());
         std::string text(place.length, '\0');
         if (::pread(*fd, text.data(), text.size(), off_t(place.offset)) != ssize_t(text.size()))
-            return fail("part file " + name + " cannot be read back (" + std::strerror(errno) +
+            return fail("part file " + name() + " cannot be read back (" + std::strerror(errno) +
                         "; did it change while it was read?)");
         auto parsed = parseEnsembleCsvRow(text, axisCount_);
         if (!parsed || parsed->plan.index != run)
-            return fail("part file " + name + " changed while it was read");
+            return fail("part file " + name() + " changed while it was read");
         return parsed;
     }
 
@@ -343,8 +343,8 @@ class PartFile {
     static Result<PartFile> open(const fs::path& path, const std::string& header) {
         PartFile file;
         file.path_ = path.string();
-        // Never through a link, never blocking on a FIFO: readRows() refused those already,
-        // and one that appeared since is refused here.
+        // Never through a link, never blocking on a FIFO: anything but a regular file under
+        // the part file's name fails the shard (readRows() left it unread).
         file.fd_ = ::open(file.path_.c_str(),
                           O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
         if (file.fd_ < 0) return file.failure("cannot be opened for writing");
@@ -500,37 +500,32 @@ Result<std::set<std::int64_t>> injectedFaults() {
     return std::set<std::int64_t>(parsed->begin(), parsed->end());
 }
 
-int refuse(const std::string& message) {
-    printError(message);  // escaped and cut: it may quote a stranger's folder or file
-    return kExitBadInput;
-}
-
 int runEnsembleRun(const EnsembleOptions& o) {
     const auto shard = parseShard(o.shard);
-    if (!shard) return refuse(shard.error());
+    if (!shard) return badInput(shard.error());
     if (!o.only.empty() && !o.shard.empty())
-        return refuse("--only and --shard cannot be used together: --only names the runs");
+        return badInput("--only and --shard cannot be used together: --only names the runs");
     auto spec = loadEnsemble(o.file);
-    if (!spec) return refuse(spec.error());
+    if (!spec) return badInput(spec.error());
     const std::int64_t runs = spec->runCount();
     std::vector<std::int64_t> only;
     if (!o.only.empty()) {
         auto parsed = parseList("--only", o.only, [&](std::string_view item) {
             return parseWholeNumber("--only", item, 0, runs - 1);
         });
-        if (!parsed) return refuse(parsed.error());
+        if (!parsed) return badInput(parsed.error());
         only = *parsed;
         std::vector<std::int64_t> sorted = only;
         std::sort(sorted.begin(), sorted.end());
         if (const auto twice = std::adjacent_find(sorted.begin(), sorted.end());
             twice != sorted.end())
-            return refuse("--only: run " + std::to_string(*twice) +
-                          " is named twice; name each run once");
+            return badInput("--only: run " + std::to_string(*twice) +
+                            " is named twice; name each run once");
     }
     const auto kind = parseBackendFlag(o.file + ": key 'backend'", spec->backend);
-    if (!kind) return refuse(kind.error());
+    if (!kind) return badInput(kind.error());
     const auto faults = injectedFaults();
-    if (!faults) return refuse(faults.error());
+    if (!faults) return badInput(faults.error());
 
     // The folder: new, empty, or this ensemble's (by its manifest), nothing else.
     // "out/" is the folder "out", as a shell's completion writes it.
@@ -539,40 +534,38 @@ int runEnsembleRun(const EnsembleOptions& o) {
     std::error_code error;
     const auto status = fs::status(folder, error);
     if (error && status.type() != fs::file_type::not_found)  // too long, a loop of links, ...
-        return refuse("--out: " + quote(o.folder, 200) + " cannot be used: " + error.message());
+        return badInput("--out: " + quote(o.folder, 200) + " cannot be used: " + error.message());
     if (fs::exists(status) && !fs::is_directory(status))
-        return refuse("--out: " + quote(o.folder, 200) +
-                      " is a file; give a folder (it is made if missing)");
+        return badInput("--out: " + quote(o.folder, 200) +
+                        " is a file; give a folder (it is made if missing)");
     const Manifest manifest{spec->hash(), FISHSCHOOL_VERSION, runs, spec->axes};
     if (fs::exists(status)) {
         auto existing = readManifest(folder);
-        if (!existing) return refuse(existing.error());
+        if (!existing) return badInput(existing.error());
         if (*existing && (*existing)->hash != manifest.hash)
-            return refuse("--out: " + quote(o.folder, 200) +
-                          " holds the runs of another ensemble file (ensemble " +
-                          (*existing)->hash + ", this file's is " + manifest.hash +
-                          "); give another folder, never mix two");
+            return badInput("--out: " + quote(o.folder, 200) +
+                            " holds the runs of another ensemble file (ensemble " +
+                            (*existing)->hash + ", this file's is " + manifest.hash +
+                            "); give another folder, never mix two");
         if (*existing && (*existing)->version != manifest.version)
-            return refuse("--out: " + quote(o.folder, 200) + " was made by fishschool-cli " +
-                          (*existing)->version + ", this is " + manifest.version +
-                          "; give another folder, never mix two");
+            return badInput("--out: " + quote(o.folder, 200) + " was made by fishschool-cli " +
+                            (*existing)->version + ", this is " + manifest.version +
+                            "; give another folder, never mix two");
         if (!*existing)
             for (const auto& entry : fs::directory_iterator(folder, error)) {
                 const std::string name = entry.path().filename().string();
                 // Another task of the array may be writing the manifest right now: its
-                // temporary file (writeFileAtomically's ".manifest.json.tmp-...") is no stranger.
-                const bool manifestBeingWritten =
-                    name.starts_with(std::string(".") + kManifestName + ".tmp-");
-                if (!isPartFileName(name) && !name.starts_with(kManifestName) &&
-                    !manifestBeingWritten)
-                    return refuse("--out: " + quote(o.folder, 200) + " holds " + quote(name) +
-                                  " and no " + kManifestName +
-                                  ": not an ensemble's folder; give a new or empty folder");
+                // temporary file is no stranger.
+                if (!isPartFileName(name) && name != kManifestName &&
+                    !isTemporaryOf(name, kManifestName))
+                    return badInput("--out: " + quote(o.folder, 200) + " holds " + quote(name) +
+                                    " and no " + kManifestName +
+                                    ": not an ensemble's folder; give a new or empty folder");
             }
     } else if (const fs::path parent = folder.parent_path().empty() ? "." : folder.parent_path();
                !fs::is_directory(parent, error)) {
-        return refuse("--out: " + quote(o.folder, 200) + ": its parent folder " +
-                      quote(parent.string(), 200) + " does not exist; make it first");
+        return badInput("--out: " + quote(o.folder, 200) + ": its parent folder " +
+                        quote(parent.string(), 200) + " does not exist; make it first");
     }
     if (o.validateOnly) return 0;
     auto backends = makeWorkerBackends(*kind, spec->base, o.jobs);
@@ -580,14 +573,14 @@ int runEnsembleRun(const EnsembleOptions& o) {
 
     if (!fs::exists(folder, error) && !fs::create_directory(folder, error) &&
         !fs::is_directory(folder))
-        return refuse("--out: " + quote(o.folder, 200) + " cannot be made: " + error.message());
+        return badInput("--out: " + quote(o.folder, 200) + " cannot be made: " + error.message());
     // Tasks of one array may all start at once: each writes the same bytes, by rename.
     if (!fs::exists(folder / kManifestName, error))
         if (auto ok = writeFileAtomically(folder / kManifestName, manifestJson(manifest, o.file));
             !ok)
             return internalFailure(ok.error());
     auto rows = readRows(folder, manifest);
-    if (!rows) return refuse(rows.error());
+    if (!rows) return badInput(rows.error());
 
     std::vector<std::int64_t> todo;
     std::int64_t total = 0;
@@ -655,7 +648,7 @@ int runEnsembleRun(const EnsembleOptions& o) {
 int runEnsembleStatus(const EnsembleOptions& o) {
     if (o.validateOnly) return 0;
     auto folder = readFolder(o.folder);
-    if (!folder) return refuse(folder.error());
+    if (!folder) return badInput(folder.error());
     auto& [manifest, rows] = *folder;
     std::int64_t ok = 0;
     std::vector<std::int64_t> failed;
@@ -702,13 +695,13 @@ int runEnsembleMerge(const EnsembleOptions& o) {
     OutputFiles outputs;
     for (const auto& [flag, path] : {std::pair{"--csv", &o.csvPath}, {"--timing", &o.timingPath}}) {
         if (path->empty()) continue;
-        if (auto ok = checkNotTheFolders(flag, *path, o.folder); !ok) return refuse(ok.error());
+        if (auto ok = checkNotTheFolders(flag, *path, o.folder); !ok) return badInput(ok.error());
         if (auto ok = o.validateOnly ? outputs.check(flag, *path) : outputs.add(flag, *path); !ok)
-            return refuse(ok.error());
+            return badInput(ok.error());
     }
     if (o.validateOnly) return 0;
     auto folder = readFolder(o.folder);
-    if (!folder) return refuse(folder.error());
+    if (!folder) return badInput(folder.error());
     auto& [manifest, rows] = *folder;
     // Row by row into the outputs' temporary files: a row's memory, whatever the run count.
     const bool timing = outputs.has("--timing");

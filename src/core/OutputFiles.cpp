@@ -24,17 +24,25 @@ std::string named(const fs::path& path) {
     return printable(path.string(), 200);
 }
 
+/// `.NAME.tmp-`, NAME the target's name cut to 64 bytes: the start of its temporary files.
+std::string temporaryPrefix(std::string_view target) {
+    std::string prefix(1, '.');  // appended, not "." + ...: GCC 12 warns wrongly on that
+    prefix.append(target.substr(0, 64)).append(".tmp-");
+    return prefix;
+}
+
 /// A new, empty temporary file beside `target`, hidden and short-named (`.NAME.tmp-PID-N`, NAME
 /// cut to 64 bytes) so that any name the folder takes leaves room for it. Unique among
 /// processes (pid) and among the files of this one (counter); O_EXCL never opens another's file.
+
 Result<std::pair<int, fs::path>> createTemporaryBeside(const fs::path& target) {
     static std::atomic<unsigned> counter{0};
-    const std::string name = target.filename().string().substr(0, 64);
+    const std::string prefix = temporaryPrefix(target.filename().string());
     int fd = -1;
     fs::path temp;
     for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-        temp = target.parent_path() / ("." + name + ".tmp-" + std::to_string(::getpid()) + "-" +
-                                       std::to_string(counter.fetch_add(1)));
+        temp = target.parent_path() /
+               (prefix + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1)));
         fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
         if (fd < 0 && errno != EEXIST) break;
     }
@@ -247,6 +255,10 @@ void OutputFiles::discard() {
         untrack(out.temp);
     }
     outputs_.clear();
+}
+
+bool isTemporaryOf(std::string_view name, std::string_view target) {
+    return name.starts_with(temporaryPrefix(target));
 }
 
 Result<void> writeFileAtomically(const fs::path& named, std::string_view content) {

@@ -65,6 +65,10 @@ class OutputFiles {
 /// a partial file. Errors name the path.
 Result<void> writeFileAtomically(const std::filesystem::path& path, std::string_view content);
 
+/// Whether `name` is a temporary file that writeFileAtomically() or OutputFiles makes beside a
+/// file named `target` (`.TARGET.tmp-PID-N`) while it writes it.
+bool isTemporaryOf(std::string_view name, std::string_view target);
+
 /// Flushes stdout; an error when a write to it failed (a full disk, a closed stream), so that a
 /// command whose table was lost exits with status 1 rather than 0.
 Result<void> flushStandardOutput();

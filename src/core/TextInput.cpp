@@ -14,6 +14,7 @@
 #include <limits>
 #include <utility>
 
+#include "ExitStatus.h"
 #include "SimParams.h"
 
 namespace fishschool {
@@ -91,6 +92,16 @@ void printError(std::string_view message) {
     // Room for "error: " and printable()'s "... (N characters)".
     const std::string line = "error: " + printable(message, kMaxMessageChars - 40) + "\n";
     std::fwrite(line.data(), 1, line.size(), stderr);
+}
+
+int badInput(std::string_view message) {
+    printError(message);
+    return kExitBadInput;
+}
+
+int internalFailure(std::string_view message) {
+    printError(message);
+    return kExitInternal;
 }
 
 std::string formatNumber(double value) {
@@ -270,7 +281,8 @@ Result<void> checkOutputPath(std::string_view what, const std::string& path) {
                     " a name, " + std::to_string(PATH_MAX) + " a path)");
     // The file is replaced by a rename: a device, a FIFO or a socket in its place would be
     // replaced by a regular file (as root, /dev/null itself).
-    if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
+    if (::stat(path.c_str(), &info) != 0) return {};  // a new file
+    if (!S_ISREG(info.st_mode))
         return fail(where +
                     "is not a regular file (a device, a FIFO or a socket); give a file's "
                     "path");
@@ -278,8 +290,8 @@ Result<void> checkOutputPath(std::string_view what, const std::string& path) {
     // name): the rename would replace what the program and the shell wrote there.
     for (const int stream : {STDOUT_FILENO, STDERR_FILENO}) {
         struct stat streamInfo {};
-        if (::stat(path.c_str(), &info) == 0 && ::fstat(stream, &streamInfo) == 0 &&
-            streamInfo.st_dev == info.st_dev && streamInfo.st_ino == info.st_ino)
+        if (::fstat(stream, &streamInfo) == 0 && streamInfo.st_dev == info.st_dev &&
+            streamInfo.st_ino == info.st_ino)
             return fail(where + "is where this program's standard " +
                         (stream == STDOUT_FILENO ? "output" : "error") +
                         " goes; give a file of its own");

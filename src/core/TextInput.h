@@ -29,6 +29,10 @@ inline constexpr std::size_t kMaxMessageChars = 400;
 /// Prints "error: MESSAGE" on stderr, as printable() writes it and at most kMaxMessageChars
 /// long: the last guard for text that came from elsewhere (CLI11, the system) into a message.
 void printError(std::string_view message);
+/// printError, then kExitBadInput: the flags or the files they name (ExitStatus.h).
+int badInput(std::string_view message);
+/// printError, then kExitInternal: a failure of this machine, not of the input.
+int internalFailure(std::string_view message);
 
 /// A number as messages and the phase CSV write it: the fewest digits (at most 9) that read back
 /// as the same float, whole numbers up to 2^24 in full: "0.05", "1000000", "1e+14",

@@ -71,7 +71,11 @@ struct PanelActions {
     // The FPS recorder's buttons.
     bool recordFps = false;  ///< measure the current scene as one row
     /// Measure these fish counts on these backends.
-    std::optional<std::pair<std::vector<BackendKind>, std::vector<std::int64_t>>> sweepFps;
+    struct SweepRequest {
+        std::vector<BackendKind> backends;
+        std::vector<std::int64_t> fishCounts;
+    };
+    std::optional<SweepRequest> sweepFps;
     bool cancelFpsRecording = false;              ///< stop; the rows so far stay
     std::optional<std::string> exportFpsCsvPath;  ///< write the rows as CSV
     bool clearFpsRecords = false;                 ///< forget the rows

@@ -117,7 +117,7 @@ void Panel::drawRecorder(const PanelState& state, const FpsRecorder& recorder,
         if (auto counts = parseFishCounts("sweep fish", sweepFish_); !counts)
             error_ = counts.error();
         else
-            actions.sweepFps = {std::move(backends), std::move(*counts)};
+            actions.sweepFps = PanelActions::SweepRequest{std::move(backends), std::move(*counts)};
     }
     tip("Measure every fish count of the list on every ticked backend.");
     ImGui::EndDisabled();

@@ -151,8 +151,9 @@ TEST_F(PanelInput, TheRecordersButtonsAreAskedOfTheApp) {
     EXPECT_FALSE(recorder_.busy()) << "the panel started the recording itself";
     const PanelActions sweep = click("Sweep");
     ASSERT_TRUE(sweep.sweepFps);
-    EXPECT_EQ(sweep.sweepFps->second, (std::vector<std::int64_t>{1000, 2000, 5000, 10000, 20000}));
-    EXPECT_EQ(sweep.sweepFps->first.size(), backendRegistry().size());  // every one ticked
+    EXPECT_EQ(sweep.sweepFps->fishCounts,
+              (std::vector<std::int64_t>{1000, 2000, 5000, 10000, 20000}));
+    EXPECT_EQ(sweep.sweepFps->backends.size(), backendRegistry().size());  // every one ticked
     EXPECT_FALSE(recorder_.busy()) << "the panel started the sweep itself";
     const PanelActions exported = click("Export");
     ASSERT_TRUE(exported.exportFpsCsvPath);
