@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -79,7 +81,8 @@ TEST(AppOptions, OutputsAreCheckedBeforeTheRun) {
     EXPECT_THAT(refusal({"--frames", "1", "--screenshot", "x.png", "--state-out", "x.png"}),
                 HasSubstr("--state-out"));
     // An output over an input.
-    const auto config = std::filesystem::temp_directory_path() / "app_options_test_config.json";
+    const auto config = std::filesystem::temp_directory_path() /
+                        ("app_options_test_config_" + std::to_string(::getpid()) + ".json");
     std::ofstream(config) << "{}";
     EXPECT_THAT(refusal({"--config", config.string(), "--config-out", config.string()}),
                 HasSubstr("--config-out"));

@@ -3,8 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include <glm/common.hpp>
 #include <glm/geometric.hpp>
@@ -19,7 +22,11 @@ namespace fs = std::filesystem;
 class Obj : public ::testing::Test {
   protected:
     fs::path write(const std::string& text) {
-        const fs::path file = fs::temp_directory_path() / "fishschool_mesh_test.obj";
+        // A name of its own: ctest runs the tests of this fixture at once, in processes apart.
+        const fs::path file = fs::temp_directory_path() /
+                              ("fishschool_mesh_test_" + std::to_string(::getpid()) + "_" +
+                               ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                               "_" + std::to_string(files_.size()) + ".obj");
         std::ofstream(file) << text;
         files_.push_back(file);
         return file;
