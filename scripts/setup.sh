@@ -10,6 +10,7 @@ fishschool_packages=(
     libsdl2-dev libglm-dev libtbb-dev libimgui-dev libstb-dev
     python3-glad libegl-dev libegl1 libegl-mesa0 libgl1 libglx-mesa0 libgl1-mesa-dri libgl-dev
     nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
+    pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib
     xvfb xauth xdotool ffmpeg gnuplot-nox
     afl++ gcc-12-plugin-dev
     slurmctld slurmd slurm-client munge

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds every target with warnings as errors and runs every test; then
-# builds the core and the CLI with AddressSanitizer and UndefinedBehaviorSanitizer and runs their
-# tests again. GL tests run on Mesa's software rasteriser where no GPU is present. An ensemble runs
-# on a one-node Slurm cluster started for it (scripts/slurm_test.sh), and the programs are probed
-# with hostile files and places (scripts/hostile.sh). Last, the parsers are fuzzed
-# (scripts/fuzz.sh) and random scenes soaked under --check (scripts/soak.sh).
+# Installs what is missing, builds every target with warnings as errors and runs every test; installs
+# the library and builds a project against it (scripts/consumer_test.sh); runs the Python module's
+# pytest suite; then builds the core and the CLI with AddressSanitizer and UndefinedBehaviorSanitizer
+# and runs their tests again. GL tests run on Mesa's software rasteriser where no GPU is present. An
+# ensemble runs on a one-node Slurm cluster started for it (scripts/slurm_test.sh), and the
+# programs are probed with hostile files and places (scripts/hostile.sh). Last, the parsers are
+# fuzzed (scripts/fuzz.sh) and random scenes soaked under --check (scripts/soak.sh).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
@@ -24,6 +25,15 @@ if [ -n "${CI:-}" ] && grep -q '(Skipped)' "$log"; then
     exit 1
 fi
 
+phase "The installed library as another project uses it (scripts/consumer_test.sh)"
+"$FISHSCHOOL_ROOT/scripts/consumer_test.sh" "$FISHSCHOOL_ROOT/build"
+
+phase "The Python module with Debian's interpreter (tests/python, pytest)"
+# /usr/bin/python3: Debian's NumPy and pytest are its; the python3 first on PATH may be another.
+(cd "$FISHSCHOOL_ROOT" && FISHSCHOOL_PYTHON_DIR="$FISHSCHOOL_ROOT/build/python" \
+    FISHSCHOOL_CLI="$FISHSCHOOL_ROOT/build/bin/fishschool-cli" \
+    /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python)
+
 phase "Ensembles on a one-node Slurm cluster of this machine (scripts/slurm_test.sh)"
 # Its daemons run as root; CI is root, a developer who is not is told and the phase skipped.
 if [ "$(id -u)" -eq 0 ] || [ -n "${CI:-}" ]; then
@@ -37,7 +47,7 @@ phase "Hostile files and places (scripts/hostile.sh)"
 phase "Core and CLI under AddressSanitizer and UndefinedBehaviorSanitizer"
 configure_and_build "$FISHSCHOOL_ROOT/build-sanitize" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DFISHSCHOOL_WERROR=ON -DFISHSCHOOL_SANITIZE=ON -DFISHSCHOOL_BUILD_APP=OFF \
-    -DFISHSCHOOL_BUILD_GPU=OFF -DFISHSCHOOL_BUILD_BENCH=OFF
+    -DFISHSCHOOL_BUILD_GPU=OFF -DFISHSCHOOL_BUILD_BENCH=OFF -DFISHSCHOOL_BUILD_PYTHON=OFF
 (cd "$FISHSCHOOL_ROOT/build-sanitize" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j 2)
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/OutputFiles.h"
+#include "io/OutputFiles.h"
 
 namespace fishschool::app {
 

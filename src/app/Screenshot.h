@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <string>
 
-#include "core/Result.h"
+#include "fishschool/Result.h"
 
 namespace fishschool::app {
 

@@ -4,9 +4,6 @@
 #include <chrono>
 #include <cmath>
 
-#include <sys/resource.h>
-#include <unistd.h>
-
 #include <glm/vec3.hpp>
 
 #include "backends/BackendRegistry.h"
@@ -44,21 +41,19 @@ Result<std::unique_ptr<SimulationController>> SimulationController::create(
     if (startSchool) params.fishCount = static_cast<std::int64_t>(startSchool->size());
     if (auto ok = validate(params); !ok) return fail(ok.error());
     if (auto ok = checkInteractive(params, backend->kind()); !ok) return fail(ok.error());
-    auto controller = std::unique_ptr<SimulationController>(new SimulationController);
-    controller->settings_ = params;
-    controller->backend_ = std::move(backend);
+    const School school = startSchool ? School{} : makeInitialSchool(params);
+    auto simulation =
+        Simulation::create(params, std::move(backend), startSchool ? *startSchool : school);
+    if (!simulation) return fail(simulation.error());
+    auto controller =
+        std::unique_ptr<SimulationController>(new SimulationController(std::move(*simulation)));
     controller->unavailable_.resize(backendRegistry().size());
     controller->setDensityBase(params);
-    const School school = startSchool ? School{} : makeInitialSchool(params);
-    if (auto ok = controller->backend_->upload(startSchool ? *startSchool : school); !ok)
-        return fail(ok.error());
     return controller;
 }
 
-SimParams SimulationController::params() const {
-    SimParams params = settings_;
-    params.fishCount = static_cast<std::int64_t>(backend_->fishCount());
-    return params;
+BackendKind SimulationController::backendKind() const {
+    return *parseBackendKind(simulation_.backendName());
 }
 
 void SimulationController::forgetCountDependentChecks() {
@@ -72,7 +67,7 @@ void SimulationController::forgetCountDependentChecks() {
 const std::string& SimulationController::unavailableReason(BackendKind kind) {
     auto& reason = unavailable_[backendIndex(kind)];
     if (!reason) {
-        if (kind == backend_->kind()) {
+        if (kind == backendKind()) {
             reason = "";
         } else {
             auto probe = createBackend(kind, params());
@@ -83,17 +78,12 @@ const std::string& SimulationController::unavailableReason(BackendKind kind) {
 }
 
 Result<void> SimulationController::switchBackend(BackendKind kind) {
-    if (kind == backend_->kind()) return {};
-    const SimParams current = params();
-    if (auto ok = checkInteractive(current, kind); !ok) return fail(ok.error());
-    auto next = createBackend(kind, current);
-    if (!next) {
-        unavailable_[backendIndex(kind)] = next.error();
-        return fail(next.error());
+    if (kind == backendKind()) return {};
+    if (auto ok = checkInteractive(params(), kind); !ok) return fail(ok.error());
+    if (auto ok = simulation_.setBackend(toString(kind)); !ok) {
+        unavailable_[backendIndex(kind)] = ok.error();
+        return ok;
     }
-    if (auto ok = (*next)->upload(backend_->download()); !ok) return fail(ok.error());
-    (*next)->setStepCount(backend_->stepCount());  // the noise goes on, not back to step 0
-    backend_ = std::move(*next);
     snapshotAsked_ = false;  // the old backend's snapshot will not come
     ++schoolVersion_;
     forgetStepTimes();
@@ -101,7 +91,7 @@ Result<void> SimulationController::switchBackend(BackendKind kind) {
 }
 
 SimParams SimulationController::densityBase() const {
-    SimParams base = settings_;
+    SimParams base = params();
     base.fishCount = base_.fishCount;
     base.bounds = base_.bounds;
     base.rocks = base_.rocks;
@@ -121,10 +111,11 @@ void SimulationController::setDensity(Density density) {
 
 Result<void> SimulationController::applyParams(const SimParams& requested) {
     SimParams params = requested;
+    const SimParams running = this->params();
     const bool boundsOrRocksEdited =
-        params.bounds != settings_.bounds || params.rocks != settings_.rocks;
-    const bool targetEdited = params.target != settings_.target;
-    const bool countAsked = static_cast<std::size_t>(params.fishCount) != backend_->fishCount();
+        params.bounds != running.bounds || params.rocks != running.rocks;
+    const bool targetEdited = params.target != running.target;
+    const bool countAsked = static_cast<std::size_t>(params.fishCount) != fishCount();
     if (density_ == Density::Fixed && countAsked && !boundsOrRocksEdited && !targetEdited) {
         // The running scene with another count: scale the base's, with today's other parameters
         // (a rock's gap to the walls depends on them).
@@ -150,13 +141,12 @@ Result<void> SimulationController::applyParams(const SimParams& requested) {
 
 Result<void> SimulationController::applyScene(const SimParams& params) {
     if (auto ok = validate(params); !ok) return fail(ok.error());
-    if (auto ok = checkInteractive(params, backend_->kind()); !ok) return fail(ok.error());
-    const bool countChanged = static_cast<std::size_t>(params.fishCount) != backend_->fishCount();
-    const auto replaced = changeParams(*backend_, settings_, params);
-    if (!replaced) return fail(replaced.error());
-    settings_ = params;
+    if (auto ok = checkInteractive(params, backendKind()); !ok) return fail(ok.error());
+    const bool countChanged = static_cast<std::size_t>(params.fishCount) != fishCount();
+    const std::uint64_t before = simulation_.schoolVersion();
+    if (auto ok = simulation_.setParams(params); !ok) return ok;
     // Weights, radii, limits leave the school untouched, wherever it lives.
-    if (!*replaced) return {};
+    if (simulation_.schoolVersion() == before) return {};
     forgetMeasures();
     ++schoolVersion_;
     if (countChanged) forgetCountDependentChecks();
@@ -168,7 +158,7 @@ Result<void> SimulationController::setScene(BackendKind kind, std::int64_t count
     next.fishCount = count;
     if (auto ok = validate(next); !ok) return fail(ok.error());
     if (auto ok = checkInteractive(next, kind); !ok) return fail(ok.error());
-    if (count < static_cast<std::int64_t>(backend_->fishCount())) {
+    if (count < static_cast<std::int64_t>(fishCount())) {
         if (auto ok = applyParams(next); !ok) return ok;
         return switchBackend(kind);
     }
@@ -180,9 +170,9 @@ Result<void> SimulationController::replaceSchool(const School& school) {
     SimParams next = params();
     next.fishCount = static_cast<std::int64_t>(school.size());
     if (auto ok = validate(next); !ok) return fail(ok.error());
-    if (auto ok = checkInteractive(next, backend_->kind()); !ok) return fail(ok.error());
-    const std::size_t countBefore = backend_->fishCount();
-    if (auto ok = backend_->upload(school); !ok) return ok;
+    if (auto ok = checkInteractive(next, backendKind()); !ok) return fail(ok.error());
+    const std::size_t countBefore = fishCount();
+    if (auto ok = simulation_.setSchool(school); !ok) return ok;
     if (school.size() != countBefore) {
         forgetCountDependentChecks();
         setDensityBase(next);  // the loaded school in this tank: its density is the one to keep
@@ -196,8 +186,7 @@ Result<void> SimulationController::replaceSchool(const School& school) {
 }
 
 void SimulationController::reset(std::uint64_t seed) {
-    settings_.seed = seed;  // the seed makes the school; the step does not read it
-    (void)backend_->upload(makeInitialSchool(params()));  // same count as before: it fits
+    simulation_.reset(seed);
     accumulator_ = 0.0;
     simulatedSeconds_ = 0.0;
     pendingSteps_ = 0;
@@ -207,16 +196,18 @@ void SimulationController::reset(std::uint64_t seed) {
 
 void SimulationController::runSteps(int count) {
     lastStepsMilliseconds_ = 0.0;
-    if (backend_->stepsAsynchronously()) {
+    Backend& stepper = backend();
+    if (stepper.stepsAsynchronously()) {
         // Timed on the GPU, a few frames late: waiting for the steps would stall the frame.
-        if (const auto perStep = backend_->collectStepMilliseconds()) noteStepTime(*perStep);
+        if (const auto perStep = stepper.collectStepMilliseconds()) noteStepTime(*perStep);
     }
     if (count <= 0) return;
     ++schoolVersion_;
     const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < count; ++i) backend_->step();
-    simulatedSeconds_ += count * static_cast<double>(settings_.dt);
-    if (backend_->stepsAsynchronously()) {
+    // A backend that failed mid-run says so through health(), which the frame reads.
+    (void)simulation_.step(count);
+    simulatedSeconds_ += count * static_cast<double>(params().dt);
+    if (stepper.stepsAsynchronously()) {
         lastStepsMilliseconds_ = count * stepMilliseconds_;
         return;
     }
@@ -263,7 +254,8 @@ int SimulationController::advance(double wallSeconds) {
     }
     const double clamped = std::clamp(speed, kMinSpeed, kMaxSpeed);
     accumulator_ += wallSeconds * clamped;
-    int steps = static_cast<int>(accumulator_ / settings_.dt);
+    const double dt = params().dt;
+    int steps = static_cast<int>(accumulator_ / dt);
     // However late the frame, run no more steps than fit the frame's budget (at least one), so
     // a big school slows the simulation down rather than the window.
     const int most = static_cast<int>(std::ceil(kMaxStepsPerFrame * std::max(clamped, 1.0)));
@@ -272,7 +264,7 @@ int SimulationController::advance(double wallSeconds) {
         steps = affordable;
         accumulator_ = 0.0;  // drop what cannot be caught up
     } else {
-        accumulator_ -= steps * static_cast<double>(settings_.dt);
+        accumulator_ -= steps * dt;
     }
     runSteps(steps);
     return steps;
@@ -280,76 +272,41 @@ int SimulationController::advance(double wallSeconds) {
 
 void SimulationController::fastForward(double seconds) {
     if (!(seconds > 0.0)) return;
-    pendingSteps_ += static_cast<std::int64_t>(std::llround(seconds / settings_.dt));
+    pendingSteps_ += static_cast<std::int64_t>(std::llround(seconds / params().dt));
 }
 
 void SimulationController::stepOnce() {
     runSteps(1);
 }
 
-SimulationController::~SimulationController() {
-    if (measureThread_.joinable()) {
-        measureThread_.request_stop();
-        measureWake_.notify_all();
-    }
-}
-
-void SimulationController::measureLoop(std::stop_token stop) {
-    // Below the frame's threads: on a busy machine the measures wait, not the frame.
-    setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kMeasureNice);
-    std::unique_lock lock(measureMutex_);
-    while (measureWake_.wait(lock, stop, [&] { return measureJob_.has_value(); })) {
-        MeasureJob job = std::move(*measureJob_);
-        measureJob_.reset();
-        lock.unlock();
-        const auto start = std::chrono::steady_clock::now();
-        const School school = job.snapshot->fish();
-        job.snapshot.reset();  // a CPU backend may write its buffer again
-        const SchoolMetrics measured = measureSchool(school, job.params);
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        lock.lock();
-        measureDone_ = MeasureDone{measured, job.generation, job.simulatedSeconds,
-                                   static_cast<std::int64_t>(school.size()), seconds};
-        measuring_ = false;
-    }
-}
-
 const SchoolMetrics& SimulationController::metrics(double nowSeconds, double everySeconds) {
     const auto start = std::chrono::steady_clock::now();
-    if (!measureThread_.joinable())
-        measureThread_ = std::jthread([this](std::stop_token stop) { measureLoop(stop); });
-    std::unique_lock lock(measureMutex_);
-    if (measureDone_) {
-        if (measureDone_->generation == measureGeneration_) {
-            metrics_ = measureDone_->metrics;
-            measuredSeconds_ = measureDone_->simulatedSeconds;
-            measuredFish_ = measureDone_->fish;
+    if (auto done = measures_.takeDone()) {
+        if (done->generation == measureGeneration_) {
+            metrics_ = done->metrics;
+            measuredSeconds_ = done->simulatedSeconds;
+            measuredFish_ = done->fish;
             ++measureCount_;
         }
-        lastMeasureSeconds_ = measureDone_->seconds;
-        measureDone_.reset();
+        lastMeasureSeconds_ = done->seconds;
     }
     // A measure that took T starts T / maxMeasureShare after the last began, at the earliest.
-    if (!measuring_ && !snapshotAsked_ &&
+    if (!snapshotAsked_ && !measures_.busy() &&
         nowSeconds - metricsTime_ >=
             std::max(everySeconds, lastMeasureSeconds_ / std::max(maxMeasureShare, 1e-3))) {
-        backend_->requestSnapshot();
+        backend().requestSnapshot();
         snapshotAsked_ = true;
-        asked_ = {{}, params(), measureGeneration_, simulatedSeconds_};
+        askedGeneration_ = measureGeneration_;
+        askedSeconds_ = simulatedSeconds_;
         metricsTime_ = nowSeconds;
     }
     if (snapshotAsked_) {
         // The CPU backends' snapshot is there at once, the GPU's once its copy is done.
-        if (auto snapshot = backend_->takeSnapshot()) {
+        if (auto snapshot = backend().takeSnapshot()) {
             snapshotAsked_ = false;
-            asked_.snapshot = std::move(snapshot);
-            measureJob_ = std::move(asked_);
-            measuring_ = true;
-            measureWake_.notify_one();
+            measures_.submit(std::move(snapshot), params(), askedGeneration_, askedSeconds_);
         }
     }
-    lock.unlock();
     lastMeasureMilliseconds_ =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return metrics_;

@@ -1,25 +1,26 @@
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/Backend.h"
-#include "core/Metrics.h"
-#include "core/Result.h"
+#include "core/MeasuresWorker.h"
 #include "core/Scenario.h"
-#include "core/SimParams.h"
+#include "fishschool/Metrics.h"
+#include "fishschool/Result.h"
+#include "fishschool/SimParams.h"
+#include "fishschool/Simulation.h"
 
 namespace fishschool::app {
 
-/// Owns the running school and its backend for the app: switching backends, changing the fish
-/// count or the parameters keeps the school; the fixed-step clock lives here too. Needs no window,
-/// only a current GL context for the gpu backend, so tests can drive it.
+/// The app's simulation: the library's Simulation (the school, its backend and its parameters,
+/// which keeps the school through a new backend, fish count or parameters) with what the app
+/// adds: the fixed-step clock of the frames, the density a new fish count keeps, the limits of
+/// an interactive school and the measures taken beside the frames. Needs no window, only a
+/// current GL context for the gpu backend, so tests can drive it.
 class SimulationController {
   public:
     /// Starts with `params` (valid) on `kind`, with `startSchool` (a loaded state file: its size
@@ -32,10 +33,10 @@ class SimulationController {
         const School* startSchool = nullptr);
 
     /// The running parameters; fishCount is the backend's, the one count of the school.
-    SimParams params() const;
-    Backend& backend() { return *backend_; }
-    BackendKind backendKind() const { return backend_->kind(); }
-    std::size_t fishCount() const { return backend_->fishCount(); }
+    SimParams params() const { return simulation_.params(); }
+    Backend& backend() { return simulation_.backend(); }
+    BackendKind backendKind() const;
+    std::size_t fishCount() const { return simulation_.fishCount(); }
 
     /// Why a backend cannot run here (empty when it can), checked once and remembered until
     /// the fish count changes (a GPU's storage limit depends on it).
@@ -83,7 +84,7 @@ class SimulationController {
     /// (so the window keeps answering), paused or not; normal stepping waits until it is done.
     void fastForward(double seconds);
     /// Simulated seconds the fast-forward has still to run (0 when none).
-    double fastForwardLeft() const { return pendingSteps_ * static_cast<double>(settings_.dt); }
+    double fastForwardLeft() const { return pendingSteps_ * static_cast<double>(params().dt); }
     void cancelFastForward() { pendingSteps_ = 0; }
     /// Simulated time of the school: steps run times dt, from 0 at a new or loaded school.
     double simulatedSeconds() const { return simulatedSeconds_; }
@@ -124,7 +125,6 @@ class SimulationController {
     /// The share of one core the measures' worker may take at most (0 to 1): a measure that
     /// took T starts T / maxMeasureShare after the last one began, at the earliest.
     double maxMeasureShare = 0.25;
-    ~SimulationController();
     /// How many measures metrics() has taken in, so a plot takes each measure once.
     std::uint64_t measureCount() const { return measureCount_; }
     /// The simulated time and the fish count of the school the latest measures are of.
@@ -146,17 +146,14 @@ class SimulationController {
     double lastStepsMilliseconds() const { return lastStepsMilliseconds_; }
 
   private:
-    SimulationController() = default;
+    explicit SimulationController(Simulation simulation) : simulation_(std::move(simulation)) {}
     void runSteps(int count);
     /// Folds one step's time into stepMilliseconds_.
     void noteStepTime(double perStep);
     /// applyParams without the density: validates and applies `params` as they are.
     [[nodiscard]] Result<void> applyScene(const SimParams& params);
 
-    /// Every parameter but the fish count (its fishCount is never read): the school's count is
-    /// backend_->fishCount().
-    SimParams settings_;
-    std::unique_ptr<Backend> backend_;
+    Simulation simulation_;
     double accumulator_ = 0.0;
     double simulatedSeconds_ = 0.0;
     std::int64_t pendingSteps_ = 0;
@@ -182,33 +179,13 @@ class SimulationController {
         ++measureGeneration_;
         snapshotAsked_ = false;
     }
-    /// The measures' worker runs this much nicer than the frame's threads.
-    static constexpr int kMeasureNice = 10;
-    /// The worker's job and result, under measureMutex_.
-    struct MeasureJob {
-        std::shared_ptr<const SchoolSnapshot> snapshot;
-        SimParams params;
-        std::uint64_t generation = 0;
-        double simulatedSeconds = 0.0;
-    };
-    struct MeasureDone {
-        SchoolMetrics metrics;
-        std::uint64_t generation = 0;
-        double simulatedSeconds = 0.0;
-        std::int64_t fish = 0;
-        double seconds = 0.0;  ///< the worker's time for it
-    };
-    void measureLoop(std::stop_token stop);
-    std::mutex measureMutex_;
-    std::condition_variable_any measureWake_;
-    std::optional<MeasureJob> measureJob_;
-    std::optional<MeasureDone> measureDone_;
-    bool measuring_ = false;  ///< a job is waiting or being measured
-    /// A snapshot was asked of the backend and has not come yet; asked_ is its job, to be.
+    MeasuresWorker measures_;
+    /// A snapshot was asked of the backend and has not come yet, for this generation and
+    /// simulated time.
     bool snapshotAsked_ = false;
-    MeasureJob asked_;
+    std::uint64_t askedGeneration_ = 0;
+    double askedSeconds_ = 0.0;
     double lastMeasureSeconds_ = 0.0;  ///< the worker's time for the last measure
-    /// Last, so it stops and is joined before the members it reads go.
     Density density_ = Density::Tank;
     /// The scene Density::Fixed scales from (only its fishCount, bounds, rocks, target).
     struct SceneBase {
@@ -219,7 +196,6 @@ class SimulationController {
     } base_;
     /// Per entry of backendRegistry(): why it cannot run, "" when it can, unset until asked.
     std::vector<std::optional<std::string>> unavailable_;
-    std::jthread measureThread_;
 };
 
 }  // namespace fishschool::app

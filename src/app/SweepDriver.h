@@ -6,7 +6,7 @@
 
 #include "SimulationController.h"
 #include "core/Backend.h"
-#include "core/Result.h"
+#include "fishschool/Result.h"
 #include "ui/FpsRecorder.h"
 #include "ui/Panel.h"
 

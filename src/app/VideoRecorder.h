@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/Result.h"
+#include "fishschool/Result.h"
 
 namespace fishschool::app {
 

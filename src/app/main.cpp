@@ -6,9 +6,9 @@
 
 #include "App.h"
 #include "app_options/AppOptions.h"
-#include "core/ExitStatus.h"
-#include "core/OutputFiles.h"
-#include "core/TextInput.h"
+#include "io/ExitStatus.h"
+#include "io/OutputFiles.h"
+#include "io/TextInput.h"
 
 int main(int argc, char** argv) {
     using namespace fishschool;

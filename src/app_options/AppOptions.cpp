@@ -8,9 +8,10 @@
 #include <CLI/CLI.hpp>
 
 #include "backends/BackendRegistry.h"
-#include "core/CommandLine.h"
-#include "core/OutputFiles.h"
-#include "core/TextInput.h"
+#include "io/ExitStatus.h"
+#include "io/FlagValidators.h"
+#include "io/OutputFiles.h"
+#include "io/TextInput.h"
 
 namespace fishschool::app {
 namespace {

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "core/Backend.h"
-#include "core/ConfigIO.h"
-#include "core/Result.h"
 #include "core/Scenario.h"
+#include "fishschool/Result.h"
+#include "io/ConfigIO.h"
 
 namespace fishschool::app {
 

@@ -1,10 +1,12 @@
 #include "BackendRegistry.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <limits>
 
 #include "GpuBackendEntry.h"
 #include "core/CpuBackends.h"
-#include "core/TextInput.h"
+#include "io/TextInput.h"
 
 namespace fishschool {
 namespace {
@@ -96,6 +98,15 @@ Result<BackendKind> parseBackendFlag(std::string_view flag, std::string_view tex
 Result<std::vector<BackendKind>> parseBackendList(std::string_view flag, std::string_view text) {
     return parseList(flag, text,
                      [&](std::string_view item) { return parseBackendFlag(flag, item); });
+}
+
+Result<std::optional<std::int64_t>> gpuMaxBufferBytes() {
+    const char* value = std::getenv(kGpuMaxBufferBytesVariable);
+    if (value == nullptr) return std::nullopt;
+    auto bytes = parseWholeNumber(kGpuMaxBufferBytesVariable, value, 1,
+                                  std::numeric_limits<std::int64_t>::max());
+    if (!bytes) return fail(bytes.error() + " (bytes)");
+    return *bytes;
 }
 
 }  // namespace fishschool

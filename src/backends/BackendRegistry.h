@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -9,8 +10,8 @@
 #include <vector>
 
 #include "core/Backend.h"
-#include "core/Result.h"
-#include "core/SimParams.h"
+#include "fishschool/Result.h"
+#include "fishschool/SimParams.h"
 
 namespace fishschool {
 
@@ -55,5 +56,11 @@ std::string backendNameList();
 /// A comma-separated list of backends named by a flag.
 [[nodiscard]] Result<std::vector<BackendKind>> parseBackendList(std::string_view flag,
                                                                 std::string_view text);
+
+/// The environment variable that lowers the GPU's storage buffer limit (docs/robustness.md).
+inline constexpr const char* kGpuMaxBufferBytesVariable = "FISHSCHOOL_GPU_MAX_BUFFER_BYTES";
+/// Its value: unset, or a whole number of bytes from 1 to 2^63 - 1 in plain digits. Checked by
+/// both programs before they run (exit status 2), and read by the GPU backend.
+[[nodiscard]] Result<std::optional<std::int64_t>> gpuMaxBufferBytes();
 
 }  // namespace fishschool

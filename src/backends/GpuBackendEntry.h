@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "core/Backend.h"
-#include "core/Result.h"
-#include "core/SimParams.h"
+#include "fishschool/Result.h"
+#include "fishschool/SimParams.h"
 
 namespace fishschool {
 

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <mutex>
 
+#include "BackendRegistry.h"
 #include "GpuBackendEntry.h"
 #include "gpu/GpuBackend.h"
 #include "gpu/HeadlessGlContext.h"
@@ -49,8 +50,14 @@ Result<void> gpuBackendAvailable() {
 
 Result<std::unique_ptr<Backend>> makeGpuBackend(const SimParams& params) {
     if (auto ok = ensureGlContext(); !ok) return fail(ok.error());
+    // A lower limit can be asked for, to test a GPU's limit without its gigabytes or to leave
+    // memory to other work.
+    const auto lower = gpuMaxBufferBytes();
+    if (!lower) return fail(lower.error());
+    std::optional<gpu::GpuStorageLimit> limit;
+    if (*lower) limit = gpu::GpuStorageLimit{**lower, kGpuMaxBufferBytesVariable};
     // create() sets the parameters itself.
-    auto backend = gpu::GpuBackend::create(params);
+    auto backend = gpu::GpuBackend::create(params, {}, limit);
     if (!backend) return fail(backend.error());
     return std::unique_ptr<Backend>(std::move(*backend));
 }

@@ -8,12 +8,13 @@
 
 #include "Commands.h"
 #include "backends/BackendRegistry.h"
-#include "core/ConfigIO.h"
-#include "core/Metrics.h"
-#include "core/OutputFiles.h"
 #include "core/Scenario.h"
-#include "core/StateIO.h"
-#include "core/TextInput.h"
+#include "fishschool/Metrics.h"
+#include "io/ConfigIO.h"
+#include "io/ExitStatus.h"
+#include "io/OutputFiles.h"
+#include "io/StateIO.h"
+#include "io/TextInput.h"
 
 namespace fishschool::cli {
 namespace {

@@ -8,9 +8,9 @@
 #include <CLI/CLI.hpp>
 
 #include "core/Backend.h"
-#include "core/CommandLine.h"
-#include "core/ConfigIO.h"
-#include "core/ExitStatus.h"
+#include "io/ConfigIO.h"
+#include "io/ExitStatus.h"
+#include "io/FlagValidators.h"
 
 namespace fishschool::cli {
 

@@ -1,6 +1,7 @@
 #include "Commands.h"
 #include "backends/BackendRegistry.h"
-#include "core/TextInput.h"
+#include "io/ExitStatus.h"
+#include "io/TextInput.h"
 
 namespace fishschool::cli {
 

@@ -4,11 +4,12 @@
 #include "Commands.h"
 #include "WorkerBackends.h"
 #include "backends/BackendRegistry.h"
-#include "core/ConfigIO.h"
-#include "core/OutputFiles.h"
-#include "core/PhaseSweep.h"
-#include "core/StateIO.h"
-#include "core/TextInput.h"
+#include "io/ConfigIO.h"
+#include "io/ExitStatus.h"
+#include "io/OutputFiles.h"
+#include "io/StateIO.h"
+#include "io/TextInput.h"
+#include "runs/PhaseSweep.h"
 
 namespace fishschool::cli {
 

@@ -6,8 +6,10 @@
 #include <CLI/CLI.hpp>
 
 #include "Commands.h"
-#include "core/OutputFiles.h"
-#include "core/TextInput.h"
+#include "backends/BackendRegistry.h"
+#include "io/ExitStatus.h"
+#include "io/OutputFiles.h"
+#include "io/TextInput.h"
 
 namespace fishschool::cli {
 

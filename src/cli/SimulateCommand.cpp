@@ -4,13 +4,15 @@
 
 #include "Commands.h"
 #include "backends/BackendRegistry.h"
-#include "core/ConfigIO.h"
 #include "core/Invariants.h"
-#include "core/Metrics.h"
-#include "core/OutputFiles.h"
 #include "core/Scenario.h"
-#include "core/StateIO.h"
-#include "core/TextInput.h"
+#include "fishschool/Metrics.h"
+#include "fishschool/Simulation.h"
+#include "io/ConfigIO.h"
+#include "io/ExitStatus.h"
+#include "io/OutputFiles.h"
+#include "io/StateIO.h"
+#include "io/TextInput.h"
 
 namespace fishschool::cli {
 namespace {
@@ -129,12 +131,11 @@ int runSimulate(const SimulateOptions& o) {
     if (o.validateOnly) return 0;
 
     // The backend first: one that cannot hold the school says so before the school is made.
-    auto backend = createBackend(*kind, *params);
-    if (!backend) return backendFailure(*kind, backend.error());
     if (o.stateIn.empty()) school = makeInitialSchool(*params);
-    Backend& b = **backend;
-    // The school is valid input; a backend that cannot hold it is this machine's limit.
-    if (auto ok = b.upload(school); !ok) return internalFailure(ok.error());
+    auto simulation = Simulation::create(*params, toString(*kind), school);
+    if (!simulation) return backendFailure(*kind, simulation.error());
+    school = {};
+    Simulation& sim = *simulation;
     // Simulated time: step * dt, from the change on with the new dt.
     std::int64_t dtSinceStep = 0;
     double secondsThen = 0.0;
@@ -142,12 +143,11 @@ int runSimulate(const SimulateOptions& o) {
     auto measure = [&](std::int64_t step) -> Result<void> {
         if (o.metricsPath.empty() || step % *every != 0) return {};
         const double seconds = secondsThen + static_cast<double>(step - dtSinceStep) * params->dt;
-        return outputs.write("--metrics",
-                             metricsCsvRow(step, seconds, measureSchool(b.download(), *params)));
+        return outputs.write("--metrics", metricsCsvRow(step, seconds, sim.measures()));
     };
     auto check = [&](std::int64_t step, const char* when) {
         if (!o.check) return true;
-        if (auto ok = checkInvariants(b.download(), *params); !ok) {
+        if (auto ok = checkInvariants(sim.school(), *params); !ok) {
             printError("--check: " + std::string(when) + std::to_string(step) + ": " + ok.error());
             return false;
         }
@@ -156,10 +156,8 @@ int runSimulate(const SimulateOptions& o) {
     // The change, as the panel makes it: on the running backend, between two steps.
     auto applyChange = [&](std::int64_t step) {
         if (!change || step != changeAt) return true;
-        const auto replaced = changeParams(b, *params, *change);
-        if (!replaced) {
-            printError("--change-config after step " + std::to_string(step) + ": " +
-                       replaced.error());
+        if (auto ok = sim.setParams(*change); !ok) {
+            printError("--change-config after step " + std::to_string(step) + ": " + ok.error());
             return false;
         }
         secondsThen += static_cast<double>(step - dtSinceStep) * params->dt;
@@ -173,16 +171,15 @@ int runSimulate(const SimulateOptions& o) {
     if (auto ok = measure(0); !ok) return internalFailure(ok.error());
     for (std::int64_t s = 0; s < o.steps; ++s) {
         if (!applyChange(s)) return kExitInternal;
-        b.step();
-        if (auto ok = b.health(); !ok) return internalFailure(ok.error());
+        if (auto ok = sim.step(); !ok) return internalFailure(ok.error());
         if (!check(s + 1, "step ")) return kExitInternal;
         if (auto ok = measure(s + 1); !ok) return internalFailure(ok.error());
         if (o.steps >= 100 && (s + 1) % (o.steps / 10) == 0)
             std::cerr << "step " << (s + 1) << "/" << o.steps << "\n";
     }
     if (!applyChange(o.steps)) return kExitInternal;
-    const School result = b.download();
-    if (auto ok = b.health(); !ok) return internalFailure(ok.error());
+    const std::span<const Fish> result = sim.school();
+    if (auto ok = sim.backend().health(); !ok) return internalFailure(ok.error());
     if (!o.stateOut.empty())
         if (auto ok = writeStateCsv(
                 result, *params,

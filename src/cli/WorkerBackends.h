@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "core/Backend.h"
-#include "core/Result.h"
-#include "core/SimParams.h"
+#include "fishschool/Result.h"
+#include "fishschool/SimParams.h"
 
 namespace fishschool::cli {
 

@@ -1,7 +1,7 @@
 // fishschool-cli: the simulation without a window. `fishschool-cli --help` lists the commands.
 
 #include "RunCommandLine.h"
-#include "core/OutputFiles.h"
+#include "io/OutputFiles.h"
 
 int main(int argc, char** argv) {
     fishschool::guardStandardStreams();

@@ -9,9 +9,9 @@
 #include <string_view>
 #include <utility>
 
-#include "Fish.h"
-#include "Result.h"
-#include "SimParams.h"
+#include "fishschool/Fish.h"
+#include "fishschool/Result.h"
+#include "fishschool/SimParams.h"
 
 namespace fishschool {
 
@@ -67,6 +67,9 @@ class Backend {
     [[nodiscard]] virtual Result<void> upload(std::span<const Fish> school) = 0;
     /// The school in the order it was uploaded.
     virtual School download() = 0;
+    /// The same into `school`; a backend that can fills it in place, so that a reader who keeps
+    /// the vector reads a school of the same size again without allocating.
+    virtual void downloadInto(School& school) { school = download(); }
     /// The number of fish in the school: the truth for a running school.
     virtual std::size_t fishCount() const = 0;
 

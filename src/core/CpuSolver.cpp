@@ -215,14 +215,19 @@ void CpuSolver::upload(std::span<const Fish> school) {
 }
 
 School CpuSolver::download() const {
-    School school(ids_.size());
+    School school;
+    downloadInto(school);
+    return school;
+}
+
+void CpuSolver::downloadInto(School& school) const {
+    school.resize(ids_.size());
     for (std::size_t k = 0; k < ids_.size(); ++k) {
         Fish& f = school[ids_[k]];
         f.position = {current_->px[k], current_->py[k], current_->pz[k]};
         f.velocity = {current_->vx[k], current_->vy[k], current_->vz[k]};
         f.acceleration = {current_->ax[k], current_->ay[k], current_->az[k]};
     }
-    return school;
 }
 
 namespace {

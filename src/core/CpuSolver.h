@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "Backend.h"
-#include "Fish.h"
 #include "FlowField.h"
 #include "GridShape.h"
-#include "SimParams.h"
 #include "StepRule.h"
+#include "fishschool/Fish.h"
+#include "fishschool/SimParams.h"
 
 namespace fishschool {
 
@@ -33,6 +33,8 @@ class CpuSolver {
     void upload(std::span<const Fish> school);
     /// The school in upload order.
     School download() const;
+    /// The same into `school`, which keeps its memory when it already holds as many fish.
+    void downloadInto(School& school) const;
     /// The current state, shared rather than copied: until the snapshot goes, steps write into
     /// other buffers.
     std::shared_ptr<const SchoolSnapshot> snapshot() const;
@@ -124,6 +126,7 @@ class CpuSolverBackend : public Backend {
         return {};
     }
     School download() override { return solver_.download(); }
+    void downloadInto(School& school) override { solver_.downloadInto(school); }
     void requestSnapshot() override { snapshot_ = solver_.snapshot(); }
     std::shared_ptr<const SchoolSnapshot> takeSnapshot() override {
         return std::exchange(snapshot_, nullptr);

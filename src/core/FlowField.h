@@ -7,7 +7,7 @@
 #include <glm/vec3.hpp>
 #include <glm/vec4.hpp>
 
-#include "SimParams.h"
+#include "fishschool/SimParams.h"
 
 namespace fishschool {
 

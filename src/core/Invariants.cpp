@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "TextInput.h"
+#include "Messages.h"
 
 namespace fishschool {
 namespace {

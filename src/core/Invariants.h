@@ -2,9 +2,9 @@
 
 #include <span>
 
-#include "Fish.h"
-#include "Result.h"
-#include "SimParams.h"
+#include "fishschool/Fish.h"
+#include "fishschool/Result.h"
+#include "fishschool/SimParams.h"
 
 namespace fishschool {
 

@@ -1,4 +1,4 @@
-#include "Metrics.h"
+#include "fishschool/Metrics.h"
 
 #include <algorithm>
 #include <cinttypes>

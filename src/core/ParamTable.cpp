@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "TextInput.h"
+#include "Messages.h"
 
 namespace fishschool {
 namespace {

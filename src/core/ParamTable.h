@@ -14,9 +14,9 @@
 
 #include <glm/vec3.hpp>
 
-#include "Result.h"
-#include "SimParams.h"
 #include "StepRule.h"
+#include "fishschool/Result.h"
+#include "fishschool/SimParams.h"
 
 namespace fishschool {
 

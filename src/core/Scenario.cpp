@@ -5,7 +5,7 @@
 
 #include <glm/geometric.hpp>
 
-#include "TextInput.h"
+#include "Messages.h"
 
 namespace fishschool {
 namespace {

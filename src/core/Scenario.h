@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "Backend.h"
-#include "Fish.h"
-#include "Result.h"
-#include "SimParams.h"
+#include "fishschool/Fish.h"
+#include "fishschool/Result.h"
+#include "fishschool/SimParams.h"
 
 namespace fishschool {
 

@@ -1,4 +1,4 @@
-#include "SimParams.h"
+#include "fishschool/SimParams.h"
 
 #include <algorithm>
 #include <span>

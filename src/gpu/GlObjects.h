@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/Result.h"
+#include "fishschool/Result.h"
 
 namespace fishschool::gpu {
 

@@ -10,7 +10,7 @@
 
 #include "ShaderFiles.h"
 #include "core/GridShape.h"
-#include "core/TextInput.h"
+#include "core/Messages.h"
 
 namespace fishschool::gpu {
 namespace {
@@ -48,8 +48,9 @@ Result<void> probeComputeSupport() {
     return {};
 }
 
-Result<std::unique_ptr<GpuBackend>> GpuBackend::create(const SimParams& params,
-                                                       const ShaderOverrides& overrides) {
+Result<std::unique_ptr<GpuBackend>> GpuBackend::create(
+    const SimParams& params, const ShaderOverrides& overrides,
+    const std::optional<GpuStorageLimit>& lowerLimit) {
     if (auto ok = probeComputeSupport(); !ok) return fail(ok.error());
     auto backend = std::unique_ptr<GpuBackend>(new GpuBackend);
     backend->renderer_ = "gpu, " + glString(GL_RENDERER);
@@ -57,11 +58,9 @@ Result<std::unique_ptr<GpuBackend>> GpuBackend::create(const SimParams& params,
     backend->storageLimitName_ = "GL_MAX_SHADER_STORAGE_BLOCK_SIZE";
     // A lower limit can be asked for, to test a GPU's limit without its gigabytes or to leave
     // memory to other work.
-    const auto lower = gpuMaxBufferBytes();
-    if (!lower) return fail(lower.error());
-    if (*lower && **lower < backend->maxStorageBlockBytes_) {
-        backend->maxStorageBlockBytes_ = **lower;
-        backend->storageLimitName_ = kGpuMaxBufferBytesVariable;
+    if (lowerLimit && lowerLimit->bytes < backend->maxStorageBlockBytes_) {
+        backend->maxStorageBlockBytes_ = lowerLimit->bytes;
+        backend->storageLimitName_ = lowerLimit->name;
     }
     GLint maxGroups = 0;
     glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &maxGroups);

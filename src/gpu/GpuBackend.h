@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,13 @@ struct GpuShaderOverrides {
     std::uint32_t brokenFeatures = 0;
 };
 
+/// A storage buffer limit lower than the GL's, and the name messages give it (the environment
+/// variable that asked for it): a GPU's limit tested without its gigabytes.
+struct GpuStorageLimit {
+    std::int64_t bytes = 0;
+    std::string name;
+};
+
 /// docs/model.md's step as OpenGL compute shaders, one invocation per fish, over one storage buffer
 /// of 2N fish: one half holds the previous state, the other receives the next, and the halves swap
 /// roles by offset, never by copy. The renderer draws straight from that buffer.
@@ -39,7 +47,8 @@ class GpuBackend final : public Backend {
     /// Needs a current OpenGL 4.3+ context on this thread. Fails with the reason (missing
     /// compute support, a shader's compile log, ...) rather than crashing.
     [[nodiscard]] static Result<std::unique_ptr<GpuBackend>> create(
-        const SimParams& params, const ShaderOverrides& overrides = {});
+        const SimParams& params, const ShaderOverrides& overrides = {},
+        const std::optional<GpuStorageLimit>& lowerLimit = std::nullopt);
 
     ~GpuBackend() override;
     GpuBackend(const GpuBackend&) = delete;

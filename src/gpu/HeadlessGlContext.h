@@ -3,7 +3,7 @@
 #include <memory>
 #include <string>
 
-#include "core/Result.h"
+#include "fishschool/Result.h"
 
 namespace fishschool::gpu {
 

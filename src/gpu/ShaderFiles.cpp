@@ -1,5 +1,7 @@
 #include "ShaderFiles.h"
 
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -41,22 +43,36 @@ Result<std::string> expandIncludes(const std::filesystem::path& path, int depth)
 
 }  // namespace
 
-std::filesystem::path executableDirectory() {
+std::filesystem::path codeDirectory() {
+    Dl_info info{};
+    // Never the working directory: a relative path would find whatever shaders lie where the
+    // user happens to stand. This one fails to open, and the error names it.
+    if (::dladdr(reinterpret_cast<void*>(&codeDirectory), &info) == 0 || !info.dli_fname)
+        return "(the folder of the FishSchool library is unknown)";
     std::error_code ec;
-    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    // Never the working directory: without /proc a relative path would find whatever shaders
-    // lie where the user happens to stand. This one fails to open, and the error names it.
-    if (ec) return "/proc/self/exe unreadable: executable folder unknown";
-    return exe.parent_path();
+    // The executable itself says only its name when it was started through PATH.
+    const std::filesystem::path file = std::string(info.dli_fname).find('/') == std::string::npos
+                                           ? std::filesystem::read_symlink("/proc/self/exe", ec)
+                                           : std::filesystem::path(info.dli_fname);
+    const auto absolute = std::filesystem::weakly_canonical(file, ec);
+    return (ec ? file : absolute).parent_path();
+}
+
+std::filesystem::path runtimeDirectory(const std::string& name, const std::filesystem::path& code) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(code / name, ec)) return code / name;
+    const std::filesystem::path installed = code.parent_path() / "share" / "fishschool" / name;
+    if (std::filesystem::is_directory(installed, ec)) return installed;
+    return code / name;  // missing: the error names where it was looked for
 }
 
 std::filesystem::path shaderDirectory() {
     if (const char* env = std::getenv("FISHSCHOOL_SHADER_DIR"); env && *env) return env;
-    return executableDirectory() / "shaders";
+    return runtimeDirectory("shaders");
 }
 
 std::filesystem::path assetDirectory() {
-    return executableDirectory() / "assets";
+    return runtimeDirectory("assets");
 }
 
 Result<std::string> loadShaderFile(const std::string& name, const std::string& defines) {

@@ -3,15 +3,21 @@
 #include <filesystem>
 #include <string>
 
-#include "core/Result.h"
+#include "fishschool/Result.h"
 
 namespace fishschool::gpu {
 
-/// The folder of the running executable (from /proc/self/exe).
-std::filesystem::path executableDirectory();
-/// <executable folder>/shaders, or $FISHSCHOOL_SHADER_DIR when set.
+/// The folder of the file that holds this code: the executable when the library is linked into
+/// it, else the shared library or the Python module (never the working directory, nor the
+/// interpreter that loaded a module).
+std::filesystem::path codeDirectory();
+/// The folder of runtime files named `name` ("shaders", "assets"): <code folder>/NAME as the
+/// build lays them out, else <code folder>/../share/fishschool/NAME as they are installed.
+std::filesystem::path runtimeDirectory(const std::string& name,
+                                       const std::filesystem::path& code = codeDirectory());
+/// runtimeDirectory("shaders"), or $FISHSCHOOL_SHADER_DIR when set.
 std::filesystem::path shaderDirectory();
-/// <executable folder>/assets.
+/// runtimeDirectory("assets").
 std::filesystem::path assetDirectory();
 
 /// A shader's GLSL text from the shader folder, with each `#include "file.glsl"` line replaced

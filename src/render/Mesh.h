@@ -5,7 +5,7 @@
 
 #include <glm/vec3.hpp>
 
-#include "core/Result.h"
+#include "fishschool/Result.h"
 
 namespace fishschool::render {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "Camera.h"
-#include "core/Fish.h"
-#include "core/SimParams.h"
+#include "fishschool/Fish.h"
+#include "fishschool/SimParams.h"
 #include "gpu/GlObjects.h"
 #include "gpu/GpuLayout.h"
 

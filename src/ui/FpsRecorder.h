@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/Backend.h"
-#include "core/Result.h"
 #include "core/Scenario.h"
+#include "fishschool/Result.h"
 
 namespace fishschool::ui {
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "backends/BackendRegistry.h"
-#include "core/TextInput.h"
+#include "io/TextInput.h"
 
 namespace fishschool::ui {
 namespace {

@@ -13,8 +13,8 @@
 #include "FpsRecorder.h"
 #include "Widgets.h"
 #include "core/Backend.h"
-#include "core/Metrics.h"
-#include "core/SimParams.h"
+#include "fishschool/Metrics.h"
+#include "fishschool/SimParams.h"
 
 namespace fishschool::ui {
 

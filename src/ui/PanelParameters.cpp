@@ -10,7 +10,7 @@
 #include "Panel.h"
 #include "core/ParamTable.h"
 #include "core/Scenario.h"
-#include "core/TextInput.h"
+#include "io/TextInput.h"
 
 namespace fishschool::ui {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "Panel.h"
 #include "backends/BackendRegistry.h"
-#include "core/TextInput.h"
+#include "io/TextInput.h"
 
 namespace fishschool::ui {
 namespace {

@@ -13,7 +13,7 @@
 #include <unordered_map>
 
 #include "core/ParamTable.h"
-#include "core/SimParams.h"
+#include "fishschool/SimParams.h"
 
 namespace fishschool::ui {
 

@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "core/ConfigIO.h"
 #include "core/Scenario.h"
-#include "core/SimParams.h"
-#include "core/StateIO.h"
+#include "fishschool/SimParams.h"
+#include "io/ConfigIO.h"
+#include "io/StateIO.h"
 
 namespace {
 

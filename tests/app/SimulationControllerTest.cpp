@@ -13,8 +13,8 @@
 
 #include "app/SimulationController.h"
 #include "core/CpuBackends.h"
-#include "core/Metrics.h"
 #include "core/Scenario.h"
+#include "fishschool/Metrics.h"
 #include "gpu/HeadlessGlContext.h"
 
 namespace fishschool::app {

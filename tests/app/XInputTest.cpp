@@ -36,9 +36,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/ConfigIO.h"
-#include "core/SimParams.h"
-#include "core/StateIO.h"
+#include "fishschool/SimParams.h"
+#include "io/ConfigIO.h"
+#include "io/StateIO.h"
 #include "ui/FpsRecorder.h"
 #include "ui/Panel.h"
 

@@ -4,10 +4,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <vector>
 
 #include "backends/BackendRegistry.h"
-#include "core/SimParams.h"
+#include "fishschool/SimParams.h"
 
 namespace fishschool {
 namespace {
@@ -60,6 +61,20 @@ TEST(BackendRegistry, AGpuLessBuildSaysSo) {
     EXPECT_EQ(made.error(),
               "gpu: this build has no GL backend (configured with FISHSCHOOL_BUILD_GPU=OFF)");
     EXPECT_FALSE(gpu.available());
+}
+
+TEST(HostileEnvironment, TheGpuLimitVariableIsAPlainWholeNumber) {
+    for (const char* bad :
+         {"abc", "0", "-5", "", " 96000", "96000x", "12345678901234567890123", "0x100", "1e6"}) {
+        ::setenv(kGpuMaxBufferBytesVariable, bad, 1);
+        const auto limit = gpuMaxBufferBytes();
+        ASSERT_FALSE(limit) << bad;
+        EXPECT_THAT(limit.error(), ::testing::HasSubstr("FISHSCHOOL_GPU_MAX_BUFFER_BYTES: '"));
+    }
+    ::setenv(kGpuMaxBufferBytesVariable, "96000", 1);
+    EXPECT_EQ(**gpuMaxBufferBytes(), 96000);
+    ::unsetenv(kGpuMaxBufferBytesVariable);
+    EXPECT_FALSE(*gpuMaxBufferBytes());
 }
 
 }  // namespace

@@ -12,9 +12,9 @@
 #include <glm/geometric.hpp>
 
 #include "HandBuiltScenes.h"
-#include "core/ConfigIO.h"
-#include "core/Metrics.h"
 #include "core/Scenario.h"
+#include "fishschool/Metrics.h"
+#include "io/ConfigIO.h"
 
 namespace fishschool {
 namespace {

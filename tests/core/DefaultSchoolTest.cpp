@@ -8,8 +8,8 @@
 #include <cmath>
 
 #include "core/CpuBackends.h"
-#include "core/Metrics.h"
 #include "core/Scenario.h"
+#include "fishschool/Metrics.h"
 
 namespace fishschool {
 namespace {

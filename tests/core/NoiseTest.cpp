@@ -11,9 +11,9 @@
 #include <glm/geometric.hpp>
 
 #include "HandBuiltScenes.h"
-#include "core/ConfigIO.h"
 #include "core/CpuBackends.h"
 #include "core/Scenario.h"
+#include "io/ConfigIO.h"
 
 namespace fishschool {
 namespace {

@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/ConfigIO.h"
 #include "core/ParamTable.h"
+#include "io/ConfigIO.h"
 
 namespace fishschool {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <glm/geometric.hpp>
 
-#include "core/Metrics.h"
 #include "core/Scenario.h"
+#include "fishschool/Metrics.h"
 
 namespace fishschool {
 namespace {

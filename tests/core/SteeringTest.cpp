@@ -14,9 +14,9 @@
 #include <glm/geometric.hpp>
 
 #include "HandBuiltScenes.h"
-#include "core/ConfigIO.h"
 #include "core/Scenario.h"
-#include "core/StateIO.h"
+#include "io/ConfigIO.h"
+#include "io/StateIO.h"
 
 namespace fishschool {
 namespace {

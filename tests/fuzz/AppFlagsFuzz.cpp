@@ -8,7 +8,7 @@
 
 #include "FuzzMain.h"
 #include "app_options/AppOptions.h"
-#include "core/TextInput.h"
+#include "io/TextInput.h"
 
 using namespace fishschool;
 

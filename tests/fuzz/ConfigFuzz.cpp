@@ -2,7 +2,7 @@
 // configToJson; a refused one has a readable message.
 
 #include "FuzzMain.h"
-#include "core/ConfigIO.h"
+#include "io/ConfigIO.h"
 
 using namespace fishschool;
 

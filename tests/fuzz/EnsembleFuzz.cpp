@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "FuzzMain.h"
-#include "core/ConfigIO.h"
-#include "core/Ensemble.h"
+#include "io/ConfigIO.h"
+#include "runs/Ensemble.h"
 
 using namespace fishschool;
 

@@ -7,7 +7,7 @@
 #include "FuzzMain.h"
 #include "RunCommandLine.h"
 #include "backends/BackendRegistry.h"
-#include "core/TextInput.h"
+#include "io/TextInput.h"
 
 using namespace fishschool;
 

@@ -4,7 +4,7 @@
 
 #include "FuzzMain.h"
 #include "core/Invariants.h"
-#include "core/StateIO.h"
+#include "io/StateIO.h"
 
 using namespace fishschool;
 

@@ -88,12 +88,31 @@ TEST_F(ShaderFiles, DefinesNeedAVersionLineFirst) {
 TEST(ShaderFolder, TheProjectShadersAreNextToTheExecutable) {
     if (std::getenv("FISHSCHOOL_SHADER_DIR") != nullptr)
         GTEST_SKIP() << "FISHSCHOOL_SHADER_DIR is set";
-    EXPECT_EQ(gpu::shaderDirectory(), gpu::executableDirectory() / "shaders");
-    EXPECT_EQ(gpu::assetDirectory(), gpu::executableDirectory() / "assets");
+    // Linked into this test's executable, the library's code lies in the executable's folder.
+    std::error_code ec;
+    const auto exe = std::filesystem::canonical("/proc/self/exe", ec);
+    ASSERT_FALSE(ec);
+    EXPECT_EQ(gpu::codeDirectory(), exe.parent_path());
+    EXPECT_EQ(gpu::shaderDirectory(), exe.parent_path() / "shaders");
+    EXPECT_EQ(gpu::assetDirectory(), exe.parent_path() / "assets");
     auto text = gpu::loadShaderFile("step_all_pairs.comp");
     ASSERT_TRUE(text) << text.error();
     EXPECT_THAT(*text, ::testing::HasSubstr("struct Fish"));  // from fish_layout.glsl
     EXPECT_THAT(*text, ::testing::Not(::testing::HasSubstr("#include")));
+}
+
+/// An installed library (PREFIX/lib) finds PREFIX/share/fishschool/shaders; a folder beside the
+/// code, as the build lays it out, comes first.
+TEST(ShaderFolder, AnInstalledLibraryFindsItsSharedData) {
+    const auto prefix = std::filesystem::temp_directory_path() /
+                        ("fishschool-prefix-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(prefix / "lib");
+    std::filesystem::create_directories(prefix / "share" / "fishschool" / "shaders");
+    EXPECT_EQ(gpu::runtimeDirectory("shaders", prefix / "lib"),
+              prefix / "share" / "fishschool" / "shaders");
+    std::filesystem::create_directories(prefix / "lib" / "shaders");
+    EXPECT_EQ(gpu::runtimeDirectory("shaders", prefix / "lib"), prefix / "lib" / "shaders");
+    std::filesystem::remove_all(prefix);
 }
 
 }  // namespace

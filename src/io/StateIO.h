@@ -7,10 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "Fish.h"
-#include "OutputFiles.h"
-#include "Result.h"
-#include "SimParams.h"
+#include "fishschool/Fish.h"
+#include "fishschool/Result.h"
+#include "fishschool/SimParams.h"
 
 namespace fishschool {
 
@@ -22,17 +21,6 @@ namespace fishschool {
                                            std::string_view sourceName = "state");
 [[nodiscard]] Result<School> loadStateCsv(const std::filesystem::path& path,
                                           const SimParams& params);
-
-/// A state file larger than this is refused before it is read: it parses in well under 2 s on
-/// one core (docs/config.md): about 1.9 million fish at "%.9g".
-inline constexpr std::uintmax_t kMaxStateFileBytes = 128ull << 20;
-/// A config file larger than this is refused before it is read.
-inline constexpr std::uintmax_t kMaxConfigFileBytes = 1ull << 20;
-
-/// The whole of a text file. A folder, a missing file or one larger than `maxBytes` is an
-/// error that names the path, and for size the limit; `what` names the kind ("config file").
-[[nodiscard]] Result<std::string> readTextFile(const std::filesystem::path& path,
-                                               std::uintmax_t maxBytes, std::string_view what);
 
 std::string stateToCsv(std::span<const Fish> school);
 /// Writes to a temporary name beside the file, then renames it over.

@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "Result.h"
-#include "SimParams.h"
+#include "fishschool/Result.h"
+#include "fishschool/SimParams.h"
 
 namespace fishschool {
 

@@ -6,10 +6,26 @@
 #include <string_view>
 #include <vector>
 
-#include "Result.h"
-#include "TextInput.h"
+#include "fishschool/Result.h"
 
 namespace fishschool {
+
+/// Checks, before a long run, that `path` could be written: its folder exists and is writable,
+/// the file system takes its name (not too long), and no folder, device, FIFO or socket is in
+/// its place (a rename would replace it with a regular file). The error names `what` and the
+/// path. OutputFiles (OutputFiles.h) checks every output of a run with it.
+[[nodiscard]] Result<void> checkOutputPath(std::string_view what, const std::string& path);
+
+/// An input file a command reads: its flag and path (empty: not given).
+struct NamedInput {
+    std::string_view flag;
+    std::string_view path;
+};
+/// Refuses an output path that is the same file as one of `inputs` (by identity, so another
+/// spelling or a link is caught too), so that writing can never replace an input, e.g.
+/// "--state-out: 'c.json' is the same file as --config; give another path".
+[[nodiscard]] Result<void> checkNotAnInput(std::string_view flag, const std::string& path,
+                                           std::initializer_list<NamedInput> inputs);
 
 /// The output files of one run, for the app and every CLI command, so that a run either replaces
 /// all of them or none:

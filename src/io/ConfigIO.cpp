@@ -12,9 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include "JsonText.h"
-#include "ParamTable.h"
+#include "OutputFiles.h"
 #include "StateIO.h"
+#include "TextFiles.h"
 #include "TextInput.h"
+#include "core/ParamTable.h"
 
 namespace fishschool {
 namespace {

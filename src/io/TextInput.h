@@ -7,39 +7,15 @@
 #include <string_view>
 #include <vector>
 
-#include "Result.h"
-#include "SimParams.h"
+#include "core/Messages.h"
+#include "fishschool/Result.h"
+#include "fishschool/SimParams.h"
 
 namespace fishschool {
 
 // Parsing of what users type (flags, panel fields), shared by the CLI, the app and its panel so
-// that the same text is accepted or refused everywhere with the same message.
-
-/// `text` as a message may show it: control characters, escape sequences and bytes that are not
-/// UTF-8 written as `\n`, `\x1b`, ..., so that no input reaches the terminal raw; cut to at most
-/// `maxChars` characters (with "...") so that a huge input never makes a huge message.
-std::string printable(std::string_view text, std::size_t maxChars);
-
-/// `text` in single quotes for an error message, as printable() writes it: the one way a value a
-/// user gave is quoted, e.g. "'0x10'", "'ab\x1b[31m'", "'aaaa...' (120000 characters)".
-std::string quote(std::string_view text, std::size_t maxChars = 40);
-
-/// The longest error line the programs print (the values it quotes are cut shorter).
-inline constexpr std::size_t kMaxMessageChars = 400;
-/// Prints "error: MESSAGE" on stderr, as printable() writes it and at most kMaxMessageChars
-/// long: the last guard for text that came from elsewhere (CLI11, the system) into a message.
-void printError(std::string_view message);
-/// printError, then kExitBadInput: the flags or the files they name (ExitStatus.h).
-int badInput(std::string_view message);
-/// printError, then kExitInternal: a failure of this machine, not of the input.
-int internalFailure(std::string_view message);
-
-/// A number as messages and the phase CSV write it: the fewest digits (at most 9) that read back
-/// as the same float, whole numbers up to 2^24 in full: "0.05", "1000000", "1e+14",
-/// "3.4028235e+38".
-std::string formatNumber(double value);
-/// A point as messages write it: "(x, y, z)", each as formatNumber.
-std::string formatPoint(const glm::vec3& p);
+// that the same text is accepted or refused everywhere with the same message. Values in messages
+// are quoted and formatted as core/Messages.h says.
 
 /// A whole number in decimal, from `min` to `max`: digits with an optional leading '-', nothing
 /// else (no spaces, '+', hex, exponent or fraction). "-0" is 0, as in a JSON config. The error
@@ -54,12 +30,6 @@ std::string formatPoint(const glm::vec3& p);
 /// number beyond the double range, or too close to 0 for one (1e-400), is an error that says
 /// so. The error names `what`.
 Result<double> parseFiniteNumber(std::string_view what, std::string_view text);
-
-/// The environment variable that lowers the GPU's storage buffer limit (docs/robustness.md).
-inline constexpr const char* kGpuMaxBufferBytesVariable = "FISHSCHOOL_GPU_MAX_BUFFER_BYTES";
-/// Its value: unset, or a whole number of bytes from 1 to 2^63 - 1 in plain digits. Checked by
-/// both programs before they run (exit status 2), and read by the GPU backend.
-Result<std::optional<std::int64_t>> gpuMaxBufferBytes();
 
 /// Splits "a,b,c" into its items. An empty item ("a,,b", a trailing comma) or an empty list is an
 /// error that names `what`, e.g. the flag.
@@ -95,22 +65,5 @@ template <class ParseOne>
 /// A comma-separated list of neighbour searches.
 [[nodiscard]] Result<std::vector<NeighborSearch>> parseNeighborSearchList(std::string_view flag,
                                                                           std::string_view text);
-
-/// Checks, before a long run, that `path` could be written: its folder exists and is writable,
-/// the file system takes its name (not too long), and no folder, device, FIFO or socket is in
-/// its place (a rename would replace it with a regular file). The error names `what` and the
-/// path. OutputFiles (OutputFiles.h) checks every output of a run with it.
-[[nodiscard]] Result<void> checkOutputPath(std::string_view what, const std::string& path);
-
-/// An input file a command reads: its flag and path (empty: not given).
-struct NamedInput {
-    std::string_view flag;
-    std::string_view path;
-};
-/// Refuses an output path that is the same file as one of `inputs` (by identity, so another
-/// spelling or a link is caught too), so that writing can never replace an input, e.g.
-/// "--state-out: 'c.json' is the same file as --config; give another path".
-[[nodiscard]] Result<void> checkNotAnInput(std::string_view flag, const std::string& path,
-                                           std::initializer_list<NamedInput> inputs);
 
 }  // namespace fishschool

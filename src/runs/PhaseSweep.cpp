@@ -4,11 +4,11 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "ConfigIO.h"
-#include "Metrics.h"
-#include "ParamTable.h"
-#include "Scenario.h"
-#include "TextInput.h"
+#include "core/ParamTable.h"
+#include "core/Scenario.h"
+#include "fishschool/Metrics.h"
+#include "io/ConfigIO.h"
+#include "io/TextInput.h"
 
 #include <nlohmann/json.hpp>
 

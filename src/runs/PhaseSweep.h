@@ -11,11 +11,11 @@
 #include <string_view>
 #include <vector>
 
-#include "Backend.h"
 #include "Ensemble.h"
-#include "Result.h"
-#include "SimParams.h"
-#include "TextInput.h"  // parseFiniteNumber, for --from and --to
+#include "core/Backend.h"
+#include "fishschool/Result.h"
+#include "fishschool/SimParams.h"
+#include "io/TextInput.h"  // parseFiniteNumber, for --from and --to
 
 namespace fishschool {
 

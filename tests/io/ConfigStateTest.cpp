@@ -11,9 +11,11 @@
 #include <ostream>
 #include <sstream>
 
-#include "core/ConfigIO.h"
 #include "core/Scenario.h"
-#include "core/StateIO.h"
+#include "io/ConfigIO.h"
+#include "io/OutputFiles.h"
+#include "io/StateIO.h"
+#include "io/TextFiles.h"
 
 namespace fishschool {
 namespace {
@@ -310,7 +312,8 @@ TEST(Config, TheRockGapsKeptBetweenChecksNeverHideATooLongStep) {
         const Result<void> ok = validate(p);
         EXPECT_EQ(bool(ok), speed * p.dt <= 2.0f) << speed;
         if (!ok) {
-            EXPECT_THAT(ok.error(), HasSubstr("rocks[0] and rocks[1]: a gap of 2 m is not allowed"));
+            EXPECT_THAT(ok.error(),
+                        HasSubstr("rocks[0] and rocks[1]: a gap of 2 m is not allowed"));
         }
     }
     // A rock near a wall: 1 m from x = 50.
@@ -320,7 +323,8 @@ TEST(Config, TheRockGapsKeptBetweenChecksNeverHideATooLongStep) {
         const Result<void> ok = validate(p);
         EXPECT_EQ(bool(ok), speed * p.dt <= 1.0f) << speed;
         if (!ok) {
-            EXPECT_THAT(ok.error(), HasSubstr("rocks[2]: center [44, 0, 0] radius 5 is not allowed"));
+            EXPECT_THAT(ok.error(),
+                        HasSubstr("rocks[2]: center [44, 0, 0] radius 5 is not allowed"));
         }
     }
 }

@@ -6,8 +6,9 @@
 #include <fstream>
 #include <limits>
 
-#include "core/SimParams.h"
-#include "core/TextInput.h"
+#include "fishschool/SimParams.h"
+#include "io/OutputFiles.h"
+#include "io/TextInput.h"
 
 namespace fishschool {
 namespace {

@@ -7,12 +7,16 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <utility>
+
+#include "core/Messages.h"
 
 namespace fishschool {
 namespace {
@@ -292,6 +296,61 @@ void guardStandardStreams() {
         const int opened = ::open("/dev/null", fd == 2 ? O_WRONLY : O_RDONLY);
         if (opened >= 0 && opened != fd) ::close(opened);
     }
+}
+
+Result<void> checkOutputPath(std::string_view what, const std::string& path) {
+    namespace fs = std::filesystem;
+    const std::string where = std::string(what) + ": " + quote(path, 160) + ": ";
+    if (path.empty()) return fail(std::string(what) + ": an empty file name is not allowed");
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) return fail(where + "is a folder; give a file name");
+    fs::path folder = fs::path(path).parent_path();
+    if (folder.empty()) folder = ".";
+    const std::string folderName = quote(folder.string(), 120);  // both fit a 400-character line
+    if (!fs::is_directory(folder, ec))
+        return fail(where + "the folder " + folderName + " does not exist");
+    if (::access(folder.c_str(), W_OK) != 0)
+        return fail(where + "the folder " + folderName + " is not writable");
+    // A name the file system cannot hold is found now, not when the run's output is renamed.
+    const long nameMax = ::pathconf(folder.c_str(), _PC_NAME_MAX);
+    const std::size_t nameLength = fs::path(path).filename().string().size();
+    struct stat info {};
+    if ((nameMax > 0 && nameLength > static_cast<std::size_t>(nameMax)) ||
+        (::stat(path.c_str(), &info) != 0 && errno == ENAMETOOLONG))
+        return fail(where + "the name is too long for the file system (" +
+                    std::to_string(nameLength) + " bytes; at most " + std::to_string(nameMax) +
+                    " a name, " + std::to_string(PATH_MAX) + " a path)");
+    // The file is replaced by a rename: a device, a FIFO or a socket in its place would be
+    // replaced by a regular file (as root, /dev/null itself).
+    if (::stat(path.c_str(), &info) != 0) return {};  // a new file
+    if (!S_ISREG(info.st_mode))
+        return fail(where +
+                    "is not a regular file (a device, a FIFO or a socket); give a file's "
+                    "path");
+    // The file the shell sent this program's stdout or stderr to (as /dev/stdout, or by its
+    // name): the rename would replace what the program and the shell wrote there.
+    for (const int stream : {STDOUT_FILENO, STDERR_FILENO}) {
+        struct stat streamInfo {};
+        if (::fstat(stream, &streamInfo) == 0 && streamInfo.st_dev == info.st_dev &&
+            streamInfo.st_ino == info.st_ino)
+            return fail(where + "is where this program's standard " +
+                        (stream == STDOUT_FILENO ? "output" : "error") +
+                        " goes; give a file of its own");
+    }
+    return {};
+}
+
+Result<void> checkNotAnInput(std::string_view flag, const std::string& path,
+                             std::initializer_list<NamedInput> inputs) {
+    for (const NamedInput& input : inputs) {
+        if (input.path.empty() || path.empty()) continue;
+        std::error_code ec;
+        // False, with an error, while the output does not exist yet: it cannot be the input.
+        if (std::filesystem::equivalent(path, input.path, ec))
+            return fail(std::string(flag) + ": " + quote(path, 200) + " is the same file as " +
+                        std::string(input.flag) + "; give another path");
+    }
+    return {};
 }
 
 }  // namespace fishschool

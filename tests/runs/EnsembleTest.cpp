@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "core/CpuBackends.h"
-#include "core/Ensemble.h"
+#include "runs/Ensemble.h"
 
 namespace fishschool {
 namespace {

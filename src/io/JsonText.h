@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "Result.h"
+#include "fishschool/Result.h"
 
 namespace fishschool {
 

@@ -16,12 +16,13 @@
 #include <sstream>
 #include <string>
 
-#include "core/ConfigIO.h"
 #include "core/FlowField.h"
-#include "core/OutputFiles.h"
-#include "core/PhaseSweep.h"
-#include "core/StateIO.h"
-#include "core/TextInput.h"
+#include "io/ConfigIO.h"
+#include "io/OutputFiles.h"
+#include "io/StateIO.h"
+#include "io/TextFiles.h"
+#include "io/TextInput.h"
+#include "runs/PhaseSweep.h"
 
 namespace fishschool {
 namespace {
@@ -269,20 +270,6 @@ TEST(HostileOutputs, NothingIsReplacedUntilTheWholeRunCommits) {
     EXPECT_EQ(readAll(dir / "state.csv"), "new state");
     EXPECT_EQ(readAll(dir / "metrics.csv"), "new metrics");
     EXPECT_EQ(temporaries(dir.path()), 0u);
-}
-
-TEST(HostileEnvironment, TheGpuLimitVariableIsAPlainWholeNumber) {
-    for (const char* bad :
-         {"abc", "0", "-5", "", " 96000", "96000x", "12345678901234567890123", "0x100", "1e6"}) {
-        ::setenv(kGpuMaxBufferBytesVariable, bad, 1);
-        const auto limit = gpuMaxBufferBytes();
-        ASSERT_FALSE(limit) << bad;
-        EXPECT_THAT(limit.error(), HasSubstr("FISHSCHOOL_GPU_MAX_BUFFER_BYTES: '"));
-    }
-    ::setenv(kGpuMaxBufferBytesVariable, "96000", 1);
-    EXPECT_EQ(**gpuMaxBufferBytes(), 96000);
-    ::unsetenv(kGpuMaxBufferBytesVariable);
-    EXPECT_FALSE(*gpuMaxBufferBytes());
 }
 
 }  // namespace

@@ -12,13 +12,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ConfigIO.h"
-#include "Invariants.h"
-#include "JsonText.h"
 #include "PhaseSweep.h"
-#include "Scenario.h"
-#include "StateIO.h"
-#include "TextInput.h"
+#include "core/Invariants.h"
+#include "core/Scenario.h"
+#include "io/ConfigIO.h"
+#include "io/JsonText.h"
+#include "io/StateIO.h"
+#include "io/TextFiles.h"
+#include "io/TextInput.h"
 
 namespace fishschool {
 namespace {

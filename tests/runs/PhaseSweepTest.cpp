@@ -5,10 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/ConfigIO.h"
 #include "core/CpuBackends.h"
 #include "core/ParamTable.h"
-#include "core/PhaseSweep.h"
+#include "io/ConfigIO.h"
+#include "runs/PhaseSweep.h"
 
 namespace fishschool {
 namespace {

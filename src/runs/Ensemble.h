@@ -12,10 +12,10 @@
 #include <string_view>
 #include <vector>
 
-#include "Backend.h"
-#include "Metrics.h"
-#include "Result.h"
-#include "SimParams.h"
+#include "core/Backend.h"
+#include "fishschool/Metrics.h"
+#include "fishschool/Result.h"
+#include "fishschool/SimParams.h"
 
 namespace fishschool {
 

@@ -1,0 +1,132 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fishschool/Fish.h"
+#include "fishschool/Metrics.h"
+#include "fishschool/Result.h"
+#include "fishschool/SimParams.h"
+
+namespace fishschool {
+
+class Backend;
+
+/// A kind of backend of this build, in the order the app's keys 1, 2, 3 choose them.
+struct BackendInfo {
+    std::string name;   ///< "cpu", "tbb", "gpu": what Simulation takes
+    std::string label;  ///< "CPU single": how the app's panel shows it
+    bool built = true;  ///< compiled into this build (the gpu one needs EGL and glad)
+};
+/// Every kind of backend this build knows.
+std::vector<BackendInfo> backends();
+
+/// The library's version, e.g. "0.1.0".
+std::string_view version();
+
+/// One school and the backend that steps it: what the app, the CLI and Python drive. Every
+/// change is checked as a config file is (docs/config.md) and, when refused, leaves the
+/// simulation as it was, with a message that names the key, the value and what is allowed.
+///
+///     auto sim = fishschool::Simulation::fromConfigFile("school.json", "tbb");
+///     if (!sim) return fail(sim.error());
+///     if (auto ok = sim->step(100); !ok) ...
+///     const fishschool::SchoolMetrics m = sim->measures();
+class Simulation {
+  public:
+    /// A fresh school of params.fishCount fish from params.seed on the backend named `backend`.
+    [[nodiscard]] static Result<Simulation> create(const SimParams& params,
+                                                   std::string_view backend = "cpu");
+    /// The same from `school` (its size is the fish count); its fish must lie in the tank and
+    /// outside every rock.
+    [[nodiscard]] static Result<Simulation> create(const SimParams& params,
+                                                   std::string_view backend,
+                                                   std::span<const Fish> school);
+    /// The same on a backend already made (this project's front ends and tests).
+    [[nodiscard]] static Result<Simulation> create(const SimParams& params,
+                                                   std::unique_ptr<Backend> backend,
+                                                   std::span<const Fish> school);
+    /// From a config file or a config's JSON text (docs/config.md).
+    [[nodiscard]] static Result<Simulation> fromConfigFile(const std::filesystem::path& path,
+                                                           std::string_view backend = "cpu");
+    [[nodiscard]] static Result<Simulation> fromConfigJson(std::string_view json,
+                                                           std::string_view backend = "cpu");
+
+    Simulation(Simulation&&) noexcept;
+    Simulation& operator=(Simulation&&) noexcept;
+    ~Simulation();
+
+    /// The running parameters; fishCount is the school's.
+    SimParams params() const;
+    /// "cpu", "tbb" or "gpu".
+    std::string_view backendName() const;
+    std::size_t fishCount() const;
+    /// Steps taken since the school was first made: the counter the noise is drawn from. A new
+    /// backend, new parameters and a replaced school keep it.
+    std::uint64_t stepCount() const;
+    /// Simulated seconds since the school was made, replaced or loaded (steps times their dt).
+    double time() const;
+    /// Changes whenever the school may have changed (a step, a change, a new backend), so that
+    /// a reader can keep what it read until then.
+    std::uint64_t schoolVersion() const;
+
+    /// Runs `steps` steps (0 or more). An error when the backend failed mid-run (a GPU out of
+    /// memory, a lost context): the school is then not to be trusted.
+    [[nodiscard]] Result<void> step(std::int64_t steps = 1);
+    /// Hands the school, with its step count, to a backend of another kind; on failure the old
+    /// backend keeps running.
+    [[nodiscard]] Result<void> setBackend(std::string_view name);
+
+    /// New parameters, checked as a config's. Weights, radii and limits reach the school as it
+    /// is; a new tank, new rocks or a new fishCount resize the school (fish added as a fresh
+    /// school would make them) and move the fish the new scene leaves outside into it.
+    [[nodiscard]] Result<void> setParams(const SimParams& params);
+    /// One numeric config key ("rCohesion", "fishCount", ...), as a config giving it would.
+    [[nodiscard]] Result<void> setParam(std::string_view key, double value);
+    /// The keys of a config's JSON object replace the running ones; the others stay.
+    [[nodiscard]] Result<void> setConfigJson(std::string_view json);
+    /// Every key, as a config file holds it.
+    std::string configJson() const;
+
+    /// Adds fish at the end of the school; each must lie in the tank and outside every rock.
+    [[nodiscard]] Result<void> addFish(std::span<const Fish> fish);
+    /// Removes the fish at these indices of school() (each once, in any order).
+    [[nodiscard]] Result<void> removeFish(std::span<const std::size_t> indices);
+    /// Replaces the school with `school`, whatever its size; time() starts again from 0.
+    [[nodiscard]] Result<void> setSchool(std::span<const Fish> school);
+    /// A fresh school of the same size from `seed`; time() starts again from 0.
+    void reset(std::uint64_t seed);
+
+    /// The school in the order it was given (fish 0 first). Read from the backend at most once
+    /// per schoolVersion() into a buffer the simulation keeps, so reading it again, or after a
+    /// step into a school of the same size, allocates nothing. Valid until the next call that
+    /// changes the simulation.
+    std::span<const Fish> school();
+    /// The school's measures (Metrics.h) now.
+    SchoolMetrics measures();
+
+    /// The state file (docs/config.md, State) of the school, written to a temporary name and
+    /// renamed over `path`.
+    [[nodiscard]] Result<void> saveState(const std::filesystem::path& path);
+    /// Replaces the school with a state file's, checked against the running parameters.
+    [[nodiscard]] Result<void> loadState(const std::filesystem::path& path);
+    /// The running parameters as a config file.
+    [[nodiscard]] Result<void> saveConfig(const std::filesystem::path& path) const;
+
+    /// The backend itself, for front ends of this project that draw from it (the app); not part
+    /// of the installed API's promises.
+    Backend& backend();
+
+  private:
+    struct State;
+    explicit Simulation(std::unique_ptr<State> state);
+    std::unique_ptr<State> state_;
+};
+
+}  // namespace fishschool

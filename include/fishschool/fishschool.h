@@ -1,0 +1,12 @@
+#pragma once
+
+// FishSchool as a library: start here. A Simulation holds one school and the backend that steps
+// it (Simulation.h); its parameters are SimParams (SimParams.h, the keys of docs/config.md), its
+// fish Fish (Fish.h), and its measures SchoolMetrics (Metrics.h). Every call that can fail
+// returns a Result (Result.h) whose error says what was wrong and what is allowed.
+
+#include "fishschool/Fish.h"
+#include "fishschool/Metrics.h"
+#include "fishschool/Result.h"
+#include "fishschool/SimParams.h"
+#include "fishschool/Simulation.h"

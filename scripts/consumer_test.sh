@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs a built FishSchool into a scratch prefix, then configures, builds and runs
+# tests/consumer against it, as another project would: find_package(FishSchool) and the target
+# FishSchool::fishschool, with nothing of the source tree on its paths. Then runs it on the gpu
+# backend too, which finds its shaders in PREFIX/share/fishschool.
+# Usage: scripts/consumer_test.sh BUILD_DIR
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="$(cd "${1:?usage: scripts/consumer_test.sh BUILD_DIR}" && pwd)"
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+
+cmake --install "$build" --prefix "$scratch/prefix" > "$scratch/install.log"
+# Only the public headers are installed.
+if find "$scratch/prefix/include" -type f ! -path '*/fishschool/*' | grep -q .; then
+    echo "error: headers other than include/fishschool/ were installed:" >&2
+    find "$scratch/prefix/include" -type f ! -path '*/fishschool/*' >&2
+    exit 1
+fi
+cp -r "$root/tests/consumer" "$scratch/consumer"
+cmake -S "$scratch/consumer" -B "$scratch/consumer-build" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$scratch/prefix" > "$scratch/configure.log"
+cmake --build "$scratch/consumer-build" -j "$(nproc)" > "$scratch/build.log"
+out="$("$scratch/consumer-build/school_stats" cpu)"
+echo "$out"
+grep -q "300 fish, 50 steps" <<< "$out"
+grep -q "refused: .*maxVelocity" <<< "$out"
+if [ -f "$scratch/prefix/share/fishschool/shaders/step_grid.comp" ]; then
+    gpu="$("$scratch/consumer-build/school_stats" gpu 2>&1)" || { echo "$gpu" >&2; exit 1; }
+    echo "$gpu"
+    grep -q "gpu: 300 fish" <<< "$gpu"
+fi
+echo "consumer: built and ran against the installed FishSchool"

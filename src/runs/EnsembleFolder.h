@@ -1,0 +1,132 @@
+#pragma once
+
+// An ensemble's output folder (docs/ensembles.md): its manifest, which says whose runs it holds,
+// and the part files each worker appends its finished runs to, one CSV row a run. What is kept of
+// each run is where its row lies, so that a folder of millions of runs is read in little memory.
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "fishschool/Result.h"
+#include "runs/Ensemble.h"
+
+namespace fishschool {
+
+inline constexpr const char* kManifestName = "manifest.json";
+/// The longest row a part file may hold: far more than any run writes (its message is cut short).
+inline constexpr std::size_t kMaxRowBytes = 1 << 20;
+
+/// What DIR/manifest.json says: which ensemble, made by which program, how many runs.
+struct EnsembleManifest {
+    std::string hash;
+    std::string version;
+    std::int64_t runs = 0;
+    std::vector<EnsembleAxis> axes;  ///< their keys only
+};
+
+/// The manifest's text; `file` is the ensemble file the folder was made from.
+std::string manifestJson(const EnsembleManifest& manifest, const std::string& file);
+/// The folder's manifest; nullopt when it has none. One that `ensemble run` did not write (a
+/// link, a FIFO, a hostile hash or version, an axis that cannot vary) is an error.
+[[nodiscard]] Result<std::optional<EnsembleManifest>> readManifest(
+    const std::filesystem::path& folder);
+
+/// Whether `name` is a part file's: "part-*.csv".
+bool isPartFileName(std::string_view name);
+
+/// Calls `onLine(line, offset)` with each whole line of `path` (without its newline) and where it
+/// starts, reading the file in pieces so that a part file of any size costs a row's memory; a
+/// last line without its newline (a row cut short by a kill) is left out. A line longer than
+/// `maxLine` is an error: no row is that long.
+[[nodiscard]] Result<void> forEachLine(
+    const std::filesystem::path& path, std::size_t maxLine,
+    const std::function<Result<void>(std::string_view, std::uint64_t)>& onLine);
+
+/// The row kept for each run of a folder, as where it lies (24 bytes a run, whatever the rows
+/// hold: a folder of 10^7 runs is read in 240 MB, not gigabytes); row() reads one back.
+class FolderRows {
+  public:
+    enum class Status : std::uint8_t { None, Ok, Failed };
+    FolderRows(std::vector<std::filesystem::path> parts, std::int64_t runs, std::size_t axisCount);
+    FolderRows(FolderRows&& other) noexcept;
+    FolderRows& operator=(FolderRows&&) = delete;
+    ~FolderRows();
+
+    Status status(std::int64_t run) const { return places_[std::size_t(run)].status; }
+    /// Runs with a row.
+    std::int64_t count() const { return count_; }
+
+    /// The kept row of `run`, read back from its part file.
+    [[nodiscard]] Result<RunRow> row(std::int64_t run);
+
+    /// Keeps `row` (at `offset` of part `part`, `length` bytes) for its run: a finished ("ok")
+    /// row before a failed one, then the least as merged text, so that any order of the files
+    /// and any repeat of a run give the same choice.
+    [[nodiscard]] Result<void> offer(const RunRow& row, std::size_t part, std::uint64_t offset,
+                                     std::size_t length);
+
+  private:
+    /// Part `part`'s file, open to read rows back. A merge reads the runs in order, from every
+    /// shard's files in turn: at most kOpenFiles stay open, so that an array of thousands of
+    /// tasks keeps within the process's limit of open files.
+    Result<int> partFile(std::size_t part);
+    void closeAll();
+
+    static constexpr std::size_t kOpenFiles = 64;
+    struct Place {
+        std::uint64_t offset = 0;
+        std::uint32_t part = 0;
+        std::uint32_t length = 0;
+        Status status = Status::None;
+    };
+    std::vector<std::filesystem::path> parts_;
+    std::vector<int> fds_;  ///< parts_' files, open to read rows back; -1 where closed
+    std::size_t open_ = 0;  ///< of fds_
+    std::vector<Place> places_;
+    std::int64_t count_ = 0;
+    std::size_t axisCount_ = 0;
+};
+
+/// The rows of every part file of the folder, the one kept for each run (FolderRows::offer). A
+/// last line without its newline is a row cut short by a kill: ignored. Anything but a regular
+/// file under a part file's name is left unread, with a line on stderr.
+[[nodiscard]] Result<FolderRows> readRows(const std::filesystem::path& folder,
+                                          const EnsembleManifest& manifest);
+
+/// The folder of `status` and `merge`: its manifest and rows.
+[[nodiscard]] Result<std::pair<EnsembleManifest, FolderRows>> readFolder(const std::string& dir);
+
+/// "run 3 (rCohesion = 2, replicate 1)": a run as messages name it.
+std::string runName(const RunRow& row, const EnsembleManifest& manifest);
+
+/// A part file opened to append rows, locked against a second writer. A row cut short at its
+/// end (a kill mid-write) is cut off, so that the next row starts on a line of its own.
+class PartFile {
+  public:
+    [[nodiscard]] static Result<PartFile> open(const std::filesystem::path& path,
+                                               const std::string& header);
+
+    PartFile() = default;
+    PartFile(PartFile&& other) noexcept
+        : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)) {}
+    PartFile& operator=(PartFile&&) = delete;
+    ~PartFile();
+
+    /// One write of the whole row: it reaches the kernel before the next run starts.
+    [[nodiscard]] Result<void> append(std::string_view text);
+
+  private:
+    std::unexpected<std::string> failure(const char* what) const;
+
+    int fd_ = -1;
+    std::string path_;
+};
+
+}  // namespace fishschool
