@@ -2,7 +2,8 @@
 # Installs a built FishSchool into a scratch prefix, then configures, builds and runs
 # tests/consumer against it, as another project would: find_package(FishSchool) and the target
 # FishSchool::fishschool, with nothing of the source tree on its paths. Then runs it on the gpu
-# backend too, which finds its shaders in PREFIX/share/fishschool.
+# backend too, which finds its shaders in PREFIX/share/fishschool, and imports the installed
+# Python module.
 # Usage: scripts/consumer_test.sh BUILD_DIR
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,5 +30,18 @@ if [ -f "$scratch/prefix/share/fishschool/shaders/step_grid.comp" ]; then
     gpu="$("$scratch/consumer-build/school_stats" gpu 2>&1)" || { echo "$gpu" >&2; exit 1; }
     echo "$gpu"
     grep -q "gpu: 300 fish" <<< "$gpu"
+fi
+# The installed Python module, with Debian's interpreter, on the backend that reads shaders.
+module="$(find "$scratch/prefix/lib/python3/dist-packages" -name 'fishschool*.so' 2>/dev/null | head -1)"
+if [ -n "$module" ]; then
+    backend=cpu
+    [ -f "$scratch/prefix/share/fishschool/shaders/step_grid.comp" ] && backend=gpu
+    (cd "$scratch" && PYTHONPATH="$(dirname "$module")" /usr/bin/python3 -c "
+import fishschool
+sim = fishschool.Simulation({'fishCount': 300, 'seed': 3}, backend='$backend')
+sim.step(50)
+assert sim.fish_count == 300 and sim.step_count == 50, (sim.fish_count, sim.step_count)
+print('python:', fishschool.__file__, sim.backend, sim.measures())
+")
 fi
 echo "consumer: built and ran against the installed FishSchool"

@@ -104,10 +104,12 @@ class Simulation {
     void reset(std::uint64_t seed);
 
     /// The school in the order it was given (fish 0 first). Read from the backend at most once
-    /// per schoolVersion() into a buffer the simulation keeps, so reading it again, or after a
-    /// step into a school of the same size, allocates nothing. Valid until the next call that
-    /// changes the simulation.
+    /// per schoolVersion() into a buffer the simulation keeps: reading it again, or after a step
+    /// on a CPU backend, allocates nothing. Valid until the next call that changes the school.
     std::span<const Fish> school();
+    /// The same buffer, shared: it lives, unchanged, for as long as the pointer is held (a
+    /// NumPy array that views it). While one is held, the school is read into a new buffer.
+    std::shared_ptr<const School> sharedSchool();
     /// The school's measures (Metrics.h) now.
     SchoolMetrics measures();
 

@@ -3,8 +3,10 @@
 // FishSchool as a library: start here. A Simulation holds one school and the backend that steps
 // it (Simulation.h); its parameters are SimParams (SimParams.h, the keys of docs/config.md), its
 // fish Fish (Fish.h), and its measures SchoolMetrics (Metrics.h). Every call that can fail
-// returns a Result (Result.h) whose error says what was wrong and what is allowed.
+// returns a Result (Result.h) whose error says what was wrong and what is allowed. Ensembles of
+// runs over a grid of parameters and seeds run from their file with runEnsembleFile (Ensemble.h).
 
+#include "fishschool/Ensemble.h"
 #include "fishschool/Fish.h"
 #include "fishschool/Metrics.h"
 #include "fishschool/Result.h"

@@ -25,8 +25,8 @@
 #include <nlohmann/json.hpp>
 
 #include "Commands.h"
-#include "WorkerBackends.h"
 #include "backends/BackendRegistry.h"
+#include "fishschool/Ensemble.h"
 #include "io/ExitStatus.h"
 #include "io/OutputFiles.h"
 #include "io/TextInput.h"
@@ -60,6 +60,7 @@ Result<Shard> parseShard(const std::string& text) {
     return Shard{*k, *n};
 }
 
+/// Runs done of the total, runs a second and the time left, on stderr: a line at each tenth and
 /// at least every 30 s in a log, one line rewritten in place on a terminal.
 class Progress {
   public:
@@ -69,10 +70,10 @@ class Progress {
           doneBefore_(doneBefore),
           terminal_(::isatty(STDERR_FILENO) == 1) {}
 
-    void add(bool ok) {
+    void update(const EnsembleProgress& reached) {
         const std::lock_guard lock(mutex_);
-        ++done_;
-        failed_ += ok ? 0 : 1;
+        done_ = reached.done;
+        failed_ = reached.failed;
         const auto now = Clock::now();
         const std::int64_t runs = total_ - doneBefore_, doneHere = done_ - doneBefore_;
         const bool nextTenth = doneHere * 10 / runs != (doneHere - 1) * 10 / runs;
@@ -134,141 +135,42 @@ int runEnsembleRun(const EnsembleOptions& o) {
     if (!shard) return badInput(shard.error());
     if (!o.only.empty() && !o.shard.empty())
         return badInput("--only and --shard cannot be used together: --only names the runs");
-    auto spec = loadEnsemble(o.file);
-    if (!spec) return badInput(spec.error());
-    const std::int64_t runs = spec->runCount();
-    std::vector<std::int64_t> only;
+    EnsembleRunOptions options;
+    options.jobs = o.jobs;
+    options.shardIndex = shard->index;
+    options.shardCount = shard->count;
+    options.retryFailed = o.retryFailed;
+    options.validateOnly = o.validateOnly;
     if (!o.only.empty()) {
         auto parsed = parseList("--only", o.only, [&](std::string_view item) {
-            return parseWholeNumber("--only", item, 0, runs - 1);
+            return parseWholeNumber("--only", item, 0, kMaxEnsembleRuns - 1);
         });
         if (!parsed) return badInput(parsed.error());
-        only = *parsed;
-        std::vector<std::int64_t> sorted = only;
-        std::sort(sorted.begin(), sorted.end());
-        if (const auto twice = std::adjacent_find(sorted.begin(), sorted.end());
-            twice != sorted.end())
-            return badInput("--only: run " + std::to_string(*twice) +
-                            " is named twice; name each run once");
+        options.only = *parsed;
     }
-    const auto kind = parseBackendFlag(o.file + ": key 'backend'", spec->backend);
-    if (!kind) return badInput(kind.error());
     const auto faults = injectedFaults();
     if (!faults) return badInput(faults.error());
-
-    // The folder: new, empty, or this ensemble's (by its manifest), nothing else.
-    // "out/" is the folder "out", as a shell's completion writes it.
-    fs::path folder = o.folder;
-    while (!folder.has_filename() && folder.has_relative_path()) folder = folder.parent_path();
-    std::error_code error;
-    const auto status = fs::status(folder, error);
-    if (error && status.type() != fs::file_type::not_found)  // too long, a loop of links, ...
-        return badInput("--out: " + quote(o.folder, 200) + " cannot be used: " + error.message());
-    if (fs::exists(status) && !fs::is_directory(status))
-        return badInput("--out: " + quote(o.folder, 200) +
-                        " is a file; give a folder (it is made if missing)");
-    const EnsembleManifest manifest{spec->hash(), FISHSCHOOL_VERSION, runs, spec->axes};
-    if (fs::exists(status)) {
-        auto existing = readManifest(folder);
-        if (!existing) return badInput(existing.error());
-        if (*existing && (*existing)->hash != manifest.hash)
-            return badInput("--out: " + quote(o.folder, 200) +
-                            " holds the runs of another ensemble file (ensemble " +
-                            (*existing)->hash + ", this file's is " + manifest.hash +
-                            "); give another folder, never mix two");
-        if (*existing && (*existing)->version != manifest.version)
-            return badInput("--out: " + quote(o.folder, 200) + " was made by fishschool-cli " +
-                            (*existing)->version + ", this is " + manifest.version +
-                            "; give another folder, never mix two");
-        if (!*existing)
-            for (const auto& entry : fs::directory_iterator(folder, error)) {
-                const std::string name = entry.path().filename().string();
-                // Another task of the array may be writing the manifest right now: its
-                // temporary file is no stranger.
-                if (!isPartFileName(name) && name != kManifestName &&
-                    !isTemporaryOf(name, kManifestName))
-                    return badInput("--out: " + quote(o.folder, 200) + " holds " + quote(name) +
-                                    " and no " + kManifestName +
-                                    ": not an ensemble's folder; give a new or empty folder");
-            }
-    } else if (const fs::path parent = folder.parent_path().empty() ? "." : folder.parent_path();
-               !fs::is_directory(parent, error)) {
-        return badInput("--out: " + quote(o.folder, 200) + ": its parent folder " +
-                        quote(parent.string(), 200) + " does not exist; make it first");
+    options.faults = *faults;
+    std::optional<Progress> progress;
+    options.onProgress = [&](const EnsembleProgress& now) {
+        if (!progress) progress.emplace(now.total, now.done - 1);
+        progress->update(now);
+    };
+    std::signal(SIGXFSZ, SIG_IGN);  // a file over its size limit: an error to report, not death
+    const auto outcome = runEnsembleFile(o.file, o.folder, options);
+    if (progress) progress->finish();
+    if (!outcome) {
+        printError(outcome.error().message);
+        return outcome.error().badInput ? kExitBadInput : kExitInternal;
     }
     if (o.validateOnly) return 0;
-    auto backends = makeWorkerBackends(*kind, spec->base, o.jobs);
-    if (!backends) return backendFailure(*kind, backends.error());
-
-    if (!fs::exists(folder, error) && !fs::create_directory(folder, error) &&
-        !fs::is_directory(folder))
-        return badInput("--out: " + quote(o.folder, 200) + " cannot be made: " + error.message());
-    // Tasks of one array may all start at once: each writes the same bytes, by rename.
-    if (!fs::exists(folder / kManifestName, error))
-        if (auto ok = writeFileAtomically(folder / kManifestName, manifestJson(manifest, o.file));
-            !ok)
-            return internalFailure(ok.error());
-    auto rows = readRows(folder, manifest);
-    if (!rows) return badInput(rows.error());
-
-    std::vector<std::int64_t> todo;
-    std::int64_t total = 0;
-    auto isDone = [&](std::int64_t i) {
-        const FolderRows::Status status = rows->status(i);
-        return status == FolderRows::Status::Ok ||
-               (status == FolderRows::Status::Failed && !o.retryFailed);
-    };
-    if (!only.empty()) {
-        todo = only;
-        total = std::int64_t(todo.size());
-    } else {
-        for (std::int64_t i = shard->index; i < runs; i += shard->count) {
-            ++total;
-            if (!isDone(i)) todo.push_back(i);
-        }
-    }
     const std::string shardName =
         std::to_string(shard->index) + "of" + std::to_string(shard->count);
-    if (todo.empty()) {
-        std::cerr << "ensemble: all " << total << " runs of shard " << shardName
+    if (outcome->ran == 0)
+        std::cerr << "ensemble: all " << outcome->total << " runs of shard " << shardName
                   << " are done; nothing to run (ensemble status " << quote(o.folder, 200) << ")\n";
-        return 0;
-    }
-
-    std::signal(SIGXFSZ, SIG_IGN);  // a file over its size limit: an error to report, not death
-    const std::size_t workers = std::min(backends->size(), todo.size());
-    std::vector<PartFile> parts;
-    for (std::size_t w = 0; w < workers; ++w) {
-        auto part =
-            PartFile::open(folder / ("part-" + shardName + "-w" + std::to_string(w) + ".csv"),
-                           ensembleCsvHeader(spec->axes, true));
-        if (!part) return internalFailure(part.error());
-        parts.push_back(std::move(*part));
-    }
-    Progress progress(total, total - std::int64_t(todo.size()));
-    std::int64_t failed = 0;
-    std::mutex failedMutex;
-    EnsembleWork work{
-        .runs = todo, .jobs = workers, .backendFor = backends->backendFor(), .onRow = {}};
-    work.onRow = [&](std::size_t worker, const RunRow& ran) -> Result<void> {
-        RunRow row = ran;
-        if (faults->contains(row.plan.index)) {
-            row.ok = false;
-            row.message = std::string("a fault injected by ") + kFaultVariable;
-        }
-        if (auto ok = parts[worker].append(ensembleCsvRow(row, true)); !ok) return ok;
-        progress.add(row.ok);
-        if (!row.ok) {
-            const std::lock_guard lock(failedMutex);
-            ++failed;
-        }
-        return {};
-    };
-    const auto ran = runEnsemble(*spec, work);
-    progress.finish();
-    if (!ran) return internalFailure(ran.error());
-    if (failed > 0)
-        std::cerr << "ensemble: " << failed << " of " << todo.size()
+    if (outcome->failed > 0)
+        std::cerr << "ensemble: " << outcome->failed << " of " << outcome->ran
                   << " runs failed; their rows say why (ensemble status " << quote(o.folder, 200)
                   << "), --retry-failed runs them again\n";
     return 0;

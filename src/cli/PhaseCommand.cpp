@@ -2,13 +2,13 @@
 #include <limits>
 
 #include "Commands.h"
-#include "WorkerBackends.h"
 #include "backends/BackendRegistry.h"
 #include "io/ConfigIO.h"
 #include "io/ExitStatus.h"
 #include "io/OutputFiles.h"
 #include "io/StateIO.h"
 #include "io/TextInput.h"
+#include "library/WorkerBackends.h"
 #include "runs/PhaseSweep.h"
 
 namespace fishschool::cli {

@@ -61,8 +61,14 @@ std::filesystem::path codeDirectory() {
 std::filesystem::path runtimeDirectory(const std::string& name, const std::filesystem::path& code) {
     std::error_code ec;
     if (std::filesystem::is_directory(code / name, ec)) return code / name;
-    const std::filesystem::path installed = code.parent_path() / "share" / "fishschool" / name;
-    if (std::filesystem::is_directory(installed, ec)) return installed;
+    // Installed: PREFIX/share/fishschool/NAME, the code in PREFIX/bin, PREFIX/lib or (a Python
+    // module) PREFIX/lib/python3/dist-packages.
+    std::filesystem::path prefix = code;
+    for (int up = 0; up < 3 && prefix.has_parent_path() && prefix != prefix.parent_path(); ++up) {
+        prefix = prefix.parent_path();
+        const std::filesystem::path installed = prefix / "share" / "fishschool" / name;
+        if (std::filesystem::is_directory(installed, ec)) return installed;
+    }
     return code / name;  // missing: the error names where it was looked for
 }
 

@@ -12,7 +12,8 @@ namespace fishschool::gpu {
 /// interpreter that loaded a module).
 std::filesystem::path codeDirectory();
 /// The folder of runtime files named `name` ("shaders", "assets"): <code folder>/NAME as the
-/// build lays them out, else <code folder>/../share/fishschool/NAME as they are installed.
+/// build lays them out, else PREFIX/share/fishschool/NAME as they are installed, PREFIX being
+/// one to three folders above the code's (bin, lib, lib/python3/dist-packages).
 std::filesystem::path runtimeDirectory(const std::string& name,
                                        const std::filesystem::path& code = codeDirectory());
 /// runtimeDirectory("shaders"), or $FISHSCHOOL_SHADER_DIR when set.

@@ -35,8 +35,17 @@ struct Simulation::State {
     double seconds = 0.0;
     std::uint64_t version = 0;
     /// The school as last read, and the version it was read at.
-    School read;
+    std::shared_ptr<School> read = std::make_shared<School>();
     std::uint64_t readVersion = ~std::uint64_t{0};
+
+    void readSchool() {
+        if (readVersion == version) return;
+        // A holder of the buffer (sharedSchool()) keeps the school it read, whole: the new one
+        // goes into a buffer of its own. Else the buffer is refilled where it is.
+        if (read.use_count() > 1) read = std::make_shared<School>();
+        backend->downloadInto(*read);
+        readVersion = version;
+    }
 
     SimParams params() const {
         SimParams p = settings;
@@ -263,10 +272,12 @@ void Simulation::reset(std::uint64_t seed) {
 }
 
 std::span<const Fish> Simulation::school() {
-    if (state_->readVersion != state_->version) {
-        state_->backend->downloadInto(state_->read);
-        state_->readVersion = state_->version;
-    }
+    state_->readSchool();
+    return *state_->read;
+}
+
+std::shared_ptr<const School> Simulation::sharedSchool() {
+    state_->readSchool();
     return state_->read;
 }
 

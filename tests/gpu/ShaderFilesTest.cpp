@@ -110,6 +110,10 @@ TEST(ShaderFolder, AnInstalledLibraryFindsItsSharedData) {
     std::filesystem::create_directories(prefix / "share" / "fishschool" / "shaders");
     EXPECT_EQ(gpu::runtimeDirectory("shaders", prefix / "lib"),
               prefix / "share" / "fishschool" / "shaders");
+    const auto python = prefix / "lib" / "python3" / "dist-packages";
+    std::filesystem::create_directories(python);
+    EXPECT_EQ(gpu::runtimeDirectory("shaders", python),
+              prefix / "share" / "fishschool" / "shaders");
     std::filesystem::create_directories(prefix / "lib" / "shaders");
     EXPECT_EQ(gpu::runtimeDirectory("shaders", prefix / "lib"), prefix / "lib" / "shaders");
     std::filesystem::remove_all(prefix);

@@ -146,6 +146,18 @@ TEST(Simulation, AReadSchoolIsKeptUntilTheSchoolChanges) {
     EXPECT_EQ(sim->school().data(), first);
 }
 
+TEST(Simulation, AHeldSchoolStaysAsItWasReadWhateverTheSimulationDoes) {
+    auto sim = Simulation::create(smallSchool(), "cpu");
+    ASSERT_TRUE(sim);
+    const std::shared_ptr<const School> held = sim->sharedSchool();
+    const School copy = *held;
+    ASSERT_TRUE(sim->step(3));
+    ASSERT_TRUE(sim->setParam("fishCount", 20));
+    EXPECT_EQ(sim->school().size(), 20u);
+    EXPECT_NE(sim->school().data(), held->data());
+    EXPECT_EQ(*held, copy);
+}
+
 TEST(Simulation, StatesAndConfigsRoundTripThroughFiles) {
     auto sim = Simulation::create(smallSchool(), "cpu");
     ASSERT_TRUE(sim);

@@ -5,7 +5,7 @@
 
 #include "backends/BackendRegistry.h"
 
-namespace fishschool::cli {
+namespace fishschool {
 
 WorkerBackends::WorkerBackends(BackendKind kind, std::unique_ptr<Backend> first, std::size_t jobs)
     : kind_(kind), backends_(jobs) {
@@ -33,4 +33,4 @@ Result<WorkerBackends> makeWorkerBackends(BackendKind kind, const SimParams& par
     return WorkerBackends(kind, std::move(*first), jobs);
 }
 
-}  // namespace fishschool::cli
+}  // namespace fishschool

@@ -9,7 +9,7 @@
 #include "fishschool/Result.h"
 #include "fishschool/SimParams.h"
 
-namespace fishschool::cli {
+namespace fishschool {
 
 /// The backends of the workers of an ensemble (runEnsemble), one each: worker 0's made now, so
 /// that a backend this machine cannot run is an error before the first run, the others on their
@@ -31,4 +31,4 @@ class WorkerBackends {
 Result<WorkerBackends> makeWorkerBackends(BackendKind kind, const SimParams& params,
                                           std::size_t jobs);
 
-}  // namespace fishschool::cli
+}  // namespace fishschool

@@ -1,0 +1,61 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <expected>
+#include <filesystem>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace fishschool {
+
+/// Why an ensemble's runs stopped before they ran: `badInput` when the file, the folder or the
+/// options were refused (fishschool-cli exits 2), else this machine failed (exit 1). The message
+/// names the file, the key or the option and what is allowed.
+struct EnsembleFailure {
+    bool badInput = true;
+    std::string message;
+};
+
+/// Where an ensemble's runs stand, after each run.
+struct EnsembleProgress {
+    std::int64_t total = 0;   ///< the runs this call is for, those already done included
+    std::int64_t done = 0;    ///< of total
+    std::int64_t failed = 0;  ///< the runs of this call that failed
+};
+
+/// Which runs, how, and who hears of each.
+struct EnsembleRunOptions {
+    std::size_t jobs = 0;  ///< runs at once, a thread each; 0: one per CPU thread
+    /// The runs whose index % shardCount is shardIndex (an array task's share).
+    std::int64_t shardIndex = 0;
+    std::int64_t shardCount = 1;
+    std::vector<std::int64_t> only;  ///< these runs (again), whatever is done; not with a shard
+    bool retryFailed = false;        ///< runs that failed are run again
+    /// Checks the file, the folder and the options, and stops: nothing is made or run.
+    bool validateOnly = false;
+    /// Runs recorded as failed, "a fault injected by FISHSCHOOL_FAULT_RUNS" (the variable the
+    /// CLI reads them from): a rehearsal of a cluster's failures.
+    std::set<std::int64_t> faults;
+    /// After each run, on the thread that ran it, one call at a time.
+    std::function<void(const EnsembleProgress&)> onProgress;
+};
+
+/// What a call ran.
+struct EnsembleOutcome {
+    std::int64_t total = 0;   ///< the runs of the call, those already done included
+    std::int64_t ran = 0;     ///< run now
+    std::int64_t failed = 0;  ///< of ran; their rows say why
+};
+
+/// Runs an ensemble file's runs (docs/ensembles.md) into `folder`, or resumes them there, as
+/// `fishschool-cli ensemble run FILE --out FOLDER` does: the folder is new, empty, or this
+/// ensemble's; each finished run is a row of a part file, so a stopped call loses at most the runs
+/// in flight and the same call goes on from there.
+std::expected<EnsembleOutcome, EnsembleFailure> runEnsembleFile(
+    const std::filesystem::path& file, const std::filesystem::path& folder,
+    const EnsembleRunOptions& options = {});
+
+}  // namespace fishschool
