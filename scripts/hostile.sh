@@ -681,5 +681,12 @@ expect 0 "" -- bash -c "pids=(); for k in 0 1 2 3; do \"$cli\" ensemble run ens.
 expect 0 "" -- "$cli" ensemble merge ens-together --csv together.csv
 check "no temporary file left" no_temporaries
 
+# --- 19 and on: a file a class in scripts/hostile.d, run in the same folder with the same helpers -
+for class_file in "$root"/scripts/hostile.d/*.sh; do
+    [ -e "$class_file" ] || continue
+    # shellcheck source=/dev/null
+    source "$class_file"
+done
+
 echo "hostile: $cases runs, $passed checks passed, $failed failed ($((SECONDS - started)) s)"
 [ "$failed" -eq 0 ]

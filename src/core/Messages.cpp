@@ -34,6 +34,25 @@ std::size_t printableUtf8Length(std::string_view text) {
     return length;
 }
 
+/// The code point of the well-formed UTF-8 sequence `piece`.
+char32_t codePoint(std::string_view piece) {
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(piece[i]); };
+    if (piece.size() == 2) return char32_t(byte(0) & 0x1F) << 6 | (byte(1) & 0x3F);
+    if (piece.size() == 3)
+        return char32_t(byte(0) & 0x0F) << 12 | char32_t(byte(1) & 0x3F) << 6 | (byte(2) & 0x3F);
+    return char32_t(byte(0) & 0x07) << 18 | char32_t(byte(1) & 0x3F) << 12 |
+           char32_t(byte(2) & 0x3F) << 6 | (byte(3) & 0x3F);
+}
+
+/// Characters that print nothing yet change what a terminal shows: the byte order mark and
+/// zero-width ones (U+FEFF, U+200B to U+200F), the bidirectional marks, embeddings, overrides
+/// and isolates (U+061C, U+202A to U+202E, U+2066 to U+2069) that reorder the text around them,
+/// and the line and paragraph separators (U+2028, U+2029).
+bool isInvisibleFormat(char32_t c) {
+    return c == 0xFEFF || (c >= 0x200B && c <= 0x200F) || c == 0x061C ||
+           (c >= 0x2028 && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+}
+
 /// printable() without its "... (N characters)": the characters shown, and whether all were.
 std::pair<std::string, bool> escapedPrefix(std::string_view text, std::size_t maxChars) {
     std::string out;
@@ -43,14 +62,17 @@ std::pair<std::string, bool> escapedPrefix(std::string_view text, std::size_t ma
         const auto c = static_cast<unsigned char>(text[i]);
         std::string_view piece = text.substr(i, 1);  // the bytes this character takes
         std::size_t width = 1;
-        char escaped[8] = "";
+        char escaped[12] = "";
         if (c == '\n' || c == '\t' || c == '\r') {
             std::snprintf(escaped, sizeof escaped, "\\%c", c == '\n' ? 'n' : c == '\t' ? 't' : 'r');
         } else if (c >= 0x80) {
-            if (const std::size_t n = printableUtf8Length(text.substr(i)))
+            if (const std::size_t n = printableUtf8Length(text.substr(i))) {
                 piece = text.substr(i, n);
-            else
+                if (const char32_t point = codePoint(piece); isInvisibleFormat(point))
+                    std::snprintf(escaped, sizeof escaped, "\\u%04x", unsigned(point));
+            } else {
                 std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
+            }
         } else if (c < 0x20 || c == 0x7F) {
             std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
         }

@@ -1,6 +1,9 @@
 #include "OutputFiles.h"
 
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +18,7 @@
 #include <filesystem>
 #include <iostream>
 #include <utility>
+#include <vector>
 
 #include "core/Messages.h"
 
@@ -38,7 +42,6 @@ std::string temporaryPrefix(std::string_view target) {
 /// A new, empty temporary file beside `target`, hidden and short-named (`.NAME.tmp-PID-N`, NAME
 /// cut to 64 bytes) so that any name the folder takes leaves room for it. Unique among
 /// processes (pid) and among the files of this one (counter); O_EXCL never opens another's file.
-
 Result<std::pair<int, fs::path>> createTemporaryBeside(const fs::path& target) {
     static std::atomic<unsigned> counter{0};
     const std::string prefix = temporaryPrefix(target.filename().string());
@@ -55,6 +58,33 @@ Result<std::pair<int, fs::path>> createTemporaryBeside(const fs::path& target) {
     return std::pair{fd, temp};
 }
 
+/// A file no name points to yet, in `target`'s folder (O_TMPFILE): however the process ends, the
+/// kernel removes it. -1 where the file system has no such files (the caller names one instead).
+int createUnnamedBeside(const fs::path& target) {
+    // It is named at the end through /proc/self/fd: without /proc, a name from the start.
+    static const bool procMounted = ::access("/proc/self/fd", X_OK) == 0;
+    if (!procMounted) return -1;
+    fs::path folder = target.parent_path();
+    if (folder.empty()) folder = ".";
+    return ::open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+}
+
+/// Gives an unnamed file (createUnnamedBeside) a temporary name beside `target`, so that it can
+/// be renamed into place.
+Result<fs::path> nameUnnamed(int fd, const fs::path& target) {
+    static std::atomic<unsigned> counter{0};
+    const std::string prefix = temporaryPrefix(target.filename().string());
+    const std::string self = "/proc/self/fd/" + std::to_string(fd);
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        const fs::path temp = target.parent_path() / (prefix + std::to_string(::getpid()) + "-u" +
+                                                      std::to_string(counter.fetch_add(1)));
+        if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, temp.c_str(), AT_SYMLINK_FOLLOW) == 0)
+            return temp;
+        if (errno != EEXIST) break;
+    }
+    return fail(named(target) + ": cannot write the file beside it: " + std::strerror(errno));
+}
+
 Result<void> writeAll(int fd, std::string_view data, const fs::path& target) {
     while (!data.empty()) {
         const ssize_t written = ::write(fd, data.data(), data.size());
@@ -67,26 +97,22 @@ Result<void> writeAll(int fd, std::string_view data, const fs::path& target) {
     return {};
 }
 
-/// Syncs and closes `fd`, then renames `temp` over `target`; on any failure removes `temp`.
-Result<void> finishTemporary(int fd, const fs::path& temp, const fs::path& target) {
-    // On disk before the rename, so that a crash leaves the old file or the new one, whole.
-    const bool synced = ::fsync(fd) == 0;
-    const int syncError = errno;
-    const bool closed = ::close(fd) == 0;
-    std::error_code ec;
-    if (!synced || !closed) {
-        const int error = !synced ? syncError : errno;
-        fs::remove(temp, ec);
-        return fail(named(target) + ": writing failed: " + std::strerror(error));
+/// Every signal whose default action ends the process, held back while a set of outputs is put
+/// into place: none can stop the set half replaced (SIGKILL and SIGSTOP cannot be held).
+class SignalsHeld {
+  public:
+    SignalsHeld() {
+        sigset_t all;
+        sigfillset(&all);
+        ::pthread_sigmask(SIG_BLOCK, &all, &before_);
     }
-    fs::rename(temp, target, ec);
-    if (ec) {
-        std::error_code ignored;
-        fs::remove(temp, ignored);
-        return fail(named(target) + ": cannot replace the file: " + ec.message());
-    }
-    return {};
-}
+    ~SignalsHeld() { ::pthread_sigmask(SIG_SETMASK, &before_, nullptr); }
+    SignalsHeld(const SignalsHeld&) = delete;
+    SignalsHeld& operator=(const SignalsHeld&) = delete;
+
+  private:
+    sigset_t before_{};
+};
 
 /// The file an output replaces: a symbolic link's target, so that the link stays a link (and a
 /// link such as /dev/stdout to a regular file is never itself replaced by one).
@@ -120,6 +146,16 @@ constexpr std::size_t kWriteBufferBytes = 1 << 16;
 constexpr std::size_t kTrackedSlots = 32;
 std::atomic<char*> trackedTemporaries[kTrackedSlots];
 
+/// Every signal whose default action ends the process (signal(7)), but SIGKILL and SIGSTOP.
+std::vector<int> endingSignals() {
+    std::vector<int> numbers = {SIGHUP,  SIGINT,  SIGQUIT,   SIGILL,  SIGTRAP, SIGABRT,
+                                SIGBUS,  SIGFPE,  SIGUSR1,   SIGSEGV, SIGUSR2, SIGPIPE,
+                                SIGALRM, SIGTERM, SIGSTKFLT, SIGXCPU, SIGXFSZ, SIGVTALRM,
+                                SIGPROF, SIGIO,   SIGPWR,    SIGSYS};
+    for (int number = SIGRTMIN; number <= SIGRTMAX; ++number) numbers.push_back(number);
+    return numbers;
+}
+
 extern "C" void removeTemporariesAndStop(int number) {
     for (auto& slot : trackedTemporaries)
         if (char* path = slot.load()) ::unlink(path);
@@ -128,12 +164,10 @@ extern "C" void removeTemporariesAndStop(int number) {
 }
 
 void track(const fs::path& temp) {
-    // Only where the program left these signals to their default (the app's SDL has its own).
+    // Only where the program left a signal to its default (the app's SDL, a sanitizer, have
+    // their own): every signal whose default action ends the process, those that dump core too.
     static const bool installed = [] {
-        // SIGPIPE: a reader of stdout that went away; SIGXFSZ: a file size limit.
-        // The others that end a process by default, as `kill -USR1` or an alarm would.
-        for (int number : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ, SIGUSR1, SIGUSR2,
-                           SIGALRM, SIGVTALRM, SIGPROF}) {
+        for (const int number : endingSignals()) {
             struct sigaction current {};
             if (::sigaction(number, nullptr, &current) == 0 && current.sa_handler == SIG_DFL)
                 std::signal(number, removeTemporariesAndStop);
@@ -159,6 +193,173 @@ void untrack(const fs::path& temp) {
     }
 }
 
+/// Why a rename over the existing file `target` would fail, found before the run: an immutable
+/// or append-only file (chattr +i, +a), or another user's file in a folder with the sticky bit
+/// (as /tmp) that this user does not own either. Empty when it can be replaced (or is new).
+std::string whyNotReplaceable(const fs::path& target) {
+    struct stat info {};
+    if (::lstat(target.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return {};
+    const int fd = ::open(target.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+        int flags = 0;
+        const bool known = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+        ::close(fd);
+        if (known && (flags & (FS_IMMUTABLE_FL | FS_APPEND_FL)))
+            return "is immutable or append-only (chattr +i or +a), so no run can replace it";
+    }
+    fs::path folder = target.parent_path();
+    if (folder.empty()) folder = ".";
+    struct stat folderInfo {};
+    const uid_t user = ::geteuid();
+    // As the kernel's sticky check: root (CAP_FOWNER) may, as may the file's or folder's owner.
+    if (::stat(folder.c_str(), &folderInfo) == 0 && (folderInfo.st_mode & S_ISVTX) && user != 0 &&
+        info.st_uid != user && folderInfo.st_uid != user)
+        return "belongs to another user in a folder with the sticky bit (as /tmp), so this user "
+               "cannot replace it";
+    return {};
+}
+
+/// How one output was put into place, so that a set that fails midway can be put back.
+enum class Placed { Not, New, Exchanged, BackedUp, Replaced };
+
+/// Puts `temp` over `target`: a new file by a rename that replaces nothing; an existing one by
+/// an exchange (the old file then under `temp`), else by a hard link to `backup` and a rename.
+Result<Placed> place(const fs::path& temp, const fs::path& target, const fs::path& backup) {
+    struct stat info {};
+    const bool exists = ::lstat(target.c_str(), &info) == 0;
+    // An exchange would move a folder, a device or a link aside: only a file is replaced.
+    if (exists && !S_ISREG(info.st_mode))
+        return fail(
+            std::string(S_ISDIR(info.st_mode) ? "it is a folder" : "it is not a regular file"));
+    if (!exists) {
+        if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE) == 0)
+            return Placed::New;
+        if (errno != EINVAL && errno != ENOSYS) return fail(std::strerror(errno));
+        if (::rename(temp.c_str(), target.c_str()) == 0) return Placed::New;
+        return fail(std::strerror(errno));
+    }
+    if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0)
+        return Placed::Exchanged;
+    if (errno != EINVAL && errno != ENOSYS) return fail(std::strerror(errno));
+    // A file system without exchanges: keep the old file under a second name first.
+    const bool backedUp = ::link(target.c_str(), backup.c_str()) == 0;
+    if (::rename(temp.c_str(), target.c_str()) != 0) {
+        const int error = errno;
+        if (backedUp) ::unlink(backup.c_str());
+        return fail(std::strerror(error));
+    }
+    return backedUp ? Placed::BackedUp : Placed::Replaced;
+}
+
+/// Undoes place(): the old file back, or the new one gone.
+void putBack(Placed placed, const fs::path& temp, const fs::path& target, const fs::path& backup) {
+    switch (placed) {
+        case Placed::New:
+            ::unlink(target.c_str());
+            break;
+        case Placed::Exchanged:
+            ::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE);
+            ::unlink(temp.c_str());
+            break;
+        case Placed::BackedUp:
+            ::rename(backup.c_str(), target.c_str());
+            break;
+        case Placed::Not:
+        case Placed::Replaced:
+            break;  // nothing kept to put back
+    }
+}
+
+/// What is left once the whole set is in place: the old files kept for putting back.
+void forget(Placed placed, const fs::path& temp, const fs::path& backup) {
+    if (placed == Placed::Exchanged) ::unlink(temp.c_str());
+    if (placed == Placed::BackedUp) ::unlink(backup.c_str());
+}
+
+/// Files written, synced and closed, put over their targets as one set: all or none. Signals
+/// are held meanwhile. On a failure the targets already replaced get their old files back, the
+/// new ones go, and the error names the file that failed.
+struct Commit {
+    fs::path temp;  ///< named, complete, closed
+    fs::path target;
+    fs::path backup;
+    Placed placed = Placed::Not;
+};
+
+Result<void> commitSet(std::vector<Commit>& set) {
+    const SignalsHeld held;
+    for (std::size_t k = 0; k < set.size(); ++k) {
+        Commit& c = set[k];
+        c.backup = c.temp;
+        c.backup += "-old";
+        auto placed = place(c.temp, c.target, c.backup);
+        if (!placed) {
+            for (std::size_t back = k; back-- > 0;)
+                putBack(set[back].placed, set[back].temp, set[back].target, set[back].backup);
+            for (std::size_t rest = k; rest < set.size(); ++rest) ::unlink(set[rest].temp.c_str());
+            return fail(named(c.target) + ": cannot replace the file: " + placed.error() +
+                        (k > 0 ? "; the outputs already replaced were put back as they were"
+                               : "; no output was replaced"));
+        }
+        c.placed = *placed;
+    }
+    for (const Commit& c : set) forget(c.placed, c.temp, c.backup);
+    // The renames on disk too: each folder once.
+    std::vector<fs::path> folders;
+    for (const Commit& c : set) {
+        fs::path folder = c.target.parent_path();
+        if (folder.empty()) folder = ".";
+        if (std::find(folders.begin(), folders.end(), folder) != folders.end()) continue;
+        folders.push_back(folder);
+        if (const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir >= 0) {
+            ::fsync(dir);
+            ::close(dir);
+        }
+    }
+    return {};
+}
+
+/// Syncs and closes `out`'s file and gives it a name beside its target (an unnamed file is
+/// linked in): ready for commitSet. On a failure the file is gone.
+Result<void> finishFile(int fd, fs::path& temp, const fs::path& target) {
+    // On disk before the rename, so that a crash leaves the old file or the new one, whole.
+    if (::fsync(fd) != 0) {
+        const int error = errno;
+        ::close(fd);
+        if (!temp.empty()) ::unlink(temp.c_str());
+        return fail(named(target) + ": writing failed: " + std::strerror(error));
+    }
+    if (temp.empty()) {
+        auto name = nameUnnamed(fd, target);
+        ::close(fd);
+        if (!name) return fail(name.error());
+        temp = *name;
+        return {};
+    }
+    if (::close(fd) != 0) {
+        const int error = errno;
+        ::unlink(temp.c_str());
+        return fail(named(target) + ": writing failed: " + std::strerror(error));
+    }
+    return {};
+}
+
+/// A new file to write `target` into: unnamed where the file system allows (no ending of the
+/// process can leave it), else a hidden temporary name, removed on every signal that ends the
+/// process. `temp` is empty for an unnamed file.
+Result<int> createFor(const fs::path& target, fs::path& temp) {
+    const int unnamed = createUnnamedBeside(target);
+    if (unnamed >= 0) {
+        temp.clear();
+        return unnamed;
+    }
+    auto made = createTemporaryBeside(target);
+    if (!made) return fail(made.error());
+    temp = made->second;
+    track(temp);
+    return made->first;
+}
+
 }  // namespace
 
 OutputFiles::~OutputFiles() {
@@ -173,6 +374,9 @@ Result<void> OutputFiles::check(std::string_view flag, const std::string& path,
     // A link's target is where the file goes: its folder must be there, and so on.
     if (target != fs::path(path))
         if (auto ok = checkOutputPath(flag, target.string()); !ok) return ok;
+    if (const std::string why = whyNotReplaceable(target); !why.empty())
+        return fail(std::string(flag) + ": " + quote(path, 200) + " " + why +
+                    "; give another file");
     for (const Output& other : outputs_) {
         std::error_code ec;
         if (identity(other.target) == identity(target) || fs::equivalent(other.target, target, ec))
@@ -186,14 +390,13 @@ Result<void> OutputFiles::check(std::string_view flag, const std::string& path,
 Result<void> OutputFiles::add(std::string_view flag, const std::string& path,
                               std::initializer_list<NamedInput> inputs) {
     if (auto ok = check(flag, path, inputs); !ok) return ok;
-    auto temp = createTemporaryBeside(outputs_.back().target);
-    if (!temp) {
+    Output& out = outputs_.back();
+    auto fd = createFor(out.target, out.temp);
+    if (!fd) {
         outputs_.pop_back();
-        return fail(std::string(flag) + ": " + temp.error());
+        return fail(std::string(flag) + ": " + fd.error());
     }
-    outputs_.back().fd = temp->first;
-    outputs_.back().temp = temp->second;
-    track(temp->second);
+    out.fd = *fd;
     return {};
 }
 
@@ -223,37 +426,34 @@ Result<void> OutputFiles::write(std::string_view flag, std::string_view text) {
 }
 
 Result<void> OutputFiles::commit() {
-    // Every file complete and on disk before the first replaces its target.
     std::erase_if(outputs_, [](const Output& out) { return out.fd < 0; });  // checked only
-    for (Output& out : outputs_) {
+    // Every file complete, on disk and named before the first replaces its target.
+    for (Output& out : outputs_)
         if (auto ok = flush(out); !ok) {
             discard();
             return ok;
         }
-        if (::fsync(out.fd) != 0) {
-            const std::string message =
-                named(out.target) + ": writing failed: " + std::strerror(errno);
-            discard();
-            return fail(message);
-        }
-    }
+    std::vector<Commit> set;
+    Result<void> finished;
     for (Output& out : outputs_) {
-        const int fd = std::exchange(out.fd, -1);
-        untrack(out.temp);
-        if (auto ok = finishTemporary(fd, out.temp, out.target); !ok) {
-            discard();
-            return ok;
-        }
+        const bool wasNamed = !out.temp.empty();
+        if (finished) finished = finishFile(std::exchange(out.fd, -1), out.temp, out.target);
+        if (wasNamed) untrack(out.temp);
+        if (finished) set.push_back({out.temp, out.target, {}, Placed::Not});
+    }
+    if (!finished) {
+        for (const Commit& c : set) ::unlink(c.temp.c_str());
+        discard();
+        return finished;
     }
     outputs_.clear();
-    return {};
+    return commitSet(set);
 }
 
 void OutputFiles::discard() {
     for (Output& out : outputs_) {
-        if (out.fd < 0) continue;
-        ::close(out.fd);
-        out.fd = -1;
+        if (out.fd >= 0) ::close(std::exchange(out.fd, -1));
+        if (out.temp.empty()) continue;  // unnamed: gone with its descriptor
         std::error_code ignored;
         fs::remove(out.temp, ignored);
         untrack(out.temp);
@@ -267,16 +467,24 @@ bool isTemporaryOf(std::string_view name, std::string_view target) {
 
 Result<void> writeFileAtomically(const fs::path& named, std::string_view content) {
     const fs::path path = throughLinks(named);
-    auto temp = createTemporaryBeside(path);
-    if (!temp) return fail(temp.error());
-    const auto [fd, tempPath] = *temp;
-    if (auto ok = writeAll(fd, content, path); !ok) {
-        ::close(fd);
-        std::error_code ignored;
-        fs::remove(tempPath, ignored);
+    fs::path temp;
+    auto fd = createFor(path, temp);
+    if (!fd) return fail(fd.error());
+    const bool wasNamed = !temp.empty();
+    const auto untrackNamed = [&] {
+        if (wasNamed) untrack(temp);
+    };
+    if (auto ok = writeAll(*fd, content, path); !ok) {
+        ::close(*fd);
+        if (wasNamed) ::unlink(temp.c_str());
+        untrackNamed();
         return ok;
     }
-    return finishTemporary(fd, tempPath, path);
+    auto finished = finishFile(*fd, temp, path);
+    untrackNamed();
+    if (!finished) return finished;
+    std::vector<Commit> set{{temp, path, {}, Placed::Not}};
+    return commitSet(set);
 }
 
 Result<void> flushStandardOutput() {

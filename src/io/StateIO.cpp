@@ -27,9 +27,27 @@ constexpr std::string_view kHeader = "x,y,z,vx,vy,vz";
 constexpr std::string_view kHeaderWithKind = "x,y,z,vx,vy,vz,kind";
 const char* const kColumns[] = {"x", "y", "z", "vx", "vy", "vz"};
 
+/// A line without the '\r' of a "\r\n" line end. Spaces stay: a value with one is refused, as
+/// docs/config.md says (no spaces), wherever it stands.
 std::string_view trimLineEnd(std::string_view line) {
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    if (line.ends_with('\r')) line.remove_suffix(1);
     return line;
+}
+
+/// Why `position` is not in the scene: the tank's wall it is beyond, or the rock it is in.
+std::string whereItIsNot(const glm::vec3& position, const SimParams& params) {
+    for (int k = 0; k < 3; ++k)
+        if (!(std::abs(position[k]) <= params.bounds[k]))
+            return "lies outside the tank (each coordinate within +-" + formatPoint(params.bounds) +
+                   " of its centre)";
+    for (std::size_t r = 0; r < params.rocks.size(); ++r) {
+        const Rock& rock = params.rocks[r];
+        const glm::vec3 d = position - rock.center;
+        if (d.x * d.x + d.y * d.y + d.z * d.z < rock.radius * rock.radius)
+            return "lies inside rock " + std::to_string(r) + " (centre " +
+                   formatPoint(rock.center) + ", radius " + formatNumber(rock.radius) + ")";
+    }
+    return "lies outside the tank or inside a rock of the configuration";
 }
 
 }  // namespace
@@ -67,6 +85,13 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
                         std::string(kHeader));
 
         if (withKind) {
+            // Seven values: a row without its kind is short, not of a wrong kind.
+            const auto values = std::count(line.begin(), line.end(), ',') + 1;
+            if (values != 7)
+                return fail(where() +
+                            (values < 7 ? "only " + std::to_string(values) + " values"
+                                        : std::string("too many values")) +
+                            "; a row has 7: " + std::string(kHeaderWithKind));
             const std::size_t lastComma = line.rfind(',');
             const std::string_view kind =
                 lastComma == std::string_view::npos ? line : line.substr(lastComma + 1);
@@ -117,8 +142,8 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
             return fail(where() + "a speed of " + formatNumber(speed) +
                         " m/s is not allowed; at most 1e6");
         if (!isInScene(fish.position, params))
-            return fail(where() + "the fish at " + formatPoint(fish.position) +
-                        " lies outside the tank or inside a rock of the configuration");
+            return fail(where() + "the fish at " + formatPoint(fish.position) + " " +
+                        whereItIsNot(fish.position, params));
         school.push_back(fish);
     }
     if (!sawHeader)

@@ -514,7 +514,12 @@ const BadState kBadStates[] = {
      "x,y,z,vx,vy,vz\n1,2,3,0,0,0\n41,0,0,0,0,0\n",
      {"s.csv:3:", "outside the tank", "41"}},
     {"BelowTheFloor", "x,y,z,vx,vy,vz\n0,-20.5,0,0,0,0\n", {"s.csv:2:", "outside the tank"}},
-    {"InsideARock", "x,y,z,vx,vy,vz\n-14,-13,-10,0,0,0\n", {"s.csv:2:", "inside a rock"}},
+    {"InsideARock", "x,y,z,vx,vy,vz\n-14,-13,-10,0,0,0\n", {"s.csv:2:", "inside rock 0"}},
+    {"ATrailingSpace", "x,y,z,vx,vy,vz\n1,2,3,0,0,0 \n", {"s.csv:2:", "'vz'", "'0 '"}},
+    {"ALeadingSpace", "x,y,z,vx,vy,vz\n1, 2,3,0,0,0\n", {"s.csv:2:", "'y'", "' 2'"}},
+    {"AKindMissing",
+     "x,y,z,vx,vy,vz,kind\n1,2,3,0,0,0\n",
+     {"s.csv:2:", "only 6 values; a row has 7", "kind"}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Spec, StateRule, ::testing::ValuesIn(kBadStates),

@@ -5,9 +5,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -237,6 +241,20 @@ TEST(HostileOutputs, DevicesFifosAndLongNamesAreRefusedBeforeTheRun) {
     EXPECT_TRUE(fs::is_fifo(dir / "fifo"));
 }
 
+/// The sizes of the files this process holds open in `folder` that have no name (O_TMPFILE).
+std::vector<std::uintmax_t> unnamedFilesIn(const fs::path& folder) {
+    std::vector<std::uintmax_t> sizes;
+    for (const auto& entry : fs::directory_iterator("/proc/self/fd")) {
+        std::error_code ec;
+        const std::string target = fs::read_symlink(entry.path(), ec).string();
+        if (ec || !target.starts_with(folder.string() + "/#") || !target.ends_with("(deleted)"))
+            continue;
+        struct stat info {};
+        if (::stat(entry.path().c_str(), &info) == 0) sizes.push_back(std::uintmax_t(info.st_size));
+    }
+    return sizes;
+}
+
 TEST(HostileOutputs, NothingIsReplacedUntilTheWholeRunCommits) {
     TempFolder dir;
     std::ofstream(dir / "state.csv") << "old state";
@@ -245,14 +263,15 @@ TEST(HostileOutputs, NothingIsReplacedUntilTheWholeRunCommits) {
         OutputFiles outputs;
         ASSERT_TRUE(outputs.add("--state-out", dir / "state.csv"));
         ASSERT_TRUE(outputs.add("--metrics", dir / "metrics.csv"));
-        // Rows stream to the temporary file as they come: past the buffer they are on disk.
+        // Rows stream to the file as they come: past the buffer they are on disk, in a file that
+        // has no name yet (O_TMPFILE), so no ending of the process can leave it behind.
         const std::string row(1000, 'r');
         for (int i = 0; i < 200; ++i) ASSERT_TRUE(outputs.write("--metrics", row + "\n"));
-        EXPECT_EQ(temporaries(dir.path()), 2u);
+        EXPECT_EQ(temporaries(dir.path()), 0u);
+        EXPECT_EQ(unnamedFilesIn(dir.path()).size(), 2u);
         std::uintmax_t onDisk = 0;
-        for (const auto& entry : fs::directory_iterator(dir.path()))
-            if (entry.path().filename().string().starts_with(".metrics.csv.tmp-"))
-                onDisk = entry.file_size();
+        for (const std::uintmax_t size : unnamedFilesIn(dir.path()))
+            onDisk = std::max(onDisk, size);
         EXPECT_GE(onDisk, 100000u);
         EXPECT_EQ(readAll(dir / "metrics.csv"), "old metrics");
         // The run fails here: no commit.
@@ -269,6 +288,57 @@ TEST(HostileOutputs, NothingIsReplacedUntilTheWholeRunCommits) {
     ASSERT_TRUE(outputs.commit());
     EXPECT_EQ(readAll(dir / "state.csv"), "new state");
     EXPECT_EQ(readAll(dir / "metrics.csv"), "new metrics");
+    EXPECT_EQ(temporaries(dir.path()), 0u);
+}
+
+TEST(HostileOutputs, ASetThatFailsMidwayIsPutBackAsItWas) {
+    TempFolder dir;
+    std::ofstream(dir / "a.csv") << "old a";
+    OutputFiles outputs;
+    ASSERT_TRUE(outputs.add("--state-out", dir / "a.csv"));
+    ASSERT_TRUE(outputs.add("--metrics", dir / "new.csv"));
+    ASSERT_TRUE(outputs.add("--csv", dir / "b.csv"));
+    ASSERT_TRUE(outputs.write("--state-out", "new a"));
+    ASSERT_TRUE(outputs.write("--metrics", "new file"));
+    // After the checks, the last target becomes a folder: its rename fails once the first two
+    // are in place, and they are put back.
+    fs::create_directory(dir / "b.csv");
+    const auto committed = outputs.commit();
+    ASSERT_FALSE(committed);
+    EXPECT_THAT(committed.error(), HasSubstr("b.csv"));
+    EXPECT_THAT(committed.error(), HasSubstr("put back as they were"));
+    EXPECT_EQ(readAll(dir / "a.csv"), "old a");
+    EXPECT_FALSE(fs::exists(dir / "new.csv"));
+    EXPECT_TRUE(fs::is_directory(dir / "b.csv"));
+    EXPECT_EQ(temporaries(dir.path()), 0u);
+}
+
+TEST(HostileOutputs, AnImmutableTargetIsRefusedBeforeTheRun) {
+    TempFolder dir;
+    std::ofstream(dir / "locked.csv") << "kept";
+    const int fd = ::open((dir / "locked.csv").c_str(), O_RDONLY);
+    int flags = FS_IMMUTABLE_FL;
+    if (fd < 0 || ::ioctl(fd, FS_IOC_SETFLAGS, &flags) != 0) {
+        if (fd >= 0) ::close(fd);
+        GTEST_SKIP() << "this user or file system cannot make a file immutable";
+    }
+    OutputFiles outputs;
+    const auto refused = outputs.add("--metrics", dir / "locked.csv");
+    flags = 0;
+    ::ioctl(fd, FS_IOC_SETFLAGS, &flags);
+    ::close(fd);
+    ASSERT_FALSE(refused);
+    EXPECT_THAT(refused.error(), HasSubstr("immutable"));
+    EXPECT_EQ(readAll(dir / "locked.csv"), "kept");
+}
+
+TEST(HostileOutputs, AnAtomicWriteNeverMovesAFolderAside) {
+    TempFolder dir;
+    fs::create_directory(dir / "taken");
+    const auto refused = writeFileAtomically(dir / "taken", "x");
+    ASSERT_FALSE(refused);
+    EXPECT_THAT(refused.error(), HasSubstr("folder"));
+    EXPECT_TRUE(fs::is_directory(dir / "taken"));
     EXPECT_EQ(temporaries(dir.path()), 0u);
 }
 
