@@ -514,14 +514,20 @@ check "no temporary file left" no_temporaries
 
 # --- 15. long outputs stream to disk ----------------------------------------------------------
 case_name="long outputs stream to disk"
-# A run whose rows would fill memory if kept: its temporary file grows while it runs, and the
-# output appears, complete, only at the end.
+# A run whose rows would fill memory if kept: its file grows while it runs (a file with no name
+# yet, O_TMPFILE, seen through the process's /proc/PID/fd; or a hidden .NAME.tmp- where the file
+# system has none), and the output appears, complete, only at the end.
 timeout 30 "$cli" simulate --steps 100000000 --fish 2 --metrics stream.csv 2>/dev/null &
 runner=$!
 grew=0
 for _ in $(seq 50); do
     sleep 0.2
     partial="$(find . -maxdepth 1 -name '.stream.csv.tmp-*' -size +64k -print -quit)"
+    # The program is the child of `timeout`.
+    for fd in /proc/"$(pgrep -P "$runner" | head -1)"/fd/*; do
+        [[ "$(readlink "$fd" 2>/dev/null)" == "$work/#"*"(deleted)" ]] &&
+            [ "$(stat -L -c %s "$fd" 2>/dev/null || echo 0)" -gt 65536 ] && partial="$fd"
+    done
     if [ -n "$partial" ]; then
         grew=1
         break

@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "Fish.h"
-#include "SimParams.h"
+#include "fishschool/Fish.h"
+#include "fishschool/SimParams.h"
 
 namespace fishschool {
 

@@ -8,7 +8,7 @@
 
 #include <glm/vec3.hpp>
 
-#include "Result.h"
+#include "fishschool/Result.h"
 
 namespace fishschool {
 

@@ -25,6 +25,7 @@
 #include "SweepDriver.h"
 #include "VideoRecorder.h"
 #include "backends/BackendRegistry.h"
+#include "core/Messages.h"
 #include "gpu/GlObjects.h"
 #include "gpu/GpuTimer.h"
 #include "io/ConfigIO.h"
@@ -139,9 +140,15 @@ class App {
     std::optional<std::string> finalScreenshot_;  ///< --screenshot's PNG, written by finish()
     std::uint64_t plottedMeasures_ = 0;
     VideoRecorder video_;
-    std::optional<std::string> videoToStart_;  ///< started once the frame's size is known
-    /// Closes the video; false when it could not be written.
-    bool finishVideo();
+    struct VideoRequest {
+        std::string path;
+        const char* flag;  ///< "--record", or "video" from the panel
+    };
+    std::optional<VideoRequest> videoToStart_;  ///< started once the frame's size is known
+    /// Writes the video into place now (the panel's Stop video); false when it failed.
+    bool stopVideo();
+    /// Says that the video was written, on stderr and in a notice.
+    void reportVideo(long long frames);
     std::deque<float> frameHistory_;
     double startSeconds_ = 0.0, lastSeconds_ = 0.0;
     std::int64_t frame_ = 0;
@@ -276,13 +283,13 @@ void App::apply(const ui::PanelActions& actions) {
         report(applied);
         if (applied) {
             panel_.followSeed(loaded->seed);
-            panel_.showMessage("loaded " + *actions.loadConfigPath);
+            panel_.showMessage("loaded " + quote(*actions.loadConfigPath, 200));
         }
     }
     if (actions.saveConfigPath) {
         const auto saved = saveConfig(*actions.saveConfigPath, sim_->params());
         report(saved);
-        if (saved) panel_.showMessage("saved " + *actions.saveConfigPath);
+        if (saved) panel_.showMessage("saved " + quote(*actions.saveConfigPath, 200));
     }
     if (actions.togglePause) sim_->paused = !sim_->paused;
     if (actions.speed) sim_->speed = *actions.speed;
@@ -306,9 +313,9 @@ void App::apply(const ui::PanelActions& actions) {
         else if (auto ffmpeg = checkFfmpeg(); !ffmpeg)
             report(ffmpeg);
         else
-            videoToStart_ = *actions.startVideoPath;
+            videoToStart_ = {*actions.startVideoPath, "video"};
     }
-    if (actions.stopVideo) (void)finishVideo();
+    if (actions.stopVideo) (void)stopVideo();
     applyRecorder(actions);
     if (actions.step) sim_->stepOnce();
     if (actions.resetSeed) sim_->reset(*actions.resetSeed);
@@ -316,14 +323,15 @@ void App::apply(const ui::PanelActions& actions) {
         const auto saved =
             saveStateCsv(*actions.saveStatePath, sim_->backend().download(), sim_->params());
         report(saved);
-        if (saved) panel_.showMessage("saved the school to " + *actions.saveStatePath);
+        if (saved) panel_.showMessage("saved the school to " + quote(*actions.saveStatePath, 200));
     }
     if (actions.loadStatePath) {
         auto school = loadStateCsv(*actions.loadStatePath, sim_->params());
         const Result<void> loaded =
             school ? sim_->replaceSchool(*school) : Result<void>(fail(school.error()));
         report(loaded);
-        if (loaded) panel_.showMessage("loaded the school from " + *actions.loadStatePath);
+        if (loaded)
+            panel_.showMessage("loaded the school from " + quote(*actions.loadStatePath, 200));
     }
 }
 
@@ -336,7 +344,7 @@ void App::applyRecorder(const ui::PanelActions& actions) {
     if (actions.exportFpsCsvPath) {
         const auto saved = writeFileAtomically(*actions.exportFpsCsvPath, recorder.csv());
         report(saved);
-        if (saved) panel_.showMessage("wrote " + *actions.exportFpsCsvPath);
+        if (saved) panel_.showMessage("wrote " + quote(*actions.exportFpsCsvPath, 200));
     }
     if (actions.clearFpsRecords) recorder.clear();
 }
@@ -362,7 +370,7 @@ int App::run() {
             return kExitBadInput;
         }
     }
-    if (!options_.recordPath.empty()) videoToStart_ = options_.recordPath;
+    if (!options_.recordPath.empty()) videoToStart_ = {options_.recordPath, "--record"};
     startSeconds_ = lastSeconds_ = seconds();
     vsync_ = !panel_.view.vsync;  // forces the first SetSwapInterval
     while (!quit_) {
@@ -551,16 +559,18 @@ bool App::present() {
             printError(ok.error());
             panel_.showError(ok.error());
         } else {
-            panel_.showMessage("saved the screenshot " + path);
+            panel_.showMessage("saved the screenshot " + quote(path, 200));
         }
     }
     if (videoToStart_) {
-        if (auto ok = video_.start(*videoToStart_, width_, height_, options_.recordFps); !ok) {
+        if (auto ok = video_.start(videoToStart_->path, videoToStart_->flag, width_, height_,
+                                   options_.recordFps);
+            !ok) {
             printError(ok.error());
             panel_.showError(ok.error());
             status_ = kExitInternal;
         } else {
-            panel_.showMessage("recording the video " + *videoToStart_);
+            panel_.showMessage("recording the video " + quote(videoToStart_->path, 200));
         }
         videoToStart_.reset();
     }
@@ -596,26 +606,41 @@ void App::switchToNextBackend(std::int64_t frame) {
     }
 }
 
-bool App::finishVideo() {
-    if (!video_.recording()) return true;
-    const auto frames = video_.finish();
-    if (frames) {
-        const std::string done = "wrote the video " + video_.path().string() + " (" +
-                                 std::to_string(*frames) + " frames)";
-        std::cerr << done << "\n";
-        panel_.showMessage(done);
-        return true;
+bool App::stopVideo() {
+    OutputFiles files;
+    const auto frames = video_.finish(files);
+    const Result<void> ok = frames ? files.commit() : Result<void>(fail(frames.error()));
+    if (!ok) {
+        printError(ok.error());
+        panel_.showError(ok.error());
+        return false;
     }
-    printError(frames.error());
-    panel_.showError(frames.error());
-    return false;
+    reportVideo(*frames);
+    return true;
+}
+
+void App::reportVideo(long long frames) {
+    const std::string done = "wrote the video " + quote(video_.path().string(), 200) + " (" +
+                             std::to_string(frames) + " frames)";
+    std::cerr << done << "\n";
+    panel_.showMessage(done);
 }
 
 int App::finish() {
-    int status = 0;
-    if (!finishVideo()) status = kExitInternal;
-    // Every output goes to its temporary file first, and the files are replaced together once
-    // all were written: a full disk on the last replaces none (OutputFiles).
+    // Every output, the video too, goes to its temporary file first, and the files are replaced
+    // together once all were written: a full disk on the last, or a video ffmpeg could not
+    // write, replaces none (OutputFiles). A signal that ends the app never comes here: it
+    // replaces nothing.
+    OutputFiles files;
+    Result<void> ok;
+    std::optional<long long> videoFrames;
+    if (video_.recording()) {
+        const auto frames = video_.finish(files);
+        if (frames)
+            videoFrames = *frames;
+        else
+            ok = fail(frames.error());
+    }
     struct Output {
         const char* flag;
         const std::string& path;
@@ -639,8 +664,6 @@ int App::finish() {
     if (!options_.stateOutPath.empty() && sim_->backend().health())
         outputs.push_back({"--state-out", options_.stateOutPath,
                            stateToCsv(sim_->backend().download(), sim_->params())});
-    OutputFiles files;
-    Result<void> ok;
     for (const Output& out : outputs) {
         if (ok) ok = files.add(out.flag, out.path);
         if (ok) ok = files.write(out.flag, out.content);
@@ -648,9 +671,10 @@ int App::finish() {
     if (ok) ok = files.commit();
     if (!ok) {
         printError(ok.error());
-        status = kExitInternal;
+        return kExitInternal;
     }
-    return status;
+    if (videoFrames) reportVideo(*videoFrames);
+    return kExitSuccess;
 }
 
 /// What the app starts from, read before the window opens, so a bad file costs no window.
@@ -692,6 +716,9 @@ Result<void> chooseVideoDriver(const AppOptions& options) {
 /// A window with an OpenGL 4.5 core context and its loader: multisampled where it can be, fitting
 /// the display's usable area (less panels and docks), at most 1600 x 900 unless asked.
 Result<void> openWindow(const AppOptions& options, Window& window) {
+    // SIGINT and SIGTERM end the app as the other signals do, without writing its outputs: SDL
+    // would turn them into a closed window, after which the app replaces them.
+    SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1");
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0)
         return fail(std::string("cannot open a display: ") + SDL_GetError() +
                     " (run it on a desktop, or under xvfb-run)");

@@ -116,18 +116,21 @@ Result<void> SimulationController::applyParams(const SimParams& requested) {
         params.bounds != running.bounds || params.rocks != running.rocks;
     const bool targetEdited = params.target != running.target;
     const bool countAsked = static_cast<std::size_t>(params.fishCount) != fishCount();
-    if (density_ == Density::Fixed && countAsked && !boundsOrRocksEdited && !targetEdited) {
+    // A base of no fish has no density to keep: the new count comes into the running scene,
+    // which then becomes the base (as a tank set by hand does).
+    const bool baseHasDensity = base_.fishCount >= 1;
+    const bool scaleFromBase =
+        density_ == Density::Fixed && countAsked && !boundsOrRocksEdited && !targetEdited;
+    if (scaleFromBase && baseHasDensity) {
         // The running scene with another count: scale the base's, with today's other parameters
         // (a rock's gap to the walls depends on them).
-        SimParams base = densityBase();
-        base.fishCount = std::max<std::int64_t>(base_.fishCount, 1);
-        const SimParams scaled = fixedDensityParams(params.fishCount, base);
+        const SimParams scaled = fixedDensityParams(params.fishCount, densityBase());
         params.bounds = scaled.bounds;
         params.rocks = scaled.rocks;
         params.target = scaled.target;
     }
     if (auto ok = applyScene(params); !ok) return ok;
-    if (boundsOrRocksEdited) {
+    if (boundsOrRocksEdited || (scaleFromBase && !baseHasDensity)) {
         setDensityBase(params);  // a new tank or rocks: their density is the one to keep
     } else if (targetEdited && !countAsked) {
         // Only the target moved: into the base's scale, so the base keeps its rocks.

@@ -16,19 +16,24 @@
 namespace fishschool::app {
 namespace {
 
-/// The containers ffmpeg writes H.264 into (VideoRecorder), by the extension it picks them from.
-constexpr const char* kVideoExtensions[] = {".mp4", ".m4v", ".mov", ".mkv"};
-
 Result<void> checkVideoPath(const std::string& path) {
-    std::string extension = std::filesystem::path(path).extension().string();
-    for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    for (const char* allowed : kVideoExtensions)
-        if (extension == allowed) return {};
+    if (videoMuxer(path)) return {};
     return fail("--record: " + quote(path, 200) +
                 " is not allowed; the video is H.264 in a file ending .mp4, .m4v, .mov or .mkv");
 }
 
 }  // namespace
+
+std::optional<std::string_view> videoMuxer(const std::string& path) {
+    // The containers that take H.264, as ffmpeg picks them from the extension.
+    static constexpr std::pair<std::string_view, std::string_view> kMuxers[] = {
+        {".mp4", "mp4"}, {".m4v", "ipod"}, {".mov", "mov"}, {".mkv", "matroska"}};
+    std::string extension = std::filesystem::path(path).extension().string();
+    for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const auto& [ending, muxer] : kMuxers)
+        if (extension == ending) return muxer;
+    return std::nullopt;
+}
 
 Result<void> checkFfmpeg() {
     if (std::system("ffmpeg -version >/dev/null 2>&1") != 0)

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/Backend.h"
@@ -53,6 +54,10 @@ struct AppOptions {
 /// runs for --record. An error is bad input (exit status 2) and names the flag, e.g.
 /// "--record: 'a.webm' is not allowed; the video is H.264 in .mp4, .m4v, .mov or .mkv".
 Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool checkTools = true);
+
+/// The ffmpeg muxer of a video file, by its extension as ffmpeg would pick it: .mp4 "mp4", .m4v
+/// "ipod", .mov "mov", .mkv "matroska"; nullopt for any other (--record refuses it).
+std::optional<std::string_view> videoMuxer(const std::string& path);
 
 /// Whether `ffmpeg` can be run here; the error says how to get it.
 Result<void> checkFfmpeg();

@@ -114,6 +114,11 @@ int runBench(const BenchOptions& o) {
 
     auto base = loadParams(o.params);
     if (!base) return fail(base.error());
+    // A scene of no fish has no density: any scale would be one nobody gave.
+    if (o.density == "fixed" && base->fishCount < 1)
+        return fail("--density fixed: the config " + quote(o.params.configPath.value_or(""), 200) +
+                    " has fishCount 0, which has no density to keep; give a config with "
+                    "fishCount >= 1, or --density tank");
     auto kinds = parseBackendList("--backend", o.backends);
     if (!kinds) return fail(kinds.error());
     std::vector<NeighborSearch> searches{base->neighborSearch};

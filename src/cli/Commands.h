@@ -65,6 +65,7 @@ struct EnsembleOptions {
     std::string shard;     ///< --shard K/N as typed
     std::string only;      ///< --only i,j,... as typed
     bool retryFailed = false;
+    bool dryRun = false;        ///< run --dry-run: every check, then exit
     std::string csvPath;        ///< merge --csv
     std::string timingPath;     ///< merge --timing
     bool validateOnly = false;  ///< as SimulateOptions::validateOnly

@@ -131,6 +131,7 @@ Result<std::set<std::int64_t>> injectedFaults() {
 }
 
 int runEnsembleRun(const EnsembleOptions& o) {
+    const bool dryRun = o.dryRun;
     const auto shard = parseShard(o.shard);
     if (!shard) return badInput(shard.error());
     if (!o.only.empty() && !o.shard.empty())
@@ -140,7 +141,7 @@ int runEnsembleRun(const EnsembleOptions& o) {
     options.shardIndex = shard->index;
     options.shardCount = shard->count;
     options.retryFailed = o.retryFailed;
-    options.validateOnly = o.validateOnly;
+    options.validateOnly = o.validateOnly || dryRun;
     if (!o.only.empty()) {
         auto parsed = parseList("--only", o.only, [&](std::string_view item) {
             return parseWholeNumber("--only", item, 0, kMaxEnsembleRuns - 1);
@@ -163,16 +164,24 @@ int runEnsembleRun(const EnsembleOptions& o) {
         printError(outcome.error().message);
         return outcome.error().badInput ? kExitBadInput : kExitInternal;
     }
-    if (o.validateOnly) return 0;
     const std::string shardName =
         std::to_string(shard->index) + "of" + std::to_string(shard->count);
+    if (dryRun && !o.validateOnly)
+        std::cerr << "ensemble: --dry-run: " << quote(o.file, 200) << ", --out "
+                  << quote(o.folder, 200) << " and the flags are accepted (" << outcome->total
+                  << (o.only.empty() ? " runs in shard " + shardName : " runs named by --only")
+                  << "); nothing was made or run\n";
+    if (options.validateOnly) return 0;
     if (outcome->ran == 0)
         std::cerr << "ensemble: all " << outcome->total << " runs of shard " << shardName
                   << " are done; nothing to run (ensemble status " << quote(o.folder, 200) << ")\n";
+    // A run that failed (out of memory, a GPU fault, a check violation) failed as `simulate`
+    // would: exit 1, whatever the other runs did, so that a job or a script sees it.
     if (outcome->failed > 0)
-        std::cerr << "ensemble: " << outcome->failed << " of " << outcome->ran
-                  << " runs failed; their rows say why (ensemble status " << quote(o.folder, 200)
-                  << "), --retry-failed runs them again\n";
+        return internalFailure(std::to_string(outcome->failed) + " of " +
+                               std::to_string(outcome->ran) +
+                               " runs failed; their rows say why (ensemble status " +
+                               quote(o.folder, 200) + "), --retry-failed runs them again");
     return 0;
 }
 
@@ -201,24 +210,6 @@ int runEnsembleStatus(const EnsembleOptions& o) {
     if (failed.size() > kShown)
         std::cout << "failed: ... and " << failed.size() - kShown << " more\n";
     return 0;
-}
-
-/// Refuses an output that would replace the folder's own manifest or a part file: the merge
-/// would destroy what it reads.
-Result<void> checkNotTheFolders(std::string_view flag, const std::string& path,
-                                const std::filesystem::path& folder) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::path target = fs::weakly_canonical(fs::absolute(path, ec), ec);
-    if (ec) return {};  // checkOutputPath names what is wrong with it
-    const fs::path dir = fs::weakly_canonical(fs::absolute(folder, ec), ec);
-    if (ec || target.parent_path() != dir) return {};
-    const std::string name = target.filename().string();
-    if (name != kManifestName && !isPartFileName(name)) return {};
-    return fail(std::string(flag) + ": " + quote(path) + " is the ensemble folder's " +
-                (name == kManifestName ? "manifest" : "part file") +
-                ", which the merge reads; give another file (e.g. " +
-                quote((folder / "merged.csv").string()) + ")");
 }
 
 int runEnsembleMerge(const EnsembleOptions& o) {
@@ -281,6 +272,9 @@ void addEnsembleCommand(CLI::App& app, EnsembleOptions& o) {
                     "Comma-separated run indices: run them (again), whatever is done")
         ->check(nonEmpty());
     run->add_flag("--retry-failed", o.retryFailed, "Run the failed runs again");
+    run->add_flag("--dry-run", o.dryRun,
+                  "Check the file, the folder and the flags as a run would, then exit (0, or 2 "
+                  "when refused) without making or running anything");
     CLI::App* status =
         ensemble->add_subcommand("status", "Say how many runs are done, failed and left");
     status->add_option("DIR", o.folder, "The output folder")->required()->check(nonEmpty());

@@ -83,7 +83,7 @@ int runPhase(const PhaseOptions& o) {
     const auto points = runPhaseSweep(phaseEnsemble(*base, o.vary, values, o.steps, o.hysteresis),
                                       backends->size(), backends->backendFor());
     if (!points) return internalFailure(points.error());
-    if (auto ok = outputs.write("--csv", phaseCsv(*points)); !ok)
+    if (auto ok = outputs.write("--csv", phaseCsv(o.vary, *points)); !ok)
         return internalFailure(ok.error());
     if (auto ok = outputs.commit(); !ok) return internalFailure(ok.error());
     return 0;

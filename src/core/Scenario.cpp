@@ -139,11 +139,13 @@ Result<bool> changeParams(Backend& backend, const SimParams& running, const SimP
 }
 
 SimParams fixedDensityParams(std::int64_t fishCount, const SimParams& base) {
-    const double ratio = static_cast<double>(std::max<std::int64_t>(fishCount, 1)) /
-                         static_cast<double>(std::max<std::int64_t>(base.fishCount, 1));
-    const float scale = static_cast<float>(std::max(std::cbrt(ratio), 0.05));
     SimParams params = base;
     params.fishCount = fishCount;
+    // No fish, no density: any scale would be a density nobody gave.
+    if (base.fishCount < 1) return params;
+    const double ratio = static_cast<double>(std::max<std::int64_t>(fishCount, 1)) /
+                         static_cast<double>(base.fishCount);
+    const float scale = static_cast<float>(std::max(std::cbrt(ratio), 0.05));
     params.bounds = base.bounds * scale;
     params.target = base.target * scale;
     params.rocks.clear();

@@ -49,7 +49,8 @@ bool isInScene(const glm::vec3& position, const SimParams& params);
 /// `base` (the defaults unless given) with `fishCount` fish and the tank, the rocks and the target
 /// scaled so that the mean number of fish per unit volume stays that of `base` with its own
 /// fishCount (for the defaults: the 2,000-fish scene). A rock that the scaled tank cannot hold
-/// with its gap to the walls is left out.
+/// with its gap to the walls is left out. A base of 0 fish has no density to keep: its scene
+/// stays as it is, unscaled (`bench --density fixed` refuses such a base first).
 SimParams fixedDensityParams(std::int64_t fishCount, const SimParams& base = SimParams{});
 
 /// What a new fish count does to the scene: `Fixed` scales the tank, the rocks and the target

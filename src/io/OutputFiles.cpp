@@ -114,27 +114,10 @@ class SignalsHeld {
     sigset_t before_{};
 };
 
-/// The file an output replaces: a symbolic link's target, so that the link stays a link (and a
-/// link such as /dev/stdout to a regular file is never itself replaced by one).
-fs::path throughLinks(const fs::path& path) {
-    std::error_code ec;
-    fs::path at = fs::absolute(path, ec);
-    if (ec) return path;
-    // By hand, link by link, so that a link to a file not made yet leads to that file too
-    // (weakly_canonical stops at a link whose target does not exist).
-    for (int hops = 0; fs::is_symlink(at, ec) && hops < 40; ++hops) {
-        const fs::path target = fs::read_symlink(at, ec);
-        if (ec) return path;
-        at = target.is_absolute() ? target : at.parent_path() / target;
-    }
-    const fs::path resolved = fs::weakly_canonical(at, ec);
-    return ec ? path : resolved;
-}
-
 /// Where a path leads, for telling two outputs apart however they are spelt.
 fs::path identity(const fs::path& path) {
     std::error_code ec;
-    fs::path resolved = fs::weakly_canonical(fs::absolute(throughLinks(path), ec), ec);
+    fs::path resolved = fs::weakly_canonical(fs::absolute(outputTarget(path), ec), ec);
     return ec ? path.lexically_normal() : resolved;
 }
 
@@ -370,7 +353,7 @@ Result<void> OutputFiles::check(std::string_view flag, const std::string& path,
                                 std::initializer_list<NamedInput> inputs) {
     if (auto ok = checkOutputPath(flag, path); !ok) return ok;
     if (auto ok = checkNotAnInput(flag, path, inputs); !ok) return ok;
-    const fs::path target = throughLinks(path);
+    const fs::path target = outputTarget(path);
     // A link's target is where the file goes: its folder must be there, and so on.
     if (target != fs::path(path))
         if (auto ok = checkOutputPath(flag, target.string()); !ok) return ok;
@@ -461,12 +444,27 @@ void OutputFiles::discard() {
     outputs_.clear();
 }
 
+fs::path outputTarget(const fs::path& path) {
+    std::error_code ec;
+    fs::path at = fs::absolute(path, ec);
+    if (ec) return path;
+    // By hand, link by link, so that a link to a file not made yet leads to that file too
+    // (weakly_canonical stops at a link whose target does not exist).
+    for (int hops = 0; fs::is_symlink(at, ec) && hops < 40; ++hops) {
+        const fs::path target = fs::read_symlink(at, ec);
+        if (ec) return path;
+        at = target.is_absolute() ? target : at.parent_path() / target;
+    }
+    const fs::path resolved = fs::weakly_canonical(at, ec);
+    return ec ? path : resolved;
+}
+
 bool isTemporaryOf(std::string_view name, std::string_view target) {
     return name.starts_with(temporaryPrefix(target));
 }
 
 Result<void> writeFileAtomically(const fs::path& named, std::string_view content) {
-    const fs::path path = throughLinks(named);
+    const fs::path path = outputTarget(named);
     fs::path temp;
     auto fd = createFor(path, temp);
     if (!fd) return fail(fd.error());

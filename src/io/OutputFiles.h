@@ -81,6 +81,11 @@ class OutputFiles {
 /// a partial file. Errors name the path.
 Result<void> writeFileAtomically(const std::filesystem::path& path, std::string_view content);
 
+/// The file an output written to `path` replaces: a symbolic link's target, link by link (so a
+/// link to a file not made yet leads to that file too), so that the link stays a link and a link
+/// such as /dev/stdout to a regular file is never itself replaced by one.
+std::filesystem::path outputTarget(const std::filesystem::path& path);
+
 /// Whether `name` is a temporary file that writeFileAtomically() or OutputFiles makes beside a
 /// file named `target` (`.TARGET.tmp-PID-N`) while it writes it.
 bool isTemporaryOf(std::string_view name, std::string_view target);

@@ -1,8 +1,15 @@
 #include "fishschool/Ensemble.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <mutex>
+#include <new>
+#include <optional>
 #include <utility>
 
 #include "backends/BackendRegistry.h"
@@ -16,9 +23,13 @@ namespace fishschool {
 
 namespace fs = std::filesystem;
 
-std::expected<EnsembleOutcome, EnsembleFailure> runEnsembleFile(const fs::path& file,
-                                                                const fs::path& out,
-                                                                const EnsembleRunOptions& o) {
+namespace {
+
+constexpr const char* kOutOfMemory =
+    "out of memory; the rows written stay, and the same command resumes (with fewer --jobs?)";
+
+std::expected<EnsembleOutcome, EnsembleFailure> runFile(const fs::path& file, const fs::path& out,
+                                                        const EnsembleRunOptions& o) {
     const auto badInput = [](std::string message) {
         return std::unexpected(EnsembleFailure{true, std::move(message)});
     };
@@ -49,90 +60,119 @@ std::expected<EnsembleOutcome, EnsembleFailure> runEnsembleFile(const fs::path& 
                         " is named twice; name each run once");
     const auto kind = parseBackendFlag(fileName + ": key 'backend'", spec->backend);
     if (!kind) return badInput(kind.error());
+    // A kind this build lacks is refused by --dry-run too; whether this machine can run a built
+    // one (a GPU) is asked only where the runs run: a login node may have none.
+    if (const BackendEntry& entry = backendEntry(*kind); !entry.built)
+        if (auto why = entry.available(); !why)
+            return badInput(fileName + ": key 'backend': " + why.error());
 
-    // The folder: new, empty, or this ensemble's (by its manifest), nothing else.
+    // The folder: new, empty, or this ensemble's (by its manifest), nothing else, and writable:
+    // every refusal is said before anything is made, --dry-run's too.
     // "out/" is the folder "out", as a shell's completion writes it.
     fs::path folder = out;
     while (!folder.has_filename() && folder.has_relative_path()) folder = folder.parent_path();
+    const std::string outName = "--out: " + quote(folderName, 200);
+    const auto writable = [](const fs::path& path) {
+        return ::faccessat(AT_FDCWD, path.c_str(), W_OK | X_OK, AT_EACCESS) == 0 ? 0 : errno;
+    };
     std::error_code error;
     const auto status = fs::status(folder, error);
     if (error && status.type() != fs::file_type::not_found)  // too long, a loop of links, ...
-        return badInput("--out: " + quote(folderName, 200) + " cannot be used: " + error.message());
+        return badInput(outName + " cannot be used: " + error.message());
     if (fs::exists(status) && !fs::is_directory(status))
-        return badInput("--out: " + quote(folderName, 200) +
-                        " is a file; give a folder (it is made if missing)");
-    const EnsembleManifest manifest{spec->hash(), FISHSCHOOL_VERSION, runs, spec->axes};
+        return badInput(outName + " is a file; give a folder (it is made if missing)");
+    const EnsembleManifest ours = manifestOf(*spec, fileName, FISHSCHOOL_VERSION);
+    std::optional<FolderRows> rows;
     if (fs::exists(status)) {
         auto existing = readManifest(folder);
         if (!existing) return badInput(existing.error());
-        if (*existing && (*existing)->hash != manifest.hash)
-            return badInput("--out: " + quote(folderName, 200) +
-                            " holds the runs of another ensemble file (ensemble " +
-                            (*existing)->hash + ", this file's is " + manifest.hash +
-                            "); give another folder, never mix two");
-        if (*existing && (*existing)->version != manifest.version)
-            return badInput("--out: " + quote(folderName, 200) + " was made by fishschool-cli " +
-                            (*existing)->version + ", this is " + manifest.version +
-                            "; give another folder, never mix two");
-        if (!*existing)
+        if (*existing) {
+            if (auto same = checkSameEnsemble(folderName, **existing, ours); !same)
+                return badInput(same.error());
+            auto read = readFolder(folder, "--out");
+            if (!read) return badInput(read.error());
+            rows.emplace(std::move(read->second));
+        } else {
             for (const auto& entry : fs::directory_iterator(folder, error)) {
                 const std::string name = entry.path().filename().string();
                 // Another task of the array may be writing the manifest right now: its
                 // temporary file is no stranger.
                 if (!isPartFileName(name) && name != kManifestName &&
                     !isTemporaryOf(name, kManifestName))
-                    return badInput("--out: " + quote(folderName, 200) + " holds " + quote(name) +
-                                    " and no " + kManifestName +
+                    return badInput(outName + " holds " + quote(name) + " and no " + kManifestName +
                                     ": not an ensemble's folder; give a new or empty folder");
             }
-    } else if (const fs::path parent = folder.parent_path().empty() ? "." : folder.parent_path();
-               !fs::is_directory(parent, error)) {
-        return badInput("--out: " + quote(folderName, 200) + ": its parent folder " +
-                        quote(parent.string(), 200) + " does not exist; make it first");
+            // Part files without a manifest (another task's, just begun): this ensemble's
+            // rows or none, found before a manifest is made.
+            if (auto found = readRows(folder, ours); !found) return badInput(found.error());
+        }
+        if (const int why = writable(folder); why != 0)
+            return badInput(outName + " cannot be written (" + std::strerror(why) +
+                            "); ensemble run writes its part files there: give a folder you "
+                            "can write");
+    } else {
+        const fs::path parent = folder.parent_path().empty() ? "." : folder.parent_path();
+        const auto parentStatus = fs::status(parent, error);
+        if (fs::exists(parentStatus) && !fs::is_directory(parentStatus))
+            return badInput(outName + ": its parent " + quote(parent.string(), 200) +
+                            " is a file, not a folder; give a folder's path");
+        if (!fs::exists(parentStatus))
+            return badInput(outName + ": its parent " + quote(parent.string(), 200) +
+                            (error.value() == ENOTDIR
+                                 ? " is not a folder: a file stands on its path; give a folder's "
+                                   "path"
+                                 : " does not exist; make it first"));
+        if (const int why = writable(parent); why != 0)
+            return badInput(outName + " cannot be made: its parent folder " +
+                            quote(parent.string(), 200) + " cannot be written (" +
+                            std::strerror(why) + "); give a folder you can write");
     }
-    if (o.validateOnly) return EnsembleOutcome{};
+    const auto shareOf = [&](const FolderRows* done) {
+        const auto isDone = [&](std::int64_t i) {
+            const FolderRows::Status status = done ? done->status(i) : FolderRows::Status::None;
+            return status == FolderRows::Status::Ok ||
+                   (status == FolderRows::Status::Failed && !o.retryFailed);
+        };
+        if (!o.only.empty()) return std::pair{std::int64_t(o.only.size()), o.only};
+        std::pair<std::int64_t, std::vector<std::int64_t>> share{0, {}};  // total, to run
+        for (std::int64_t i = o.shardIndex; i < runs; i += o.shardCount) {
+            ++share.first;
+            if (!isDone(i)) share.second.push_back(i);
+        }
+        return share;
+    };
+    if (o.validateOnly) return EnsembleOutcome{shareOf(rows ? &*rows : nullptr).first, 0, 0};
+
     auto backends = makeWorkerBackends(*kind, spec->base, o.jobs);
     if (!backends)  // a kind this machine cannot run at all is the input's fault
         return std::unexpected(EnsembleFailure{!backendEntry(*kind).available(), backends.error()});
-
-    if (!fs::exists(folder, error) && !fs::create_directory(folder, error) &&
-        !fs::is_directory(folder))
-        return badInput("--out: " + quote(folderName, 200) + " cannot be made: " + error.message());
-    // Tasks of one array may all start at once: each writes the same bytes, by rename.
-    if (!fs::exists(folder / kManifestName, error))
-        if (auto ok = writeFileAtomically(folder / kManifestName, manifestJson(manifest, fileName));
-            !ok)
-            return internalFailure(ok.error());
-    auto rows = readRows(folder, manifest);
-    if (!rows) return badInput(rows.error());
-
-    std::vector<std::int64_t> todo;
-    std::int64_t total = 0;
-    auto isDone = [&](std::int64_t i) {
-        const FolderRows::Status status = rows->status(i);
-        return status == FolderRows::Status::Ok ||
-               (status == FolderRows::Status::Failed && !o.retryFailed);
-    };
-    if (!o.only.empty()) {
-        todo = o.only;
-        total = std::int64_t(todo.size());
-    } else {
-        for (std::int64_t i = o.shardIndex; i < runs; i += o.shardCount) {
-            ++total;
-            if (!isDone(i)) todo.push_back(i);
+    if (!rows) {
+        // Made now, or by another task since: either way its manifest, made exclusively, is
+        // read back, and a task of another ensemble file refused.
+        if (!fs::create_directory(folder, error) && !fs::is_directory(folder))
+            return badInput(outName + " cannot be made: " + error.message());
+        auto made = createManifest(folder, ours);
+        if (!made) {
+            const bool refused = writable(folder) != 0;  // made read-only meanwhile
+            return std::unexpected(EnsembleFailure{refused, made.error()});
         }
+        if (auto same = checkSameEnsemble(folderName, *made, ours); !same)
+            return badInput(same.error());
+        auto read = readFolder(folder, "--out");
+        if (!read) return badInput(read.error());
+        if (auto same = checkSameEnsemble(folderName, read->first, ours); !same)
+            return badInput(same.error());
+        rows.emplace(std::move(read->second));
     }
-    const std::string shardName =
-        std::to_string(o.shardIndex) + "of" + std::to_string(o.shardCount);
+    const auto [total, todo] = shareOf(&*rows);
     if (todo.empty()) return EnsembleOutcome{total, 0, 0};
 
     std::signal(SIGXFSZ, SIG_IGN);  // a file over its size limit: an error to report, not death
     const std::size_t workers = std::min(backends->size(), todo.size());
     std::vector<PartFile> parts;
     for (std::size_t w = 0; w < workers; ++w) {
-        auto part =
-            PartFile::open(folder / ("part-" + shardName + "-w" + std::to_string(w) + ".csv"),
-                           ensembleCsvHeader(spec->axes, true));
+        const PartName name{o.shardIndex, o.shardCount, std::int64_t(w)};
+        auto part = PartFile::open(folder / partFileName(name), partFileHeader(ours));
         if (!part) return internalFailure(part.error());
         parts.push_back(std::move(*part));
     }
@@ -141,21 +181,39 @@ std::expected<EnsembleOutcome, EnsembleFailure> runEnsembleFile(const fs::path& 
     EnsembleWork work{
         .runs = todo, .jobs = workers, .backendFor = backends->backendFor(), .onRow = {}};
     work.onRow = [&](std::size_t worker, const RunRow& ran) -> Result<void> {
-        RunRow row = ran;
-        if (o.faults.contains(row.plan.index)) {
-            row.ok = false;
-            row.message = "a fault injected by FISHSCHOOL_FAULT_RUNS";
+        // On a worker's thread, where an exception would end the program: out of memory stops
+        // the runs instead, the rows before kept.
+        try {
+            RunRow row = ran;
+            if (o.faults.contains(row.plan.index)) {
+                row.ok = false;
+                row.message = "a fault injected by FISHSCHOOL_FAULT_RUNS";
+            }
+            if (auto ok = parts[worker].append(ensembleCsvRow(row, true)); !ok) return ok;
+            const std::lock_guard lock(progressMutex);
+            ++progress.done;
+            progress.failed += row.ok ? 0 : 1;
+            if (o.onProgress) o.onProgress(progress);
+            return {};
+        } catch (const std::bad_alloc&) {
+            return fail(kOutOfMemory);
         }
-        if (auto ok = parts[worker].append(ensembleCsvRow(row, true)); !ok) return ok;
-        const std::lock_guard lock(progressMutex);
-        ++progress.done;
-        progress.failed += row.ok ? 0 : 1;
-        if (o.onProgress) o.onProgress(progress);
-        return {};
     };
     const auto ran = runEnsemble(*spec, work);
     if (!ran) return internalFailure(ran.error());
     return EnsembleOutcome{total, std::int64_t(todo.size()), progress.failed};
+}
+
+}  // namespace
+
+std::expected<EnsembleOutcome, EnsembleFailure> runEnsembleFile(const fs::path& file,
+                                                                const fs::path& out,
+                                                                const EnsembleRunOptions& o) {
+    try {
+        return runFile(file, out, o);
+    } catch (const std::bad_alloc&) {
+        return std::unexpected(EnsembleFailure{false, kOutOfMemory});
+    }
 }
 
 }  // namespace fishschool

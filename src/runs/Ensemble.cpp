@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <limits>
@@ -97,7 +98,7 @@ std::string describeValues(const std::vector<EnsembleAxis>& axes,
                            const std::vector<double>& values) {
     std::string text;
     for (std::size_t a = 0; a < axes.size(); ++a)
-        text += (a ? ", " : "") + axes[a].key + " = " + formatNumber(values[a]);
+        text += (a ? ", " : "") + axes[a].key + " = " + formatVaried(axes[a].key, values[a]);
     return text;
 }
 
@@ -281,6 +282,13 @@ Result<EnsembleSpec> parseEnsemble(std::string_view text, std::string_view sourc
                     return fail(where(source, "axes." + axisKey) +
                                 "this key cannot vary; an axis is orientation-width, "
                                 "attraction-width or a numeric config key (docs/config.md)");
+                // Two axes that write one field: in one order or the other, one would change the
+                // value the other set, and a row would name a run that never ran.
+                for (const EnsembleAxis& before : spec.axes)
+                    if (const std::string field = sharedField(before.key, axisKey); !field.empty())
+                        return fail(where(source, "axes." + axisKey) + "axes " + quote(before.key) +
+                                    " and " + quote(axisKey) + " both write " + field +
+                                    ": a run could not have both values; vary one of them");
                 points *= std::max<std::int64_t>(1, std::int64_t(values->size()));
                 spec.axes.push_back({axisKey, std::move(*values)});
             }
@@ -373,6 +381,12 @@ RunPlan planRun(const EnsembleSpec& spec, std::int64_t index) {
         rest /= size;
     }
     plan.seed = spec.seedFromBase ? spec.base.seed : runSeed(spec.seed, index);
+    // A seed axis (phase --vary seed) is the run's seed; a value withVaried refuses is left to
+    // runParams to refuse.
+    for (std::size_t a = 0; a < spec.axes.size(); ++a)
+        if (spec.axes[a].key == "seed" && plan.values[a] >= 0.0 &&
+            plan.values[a] <= kMaxVariedWholeNumber && plan.values[a] == std::floor(plan.values[a]))
+            plan.seed = static_cast<std::uint64_t>(plan.values[a]);
     return plan;
 }
 

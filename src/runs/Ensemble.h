@@ -41,7 +41,8 @@ struct EnsembleSpec {
     std::int64_t window = 0;
     std::string backend = "cpu";  ///< a name of the backend registry
     bool check = false;           ///< checkInvariants after every step; a violation fails the run
-    /// `fishschool-cli phase` only: every run takes the base config's seed, not its own.
+    /// `fishschool-cli phase` only: every run takes the base config's seed, not its own (but a
+    /// "seed" axis, which only phase has, gives each run its value: planRun).
     bool seedFromBase = false;
     /// `phase --hysteresis` only: the runs are one chain in index order, each starting from the
     /// school the one before left, on one backend.
@@ -57,9 +58,10 @@ struct EnsembleSpec {
 
 /// Reads an ensemble file's text; `source` names it in errors and `baseFolder` is where a `base`
 /// path is read from (the file's folder). Unknown keys, wrong types, an empty axis, a key that
-/// cannot vary and too many runs are errors naming the key; every point of the grid is then
-/// checked with the config's own rules (withVaried), the error naming the point and its first
-/// run. More than `maxRuns` runs are refused (a fuzz target asks for fewer).
+/// cannot vary, two axes that write one field (sharedField) and too many runs are errors naming
+/// the key; every point of the grid is then checked with the config's own rules (withVaried), the
+/// error naming the point and its first run. More than `maxRuns` runs are refused (a fuzz target
+/// asks for fewer).
 Result<EnsembleSpec> parseEnsemble(std::string_view text, std::string_view source,
                                    const std::filesystem::path& baseFolder,
                                    std::int64_t maxRuns = kMaxEnsembleRuns);
@@ -73,6 +75,7 @@ struct RunPlan {
     std::uint64_t seed = 0;
 };
 
+/// The seed is the run's own (runSeed), the base's (seedFromBase), or a "seed" axis's value.
 RunPlan planRun(const EnsembleSpec& spec, std::int64_t index);
 /// Run `index`'s seed: the (index + 1)-th output of SplitMix64 started at `masterSeed`.
 std::uint64_t runSeed(std::uint64_t masterSeed, std::int64_t index);

@@ -23,23 +23,65 @@ inline constexpr const char* kManifestName = "manifest.json";
 /// The longest row a part file may hold: far more than any run writes (its message is cut short).
 inline constexpr std::size_t kMaxRowBytes = 1 << 20;
 
-/// What DIR/manifest.json says: which ensemble, made by which program, how many runs.
+/// What DIR/manifest.json says: which ensemble, made by which program, and what the row of each
+/// run must hold (its replicate, its seed), so that status and merge check rows without the file.
 struct EnsembleManifest {
     std::string hash;
     std::string version;
     std::int64_t runs = 0;
     std::vector<EnsembleAxis> axes;  ///< their keys only
+    std::uint64_t seed = 0;          ///< the master seed: run i's seed is runSeed(seed, i)
+    std::int64_t replicates = 1;     ///< run i is replicate i % replicates
+    std::string file;                ///< the ensemble file the folder was made from, as named
 };
 
-/// The manifest's text; `file` is the ensemble file the folder was made from.
-std::string manifestJson(const EnsembleManifest& manifest, const std::string& file);
+/// The manifest of `spec`'s folder, made from the ensemble file named `file` by the program of
+/// `version`.
+EnsembleManifest manifestOf(const EnsembleSpec& spec, const std::string& file,
+                            const std::string& version);
+
+/// The manifest's text. Its "check" is a hash of the rest, so that a hand edit that keeps the
+/// ensemble's hash (a run count, a seed) is found by every command that reads the folder.
+std::string manifestJson(const EnsembleManifest& manifest);
+
 /// The folder's manifest; nullopt when it has none. One that `ensemble run` did not write (a
-/// link, a FIFO, a hostile hash or version, an axis that cannot vary) is an error.
+/// link, a FIFO, an edited value, a key added or missing, any text but manifestJson's) is an
+/// error.
 [[nodiscard]] Result<std::optional<EnsembleManifest>> readManifest(
     const std::filesystem::path& folder);
 
-/// Whether `name` is a part file's: "part-*.csv".
+/// Creates the folder's manifest exclusively: its whole text goes to a temporary file, linked
+/// (link(2)) to the manifest's name only where no manifest is, so that of tasks started at once
+/// the first one's wins and no reader sees half a manifest. Returns the manifest the folder then
+/// holds, whoever wrote it, for the caller to compare with its own (checkSameEnsemble).
+[[nodiscard]] Result<EnsembleManifest> createManifest(const std::filesystem::path& folder,
+                                                      const EnsembleManifest& manifest);
+
+/// Refuses the manifest `found` in the folder `folderName` where it is not `ours`: another
+/// ensemble file, another version, or other values under the same hash.
+[[nodiscard]] Result<void> checkSameEnsemble(const std::string& folderName,
+                                             const EnsembleManifest& found,
+                                             const EnsembleManifest& ours);
+
+/// Whether `name` is a part file's, "part-*.csv": every such name in a folder is the ensemble's
+/// (the merge never writes one), though only partFileName's spelling is read.
 bool isPartFileName(std::string_view name);
+
+/// Which runs a part file holds: `part-KofN-wW.csv` holds runs of shard K of N (index % N == K),
+/// appended by worker W.
+struct PartName {
+    std::int64_t shard = 0;
+    std::int64_t shards = 1;
+    std::int64_t worker = 0;
+};
+std::string partFileName(const PartName& part);
+/// The part file that `name` is, in partFileName's spelling only (no sign, no leading zero, K
+/// below N, N at most kMaxEnsembleRuns); nullopt for any other name.
+std::optional<PartName> parsePartFileName(std::string_view name);
+
+/// A part file's first line: the rows' CSV header, then the ensemble's hash as one more column
+/// ("ensemble=HASH", which no row fills), so that a part file says whose rows it holds.
+std::string partFileHeader(const EnsembleManifest& manifest);
 
 /// Calls `onLine(line, offset)` with each whole line of `path` (without its newline) and where it
 /// starts, reading the file in pieces so that a part file of any size costs a row's memory; a
@@ -96,12 +138,25 @@ class FolderRows {
 
 /// The rows of every part file of the folder, the one kept for each run (FolderRows::offer). A
 /// last line without its newline is a row cut short by a kill: ignored. Anything but a regular
-/// file under a part file's name is left unread, with a line on stderr.
+/// file under a part file's name is left unread, with a line on stderr. Every row is checked
+/// against its run, and the folder is refused for a part file whose name is not partFileName's
+/// or whose header is not this ensemble's (partFileHeader), and for a row whose run is beyond
+/// the ensemble or not of its file's shard, or whose replicate or seed is not its run's.
 [[nodiscard]] Result<FolderRows> readRows(const std::filesystem::path& folder,
                                           const EnsembleManifest& manifest);
 
-/// The folder of `status` and `merge`: its manifest and rows.
-[[nodiscard]] Result<std::pair<EnsembleManifest, FolderRows>> readFolder(const std::string& dir);
+/// The one reader of an ensemble's folder, for `ensemble run`, `status` and `merge` alike: the
+/// manifest (readManifest) and the rows (readRows), each checked. `flag` names the folder in
+/// errors ("DIR", "--out").
+[[nodiscard]] Result<std::pair<EnsembleManifest, FolderRows>> readFolder(
+    const std::filesystem::path& dir, std::string_view flag = "DIR");
+
+/// Refuses `path` as the merge's output `flag` where it would replace the folder's manifest or
+/// a part file: the path is followed link by link as the output's writer follows it (to a file
+/// not made yet too) and its folder compared with `folder` by device and inode; where the file
+/// exists, it is compared with each of the folder's files too (a hard link).
+[[nodiscard]] Result<void> checkNotTheFolders(std::string_view flag, const std::string& path,
+                                              const std::filesystem::path& folder);
 
 /// "run 3 (rCohesion = 2, replicate 1)": a run as messages name it.
 std::string runName(const RunRow& row, const EnsembleManifest& manifest);

@@ -1,7 +1,9 @@
 #include "PhaseSweep.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 #include "core/ParamTable.h"
@@ -51,12 +53,58 @@ Result<SimParams> withVaried(const SimParams& base, std::string_view what, std::
         return fail(std::string(what) + ": " + quote(key) +
                     " is not allowed; must be orientation-width, attraction-width or a numeric "
                     "config key (docs/config.md)");
-    if (takesWholeNumbers(key) && (value != std::floor(value) || std::abs(value) > 9e15))
+    if (takesWholeNumbers(key) && value != std::floor(value))
         return fail(std::string(what) + " " + std::string(key) + " = " + formatNumber(value) +
                     " is not allowed; " + std::string(key) + " takes whole numbers");
+    if (takesWholeNumbers(key) && std::abs(value) > kMaxVariedWholeNumber)
+        return fail(std::string(what) + " " + std::string(key) + " = " + formatVaried(key, value) +
+                    " is not allowed; a varied value is a double, which cannot hold every whole "
+                    "number above 2^53, so whole numbers vary up to 9007199254740991 (2^53 - 1)");
     // Straight into the field, as a config file would set it: no JSON text a point (an
     // ensemble checks every point of its grid, up to 10^7).
     return withConfigNumber(base, key, value, std::string(what) + " " + std::string(key));
+}
+
+std::string formatVaried(std::string_view key, double value) {
+    // Up to 2^64 %.0f writes the double's own value, at most 20 digits.
+    if (takesWholeNumbers(key) && value == std::floor(value) && std::abs(value) <= 0x1p64) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.0f", value == 0.0 ? 0.0 : value);
+        return text;
+    }
+    return formatNumber(value);
+}
+
+namespace {
+
+constexpr std::string_view kOrientationWidthField = "rAlignment - rSeparation (orientation-width)";
+constexpr std::string_view kAttractionWidthField = "rCohesion - rAlignment (attraction-width)";
+
+/// What setting `key` sets (first) and changes besides: see sharedField.
+std::vector<std::string_view> fieldsChangedBy(std::string_view key) {
+    if (key == kOrientationWidth) return {kOrientationWidthField, "rAlignment", "rCohesion"};
+    if (key == kAttractionWidth) return {kAttractionWidthField, "rCohesion"};
+    if (key == "rSeparation") return {key, kOrientationWidthField};
+    if (key == "rAlignment") return {key, kOrientationWidthField, kAttractionWidthField};
+    if (key == "rCohesion") return {key, kAttractionWidthField};
+    return {key};
+}
+
+}  // namespace
+
+std::string sharedField(std::string_view a, std::string_view b) {
+    const auto changedByA = fieldsChangedBy(a), changedByB = fieldsChangedBy(b);
+    auto changes = [](const std::vector<std::string_view>& fields, std::string_view field) {
+        return std::find(fields.begin(), fields.end(), field) != fields.end();
+    };
+    // A config key's own field rather than a width, where both are shared.
+    const bool aIsKey = a != kOrientationWidth && a != kAttractionWidth;
+    for (const bool first : {aIsKey, !aIsKey}) {
+        const auto& setter = first ? changedByA : changedByB;
+        const auto& other = first ? changedByB : changedByA;
+        if (changes(other, setter.front())) return std::string(setter.front());
+    }
+    return {};
 }
 
 std::vector<double> sweepValues(double from, double to, std::int64_t count) {
@@ -79,7 +127,7 @@ EnsembleSpec phaseEnsemble(const SimParams& base, std::string_view key,
             sweep.axes.front().values.push_back(values[i]);
     sweep.steps = steps;
     sweep.window = steps - steps / 2;  // (steps + 1) / 2, which overflows
-    sweep.seedFromBase = true;
+    sweep.seedFromBase = true;         // a "seed" axis gives each run its own (planRun)
     sweep.chained = hysteresis;
     return sweep;
 }
@@ -101,7 +149,8 @@ Result<std::vector<PhasePoint>> runPhaseSweep(
         point.polarization = row.measures.polarization;
         point.milling = row.measures.milling;
         if (!row.ok)
-            errors[i] = point.direction + " " + formatNumber(point.value) + ": " + row.message;
+            errors[i] = point.direction + " " + formatVaried(sweep.axes.front().key, point.value) +
+                        ": " + row.message;
         return {};
     };
     if (auto ok = runEnsemble(sweep, work); !ok) return fail(ok.error());
@@ -110,10 +159,10 @@ Result<std::vector<PhasePoint>> runPhaseSweep(
     return points;
 }
 
-std::string phaseCsv(const std::vector<PhasePoint>& points) {
+std::string phaseCsv(std::string_view key, const std::vector<PhasePoint>& points) {
     std::string csv = "value,direction,polarization,milling\n";
     for (const PhasePoint& p : points)
-        csv += formatNumber(p.value) + "," + p.direction + "," + formatNumber(p.polarization) +
+        csv += formatVaried(key, p.value) + "," + p.direction + "," + formatNumber(p.polarization) +
                "," + formatNumber(p.milling) + "\n";
     return csv;
 }

@@ -23,16 +23,36 @@ namespace fishschool {
 inline constexpr std::string_view kOrientationWidth = "orientation-width";
 inline constexpr std::string_view kAttractionWidth = "attraction-width";
 
+/// The largest whole number a varied key takes (2^53 - 1): values are doubles, which hold every
+/// whole number only up to 2^53 (2^53 + 1 reads as 2^53), so a larger seed could not be the
+/// one a row says.
+inline constexpr double kMaxVariedWholeNumber = 9007199254740991.0;
+
 /// Whether withVaried takes `key`: the two widths and the numeric config keys.
 bool canVary(std::string_view key);
 
 /// `base` with `key` set to `value`, validated. "orientation-width" (Δr_o) sets
 /// rAlignment = rSeparation + value and moves rCohesion with it, so that r_r and Δr_a
 /// (rCohesion - rAlignment) stay; "attraction-width" (Δr_a) sets rCohesion = rAlignment + value;
-/// any other key must be a numeric key of the config. The error names `what` (the flag), the
-/// key or the value and what is allowed.
+/// any other key must be a numeric key of the config (a whole-number key: a whole number up to
+/// kMaxVariedWholeNumber). The error names `what` (the flag), the key or the value and what is
+/// allowed.
 [[nodiscard]] Result<SimParams> withVaried(const SimParams& base, std::string_view what,
                                            std::string_view key, double value);
+
+/// `value` of `key` as rows and messages show it: a whole-number key's value in full digits
+/// (a seed of 20000001 is not "2e+07"), any other as formatNumber shows it.
+std::string formatVaried(std::string_view key, double value);
+
+/// What two keys that vary at once both write, or empty when neither changes the value the other
+/// sets, in either order. Each key sets one quantity and changes others: a config key sets
+/// itself, and rSeparation, rAlignment and rCohesion also change the widths made of them;
+/// orientation-width sets rAlignment - rSeparation and moves rAlignment and rCohesion;
+/// attraction-width sets rCohesion - rAlignment and moves rCohesion. So the two widths go together
+/// (each holds the other), and rSeparation goes with attraction-width; rCohesion and
+/// attraction-width share "rCohesion", orientation-width and rSeparation share
+/// "rAlignment - rSeparation (orientation-width)".
+std::string sharedField(std::string_view a, std::string_view b);
 
 /// `count` values evenly from `from` to `to`, both included (`from` alone when count is 1).
 std::vector<double> sweepValues(double from, double to, std::int64_t count);
@@ -45,8 +65,9 @@ struct PhasePoint {
     double milling = 0.0;
 };
 
-/// The ensemble of a sweep: `key` over `values` from `base` (its seed for every run), the
-/// measures averaged over the last half of each run ((steps + 1) / 2 steps). With `hysteresis`
+/// The ensemble of a sweep: `key` over `values` from `base` (its seed for every run, but when
+/// `key` is "seed": then each run's seed is its value), the measures averaged over the last half
+/// of each run ((steps + 1) / 2 steps). With `hysteresis`
 /// the runs are one chain, the values up and then down again (the top value once), one school
 /// carried through them; else each value starts from a new school (makeInitialSchool).
 EnsembleSpec phaseEnsemble(const SimParams& base, std::string_view key,
@@ -58,7 +79,8 @@ Result<std::vector<PhasePoint>> runPhaseSweep(
     const EnsembleSpec& sweep, std::size_t jobs,
     const std::function<Result<Backend*>(std::size_t worker, const SimParams& params)>& backendFor);
 
-/// "value,direction,polarization,milling" and a row per point, numbers to 9 significant digits.
-std::string phaseCsv(const std::vector<PhasePoint>& points);
+/// "value,direction,polarization,milling" and a row per point, the value of `key` as
+/// formatVaried shows it, the measures to 9 significant digits.
+std::string phaseCsv(std::string_view key, const std::vector<PhasePoint>& points);
 
 }  // namespace fishschool

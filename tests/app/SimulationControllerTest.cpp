@@ -179,6 +179,42 @@ TEST_F(Controller, AtFixedDensityANewCountScalesTheTankByTheCubeRootAndKeepsEver
     expectAllInScene(*sim);
 }
 
+// Issue 33: a base of no fish was taken for one fish's density, and the first count scaled the
+// tank by its cube root (1,000 fish: ten times the tank).
+TEST_F(Controller, AtFixedDensityABaseOfNoFishScalesNothingAndTheSceneInViewBecomesTheBase) {
+    auto sim = make(0, BackendKind::Cpu);
+    ASSERT_TRUE(sim);
+    sim->setDensity(Density::Fixed);
+    const SimParams empty = sim->params();
+    ASSERT_EQ(sim->densityBase().fishCount, 0);
+    EXPECT_EQ(fixedDensityParams(1000, empty).bounds, empty.bounds);
+
+    SimParams p = empty;
+    p.fishCount = 1000;
+    ASSERT_TRUE(sim->applyParams(p));
+    EXPECT_EQ(sim->params(), p);  // the tank, rocks and target as they were
+    EXPECT_EQ(sim->fishCount(), 1000u);
+    EXPECT_EQ(sim->densityBase(), p);
+    expectAllInScene(*sim);
+
+    // From then on the density in view is the one kept.
+    p.fishCount = 8000;
+    ASSERT_TRUE(sim->applyParams(p));
+    expectScaled(sim->params(), empty, 2.0);
+    expectAllInScene(*sim);
+
+    // A base of no fish set from outside (the app's --fish N over a config of 0 fish) alike.
+    SimParams none = sim->params();
+    none.fishCount = 0;
+    sim->setDensityBase(none);
+    const SimParams running = sim->params();
+    p = running;
+    p.fishCount = 500;
+    ASSERT_TRUE(sim->applyParams(p));
+    EXPECT_EQ(sim->params().bounds, running.bounds);
+    EXPECT_EQ(sim->densityBase().fishCount, 500);
+}
+
 TEST_F(Controller, TheMeasuresOfABigSchoolAreTakenOnAWorkerAndStillArrive) {
     // At the default school's density, as the app keeps it (in the default tank 200,000 fish
     // would have a hundred times the neighbours).

@@ -16,6 +16,7 @@
 // test waits for frames by watching it, so a slow software renderer only makes the test slower.
 
 #include <fcntl.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <imgui.h>
 #include <poll.h>
@@ -28,9 +29,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -80,6 +83,8 @@ class Process {
         envp.push_back(nullptr);
         const int outFd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (outFd < 0) return false;
+        status_.reset();
+        signal_ = 0;
         const pid_t parent = ::getpid();
         pid_ = ::fork();
         if (pid_ == 0) {  // only async-signal-safe calls from here to exec
@@ -107,9 +112,10 @@ class Process {
         while (pid_ > 0 && !status_) {
             int raw = 0;
             const pid_t done = ::waitpid(pid_, &raw, WNOHANG);
-            if (done == pid_ || done < 0)
+            if (done == pid_ || done < 0) {
                 status_ = done == pid_ && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-            else if (Clock::now() >= until)
+                if (done == pid_ && WIFSIGNALED(raw)) signal_ = WTERMSIG(raw);
+            } else if (Clock::now() >= until)
                 break;
             else
                 std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -117,9 +123,13 @@ class Process {
         return status_;
     }
 
-    void terminate() {
-        if (pid_ > 0 && !wait()) ::kill(pid_, SIGTERM);
+    void terminate() { send(SIGTERM); }
+    void send(int signal) {
+        if (pid_ > 0 && !wait()) ::kill(pid_, signal);
     }
+    pid_t pid() const { return pid_; }
+    /// The signal that ended the process, 0 if none did (or it runs).
+    int endingSignal() const { return signal_; }
 
     void stop() {
         if (pid_ <= 0 || wait()) return;
@@ -133,6 +143,7 @@ class Process {
   private:
     pid_t pid_ = -1;
     std::optional<int> status_;
+    int signal_ = 0;
 };
 
 /// Part of the screen, as RGB rows.
@@ -466,8 +477,8 @@ class AppUnderX : public ::testing::Test {
         }
     }
     /// Esc, as a user quits; the app's exit status. An app that has not quit 10 s later (Esc went
-    /// to a text field, or was not seen) fails the test and is sent SIGTERM, which it takes as the
-    /// window being closed: it still writes its files, for the test to say what else went wrong.
+    /// to a text field, or was not seen) fails the test and is sent SIGTERM, which ends it without
+    /// writing its files.
     int quit() {
         xdo("key Escape");
         if (const auto status = app_.wait(10.0)) return *status;
@@ -612,6 +623,98 @@ TEST_F(AppUnderX, AQuickCtrlASelectsTheWholeField) {
     const auto config = loadConfig(path("end.json"));
     ASSERT_TRUE(config) << config.error();
     EXPECT_EQ(config->fishCount, 1234);
+}
+
+/// The process id of `parent`'s child running `program`, or -1.
+pid_t childRunning(pid_t parent, const std::string& program) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        // "pid (comm) state ppid ...": comm may hold spaces, so read from its last ')'.
+        std::ifstream stat(entry.path() / "stat");
+        std::string line;
+        if (!std::getline(stat, line)) continue;
+        const auto open = line.find('('), close = line.rfind(')');
+        if (open == std::string::npos || close == std::string::npos) continue;
+        std::istringstream rest(line.substr(close + 2));
+        char state = 0;
+        pid_t ppid = 0;
+        if (rest >> state >> ppid && ppid == parent &&
+            line.substr(open + 1, close - open - 1) == program)
+            return static_cast<pid_t>(std::stol(name));
+    }
+    return -1;
+}
+
+/// Whether `pid` has ended (gone, or a zombie not reaped yet) within `seconds`.
+bool ends(pid_t pid, double seconds) {
+    const auto until = Clock::now() + std::chrono::duration<double>(seconds);
+    for (;;) {
+        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+        std::string line;
+        if (!std::getline(stat, line)) return true;
+        const auto state = line.find(") ");
+        if (state != std::string::npos && (line[state + 2] == 'Z' || line[state + 2] == 'X'))
+            return true;
+        if (Clock::now() >= until) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
+// Issue 33, items 4 and 5: SIGTERM and SIGINT were a closed window to the app (SDL's), which then
+// replaced --state-out, --config-out and the video with what it had so far, and exited 0; SIGHUP
+// left the video's half-written temporary file, and ffmpeg writing it after the app had died.
+// Now a signal ends the app as a failed run, with nothing written and nothing left, ffmpeg gone
+// with it; closing the window still writes every output.
+TEST_F(AppUnderX, ASignalWritesNothingClosingTheWindowWritesAll) {
+    if (std::string(FISHSCHOOL_FFPROBE).empty()) GTEST_SKIP() << "no ffmpeg to record with";
+    // Wide enough for the overlay whose frame time waitFrames() watches.
+    constexpr int kWidth = 640, kHeight = 400;
+    const std::vector<std::string> outputs = {"v.mp4", "end.csv", "end.json"};
+    const std::string args = "--record " + path("v.mp4") + " --state-out " + path("end.csv") +
+                             " --config-out " + path("end.json");
+    const auto folder = [&] {
+        std::set<std::string> names;
+        for (const auto& entry : fs::directory_iterator(dir_))
+            names.insert(entry.path().filename().string());
+        return names;
+    };
+    for (const int signal : {SIGTERM, SIGINT, SIGHUP}) {
+        SCOPED_TRACE(::strsignal(signal));
+        for (const std::string& name : outputs) std::ofstream(path(name)) << "keep me";
+        window_.clear();
+        ASSERT_NO_FATAL_FAILURE(launch(kWidth, kHeight, args));
+        if (IsSkipped()) return;
+        pid_t ffmpeg = -1;
+        for (int k = 0; k < 500 && ffmpeg < 0; ++k) {
+            ffmpeg = childRunning(app_.pid(), "ffmpeg");
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        ASSERT_GT(ffmpeg, 0) << "no ffmpeg recording: " << readFile(path("stderr.txt"));
+        ASSERT_NO_FATAL_FAILURE(waitFrames(3));
+
+        app_.send(signal);
+        ASSERT_TRUE(app_.wait(10.0)) << "the app did not end on the signal";
+        EXPECT_EQ(app_.endingSignal(), signal) << readFile(path("stderr.txt"));
+        for (const std::string& name : outputs) EXPECT_EQ(readFile(path(name)), "keep me") << name;
+        EXPECT_EQ(folder(), (std::set<std::string>{"end.csv", "end.json", "fb", "stderr.txt",
+                                                   "v.mp4", "xvfb.txt"}));
+        EXPECT_TRUE(ends(ffmpeg, 2.0)) << "ffmpeg goes on without the app";
+        xvfb_.stop();
+    }
+
+    window_.clear();
+    ASSERT_NO_FATAL_FAILURE(launch(kWidth, kHeight, args));
+    ASSERT_NO_FATAL_FAILURE(waitFrames(5));
+    ASSERT_EQ(quit(), 0) << readFile(path("stderr.txt"));
+    const auto config = loadConfig(path("end.json"));
+    ASSERT_TRUE(config) << config.error();
+    const auto school = loadStateCsv(path("end.csv"), *config);
+    ASSERT_TRUE(school) << school.error();
+    EXPECT_EQ(school->size(), static_cast<std::size_t>(config->fishCount));
+    EXPECT_EQ(readFile(path("v.mp4")).substr(4, 4), "ftyp") << "the video was not written";
+    EXPECT_THAT(readFile(path("stderr.txt")), ::testing::HasSubstr("wrote the video '"));
 }
 
 }  // namespace

@@ -102,6 +102,20 @@ TEST(AppOptions, ABadGpuBufferLimitIsRefusedBeforeTheWindow) {
     EXPECT_TRUE(parse({}));
 }
 
+// The video's file has no name while ffmpeg writes it (VideoRecorder), so the container is told
+// to ffmpeg rather than left to the extension: the one ffmpeg would have picked from it.
+TEST(AppOptions, EachVideoExtensionHasTheMuxerFfmpegWouldPick) {
+    EXPECT_EQ(videoMuxer("a.mp4"), "mp4");
+    EXPECT_EQ(videoMuxer("dir.mkv/A.M4V"), "ipod");
+    EXPECT_EQ(videoMuxer("take:1.MOV"), "mov");
+    EXPECT_EQ(videoMuxer("pipe:/v.mkv"), "matroska");
+    for (const char* refused : {"a.webm", "a", "a.mp4.txt", ".mp4", "a.mp"})
+        EXPECT_FALSE(videoMuxer(refused)) << refused;
+    EXPECT_EQ(refusal({"--record", "a.webm"}).rfind("--record: 'a.webm' is not allowed", 0), 0u);
+    // A name that ffmpeg would read as a URL is a file name like any other.
+    EXPECT_EQ(refusal({"--frames", "1", "--record", "take:1.mp4"}), "accepted");
+}
+
 TEST(AppOptions, HelpIsTextToPrintNotAnError) {
     const auto options = parse({"--help"});
     ASSERT_TRUE(options) << options.error();

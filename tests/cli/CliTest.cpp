@@ -58,6 +58,7 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessageAndWritesNoFile) {
     write("small.json", R"({"bounds": [25, 20, 25], "rocks": []})");
     write("bad.csv", "x,y,z\n1,2,3\n");
     write("far.csv", "x,y,z,vx,vy,vz\n0,0,30,0,0,0\n");  // inside the default tank only
+    write("zero.json", R"({"fishCount": 0})");
     const std::string out = " --state-out " + path("out.csv");
     const std::string csv = " --csv " + path("bench.csv");
     struct Case {
@@ -132,6 +133,9 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessageAndWritesNoFile) {
         {"bench --steps 1 --fish 10 --neighbors grid,octree" + csv, "--neighbors"},
         {"bench --steps 1 --fish 10 --density sparse" + csv, "--density"},
         {"bench --steps 0 --fish 10" + csv, "--steps"},
+        // Issue 33: a scene of no fish has no density to keep, not one fish's.
+        {"bench --steps 1 --fish 10 --density fixed --config " + path("zero.json") + csv,
+         "--density fixed: the config '" + path("zero.json") + "' has fishCount 0"},
         {"bench --steps 1 --warmup -1 --fish 10" + csv, "--warmup"},
         {"bench --steps 1 --fish 10 --config " + path("bad.json") + csv, "rCohesion"},
         {"bench --fish 10" + csv, "--steps"},
@@ -147,6 +151,11 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessageAndWritesNoFile) {
          "--vary: 'colour' is not allowed"},
         {"phase --vary noise --from 0 --to 11 --count 2 --steps 2" + csv, "noise: 11"},
         {"phase --vary fishCount --from 1 --to 2 --count 3 --steps 2" + csv, "whole numbers"},
+        // Issue 33: past 2^53 a double is not the seed typed; the refusal says so.
+        {"phase --vary seed --from 9007199254740992 --to 9007199254740993 --count 2 --steps 2" +
+             csv,
+         "--vary seed = 9007199254740992 is not allowed; a varied value is a double, which cannot "
+         "hold every whole number above 2^53, so whole numbers vary up to 9007199254740991"},
         {"phase --vary orientation-width --from -9 --to 1 --count 2 --steps 2" + csv,
          "--vary orientation-width = -9: rCohesion: -6.5 is not allowed"},
         {"phase --vary noise --from 0 --to 1 --count 2 --steps 2", "--csv"},
@@ -199,6 +208,41 @@ TEST_F(Cli, PhaseWritesARowPerValueAndDirection) {
     EXPECT_EQ(loop.substr(loop.rfind('\n', loop.size() - 2) + 1, 7), "0,down,");
     // The loop's first value starts from the fresh run's school (and tbb steps as cpu does).
     EXPECT_EQ(lineAfter(fresh, "\n0,fresh,"), lineAfter(loop, "\n0,up,"));
+}
+
+// Issue 33: every row of --vary seed ran the config's seed.
+TEST_F(Cli, PhaseVarySeedRunsEachRowWithItsSeed) {
+    const std::string school = R"("fishCount": 30, "noise": 0.2, "bounds": [10, 10, 10],
+                                   "rocks": [])";
+    write("seed0.json", "{" + school + R"(, "seed": 0})");
+    const std::string common = " --steps 4 --config ";
+    ASSERT_EQ(cli("phase --vary seed --from 5 --to 6 --count 2 --csv " + path("seeds.csv") +
+                  common + path("seed0.json"))
+                  .status,
+              0);
+    ASSERT_EQ(cli("phase --vary seed --from 20000001 --to 20000001 --count 1 --csv " +
+                  path("big.csv") + common + path("seed0.json"))
+                  .status,
+              0);
+    const std::string seeds = read(path("seeds.csv")), big = read(path("big.csv"));
+    auto measures = [](const std::string& csv, const std::string& row) {
+        const std::size_t at = csv.find("\n" + row);
+        EXPECT_NE(at, std::string::npos) << row << " in\n" << csv;
+        const std::size_t start = at + 1 + row.size();
+        return csv.substr(start, csv.find('\n', start) - start);
+    };
+    // Each row is what a config with that seed gives.
+    for (const std::string seed : {"5", "6", "20000001"}) {
+        write("seed" + seed + ".json", "{" + school + ", \"seed\": " + seed + "}");
+        ASSERT_EQ(cli("phase --vary noise --from 0.2 --to 0.2 --count 1 --csv " +
+                      path("alone.csv") + common + path("seed" + seed + ".json"))
+                      .status,
+                  0);
+        EXPECT_EQ(measures(seed == "20000001" ? big : seeds, seed + ",fresh,"),
+                  measures(read(path("alone.csv")), "0.2,fresh,"))
+            << seed;
+    }
+    EXPECT_NE(measures(seeds, "5,fresh,"), measures(seeds, "6,fresh,"));
 }
 
 TEST_F(Cli, AStateFileCanBeReadAndReplacedInOneRun) {

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "CliFixture.h"
@@ -134,8 +136,12 @@ TEST_F(Ensemble, AFailedRunIsARowAndRetryFailedRunsItAgain) {
     const std::string withFaults = "FISHSCHOOL_FAULT_RUNS=3,8 " + std::string(FISHSCHOOL_CLI_PATH) +
                                    " ensemble run " + path("e.json") + " --out " + path("f") +
                                    " 2>" + path("faults.txt");
-    ASSERT_EQ(std::system(withFaults.c_str()), 0);
-    EXPECT_THAT(read(path("faults.txt")), HasSubstr("2 of 12 runs failed"));
+    // A failed run fails the call (exit 1) as it would fail `simulate`; the others are rows.
+    const int raw = std::system(withFaults.c_str());
+    ASSERT_TRUE(WIFEXITED(raw));
+    EXPECT_EQ(WEXITSTATUS(raw), 1);
+    EXPECT_THAT(read(path("faults.txt")),
+                HasSubstr("error: 2 of 12 runs failed; their rows say why"));
     const CliRun status = cli("ensemble status " + path("f"));
     EXPECT_THAT(status.out, HasSubstr("done 10, failed 2, left 0"));
     EXPECT_THAT(status.out, HasSubstr("failed: run 3 (orientation-width = 0, attraction-width = "
@@ -144,8 +150,9 @@ TEST_F(Ensemble, AFailedRunIsARowAndRetryFailedRunsItAgain) {
     EXPECT_THAT(read(path("f.csv")),
                 HasSubstr(",failed,30,,,,,\"a fault injected by FISHSCHOOL_FAULT_RUNS\"\n"));
     // Without --retry-failed a failed run counts as done; with it, it runs again.
-    EXPECT_THAT(cli("ensemble run " + path("e.json") + " --out " + path("f")).err,
-                HasSubstr("are done"));
+    const CliRun done = cli("ensemble run " + path("e.json") + " --out " + path("f"));
+    EXPECT_EQ(done.status, 0);
+    EXPECT_THAT(done.err, HasSubstr("are done"));
     const CliRun retry =
         cli("ensemble run " + path("e.json") + " --out " + path("f") + " --retry-failed");
     ASSERT_EQ(retry.status, 0) << retry.err;
@@ -244,22 +251,29 @@ TEST_F(Ensemble, BadInputExitsTwoNamingItAndWritesNothing) {
         {"", " --only 12", "--only: '12' is not allowed"},
         {"", " --jobs 0", "--jobs"},
         {"", "@" + path("file"), "is a file; give a folder"},
+        {"", "@" + path("file") + "/sub",
+         "--out: '" + path("file") + "/sub': its parent '" + path("file") +
+             "' is a file, not a folder"},
+        {"", "@" + path("file") + "/a/sub", "a file stands on its path"},
+        {"", "@" + path("nowhere") + "/sub", "nowhere' does not exist; make it first"},
         {"", "@" + path("theirs"), "holds the runs of another ensemble file"},
     };
     const auto before = listing();
-    for (const Case& c : cases) {
-        write("bad.json", c.ensemble.empty() ? kEnsemble : c.ensemble);
-        const bool otherOut = c.flags.starts_with("@");
-        const std::string out = otherOut ? c.flags.substr(1) : path("out");
-        const CliRun run =
-            cli("ensemble run " + path("bad.json") + " --out " + out + (otherOut ? "" : c.flags));
-        EXPECT_EQ(run.status, 2) << c.ensemble << c.flags << "\n" << run.err;
-        EXPECT_THAT(run.err, HasSubstr(c.mustSay)) << c.ensemble << c.flags;
-        EXPECT_EQ(lines(run.err), 1u) << run.err;
-        auto now = listing();
-        now.erase("bad.json");
-        EXPECT_EQ(now, before) << c.ensemble << c.flags;
-    }
+    // --dry-run makes the same checks and refuses alike.
+    for (const char* dryRun : {"", " --dry-run"})
+        for (const Case& c : cases) {
+            write("bad.json", c.ensemble.empty() ? kEnsemble : c.ensemble);
+            const bool otherOut = c.flags.starts_with("@");
+            const std::string out = otherOut ? c.flags.substr(1) : path("out");
+            const CliRun run = cli("ensemble run " + path("bad.json") + " --out " + out +
+                                   (otherOut ? "" : c.flags) + dryRun);
+            EXPECT_EQ(run.status, 2) << c.ensemble << c.flags << dryRun << "\n" << run.err;
+            EXPECT_THAT(run.err, HasSubstr(c.mustSay)) << c.ensemble << c.flags << dryRun;
+            EXPECT_EQ(lines(run.err), 1u) << run.err;
+            auto now = listing();
+            now.erase("bad.json");
+            EXPECT_EQ(now, before) << c.ensemble << c.flags << dryRun;
+        }
     EXPECT_EQ(cli("ensemble status " + path("file")).status, 2);
     EXPECT_THAT(cli("ensemble merge " + path("nothing") + " --csv " + path("m.csv")).err,
                 HasSubstr("is not a folder made by `ensemble run`"));
@@ -312,6 +326,248 @@ TEST_F(Ensemble, AnOutFolderWithATrailingSlashIsThatFolder) {
     ASSERT_EQ(run.status, 0) << run.err;
     ASSERT_EQ(cli("ensemble merge " + path("slash") + "/ --csv " + path("slash.csv")).status, 0);
     EXPECT_EQ(read(path("slash.csv")), one);
+}
+
+/// --dry-run makes every check of `ensemble run` (the file, the folder, the shard, --jobs,
+/// --only) and exits 0 without making or running anything: scripts/slurm/submit.sh asks it
+/// before it submits an array.
+TEST_F(Ensemble, ADryRunChecksEverythingAndMakesNothing) {
+    const auto before = listing();
+    const CliRun fresh = cli("ensemble run " + path("e.json") + " --out " + path("new") +
+                             " --shard 1/4 --jobs 2 --dry-run");
+    EXPECT_EQ(fresh.status, 0) << fresh.err;
+    EXPECT_THAT(fresh.err,
+                HasSubstr("are accepted (3 runs in shard 1of4); nothing was made or run"));
+    EXPECT_EQ(listing(), before);
+    // A folder of this ensemble, part done: checked whole, left as it was.
+    ASSERT_EQ(
+        cli("ensemble run " + path("e.json") + " --out " + path("half") + " --shard 0/2 --jobs 1")
+            .status,
+        0);
+    const std::string part = read(path("half/part-0of2-w0.csv"));
+    const auto half = listing();
+    for (const char* flags : {" --shard 1/2 --jobs 1", " --only 3,4", " --retry-failed"}) {
+        const CliRun run =
+            cli("ensemble run " + path("e.json") + " --out " + path("half") + flags + " --dry-run");
+        EXPECT_EQ(run.status, 0) << flags << "\n" << run.err;
+    }
+    EXPECT_EQ(listing(), half);
+    EXPECT_EQ(read(path("half/part-0of2-w0.csv")), part);
+    EXPECT_EQ(std::distance(fs::directory_iterator(path("half")), fs::directory_iterator()), 2);
+    // Refused as the run would be: a foreign row, a shard out of range.
+    std::ofstream(path("half/part-1of2-w0.csv")) << "run,x\n";
+    const CliRun foreign =
+        cli("ensemble run " + path("e.json") + " --out " + path("half") + " --dry-run");
+    EXPECT_EQ(foreign.status, 2);
+    EXPECT_THAT(foreign.err, HasSubstr("error: '" + path("half/part-1of2-w0.csv") + "': line 1"));
+    EXPECT_EQ(lines(foreign.err), 1u);
+    const CliRun shard =
+        cli("ensemble run " + path("e.json") + " --out " + path("new") + " --shard 4/4 --dry-run");
+    EXPECT_EQ(shard.status, 2);
+    EXPECT_THAT(shard.err, HasSubstr("--shard: '4/4' is not allowed"));
+    EXPECT_FALSE(fs::exists(path("new")));
+}
+
+/// Two array tasks of different ensemble files started at once on one new folder: the first
+/// manifest made stays, the other task reads it back and is refused; the folder holds one
+/// ensemble's rows only.
+TEST_F(Ensemble, TwoEnsemblesStartedAtOnceOnANewFolderNeverMix) {
+    std::string other = kEnsemble;
+    other.replace(other.find("\"seed\": 11"), 10, "\"seed\": 12");
+    write("other.json", other);
+    const std::string one = runAndMerge("one", " --jobs 1");
+    for (int trial = 0; trial < 6; ++trial) {
+        const std::string dir = path("both" + std::to_string(trial));
+        const std::string run = std::string(FISHSCHOOL_CLI_PATH) + " ensemble run ";
+        const std::string both = run + path("e.json") + " --out " + dir + " --jobs 1 2>" + dir +
+                                 ".a & a=$!; " + run + path("other.json") + " --out " + dir +
+                                 " --jobs 1 2>" + dir + ".b & b=$!; wait $a; sa=$?; wait $b; " +
+                                 "echo $sa $? >" + dir + ".status";
+        std::system(("bash -c '" + both + "'").c_str());
+        const std::string statuses = read(dir + ".status");
+        ASSERT_TRUE(statuses == "0 2\n" || statuses == "2 0\n")
+            << statuses << read(dir + ".a") << read(dir + ".b");
+        const std::string refused = read(dir + (statuses == "0 2\n" ? ".b" : ".a"));
+        EXPECT_THAT(refused, HasSubstr("holds the runs of another ensemble file"));
+        const CliRun merge = cli("ensemble merge " + dir + " --csv " + dir + ".csv");
+        ASSERT_EQ(merge.status, 0) << merge.err;
+        if (statuses == "0 2\n") {
+            EXPECT_EQ(read(dir + ".csv"), one) << "trial " << trial;
+        }
+    }
+}
+
+/// A part file of another ensemble copied in, or a row whose seed or shard is not its run's:
+/// run, status and merge refuse the folder alike, naming the file, and a run counts no such
+/// row as done.
+TEST_F(Ensemble, ARowOfAnotherEnsembleOrShardIsRefusedByEveryCommand) {
+    std::string other = kEnsemble;
+    other.replace(other.find("\"seed\": 11"), 10, "\"seed\": 12");
+    write("other.json", other);
+    ASSERT_EQ(
+        cli("ensemble run " + path("other.json") + " --out " + path("theirs") + " --jobs 1").status,
+        0);
+    const std::string theirs = read(path("theirs/part-0of1-w0.csv"));
+    ASSERT_EQ(
+        cli("ensemble run " + path("e.json") + " --out " + path("f") + " --shard 0/2 --jobs 1")
+            .status,
+        0);
+    const std::string ours = read(path("f/part-0of2-w0.csv"));
+    const std::string header = ours.substr(0, ours.find('\n') + 1);
+    const auto rowOf = [](const std::string& text, int run) {
+        const std::size_t at = text.find("\n" + std::to_string(run) + ",") + 1;
+        return text.substr(at, text.find('\n', at) + 1 - at);
+    };
+    struct Case {
+        std::string text, mustSay;
+    };
+    const Case cases[] = {
+        {theirs, "line 1: the part file of ensemble"},
+        // Their row under our header: the seed of run 1 is not ours.
+        {header + rowOf(theirs, 1), "line 2: run 1 says seed"},
+        // Our own run 2 in shard 1's file.
+        {header + rowOf(ours, 2), "line 2: run 2 is not of shard 1of2"},
+    };
+    for (const Case& c : cases) {
+        write("f/part-1of2-w0.csv", c.text);
+        for (const std::string& command :
+             {"run " + path("e.json") + " --out " + path("f") + " --shard 1/2",
+              "status " + path("f"), "merge " + path("f") + " --csv " + path("f.csv")}) {
+            const CliRun run = cli("ensemble " + command);
+            EXPECT_EQ(run.status, 2) << command << "\n" << run.err;
+            EXPECT_THAT(run.err, HasSubstr("'" + path("f/part-1of2-w0.csv") + "': " + c.mustSay))
+                << command;
+            EXPECT_EQ(lines(run.err), 1u) << run.err;
+        }
+        EXPECT_FALSE(fs::exists(path("f.csv")));
+    }
+    // Moved out, the folder resumes.
+    fs::remove(path("f/part-1of2-w0.csv"));
+    EXPECT_EQ(runAndMerge("f", " --shard 1/2"), runAndMerge("whole"));
+}
+
+/// A manifest edited by hand with its hash kept: every command refuses it with one message,
+/// none says "all done" or merges by it.
+TEST_F(Ensemble, AHandEditedManifestIsRefusedByEveryCommandAlike) {
+    ASSERT_EQ(cli("ensemble run " + path("e.json") + " --out " + path("f")).status, 0);
+    const std::string manifest = read(path("f/manifest.json"));
+    for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+             {"\"runs\": 12", "\"runs\": 6"},
+             {"\"seed\": 11", "\"seed\": 12"},
+             {"\"replicates\": 3", "\"replicates\": 1"},
+             {"\"version\": \"", "\"version\": \"9"}}) {
+        std::string edited = manifest;
+        ASSERT_NE(edited.find(from), std::string::npos) << from;
+        edited.replace(edited.find(from), from.size(), to);
+        write("f/manifest.json", edited);
+        std::string said;
+        for (const std::string& command :
+             {"run " + path("e.json") + " --out " + path("f"),
+              "run " + path("e.json") + " --out " + path("f") + " --dry-run", "status " + path("f"),
+              "merge " + path("f") + " --csv " + path("f.csv")}) {
+            const CliRun run = cli("ensemble " + command);
+            EXPECT_EQ(run.status, 2) << to << ": " << command;
+            EXPECT_THAT(run.err, HasSubstr("manifest.json': not a manifest of fishschool-cli "
+                                           "ensemble run (was it edited"))
+                << command;
+            if (said.empty()) said = run.err;
+            EXPECT_EQ(run.err, said) << command;
+        }
+        EXPECT_FALSE(fs::exists(path("f.csv")));
+    }
+}
+
+/// merge --csv through a link to a part file's name not made yet would have made a part file
+/// the folder then refused for ever: the link is followed and refused.
+TEST_F(Ensemble, TheMergeNeverWritesAPartFileOrTheManifestThroughALink) {
+    ASSERT_EQ(cli("ensemble run " + path("e.json") + " --out " + path("f") + " --shard 0/2").status,
+              0);
+    fs::create_symlink(path("f/part-1of2-w0.csv"), path("to-part.csv"));
+    fs::create_symlink(path("f"), path("f-link"));
+    fs::create_symlink("f-link/manifest.json", path("to-manifest.csv"));
+    fs::create_hard_link(path("f/part-0of2-w0.csv"), path("hard.csv"));
+    const auto before = listing();
+    for (const char* target :
+         {"to-part.csv", "to-manifest.csv", "f-link/part-0of3-w0.csv", "hard.csv"}) {
+        for (const char* flag : {" --csv ", " --csv m.csv --timing "}) {
+            const std::string merge = "ensemble merge " + path("f") + flag + path(target);
+            const CliRun run = cli(merge);
+            EXPECT_EQ(run.status, 2) << merge;
+            EXPECT_THAT(run.err, HasSubstr("is the ensemble folder's")) << merge;
+        }
+    }
+    EXPECT_EQ(listing(), before);
+    EXPECT_FALSE(fs::exists(path("f/part-1of2-w0.csv")));
+    const CliRun status = cli("ensemble status " + path("f"));
+    EXPECT_EQ(status.status, 0) << status.err;
+    EXPECT_THAT(status.out, HasSubstr("done 6, failed 0, left 6"));
+}
+
+/// An unwritable folder is bad input (exit 2) whether it exists (empty, or this ensemble's) or
+/// is to be made in one, and --dry-run says so too. As root, with the capability that overrides
+/// file permissions dropped.
+TEST_F(Ensemble, AnUnwritableFolderIsBadInputWhereverItIs) {
+    std::string as = "";
+    if (::geteuid() == 0) {
+        if (std::system("setpriv --bounding-set=-dac_override -- true 2>/dev/null") != 0)
+            GTEST_SKIP() << "root, and setpriv cannot drop CAP_DAC_OVERRIDE";
+        as = "setpriv --bounding-set=-dac_override,-dac_read_search -- ";
+    }
+    ASSERT_EQ(
+        cli("ensemble run " + path("e.json") + " --out " + path("half") + " --shard 0/2").status,
+        0);
+    fs::create_directories(path("empty"));
+    for (const char* folder : {"empty", "half"})
+        fs::permissions(path(folder), fs::perms::owner_read | fs::perms::owner_exec |
+                                          fs::perms::group_read | fs::perms::group_exec |
+                                          fs::perms::others_read | fs::perms::others_exec);
+    const auto before = listing();
+    struct Case {
+        std::string out, mustSay;
+    };
+    const Case cases[] = {
+        {"empty", "--out: '" + path("empty") + "' cannot be written (Permission denied)"},
+        {"half", "--out: '" + path("half") + "' cannot be written (Permission denied)"},
+        {"empty/new", "--out: '" + path("empty/new") + "' cannot be made: its parent folder '" +
+                          path("empty") + "' cannot be written (Permission denied)"},
+    };
+    for (const Case& c : cases)
+        for (const char* dryRun : {"", " --dry-run"}) {
+            const std::string command = as + FISHSCHOOL_CLI_PATH + " ensemble run " +
+                                        path("e.json") + " --out " + path(c.out) + " --shard 1/2" +
+                                        dryRun + " 2>" + path("err.txt");
+            const int raw = std::system(command.c_str());
+            ASSERT_TRUE(WIFEXITED(raw));
+            EXPECT_EQ(WEXITSTATUS(raw), 2) << command << "\n" << read(path("err.txt"));
+            EXPECT_THAT(read(path("err.txt")), HasSubstr(c.mustSay));
+            fs::remove(path("err.txt"));
+        }
+    EXPECT_EQ(listing(), before);
+    EXPECT_TRUE(fs::is_empty(path("empty")));
+    for (const char* folder : {"empty", "half"})
+        fs::permissions(path(folder), fs::perms::owner_all, fs::perm_options::add);
+}
+
+/// A run that runs out of memory is a failed row (std::bad_alloc caught), the others go on, and
+/// `ensemble run` exits 1. Not under AddressSanitizer, whose shadow memory a limit of the
+/// address space leaves no room for.
+TEST_F(Ensemble, ARunOutOfMemoryIsAFailedRowAndExitsOne) {
+#if defined(__SANITIZE_ADDRESS__)
+    GTEST_SKIP() << "ulimit -v and AddressSanitizer do not mix";
+#endif
+    write("oom.json", R"({"base": {"fishCount": 10, "rocks": []},
+                          "axes": {"fishCount": [10, 16000000, 20]}, "steps": 2})");
+    const std::string limited = "ulimit -v 400000; exec " + std::string(FISHSCHOOL_CLI_PATH) +
+                                " ensemble run " + path("oom.json") + " --out " + path("oom") +
+                                " --jobs 1 2>" + path("oom.txt");
+    const int raw = std::system(("bash -c '" + limited + "'").c_str());
+    ASSERT_TRUE(WIFEXITED(raw));
+    EXPECT_EQ(WEXITSTATUS(raw), 1) << read(path("oom.txt"));
+    EXPECT_THAT(read(path("oom.txt")), HasSubstr("error: 1 of 3 runs failed; their rows say why"));
+    const CliRun status = cli("ensemble status " + path("oom"));
+    EXPECT_THAT(status.out, HasSubstr("done 2, failed 1, left 0"));
+    EXPECT_THAT(status.out, HasSubstr("failed: run 1 (fishCount = 16000000, replicate 0): "));
+    EXPECT_THAT(status.out, HasSubstr("bad_alloc"));
 }
 
 TEST_F(Ensemble, HelpOnEveryCommandAndAMisspeltOneIsNamed) {

@@ -111,6 +111,63 @@ TEST(Ensemble, EveryPointIsCheckedWithTheConfigsRules) {
     EXPECT_THAT(spec.error(), HasSubstr("leaders"));
 }
 
+// Issue 33: axes that write one field were applied in order, silently, so a row's values were
+// not the run's.
+TEST(Ensemble, TwoAxesThatWriteOneFieldAreRefusedNamingBothAndTheField) {
+    struct Case {
+        const char* axes;
+        const char* mustSay;
+    };
+    const Case cases[] = {
+        {R"("rCohesion": [10, 12], "attraction-width": [2])",
+         "key 'axes.attraction-width': axes 'rCohesion' and 'attraction-width' both write "
+         "rCohesion: a run could not have both values; vary one of them"},
+        {R"("attraction-width": [2], "rCohesion": [10, 12])",
+         "axes 'attraction-width' and 'rCohesion' both write rCohesion"},
+        {R"("orientation-width": [1, 2], "rSeparation": [0.5])",
+         "axes 'orientation-width' and 'rSeparation' both write rAlignment - rSeparation "
+         "(orientation-width)"},
+        {R"("rSeparation": [0.5], "noise": [0], "orientation-width": [1, 2])",
+         "axes 'rSeparation' and 'orientation-width' both write rAlignment - rSeparation"},
+        {R"("rAlignment": [4], "attraction-width": [2])",
+         "axes 'rAlignment' and 'attraction-width' both write rCohesion - rAlignment"},
+        {R"("orientation-width": [1], "rCohesion": [20])",
+         "axes 'orientation-width' and 'rCohesion' both write rCohesion"},
+    };
+    for (const Case& c : cases) {
+        const auto spec = parseEnsemble(std::string(R"({"axes": {)") + c.axes + R"(}, "steps": 1})",
+                                        "e.json", ".");
+        ASSERT_FALSE(spec) << c.axes;
+        EXPECT_THAT(spec.error(), HasSubstr(c.mustSay)) << c.axes;
+    }
+}
+
+TEST(Ensemble, AxesThatHoldEachOtherGoTogetherAndEveryRowIsWhatRan) {
+    // The two widths (the Couzin diagram's axes), in either order, and rSeparation with the
+    // attraction width: every run has every axis's value.
+    for (const char* axes : {R"("orientation-width": [0, 2, 5], "attraction-width": [1, 4])",
+                             R"("attraction-width": [1, 4], "orientation-width": [0, 2, 5])",
+                             R"("rSeparation": [0.5, 1], "attraction-width": [1, 4])"}) {
+        const auto spec = parseEnsemble(std::string(R"({"base": {"rSeparation": 1, "rAlignment": 3,
+                "rCohesion": 17}, "axes": {)") +
+                                            axes + R"(}, "steps": 1})",
+                                        "e.json", ".");
+        ASSERT_TRUE(spec) << axes << ": " << spec.error();
+        for (std::int64_t i = 0; i < spec->runCount(); ++i) {
+            const RunPlan plan = planRun(*spec, i);
+            const auto p = runParams(*spec, plan);
+            ASSERT_TRUE(p) << p.error();
+            for (std::size_t a = 0; a < spec->axes.size(); ++a) {
+                const std::string& key = spec->axes[a].key;
+                const double ran = key == "orientation-width"  ? p->rAlignment - p->rSeparation
+                                   : key == "attraction-width" ? p->rCohesion - p->rAlignment
+                                                               : p->rSeparation;
+                EXPECT_EQ(ran, plan.values[a]) << axes << ": run " << i << ", " << key;
+            }
+        }
+    }
+}
+
 TEST(Ensemble, ARowReadsBackAsItWasWritten) {
     const EnsembleSpec spec = twoAxes();
     RunRow row;

@@ -14,6 +14,7 @@ namespace fishschool {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 SimParams zones() {
     SimParams p;
@@ -77,7 +78,7 @@ TEST(PhaseSweep, AVariedKeyReadsAsTheConfigFileWithThatValueWould) {
             auto json = nlohmann::json::parse(configToJson(base));
             auto& field = json[info.key];
             if (field.is_number_integer()) {
-                if (value != std::floor(value) || std::abs(value) > 9e15) continue;
+                if (value != std::floor(value) || std::abs(value) > kMaxVariedWholeNumber) continue;
                 field = static_cast<std::int64_t>(value);
             } else {
                 field = value;
@@ -145,8 +146,108 @@ TEST(PhaseSweep, HysteresisGoesUpThenDownWithOneSchool) {
     // The two runs at value 0 start from the same school: the same measures.
     EXPECT_EQ((*fresh)[0].polarization, (*points)[0].polarization);
     EXPECT_EQ((*fresh)[0].milling, (*points)[0].milling);
-    EXPECT_THAT(phaseCsv(*fresh), ::testing::StartsWith("value,direction,polarization,milling\n0,"
-                                                        "fresh,"));
+    EXPECT_THAT(phaseCsv("orientation-width", *fresh),
+                ::testing::StartsWith("value,direction,polarization,milling\n0,"
+                                      "fresh,"));
+}
+
+// Issue 33: every run of `--vary seed` took the config's seed, whatever its row said.
+TEST(PhaseSweep, ASeedAxisIsEachRunsSeed) {
+    SimParams base = zones();
+    base.fishCount = 30;
+    base.noise = 0.2f;  // the seed drives the noise too
+    base.seed = 99;
+    const std::vector<double> seeds = {3, 4, 20'000'001};
+    const EnsembleSpec sweep = phaseEnsemble(base, "seed", seeds, 4, false);
+    for (std::int64_t i = 0; i < 3; ++i) {
+        const RunPlan plan = planRun(sweep, i);
+        EXPECT_EQ(plan.seed, std::uint64_t(seeds[std::size_t(i)]));
+        const auto params = runParams(sweep, plan);
+        ASSERT_TRUE(params) << params.error();
+        EXPECT_EQ(params->seed, std::uint64_t(seeds[std::size_t(i)]));
+    }
+    auto backend = makeCpuBackend();
+    auto onThisBackend = [&](std::size_t, const SimParams&) -> Result<Backend*> {
+        return backend.get();
+    };
+    const auto points = runPhaseSweep(sweep, 1, onThisBackend);
+    ASSERT_TRUE(points) << points.error();
+    // Each row is the run of a config with that seed.
+    for (std::size_t i = 0; i < seeds.size(); ++i) {
+        SimParams withSeed = base;
+        withSeed.seed = std::uint64_t(seeds[i]);
+        const auto alone =
+            runPhaseSweep(phaseEnsemble(withSeed, "noise", {0.2}, 4, false), 1, onThisBackend);
+        ASSERT_TRUE(alone) << alone.error();
+        EXPECT_EQ((*points)[i].polarization, alone->front().polarization) << seeds[i];
+        EXPECT_EQ((*points)[i].milling, alone->front().milling) << seeds[i];
+    }
+    EXPECT_NE((*points)[0].polarization, (*points)[1].polarization);
+    // In full digits: "2e+07" would be another seed.
+    EXPECT_THAT(phaseCsv("seed", *points), HasSubstr("\n20000001,fresh,"));
+    EXPECT_THAT(phaseCsv("noise", *points), HasSubstr("\n2e+07,fresh,"));
+}
+
+TEST(PhaseSweep, WholeNumbersVaryUpTo2To53Minus1AndTheRefusalSaysWhy) {
+    const auto largest = withVaried(zones(), "--vary", "seed", kMaxVariedWholeNumber);
+    ASSERT_TRUE(largest) << largest.error();
+    EXPECT_EQ(largest->seed, 9007199254740991ull);
+    for (const double value : {9007199254740992.0, 1e19, 1e300, -1e300}) {
+        const auto over = withVaried(zones(), "--vary", "seed", value);
+        ASSERT_FALSE(over) << value;
+        EXPECT_THAT(over.error(), HasSubstr("cannot hold every whole number above 2^53"));
+        EXPECT_THAT(over.error(), HasSubstr("up to 9007199254740991 (2^53 - 1)"));
+        EXPECT_THAT(over.error(), Not(HasSubstr("takes whole numbers")));
+    }
+    EXPECT_THAT(withVaried(zones(), "--vary", "seed", 9007199254740992.0).error(),
+                HasSubstr("seed = 9007199254740992 is not allowed"));
+    EXPECT_EQ(formatVaried("seed", 9007199254740991.0), "9007199254740991");
+    EXPECT_EQ(formatVaried("fishCount", 16'000'000), "16000000");
+    EXPECT_EQ(formatVaried("noise", 0.05), "0.05");
+}
+
+// Two axes share a field exactly when applying them in one order or the other leaves one of them
+// at another value than its own: what sharedField says is what withVaried does.
+TEST(PhaseSweep, TwoKeysShareAFieldExactlyWhenOneChangesTheValueTheOtherSets) {
+    const std::pair<const char*, double> keys[] = {
+        {"rSeparation", 0.5},       {"rAlignment", 4.0},       {"rCohesion", 12.0},
+        {"orientation-width", 2.5}, {"attraction-width", 6.0}, {"noise", 0.25}};
+    auto readBack = [](std::string_view key, const SimParams& p) -> double {
+        if (key == "rSeparation") return p.rSeparation;
+        if (key == "rAlignment") return p.rAlignment;
+        if (key == "rCohesion") return p.rCohesion;
+        if (key == "orientation-width") return p.rAlignment - p.rSeparation;
+        if (key == "attraction-width") return p.rCohesion - p.rAlignment;
+        return p.noise;
+    };
+    int shared = 0;
+    for (const auto& [a, va] : keys) {
+        for (const auto& [b, vb] : keys) {
+            if (std::string_view(a) == b) continue;
+            const auto first = withVaried(zones(), "axes", a, va);
+            ASSERT_TRUE(first) << first.error();
+            const auto both = withVaried(*first, "axes", b, vb);
+            ASSERT_TRUE(both) << both.error();
+            const auto reversedFirst = withVaried(zones(), "axes", b, vb);
+            ASSERT_TRUE(reversedFirst) << reversedFirst.error();
+            const auto reversed = withVaried(*reversedFirst, "axes", a, va);
+            ASSERT_TRUE(reversed) << reversed.error();
+            const bool whatRan = readBack(a, *both) == va && readBack(b, *both) == vb &&
+                                 readBack(a, *reversed) == va && readBack(b, *reversed) == vb;
+            EXPECT_EQ(sharedField(a, b).empty(), whatRan) << a << " then " << b;
+            EXPECT_EQ(sharedField(a, b).empty(), sharedField(b, a).empty()) << a << ", " << b;
+            shared += !whatRan;
+        }
+    }
+    // Both orders of: rSeparation and rAlignment with orientation-width, rAlignment and
+    // rCohesion with attraction-width, rCohesion with orientation-width.
+    EXPECT_EQ(shared, 2 * 5);
+    EXPECT_EQ(sharedField("rCohesion", "attraction-width"), "rCohesion");
+    EXPECT_EQ(sharedField("attraction-width", "rCohesion"), "rCohesion");
+    EXPECT_EQ(sharedField("orientation-width", "rSeparation"),
+              "rAlignment - rSeparation (orientation-width)");
+    EXPECT_EQ(sharedField("orientation-width", "rCohesion"), "rCohesion");
+    EXPECT_EQ(sharedField("fishCount", "leaders"), "");
 }
 
 }  // namespace
