@@ -104,7 +104,14 @@ std::expected<EnsembleOutcome, EnsembleFailure> runFile(const fs::path& file, co
             }
             // Part files without a manifest (another task's, just begun): this ensemble's
             // rows or none, found before a manifest is made.
-            if (auto found = readRows(folder, ours); !found) return badInput(found.error());
+            if (auto found = readRows(folder, ours); !found) {
+                // Another ensemble's task may have made its manifest since it was looked for:
+                // then that, not its part file, is what refuses this one.
+                if (auto now = readManifest(folder); now && *now)
+                    if (auto same = checkSameEnsemble(folderName, **now, ours); !same)
+                        return badInput(same.error());
+                return badInput(found.error());
+            }
         }
         if (const int why = writable(folder); why != 0)
             return badInput(outName + " cannot be written (" + std::strerror(why) +
