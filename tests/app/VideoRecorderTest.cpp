@@ -57,15 +57,23 @@ TEST_P(AnonymousFile, HasNoNameYetTakesWhatIsWrittenThroughProc) {
 }
 
 TEST_P(AnonymousFile, AProcessKilledWhileWritingLeavesNothing) {
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
     const pid_t child = ::fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
         const auto fd = createAnonymousFile(dir_, "video.mp4", GetParam());
         if (!fd || ::write(*fd, "frames", 6) != 6) ::_exit(1);
+        if (::write(ready[1], "r", 1) != 1) ::_exit(1);
         ::pause();  // killed here, as the app by a signal while it records
         ::_exit(1);
     }
-    // Once the file is made, the folder still shows nothing at any moment; then the kill.
+    ::close(ready[1]);
+    char byte = 0;
+    ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+    ::close(ready[0]);
+    // Once the file is made and written, the folder shows nothing (the fallback's name lived
+    // only between its creation and its unlinking); then the kill.
     for (int k = 0; k < 50; ++k) {
         EXPECT_TRUE(empty());
         ::usleep(1000);
