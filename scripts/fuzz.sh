@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/fuzz.sh SECONDS [TARGET...]: fuzzes each target (config, state, flags, appflags, ensemble: all
+# scripts/fuzz.sh SECONDS [TARGET...]: fuzzes each target (config, state, flags, appflags, ensemble, trajectory: all
 # by default) for SECONDS with AFL++ (persistent mode, AddressSanitizer and UBSan), from its seed
 # corpus in tests/fuzz/corpus/TARGET. Builds the targets with afl-g++-fast into build-fuzz/. Fails, naming
 # the inputs, when any target crashed (a sanitizer error or a broken property: see
@@ -16,37 +16,32 @@ fi
 seconds="$1"
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(config state flags appflags ensemble)
+[ ${#targets[@]} -gt 0 ] || targets=(config state flags appflags ensemble trajectory)
 for t in "${targets[@]}"; do
     [ -d "$FISHSCHOOL_ROOT/tests/fuzz/corpus/$t" ] ||
-        { echo "error: no fuzz target '$t'; there are config, state, flags, appflags and ensemble" >&2; exit 2; }
+        { echo "error: no fuzz target '$t'; there are config, state, flags, appflags, ensemble and trajectory" >&2; exit 2; }
 done
 
 install_missing_packages
-build="$FISHSCHOOL_ROOT/build-fuzz"
-mkdir -p "$build/afl"
-
-# AFL++'s GCC plugin refuses a GCC whose Debian revision differs from the one it was built with
-# (bookworm's afl++ 4.04c-4 against gcc 12.2.0-14+deb12u1); then a shim loads it.
-echo 'int main(void) { return 0; }' >"$build/afl/probe.c"
-if AFL_QUIET=1 afl-gcc-fast "$build/afl/probe.c" -o "$build/afl/probe" >/dev/null 2>&1; then
-    unset AFL_PATH
+# FISHSCHOOL_FUZZ_BUILD: a build folder configured with afl-g++-fast and the sanitizers that already
+# holds the targets (test.sh's sanitizer build, made once for its tests and the fuzzers).
+if [ -n "${FISHSCHOOL_FUZZ_BUILD:-}" ]; then
+    build="$FISHSCHOOL_FUZZ_BUILD"
+    grep -q '^CMAKE_CXX_COMPILER:.*afl-g++-fast' "$build/CMakeCache.txt" 2>/dev/null || {
+        echo "error: FISHSCHOOL_FUZZ_BUILD=$build is not a build configured with afl-g++-fast;" \
+            "unset it to build the fuzzers into build-fuzz/" >&2
+        exit 2
+    }
+    use_afl_compilers "$build/afl"
+    echo "== fuzz targets from $build"
 else
-    echo "== the packaged AFL++ GCC plugin refuses this GCC; building scripts/fuzz/gcc-plugin-shim.cc"
-    for f in /usr/lib/afl/*; do
-        [ "$(basename "$f")" = afl-gcc-pass.so ] || ln -sf "$f" "$build/afl/"
-    done
-    g++ -shared -fPIC -O1 -I"$(gcc -print-file-name=plugin)/include" \
-        "$FISHSCHOOL_ROOT/scripts/fuzz/gcc-plugin-shim.cc" -o "$build/afl/afl-gcc-pass.so" -ldl
-    export AFL_PATH="$build/afl"
-    AFL_QUIET=1 afl-gcc-fast "$build/afl/probe.c" -o "$build/afl/probe" >/dev/null
+    build="$FISHSCHOOL_ROOT/build-fuzz"
+    use_afl_compilers "$build/afl"
+    echo "== fuzz targets with afl-g++-fast, AddressSanitizer and UBSan, into $build"
+    cmake -S "$FISHSCHOOL_ROOT" -B "$build" \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFISHSCHOOL_FUZZ=ON -DFISHSCHOOL_SANITIZE=ON \
+        -DFISHSCHOOL_WERROR=ON >/dev/null
 fi
-
-echo "== fuzz targets with afl-g++-fast, AddressSanitizer and UBSan, into $build"
-export AFL_QUIET=1
-CC=afl-gcc-fast CXX=afl-g++-fast cmake -S "$FISHSCHOOL_ROOT" -B "$build" \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFISHSCHOOL_FUZZ=ON -DFISHSCHOOL_SANITIZE=ON \
-    -DFISHSCHOOL_WERROR=ON >/dev/null
 cmake --build "$build" -j "${FUZZ_BUILD_JOBS:-2}" --target $(printf 'fuzz_%s ' "${targets[@]}")
 
 # A container has no CPU frequency control and its own core pattern; afl-fuzz needs neither.

@@ -11,6 +11,7 @@ fishschool_packages=(
     python3-glad libegl-dev libegl1 libegl-mesa0 libgl1 libglx-mesa0 libgl1-mesa-dri libgl-dev
     nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
     pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib
+    libhdf5-dev hdf5-tools python3-h5py python3-mdanalysis
     xvfb xauth xdotool ffmpeg gnuplot-nox
     afl++ gcc-12-plugin-dev
     slurmctld slurmd slurm-client munge
@@ -39,6 +40,30 @@ configure_and_build() {
     local dir="$1"; shift
     cmake -S "$FISHSCHOOL_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@"
     cmake --build "$dir" -j "$(nproc)"
+}
+
+# use_afl_compilers SCRATCH_DIR: exports CC and CXX as AFL++'s GCC plugin compilers (afl-gcc-fast,
+# afl-g++-fast), which instrument for scripts/fuzz.sh. AFL++'s GCC plugin refuses a GCC whose
+# Debian revision differs from the one it was built with (bookworm's afl++ 4.04c-4 against gcc
+# 12.2.0-14+deb12u1); then a shim built into SCRATCH_DIR loads it.
+use_afl_compilers() {
+    local scratch="$1"
+    mkdir -p "$scratch"
+    export AFL_QUIET=1 CC=afl-gcc-fast CXX=afl-g++-fast
+    echo 'int main(void) { return 0; }' >"$scratch/probe.c"
+    if afl-gcc-fast "$scratch/probe.c" -o "$scratch/probe" >/dev/null 2>&1; then
+        unset AFL_PATH
+        return
+    fi
+    echo "== the packaged AFL++ GCC plugin refuses this GCC; building scripts/fuzz/gcc-plugin-shim.cc"
+    local f
+    for f in /usr/lib/afl/*; do
+        [ "$(basename "$f")" = afl-gcc-pass.so ] || ln -sf "$f" "$scratch/"
+    done
+    g++ -shared -fPIC -O1 -I"$(gcc -print-file-name=plugin)/include" \
+        "$FISHSCHOOL_ROOT/scripts/fuzz/gcc-plugin-shim.cc" -o "$scratch/afl-gcc-pass.so" -ldl
+    export AFL_PATH="$scratch"
+    afl-gcc-fast "$scratch/probe.c" -o "$scratch/probe" >/dev/null
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

@@ -39,6 +39,12 @@ struct EnsembleRunOptions {
     /// Runs recorded as failed, "a fault injected by FISHSCHOOL_FAULT_RUNS" (the variable the
     /// CLI reads them from): a rehearsal of a cluster's failures.
     std::set<std::int64_t> faults;
+    /// Re-runs the one run `only` names and writes its trajectory here (an H5MD file,
+    /// docs/trajectories.md): a frame at step 0, every `trajectoryEvery` steps and at the last
+    /// step, and the run's row's measures at its last step. Checked, written and put into place
+    /// as every output is; its row is written again, as --only does.
+    std::filesystem::path trajectory;
+    std::int64_t trajectoryEvery = 1;  ///< >= 1
     /// After each run, on the thread that ran it, one call at a time.
     std::function<void(const EnsembleProgress&)> onProgress;
 };

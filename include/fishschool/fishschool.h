@@ -5,6 +5,7 @@
 // fish Fish (Fish.h), and its measures SchoolMetrics (Metrics.h). Every call that can fail
 // returns a Result (Result.h) whose error says what was wrong and what is allowed. Ensembles of
 // runs over a grid of parameters and seeds run from their file with runEnsembleFile (Ensemble.h).
+// A school's history is written and read as an H5MD trajectory (Trajectory.h).
 
 #include "fishschool/Ensemble.h"
 #include "fishschool/Fish.h"
@@ -12,3 +13,4 @@
 #include "fishschool/Result.h"
 #include "fishschool/SimParams.h"
 #include "fishschool/Simulation.h"
+#include "fishschool/Trajectory.h"

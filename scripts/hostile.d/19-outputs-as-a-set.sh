@@ -34,8 +34,9 @@ fi
 
 case_name="every ending signal leaves no temporary file"
 sentinel sig-keep.csv
-# (A background job of a script ignores INT and QUIT from the start: those are class 5's.)
-for signal in XCPU IO PWR STKFLT SYS TRAP HUP TERM RTMIN RTMIN+3 RTMAX; do
+# (A background job of a script ignores INT and QUIT from the start: those are class 5's. TERM,
+# like Ctrl+C, now asks simulate to stop and keep what ran: the case below.)
+for signal in XCPU IO PWR STKFLT SYS TRAP HUP RTMIN RTMIN+3 RTMAX; do
     number=$(kill -l "$signal" 2>/dev/null) || continue
     expect "$((128 + number))" "" timeout=30 -- bash -c "\"$cli\" simulate --steps 100000000 \
         --fish 5 --metrics sig-keep.csv --state-out sig-state.csv & pid=\$!; sleep 0.4; \
@@ -44,6 +45,28 @@ done
 check "no temporary file left after any signal" no_temporaries
 check "the existing output is as it was" untouched sig-keep.csv
 check "no new output" absent sig-state.csv
+
+case_name="Ctrl+C and SIGTERM stop simulate keeping what ran; kill -9 replaces nothing"
+# simulate stops between two steps on SIGINT or SIGTERM and writes every output as of the last
+# step done, its trajectory ended cleanly (docs/cli.md), exiting 130 or 143. The shell gives the
+# background job SIGINT ignored: env --default-signal gives it back, as a terminal's Ctrl+C has it.
+for signal in INT TERM; do
+    sentinel sig-kept.csv
+    expect "$((128 + $(kill -l $signal)))" "stopped by SIG$signal after step [0-9]+ of 100000000" \
+        timeout=30 -- bash -c "env --default-signal=INT \"$cli\" simulate --steps 100000000 \
+        --fish 5 --metrics sig-kept.csv --state-out sig-kept-state.csv --trajectory sig-kept.h5 & \
+        pid=\$!; sleep 0.5; kill -s $signal \$pid; wait \$pid"
+    check "SIG$signal: the measures so far replace the old file" grep -q '^step,time_s,' sig-kept.csv
+    check "SIG$signal: the state of the last step" test -s sig-kept-state.csv
+    check "SIG$signal: the trajectory is an HDF5 file" \
+        bash -c "head -c 8 sig-kept.h5 | LC_ALL=C grep -q HDF"
+    rm -f sig-kept-state.csv sig-kept.h5
+done
+sentinel sig-nine.h5
+expect 0 "" timeout=30 -- bash -c "\"$cli\" simulate --steps 100000000 --fish 5 \
+    --trajectory sig-nine.h5 & pid=\$!; sleep 0.5; kill -9 \$pid; wait \$pid; [ \$? -eq 137 ]"
+check "kill -9: the trajectory's old file is as it was" untouched sig-nine.h5
+check "no temporary file left after kill -9" no_temporaries
 
 case_name="smaller: invisible characters, state values with spaces, the fault a state row names"
 bidi=$'evil\u202etxt\ufeff.json'

@@ -20,9 +20,11 @@
 #include <vector>
 
 #include "KeyEventOrder.h"
+#include "Replay.h"
 #include "Screenshot.h"
 #include "SimulationController.h"
 #include "SweepDriver.h"
+#include "TrajectoryRecording.h"
 #include "VideoRecorder.h"
 #include "backends/BackendRegistry.h"
 #include "core/Messages.h"
@@ -33,6 +35,7 @@
 #include "io/OutputFiles.h"
 #include "io/StateIO.h"
 #include "io/TextInput.h"
+#include "io/Trajectory.h"
 #include "render/SceneRenderer.h"
 #include "ui/FpsRecorder.h"
 #include "ui/Panel.h"
@@ -71,10 +74,11 @@ std::string timestampedScreenshotName() {
 class App {
   public:
     App(const AppOptions& options, Window& window, std::unique_ptr<SimulationController> sim,
-        render::SceneRenderer renderer)
+        render::SceneRenderer renderer, std::unique_ptr<Replay> replay)
         : options_(options), window_(window), sim_(std::move(sim)), renderer_(std::move(renderer)) {
-        camera_.reset(sim_->params().bounds);
-        cameraBounds_ = sim_->params().bounds;
+        if (replay) showReplay(std::move(replay));
+        camera_.reset(shownParams().bounds);
+        cameraBounds_ = shownParams().bounds;
         panel_.view.vsync = options.vsync;
         panel_.view.colorByHeading = options.colorByHeading;
         panel_.view.showPanel = panel_.view.showOverlay = !options.hideUi;
@@ -126,6 +130,20 @@ class App {
             panel_.showError(result.error());
     }
     render::FishSource fishSource();
+    /// The parameters of the school shown: the replay's at its frame, or the live school's.
+    SimParams shownParams();
+    /// Shows `replay` in place of the live school, which waits as it is.
+    void showReplay(std::unique_ptr<Replay> replay);
+    /// A replay's part of what the panel asked: open, seek, play, speed, continue, close.
+    void applyReplay(const ui::PanelActions& actions);
+    /// The keys of a replay: Space, Left, Right, Home, End, [ and ].
+    ui::PanelActions replayKeyActions(const SDL_Keysym& key) const;
+    /// Starts recording the live school to a trajectory; errors go to the panel.
+    Result<void> startTrajectory(const std::string& path, std::string flag, std::int64_t every);
+    /// Ends the trajectory being recorded and writes it into place; false when it failed.
+    bool stopTrajectory(const std::string& why);
+    /// Records what the frame changed (parameters, a new school) in the trajectory.
+    void followTrajectory();
 
     const AppOptions& options_;
     Window& window_;
@@ -171,6 +189,15 @@ class App {
     /// The mean neighbours of a measure taken last frame, and the fish count it measured, for
     /// the recorder's next sample.
     std::optional<std::pair<std::int64_t, double>> newNeighbors_;
+    /// The replay shown instead of the live school, its measures as the plots take them, and
+    /// the frame last uploaded for drawing.
+    std::unique_ptr<Replay> replay_;
+    std::vector<ui::TimedMeasure> replayMeasures_;
+    std::shared_ptr<const School> replaySchool_;
+    std::uint64_t replayUploadedVersion_ = 0;
+    std::optional<SimParams> replayParams_;
+    /// The trajectory being recorded (after sim_, so it ends before the school it observes).
+    std::unique_ptr<TrajectoryRecording> trajectory_;
 };
 
 void App::handleEvent(const SDL_Event& event) {
@@ -181,10 +208,14 @@ void App::handleEvent(const SDL_Event& event) {
             quit_ = true;
             break;
         case SDL_KEYDOWN:
-            // A held key repeats only where repeating means something: N steps on.
-            if (io.WantCaptureKeyboard || (event.key.repeat && event.key.keysym.sym != SDLK_n))
+            // A held key repeats only where repeating means something: N steps on, Left and
+            // Right move through a replay.
+            if (io.WantCaptureKeyboard || (event.key.repeat && event.key.keysym.sym != SDLK_n &&
+                                           !(replay_ && (event.key.keysym.sym == SDLK_LEFT ||
+                                                         event.key.keysym.sym == SDLK_RIGHT))))
                 break;
-            if (!handleViewKey(event.key.keysym)) apply(keyActions(event.key.keysym));
+            if (!handleViewKey(event.key.keysym))
+                apply(replay_ ? replayKeyActions(event.key.keysym) : keyActions(event.key.keysym));
             break;
         case SDL_MOUSEMOTION:
             if (!io.WantCaptureMouse) handleMouseMotion(event.motion);
@@ -200,8 +231,8 @@ void App::handleEvent(const SDL_Event& event) {
 bool App::handleViewKey(const SDL_Keysym& key) {
     switch (key.sym) {
         case SDLK_c:
-            camera_.reset(sim_->params().bounds);
-            cameraBounds_ = sim_->params().bounds;
+            camera_.reset(shownParams().bounds);
+            cameraBounds_ = shownParams().bounds;
             return true;
         case SDLK_F1:
         case SDLK_QUESTION:
@@ -254,6 +285,33 @@ ui::PanelActions App::keyActions(const SDL_Keysym& key) const {
         }
         case SDLK_f:
             actions.fastForwardSeconds = panel_.fastForwardSeconds();
+            break;
+        default:
+            break;
+    }
+    return actions;
+}
+
+ui::PanelActions App::replayKeyActions(const SDL_Keysym& key) const {
+    ui::PanelActions actions;
+    if (key.sym >= SDLK_1 && key.sym <= SDLK_9) return keyActions(key);  // the backend to go on
+    switch (key.sym) {
+        case SDLK_SPACE:
+            actions.replayPlay = !replay_->playing();
+            break;
+        case SDLK_LEFT:
+        case SDLK_RIGHT:
+            actions.replayStepFrames = key.sym == SDLK_RIGHT ? 1 : -1;
+            break;
+        case SDLK_HOME:
+            actions.replaySeek = 0;
+            break;
+        case SDLK_END:
+            actions.replaySeek = replay_->frameCount() - 1;
+            break;
+        case SDLK_LEFTBRACKET:
+        case SDLK_RIGHTBRACKET:
+            actions.replaySpeed = replay_->speed() * (key.sym == SDLK_RIGHTBRACKET ? 2.0 : 0.5);
             break;
         default:
             break;
@@ -316,6 +374,18 @@ void App::apply(const ui::PanelActions& actions) {
             videoToStart_ = {*actions.startVideoPath, "video"};
     }
     if (actions.stopVideo) (void)stopVideo();
+    if (actions.startTrajectory) {
+        if (replay_)
+            report(
+                fail("a replay is shown: Continue from here or Close replay first, then record"));
+        else if (trajectory_)
+            report(fail("a trajectory is being recorded: stop it first"));
+        else
+            report(startTrajectory(actions.startTrajectory->path, "trajectory",
+                                   actions.startTrajectory->every));
+    }
+    if (actions.stopTrajectory && trajectory_) (void)stopTrajectory("");
+    applyReplay(actions);
     applyRecorder(actions);
     if (actions.step) sim_->stepOnce();
     if (actions.resetSeed) sim_->reset(*actions.resetSeed);
@@ -349,7 +419,133 @@ void App::applyRecorder(const ui::PanelActions& actions) {
     if (actions.clearFpsRecords) recorder.clear();
 }
 
+SimParams App::shownParams() {
+    if (replay_ && replayParams_) return *replayParams_;
+    return sim_->params();
+}
+
+void App::showReplay(std::unique_ptr<Replay> replay) {
+    replay_ = std::move(replay);
+    replayMeasures_.clear();
+    const TrajectoryMeasures& file = replay_->measures();
+    for (std::size_t k = 0; k < file.values.size() && k < file.time.size(); ++k)
+        replayMeasures_.push_back({file.time[k], file.values[k]});
+    // In time order, as the plots read them, whatever order the file gave.
+    std::stable_sort(
+        replayMeasures_.begin(), replayMeasures_.end(),
+        [](const ui::TimedMeasure& a, const ui::TimedMeasure& b) { return a.seconds < b.seconds; });
+    replaySchool_.reset();
+    replayUploadedVersion_ = 0;
+    uploaded_.reset();
+    auto params = replay_->params();
+    replayParams_ = params ? std::optional<SimParams>(*params) : std::nullopt;
+}
+
+void App::applyReplay(const ui::PanelActions& actions) {
+    if (actions.openRecordingPath) {
+        auto opened = Replay::open(*actions.openRecordingPath);
+        if (!opened) {
+            report(fail(opened.error()));
+        } else if (auto first = (*opened)->school(); !first) {
+            report(fail(first.error()));
+        } else {
+            if (trajectory_) (void)stopTrajectory("a recording was opened");
+            showReplay(std::move(*opened));
+            replay_->setPlaying(true);
+            panel_.clearError();
+            panel_.showMessage("replaying " + quote(*actions.openRecordingPath, 200) + ": " +
+                               std::to_string(replay_->frameCount()) + " frames of " +
+                               std::to_string(replay_->fishCount()) + " fish");
+        }
+    }
+    if (!replay_) return;
+    if (actions.replaySpeed) replay_->setSpeed(*actions.replaySpeed);
+    if (actions.replaySeek) replay_->seek(*actions.replaySeek);
+    if (actions.replayStepFrames) replay_->stepFrames(*actions.replayStepFrames);
+    if (actions.replayPlay) replay_->setPlaying(*actions.replayPlay);
+    if (actions.continueFromReplay) {
+        const std::size_t frame = replay_->frame();
+        auto next = continueFromFrame(*replay_, sim_->backendKind(), sim_->density());
+        if (!next) {
+            report(fail(next.error()));
+        } else {
+            sim_ = std::move(*next);
+            uploaded_.reset();
+            const std::string from = "continuing from frame " + std::to_string(frame) + " of " +
+                                     quote(replay_->path().filename().string(), 200) + " on " +
+                                     sim_->backend().description();
+            replay_.reset();
+            panel_.clearError();
+            panel_.showMessage(from);
+            std::cerr << from << "\n";
+        }
+    }
+    if (actions.closeReplay && replay_) {
+        replay_.reset();
+        uploaded_.reset();
+        panel_.showMessage("back to the live school");
+    }
+}
+
+Result<void> App::startTrajectory(const std::string& path, std::string flag, std::int64_t every) {
+    auto recording = TrajectoryRecording::start(*sim_, path, std::move(flag), every);
+    if (!recording) return fail(recording.error());
+    trajectory_ = std::move(*recording);
+    panel_.showMessage("recording the trajectory " + quote(path, 200));
+    return {};
+}
+
+bool App::stopTrajectory(const std::string& why) {
+    const std::string path = quote(trajectory_->path().string(), 200);
+    const std::int64_t lastStep = trajectory_->lastStep();
+    auto frames = trajectory_->finish();
+    trajectory_.reset();
+    if (!frames) {
+        printError(frames.error());
+        panel_.showError(frames.error());
+        return false;
+    }
+    std::string done = "wrote the trajectory " + path + " (" + std::to_string(*frames) +
+                       " frames, to step " + std::to_string(lastStep) + ")";
+    if (!why.empty()) done = "the trajectory ended: " + why + "; " + done;
+    std::cerr << done << "\n";
+    panel_.showMessage(done);
+    return true;
+}
+
+void App::followTrajectory() {
+    if (!trajectory_) return;
+    trajectory_->followChanges();
+    if (const auto& ended = trajectory_->ended()) {
+        if (trajectory_->failed()) {
+            // The writer failed (a full disk): the file is dropped, nothing replaced.
+            const std::string error = *ended;
+            trajectory_.reset();
+            printError(error);
+            panel_.showError(error);
+            if (!options_.trajectoryPath.empty()) status_ = kExitInternal;
+        } else {
+            (void)stopTrajectory(*ended);
+        }
+    }
+}
+
 render::FishSource App::fishSource() {
+    if (replay_) {
+        // The frame shown, uploaded once; a frame that cannot be read keeps the last one drawn.
+        if (replayUploadedVersion_ != replay_->version() || !uploaded_) {
+            replayUploadedVersion_ = replay_->version();
+            if (auto school = replay_->school(); !school) {
+                panel_.showError(school.error());
+            } else {
+                replaySchool_ = *school;
+                uploaded_ = renderer_.uploadSchool(*replaySchool_);
+                uploadedVersion_ = 0;  // the live school is uploaded again when it comes back
+            }
+        }
+        if (uploaded_) return *uploaded_;
+        return renderer_.uploadSchool({});
+    }
     if (const auto onGpu = sim_->backend().drawSource())
         return {onGpu->buffer, onGpu->firstFish, onGpu->fishCount};  // no read-back
     // A paused CPU school is copied once, not every frame.
@@ -371,6 +567,13 @@ int App::run() {
         }
     }
     if (!options_.recordPath.empty()) videoToStart_ = {options_.recordPath, "--record"};
+    if (!options_.trajectoryPath.empty())
+        if (auto ok =
+                startTrajectory(options_.trajectoryPath, "--trajectory", options_.trajectoryEvery);
+            !ok) {
+            printError(ok.error());
+            return kExitInternal;
+        }
     startSeconds_ = lastSeconds_ = seconds();
     vsync_ = !panel_.view.vsync;  // forces the first SetSwapInterval
     while (!quit_) {
@@ -436,6 +639,7 @@ void App::runUi(double frameSeconds) {
     ui::PanelState state = panelState(frameSeconds);
     state.params = &params;
     apply(panel_.draw(state, sweep_.recorder()));
+    followTrajectory();
     renderer_.centerShiftPixels = 0.5f * panel_.coveredLeft() * pixelScale;
 }
 
@@ -450,13 +654,41 @@ ui::PanelState App::panelState(double frameSeconds) {
     state.fishCount = sim_->fishCount();
     // The frame only asks for a snapshot of the school, at most twice a second, and shows the
     // latest measures the worker finished.
-    state.metrics = panel_.view.measureSchool ? &sim_->metrics(lastSeconds_) : nullptr;
+    // A replay shows the file's measures; the live school waits unmeasured.
+    state.metrics = panel_.view.measureSchool && !replay_ ? &sim_->metrics(lastSeconds_) : nullptr;
     measureMs_ = state.metrics ? sim_->lastMeasureMilliseconds() : 0.0;
     if (state.metrics && sim_->measureCount() != plottedMeasures_) {
         plottedMeasures_ = sim_->measureCount();
         panel_.addMeasures(sim_->measuredSeconds(), *state.metrics);
         newNeighbors_ = {sim_->measuredFishCount(), state.metrics->meanNeighbors};
     }
+    if (replay_) {
+        ui::PanelState::Replay shown;
+        shown.fileName = replay_->path().filename().string();
+        shown.frame = replay_->frame();
+        shown.frameCount = replay_->frameCount();
+        shown.step = replay_->frameStep(shown.frame);
+        shown.seconds = replay_->frameTime(shown.frame);
+        shown.firstSeconds = replay_->frameTime(0);
+        shown.lastSeconds = replay_->frameTime(shown.frameCount - 1);
+        shown.playing = replay_->playing();
+        shown.speed = replay_->speed();
+        shown.cachedFrames = replay_->cachedFrames();
+        shown.cacheCapacity = replay_->cacheCapacity();
+        shown.measures = &replayMeasures_;
+        state.replay = std::move(shown);
+        state.fishCount = replay_->fishCount();
+        // The file's measure at the shown frame, in the overlay.
+        if (!replayMeasures_.empty()) {
+            const auto after = std::upper_bound(
+                replayMeasures_.begin(), replayMeasures_.end(), state.replay->seconds,
+                [](double t, const ui::TimedMeasure& m) { return t < m.seconds; });
+            if (after != replayMeasures_.begin()) state.metrics = &(after - 1)->metrics;
+        }
+    }
+    if (trajectory_)
+        state.recordingTrajectory = ui::PanelState::Recording{
+            trajectory_->path().string(), trajectory_->frames(), trajectory_->every()};
     const std::vector<float> history(frameHistory_.begin(), frameHistory_.end());
     state.fps = frameSeconds > 0.0 ? 1.0 / frameSeconds : 0.0;
     if (history.size() >= 30) {
@@ -484,7 +716,18 @@ ui::PanelState App::panelState(double frameSeconds) {
 
 bool App::simulate(double frameSeconds) {
     // While recording, each frame is one video frame: the simulation advances by its time.
-    sim_->advance(video_.recording() ? 1.0 / video_.framesPerSecond() : frameSeconds);
+    const double seconds = video_.recording() ? 1.0 / video_.framesPerSecond() : frameSeconds;
+    if (replay_) {
+        // The live school waits while a replay plays its frames.
+        replay_->advance(seconds);
+        if (auto params = replay_->params(); params)
+            replayParams_ = *params;
+        else
+            panel_.showError(params.error());
+        simulationMs_ = 0.0;
+        return true;
+    }
+    sim_->advance(seconds);
     simulationMs_ = sim_->lastStepsMilliseconds();
     // A GL failure mid-run (out of GPU memory, a lost context) loses the GPU's school: say so
     // and stop rather than draw and save what is left.
@@ -520,7 +763,7 @@ void App::driveSweep(double frameSeconds) {
 
 void App::render() {
     const double start = seconds();
-    const SimParams params = sim_->params();
+    const SimParams params = shownParams();
     if (params.bounds != cameraBounds_) {
         camera_.fit(params.bounds);
         cameraBounds_ = params.bounds;
@@ -668,6 +911,8 @@ int App::finish() {
         if (ok) ok = files.add(out.flag, out.path);
         if (ok) ok = files.write(out.flag, out.content);
     }
+    // The trajectory is ended and put into place first: it is written as the run went.
+    if (ok && trajectory_ && !stopTrajectory("")) return kExitInternal;  // said why; none written
     if (ok) ok = files.commit();
     if (!ok) {
         printError(ok.error());
@@ -681,13 +926,26 @@ int App::finish() {
 struct StartScene {
     SimParams params;
     std::optional<School> school;  ///< --state-in's
+    /// A trajectory --state-in's frame: its step and simulated time, where the clock goes on.
+    std::optional<std::pair<std::int64_t, double>> clock;
 };
 
 Result<StartScene> readStartScene(const AppOptions& options) {
     auto params = loadParams(options.params);
     if (!params) return fail(params.error());
-    StartScene scene{*params, std::nullopt};
-    if (!options.stateInPath.empty()) {
+    StartScene scene{*params, std::nullopt, std::nullopt};
+    if (!options.stateInPath.empty() &&
+        (isHdf5File(options.stateInPath) || hasTrajectoryExtension(options.stateInPath))) {
+        // A trajectory's frame, with the file's config there unless --config names one.
+        auto start = readTrajectoryStart(options.stateInPath, options.replayFrame, options.params);
+        if (!start) return fail("--state-in: " + start.error());
+        scene.params = start->params;
+        scene.school = std::move(start->school);
+        scene.clock = {start->step, start->time};
+    } else if (!options.stateInPath.empty()) {
+        if (options.replayFrame)
+            return fail("--frame: " + quote(options.stateInPath, 200) +
+                        " is a state CSV, which holds one school; --frame picks a trajectory's");
         auto school = loadStateCsv(options.stateInPath, scene.params);
         if (!school) return fail(school.error());
         scene.school = std::move(*school);
@@ -790,14 +1048,37 @@ Result<std::unique_ptr<SimulationController>> createSimulation(const AppOptions&
     (*sim)->setDensity(options.density);
     if (densityBase) (*sim)->setDensityBase(*densityBase);
     (*sim)->paused = options.startPaused;
+    if (scene.clock) (*sim)->setClock(scene.clock->first, scene.clock->second);
     return sim;
 }
 
 }  // namespace
 
+/// --replay's file, opened and its first frame shown read before the window opens, so a bad file
+/// or frame costs no window.
+Result<std::unique_ptr<Replay>> openStartReplay(const AppOptions& options) {
+    if (options.replayPath.empty()) return std::unique_ptr<Replay>();
+    auto replay = Replay::open(options.replayPath);
+    if (!replay) return fail("--replay: " + replay.error());
+    if (options.replayFrame) {
+        const std::size_t frames = (*replay)->frameCount();
+        if (static_cast<std::uint64_t>(*options.replayFrame) >= frames)
+            return fail("--frame: " + std::to_string(*options.replayFrame) + " is not allowed; " +
+                        quote(options.replayPath, 200) + " has " + std::to_string(frames) +
+                        " frames, 0 to " + std::to_string(frames - 1));
+        (*replay)->seek(static_cast<std::size_t>(*options.replayFrame));
+    }
+    if (auto school = (*replay)->school(); !school) return fail("--replay: " + school.error());
+    // Played from the start, or paused at the frame asked for.
+    (*replay)->setPlaying(!options.replayFrame && !options.startPaused);
+    return replay;
+}
+
 int runApp(const AppOptions& options) {
     const auto scene = readStartScene(options);
     if (!scene) return badInput(scene.error());
+    auto replay = openStartReplay(options);
+    if (!replay) return badInput(replay.error());
     if (auto ok = chooseVideoDriver(options); !ok) return badInput(ok.error());
     Window window;
     if (auto ok = openWindow(options, window); !ok) return badInput(ok.error());
@@ -815,7 +1096,7 @@ int runApp(const AppOptions& options) {
     ImGui_ImplOpenGL3_Init("#version 450");
     int status = 0;
     {
-        App app(options, window, std::move(*sim), std::move(*renderer));
+        App app(options, window, std::move(*sim), std::move(*renderer), std::move(*replay));
         status = app.run();
     }
     ImGui_ImplOpenGL3_Shutdown();

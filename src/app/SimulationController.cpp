@@ -182,6 +182,7 @@ Result<void> SimulationController::replaceSchool(const School& school) {
     }
     accumulator_ = 0.0;
     simulatedSeconds_ = 0.0;
+    stepCount_ = 0;
     pendingSteps_ = 0;
     forgetMeasures();
     ++schoolVersion_;
@@ -192,6 +193,7 @@ void SimulationController::reset(std::uint64_t seed) {
     simulation_.reset(seed);
     accumulator_ = 0.0;
     simulatedSeconds_ = 0.0;
+    stepCount_ = 0;
     pendingSteps_ = 0;
     forgetMeasures();
     ++schoolVersion_;
@@ -208,8 +210,23 @@ void SimulationController::runSteps(int count) {
     ++schoolVersion_;
     const auto start = std::chrono::steady_clock::now();
     // A backend that failed mid-run says so through health(), which the frame reads.
-    (void)simulation_.step(count);
-    simulatedSeconds_ += count * static_cast<double>(params().dt);
+    const double dt = params().dt;
+    if (observeEvery_ <= 0) {
+        (void)simulation_.step(count);
+        stepCount_ += count;
+        simulatedSeconds_ += count * static_cast<double>(dt);
+    } else {
+        // In runs that end on the observer's steps, so it sees each of them.
+        for (int left = count; left > 0;) {
+            const std::int64_t toNext = observeEvery_ - stepCount_ % observeEvery_;
+            const int run = static_cast<int>(std::min<std::int64_t>(left, toNext));
+            (void)simulation_.step(run);
+            stepCount_ += run;
+            simulatedSeconds_ += run * static_cast<double>(dt);
+            left -= run;
+            if (stepCount_ % observeEvery_ == 0) stepObserver_(stepCount_);
+        }
+    }
     if (stepper.stepsAsynchronously()) {
         lastStepsMilliseconds_ = count * stepMilliseconds_;
         return;
@@ -288,6 +305,7 @@ const SchoolMetrics& SimulationController::metrics(double nowSeconds, double eve
         if (done->generation == measureGeneration_) {
             metrics_ = done->metrics;
             measuredSeconds_ = done->simulatedSeconds;
+            measuredStep_ = submittedStep_;
             measuredFish_ = done->fish;
             ++measureCount_;
         }
@@ -301,12 +319,14 @@ const SchoolMetrics& SimulationController::metrics(double nowSeconds, double eve
         snapshotAsked_ = true;
         askedGeneration_ = measureGeneration_;
         askedSeconds_ = simulatedSeconds_;
+        askedStep_ = stepCount_;
         metricsTime_ = nowSeconds;
     }
     if (snapshotAsked_) {
         // The CPU backends' snapshot is there at once, the GPU's once its copy is done.
         if (auto snapshot = backend().takeSnapshot()) {
             snapshotAsked_ = false;
+            submittedStep_ = askedStep_;
             measures_.submit(std::move(snapshot), params(), askedGeneration_, askedSeconds_);
         }
     }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -90,6 +91,21 @@ class SimulationController {
     double simulatedSeconds() const { return simulatedSeconds_; }
     /// Sets the clock, e.g. back to where it was when a school is given back after a sweep.
     void setSimulatedSeconds(double seconds) { simulatedSeconds_ = seconds; }
+    /// Steps run since the school started (0 at a new or loaded school), the step numbers a
+    /// recorded trajectory gives its frames.
+    std::int64_t stepCount() const { return stepCount_; }
+    /// Sets the step count and the clock, e.g. to a replayed frame's when a run continues from it.
+    void setClock(std::int64_t steps, double seconds) {
+        stepCount_ = steps;
+        simulatedSeconds_ = seconds;
+    }
+    /// Called after every step whose number is a multiple of `every` (a trajectory's frames):
+    /// the steps of a frame are run in runs that end there, so no frame is skipped. `every` 0
+    /// (or an empty function) removes the observer.
+    void observeSteps(std::int64_t every, std::function<void(std::int64_t step)> observer) {
+        observeEvery_ = observer ? every : 0;
+        stepObserver_ = std::move(observer);
+    }
 
     bool paused = false;
     /// Simulated seconds per wall second (0.25 to 8); ignored while asFastAsItCan.
@@ -129,6 +145,8 @@ class SimulationController {
     std::uint64_t measureCount() const { return measureCount_; }
     /// The simulated time and the fish count of the school the latest measures are of.
     double measuredSeconds() const { return measuredSeconds_; }
+    /// The step of the school the latest measures are of (stepCount() when it was snapshotted).
+    std::int64_t measuredStep() const { return measuredStep_; }
     std::int64_t measuredFishCount() const { return measuredFish_; }
     /// Milliseconds the last metrics() call took on the calling thread (next to nothing: the
     /// frame only asks for snapshots and hands them on).
@@ -156,6 +174,9 @@ class SimulationController {
     Simulation simulation_;
     double accumulator_ = 0.0;
     double simulatedSeconds_ = 0.0;
+    std::int64_t stepCount_ = 0;
+    std::int64_t observeEvery_ = 0;
+    std::function<void(std::int64_t)> stepObserver_;
     std::int64_t pendingSteps_ = 0;
     std::uint64_t schoolVersion_ = 0;
     /// Steps that fit in `budgetMs` at the measured step time, from 1 to `most`.
@@ -170,6 +191,9 @@ class SimulationController {
     double metricsTime_ = -1e9;
     std::uint64_t measureCount_ = 0;
     double measuredSeconds_ = 0.0;
+    std::int64_t measuredStep_ = 0;
+    std::int64_t askedStep_ = 0;  ///< stepCount() of the snapshot in flight or being measured
+    std::int64_t submittedStep_ = 0;
     std::int64_t measuredFish_ = 0;
     double lastMeasureMilliseconds_ = 0.0;
     /// Bumped whenever the school is replaced, resized or moved: older measures are dropped.

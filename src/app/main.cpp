@@ -7,11 +7,13 @@
 #include "App.h"
 #include "app_options/AppOptions.h"
 #include "io/ExitStatus.h"
+#include "io/Hdf5Handles.h"
 #include "io/OutputFiles.h"
 #include "io/TextInput.h"
 
 int main(int argc, char** argv) {
     using namespace fishschool;
+    hdf5::keepFilesToTheirOwners();
     guardStandardStreams();
     const auto options = app::parseAppOptions(argc, argv);
     if (!options) {

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <utility>
 
 #include <CLI/CLI.hpp>
@@ -84,7 +85,8 @@ Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool check
                    "Hand the school to the next backend every this many frames")
         ->check(wholeNumber(1, 1'000'000'000));
     cli.add_option("--state-in", options.stateInPath,
-                   "Start from this state CSV's school: its rows are the fish")
+                   "Start from this state CSV's school (its rows are the fish), or from a "
+                   "trajectory's frame and its config there (H5MD, told by its content)")
         ->check(nonEmpty());
     cli.add_option("--state-out", options.stateOutPath,
                    "Write the school as a state CSV when the app quits");
@@ -96,6 +98,20 @@ Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool check
     cli.add_option("--record-fps", options.recordFps,
                    "The video's frame rate; the simulation advances 1/FPS s per frame (default 60)")
         ->check(wholeNumber(1, 240));
+    cli.add_option("--replay", options.replayPath,
+                   "Replay a trajectory (H5MD, as simulate --trajectory writes it): a timeline "
+                   "to drag, play and pause")
+        ->check(nonEmpty());
+    cli.add_option("--frame", options.replayFrame,
+                   "With --replay: show this frame first (0 is the first), paused; with a "
+                   "trajectory --state-in: start from this frame (default the last)")
+        ->check(wholeNumber(0, std::numeric_limits<std::int64_t>::max()));
+    cli.add_option("--trajectory", options.trajectoryPath,
+                   "Record the school to this trajectory (H5MD) from the start; written when the "
+                   "app quits");
+    cli.add_option("--trajectory-every", options.trajectoryEvery,
+                   "A trajectory frame every this many steps (1 to 1000000, default 1)")
+        ->check(wholeNumber(1, 1'000'000));
     cli.add_flag("--no-vsync", noVsync, "Do not wait for the display's refresh");
     cli.add_flag("--paused", options.startPaused, "Start paused (Space resumes)");
     cli.add_flag("--hide-ui", options.hideUi, "Start without the panel and the overlay");
@@ -168,6 +184,20 @@ Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool check
                 "--record cannot be used with --sweep: recording slows what the sweep measures");
         if (auto ok = checkVideoPath(options.recordPath); !ok) return fail(ok.error());
     }
+    if (cli.count("--replay")) {
+        for (const char* flag :
+             {"--state-in", "--fish", "--sweep", "--switch-every", "--trajectory"})
+            if (cli.count(flag))
+                return fail(std::string(flag) +
+                            " cannot be used with --replay: a replay shows the file's school "
+                            "(Continue from here in the panel starts a live one from it)");
+    } else if (cli.count("--frame") && !cli.count("--state-in")) {
+        return fail("--frame needs --replay FILE.h5 or a trajectory --state-in FILE.h5");
+    }
+    if (cli.count("--trajectory-every") && !cli.count("--trajectory"))
+        return fail("--trajectory-every needs --trajectory FILE.h5");
+    if (cli.count("--trajectory") && !options.sweepFish.empty())
+        return fail("--trajectory cannot be used with --sweep: the sweep replaces the school");
     if (auto limit = gpuMaxBufferBytes(); !limit) return fail(limit.error());
 
     // Every output is checked before the window opens, not after minutes of running: no two on
@@ -179,10 +209,13 @@ Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool check
          {std::pair{"--csv", &options.sweepCsvPath}, std::pair{"--record", &options.recordPath},
           std::pair{"--screenshot", &options.screenshotPath},
           std::pair{"--state-out", &options.stateOutPath},
-          std::pair{"--config-out", &options.configOutPath}}) {
+          std::pair{"--config-out", &options.configOutPath},
+          std::pair{"--trajectory", &options.trajectoryPath}}) {
         if (!cli.count(flag)) continue;
         const std::string stateIn = path == &options.stateOutPath ? "" : options.stateInPath;
-        if (auto ok = outputs.check(flag, *path, {{"--config", config}, {"--state-in", stateIn}});
+        if (auto ok = outputs.check(
+                flag, *path,
+                {{"--config", config}, {"--state-in", stateIn}, {"--replay", options.replayPath}});
             !ok)
             return fail(ok.error());
     }

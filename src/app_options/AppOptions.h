@@ -38,6 +38,10 @@ struct AppOptions {
     std::string configOutPath;           ///< write the parameters as a config JSON on quitting
     std::string recordPath;              ///< write the window as a video (through ffmpeg)
     int recordFps = 60;                  ///< the video's frame rate: one frame per drawn frame
+    std::string replayPath;              ///< replay this trajectory (H5MD) instead of a live school
+    std::optional<std::int64_t> replayFrame;  ///< the replay's first frame shown (paused there)
+    std::string trajectoryPath;               ///< record the school to this trajectory
+    std::int64_t trajectoryEvery = 1;         ///< a trajectory frame every this many steps
     bool vsync = true;
     bool startPaused = false;
     bool hideUi = false;

@@ -19,16 +19,19 @@ struct SimulateOptions {
     /// "-1" to 2^64 - 1).
     ParamFlags params;
     std::string stateIn;
+    std::string frame;  ///< --frame as typed: the frame of a trajectory --state-in starts from
     std::string stateOut;
     std::int64_t steps = 0;
     std::string backend = "cpu";
     bool check = false;  ///< --check: the invariants after every step
     /// Parse and validate the flags and the files they name, then stop (the fuzz targets).
     bool validateOnly = false;
-    std::string metricsPath;   ///< --metrics: the school's measures as CSV
-    std::string metricsEvery;  ///< --metrics-every as typed (a row every N steps)
-    std::string changeConfig;  ///< --change-config: parameters that replace the running ones
-    std::string changeAt;      ///< --change-at as typed: the step at which they do
+    std::string metricsPath;      ///< --metrics: the school's measures as CSV
+    std::string metricsEvery;     ///< --metrics-every as typed (a row every N steps)
+    std::string changeConfig;     ///< --change-config: parameters that replace the running ones
+    std::string changeAt;         ///< --change-at as typed: the step at which they do
+    std::string trajectoryPath;   ///< --trajectory: the run's frames as an H5MD file
+    std::string trajectoryEvery;  ///< --trajectory-every as typed (a frame every N steps)
 };
 
 struct BenchOptions {
@@ -65,10 +68,12 @@ struct EnsembleOptions {
     std::string shard;     ///< --shard K/N as typed
     std::string only;      ///< --only i,j,... as typed
     bool retryFailed = false;
-    bool dryRun = false;        ///< run --dry-run: every check, then exit
-    std::string csvPath;        ///< merge --csv
-    std::string timingPath;     ///< merge --timing
-    bool validateOnly = false;  ///< as SimulateOptions::validateOnly
+    bool dryRun = false;          ///< run --dry-run: every check, then exit
+    std::string csvPath;          ///< merge --csv
+    std::string timingPath;       ///< merge --timing
+    std::string trajectoryPath;   ///< run --trajectory: run --only I's frames
+    std::string trajectoryEvery;  ///< run --trajectory-every as typed
+    bool validateOnly = false;    ///< as SimulateOptions::validateOnly
 };
 
 /// The most workers --jobs takes.

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -149,6 +150,17 @@ int runEnsembleRun(const EnsembleOptions& o) {
         if (!parsed) return badInput(parsed.error());
         options.only = *parsed;
     }
+    if (o.trajectoryPath.empty() && !o.trajectoryEvery.empty())
+        return badInput("--trajectory-every needs --trajectory FILE");
+    if (!o.trajectoryPath.empty()) {
+        options.trajectory = o.trajectoryPath;
+        if (!o.trajectoryEvery.empty()) {
+            auto every = parseWholeNumber("--trajectory-every", o.trajectoryEvery, 1,
+                                          std::numeric_limits<std::int64_t>::max());
+            if (!every) return badInput(every.error());
+            options.trajectoryEvery = *every;
+        }
+    }
     const auto faults = injectedFaults();
     if (!faults) return badInput(faults.error());
     options.faults = *faults;
@@ -271,6 +283,13 @@ void addEnsembleCommand(CLI::App& app, EnsembleOptions& o) {
     run->add_option("--only", o.only,
                     "Comma-separated run indices: run them (again), whatever is done")
         ->check(nonEmpty());
+    run->add_option("--trajectory", o.trajectoryPath,
+                    "With --only I: write run I's frames as an H5MD file (docs/trajectories.md)")
+        ->check(nonEmpty());
+    run->add_option("--trajectory-every", o.trajectoryEvery,
+                    "A --trajectory frame at step 0, every N steps and at the last (default 1)")
+        ->type_name("N")
+        ->check(wholeNumber(1));
     run->add_flag("--retry-failed", o.retryFailed, "Run the failed runs again");
     run->add_flag("--dry-run", o.dryRun,
                   "Check the file, the folder and the flags as a run would, then exit (0, or 2 "

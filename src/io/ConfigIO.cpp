@@ -419,7 +419,11 @@ Result<SimParams> loadConfig(const std::filesystem::path& path) {
 }
 
 Result<SimParams> loadParams(const ParamFlags& flags) {
-    SimParams params;
+    return loadParams(flags, SimParams{});
+}
+
+Result<SimParams> loadParams(const ParamFlags& flags, const SimParams& base) {
+    SimParams params = base;
     if (flags.configPath) {
         if (flags.configPath->empty())
             return fail("--config: an empty file name is not allowed; give a config file");

@@ -36,6 +36,9 @@ struct ParamFlags {
 /// validates the result. Errors name the file and key, or the flag, and what is allowed, e.g.
 /// "--fish: '2.5' is not allowed; fishCount must be a whole number from 0 to 16000000".
 [[nodiscard]] Result<SimParams> loadParams(const ParamFlags& flags);
+/// As above, from `base` (valid) rather than the built-in defaults when no config file is given:
+/// a trajectory's config, which the flags override as they would a file's.
+[[nodiscard]] Result<SimParams> loadParams(const ParamFlags& flags, const SimParams& base);
 
 /// Every key, pretty-printed; parseConfig(configToJson(p)) == p.
 std::string configToJson(const SimParams& params);

@@ -146,6 +146,16 @@ extern "C" void removeTemporariesAndStop(int number) {
     std::raise(number);
 }
 
+/// The signal that asked the run to stop (stopOnInterrupt), 0 while none has.
+std::atomic<int> stopSignal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "read and written by a signal handler");
+
+extern "C" void requestStop(int number) {
+    int none = 0;
+    // The first asks; a second (an impatient Ctrl+C) ends the process as before.
+    if (!stopSignal.compare_exchange_strong(none, number)) removeTemporariesAndStop(number);
+}
+
 void track(const fs::path& temp) {
     // Only where the program left a signal to its default (the app's SDL, a sanitizer, have
     // their own): every signal whose default action ends the process, those that dump core too.
@@ -366,7 +376,7 @@ Result<void> OutputFiles::check(std::string_view flag, const std::string& path,
             return fail(std::string(flag) + ": " + quote(path, 200) + " is also the file of " +
                         other.flag + "; give each output its own file");
     }
-    outputs_.push_back({std::string(flag), target, {}, -1, {}});
+    outputs_.push_back({std::string(flag), target, {}, -1, {}, false});
     return {};
 }
 
@@ -381,6 +391,15 @@ Result<void> OutputFiles::add(std::string_view flag, const std::string& path,
     }
     out.fd = *fd;
     return {};
+}
+
+Result<fs::path> OutputFiles::addExternal(std::string_view flag, const std::string& path,
+                                          std::initializer_list<NamedInput> inputs) {
+    if (auto ok = add(flag, path, inputs); !ok) return fail(ok.error());
+    Output& out = outputs_.back();
+    out.external = true;
+    if (!out.temp.empty()) return out.temp;
+    return fs::path("/proc/self/fd/" + std::to_string(out.fd));
 }
 
 bool OutputFiles::has(std::string_view flag) const {
@@ -402,7 +421,8 @@ Result<void> OutputFiles::flush(Output& out) {
 
 Result<void> OutputFiles::write(std::string_view flag, std::string_view text) {
     Output* out = find(flag);
-    if (!out || out->fd < 0) return fail(std::string(flag) + ": no output file to write to");
+    if (!out || out->fd < 0 || out->external)
+        return fail(std::string(flag) + ": no output file to write to");
     out->buffer.append(text);
     if (out->buffer.size() < kWriteBufferBytes) return {};
     return flush(*out);
@@ -457,6 +477,25 @@ fs::path outputTarget(const fs::path& path) {
     }
     const fs::path resolved = fs::weakly_canonical(at, ec);
     return ec ? path : resolved;
+}
+
+void stopOnInterrupt() {
+    for (const int number : {SIGINT, SIGTERM}) {
+        struct sigaction current {};
+        if (::sigaction(number, nullptr, &current) != 0) continue;
+        // Left at its default, or given the temporaries' handler by track(): not one ignored.
+        if (current.sa_handler != SIG_DFL && current.sa_handler != removeTemporariesAndStop)
+            continue;
+        struct sigaction stop {};
+        stop.sa_handler = requestStop;
+        sigemptyset(&stop.sa_mask);
+        stop.sa_flags = SA_RESTART;  // a write in progress goes on
+        ::sigaction(number, &stop, nullptr);
+    }
+}
+
+int stopRequested() {
+    return stopSignal.load();
 }
 
 bool isTemporaryOf(std::string_view name, std::string_view target) {

@@ -53,6 +53,12 @@ class OutputFiles {
     /// check(), then reserves the output's temporary file.
     Result<void> add(std::string_view flag, const std::string& path,
                      std::initializer_list<NamedInput> inputs = {});
+    /// add() for a library that opens its file by path itself (HDF5): the path of the output's
+    /// temporary file, which the library may create over (truncate) and write. An unnamed file's
+    /// path is /proc/self/fd/N, which opens the file again. The library must have closed it
+    /// before commit(), which syncs it and puts it into place with the other outputs.
+    Result<std::filesystem::path> addExternal(std::string_view flag, const std::string& path,
+                                              std::initializer_list<NamedInput> inputs = {});
     /// Whether `flag` has an output (add() succeeded for it).
     bool has(std::string_view flag) const;
     /// Appends `text` to the output of `flag`. An error (a full disk: exit status 1) names the
@@ -67,7 +73,8 @@ class OutputFiles {
         std::filesystem::path target;
         std::filesystem::path temp;
         int fd = -1;
-        std::string buffer;  // rows not yet written
+        std::string buffer;     // rows not yet written
+        bool external = false;  // written by a library through a path, not by write()
     };
     Output* find(std::string_view flag);
     Result<void> flush(Output& out);
@@ -89,6 +96,15 @@ std::filesystem::path outputTarget(const std::filesystem::path& path);
 /// Whether `name` is a temporary file that writeFileAtomically() or OutputFiles makes beside a
 /// file named `target` (`.TARGET.tmp-PID-N`) while it writes it.
 bool isTemporaryOf(std::string_view name, std::string_view target);
+
+/// Makes Ctrl+C (SIGINT) and SIGTERM ask a long run to stop instead of ending the process: the
+/// run polls stopRequested() between its steps, writes its outputs as of then and exits 128 +
+/// the signal's number. Only a signal left at its default is taken (a script's background job
+/// ignores SIGINT, and keeps ignoring it); a second one ends the process as every other ending
+/// signal does, its temporary files removed (see OutputFiles).
+void stopOnInterrupt();
+/// The signal that asked the run to stop (SIGINT or SIGTERM), or 0 while none has.
+int stopRequested();
 
 /// Flushes stdout; an error when a write to it failed (a full disk, a closed stream), so that a
 /// command whose table was lost exits with status 1 rather than 0.

@@ -52,6 +52,18 @@ std::string whereItIsNot(const glm::vec3& position, const SimParams& params) {
 
 }  // namespace
 
+std::optional<std::string> whyNotInScene(const Fish& fish, const SimParams& params) {
+    // docs/model.md, What a step guarantees: a faster fish could only overflow the step's sums.
+    const glm::vec3& v = fish.velocity;
+    const double speed = std::sqrt(double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z);
+    if (speed > 1e6)
+        return "a speed of " + formatNumber(speed) + " m/s is not allowed; at most 1e6";
+    if (!isInScene(fish.position, params))
+        return "the fish at " + formatPoint(fish.position) + " " +
+               whereItIsNot(fish.position, params);
+    return std::nullopt;
+}
+
 Result<School> parseStateCsv(std::string_view text, const SimParams& params,
                              std::string_view sourceName) {
     const std::string source(sourceName);
@@ -134,16 +146,7 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
         Fish fish;
         fish.position = {values[0], values[1], values[2]};
         fish.velocity = {values[3], values[4], values[5]};
-        // docs/model.md, What a step guarantees: a faster fish could only overflow the step's sums.
-        const double speed =
-            std::sqrt(double(values[3]) * values[3] + double(values[4]) * values[4] +
-                      double(values[5]) * values[5]);
-        if (speed > 1e6)
-            return fail(where() + "a speed of " + formatNumber(speed) +
-                        " m/s is not allowed; at most 1e6");
-        if (!isInScene(fish.position, params))
-            return fail(where() + "the fish at " + formatPoint(fish.position) + " " +
-                        whereItIsNot(fish.position, params));
+        if (auto why = whyNotInScene(fish, params)) return fail(where() + *why);
         school.push_back(fish);
     }
     if (!sawHeader)

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,6 +18,10 @@ namespace fishschool {
 /// Errors name the line: a bad header, a short or long row, a number that does not parse, a
 /// non-finite value, a fish outside the tank or inside a rock of `params`. Accelerations are read
 /// as zero.
+/// Why `fish` cannot start a school stepped with `params` (a speed above 1e6 m/s, a position
+/// outside the tank or inside a rock), as a state file's rows are checked; nothing when it can.
+std::optional<std::string> whyNotInScene(const Fish& fish, const SimParams& params);
+
 [[nodiscard]] Result<School> parseStateCsv(std::string_view text, const SimParams& params,
                                            std::string_view sourceName = "state");
 [[nodiscard]] Result<School> loadStateCsv(const std::filesystem::path& path,

@@ -11,15 +11,24 @@
 
 namespace fishschool {
 
-Result<std::string> readTextFile(const std::filesystem::path& path, std::uintmax_t maxBytes,
-                                 std::string_view what) {
+namespace {
+
+/// "a config file", "an ensemble file"
+std::string withArticle(std::string_view what) {
+    const bool vowel =
+        std::string_view("aeiou").find(what.empty() ? 'x' : what.front()) != std::string_view::npos;
+    return (vowel ? "an " : "a ") + std::string(what);
+}
+
+}  // namespace
+
+InputFile::~InputFile() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+Result<InputFile> openInputFile(const std::filesystem::path& path, std::string_view what) {
     const std::string name = printable(path.string(), 200);
-    // "a config file", "an ensemble file"
-    const std::string aWhat =
-        (std::string_view("aeiou").find(what.empty() ? 'x' : what.front()) != std::string_view::npos
-             ? "an "
-             : "a ") +
-        std::string(what);
+    const std::string aWhat = withArticle(what);
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) return fail(name + ": is a folder; give " + aWhat);
     // O_NONBLOCK: opening a FIFO (or a terminal, a device) for reading can wait for ever for a
@@ -32,10 +41,19 @@ Result<std::string> readTextFile(const std::filesystem::path& path, std::uintmax
         ::close(fd);
         return fail(name + ": is not a regular file (a FIFO, a device or a socket); give " + aWhat);
     }
+    return InputFile(fd, static_cast<std::uintmax_t>(info.st_size));
+}
+
+Result<std::string> readTextFile(const std::filesystem::path& path, std::uintmax_t maxBytes,
+                                 std::string_view what) {
+    const std::string name = printable(path.string(), 200);
+    const std::string aWhat = withArticle(what);
+    auto file = openInputFile(path, what);
+    if (!file) return fail(file.error());
+    const int fd = file->fd();
+    auto size = file->size();
     // Refused before reading, so that a huge file costs nothing and the limit is named.
-    auto size = static_cast<std::uintmax_t>(info.st_size);
     if (size > maxBytes) {
-        ::close(fd);
         return fail(name + ": " + std::to_string(size) + " bytes is larger than " + aWhat +
                     " may be (at most " + std::to_string(maxBytes) + " bytes)");
     }
@@ -62,14 +80,12 @@ Result<std::string> readTextFile(const std::filesystem::path& path, std::uintmax
         if (got < 0) readError = errno;
         if (got <= 0) break;
         if (text.size() + static_cast<std::size_t>(got) > maxBytes) {
-            ::close(fd);
             return fail(name + ": larger than a " + std::string(what) + " may be (at most " +
                         std::to_string(maxBytes) + " bytes)");
         }
         text.append(more, static_cast<std::size_t>(got));
         size = text.size();
     }
-    ::close(fd);
     if (readError != 0)
         return fail(name + ": cannot read the " + std::string(what) + ": " +
                     std::strerror(readError));

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "fishschool/Result.h"
 
@@ -17,6 +18,26 @@ namespace fishschool {
 inline constexpr std::uintmax_t kMaxStateFileBytes = 128ull << 20;
 /// A config file larger than this is refused before it is read.
 inline constexpr std::uintmax_t kMaxConfigFileBytes = 1ull << 20;
+
+/// A file a user gives, open for reading (the descriptor closes itself) with its size.
+class InputFile {
+  public:
+    InputFile(int fd, std::uintmax_t size) : fd_(fd), size_(size) {}
+    InputFile(InputFile&& other) noexcept : fd_(std::exchange(other.fd_, -1)), size_(other.size_) {}
+    InputFile& operator=(InputFile&&) = delete;
+    ~InputFile();
+    int fd() const { return fd_; }
+    std::uintmax_t size() const { return size_; }
+
+  private:
+    int fd_ = -1;
+    std::uintmax_t size_ = 0;
+};
+
+/// Opens a file a user gives as readTextFile() does, without waiting: a folder, a FIFO, a device,
+/// a socket or a missing file is an error naming the path; `what` names the kind ("trajectory").
+[[nodiscard]] Result<InputFile> openInputFile(const std::filesystem::path& path,
+                                              std::string_view what);
 
 /// The whole of a text file. A folder, a missing file or one larger than `maxBytes` is an
 /// error that names the path, and for size the limit; `what` names the kind ("config file").

@@ -14,6 +14,7 @@
 
 #include "backends/BackendRegistry.h"
 #include "core/Messages.h"
+#include "fishschool/Trajectory.h"
 #include "io/OutputFiles.h"
 #include "library/WorkerBackends.h"
 #include "runs/Ensemble.h"
@@ -27,6 +28,37 @@ namespace {
 
 constexpr const char* kOutOfMemory =
     "out of memory; the rows written stay, and the same command resumes (with fewer --jobs?)";
+
+/// Run `row`'s line of the merged CSV as a trajectory's parameters/ensemble_run attributes
+/// (Trajectory.h): the measures as doubles, the same bits as the CSV's, over the steps
+/// measure_from_step..measure_to_step (after each step; the last step alone without a window).
+std::vector<TrajectoryAttribute> ensembleRunAttributes(const EnsembleSpec& spec,
+                                                       const RunRow& row) {
+    std::vector<TrajectoryAttribute> attributes{
+        {"index", row.plan.index},
+        {"seed", row.plan.seed},
+        {"replicate", row.plan.replicate},
+        {"status", std::string(row.ok ? "ok" : "failed")},
+        {"steps", row.steps},
+        {"message", row.message},
+        {"measure_from_step",
+         spec.window > 0 ? spec.steps - std::min(spec.window, spec.steps) + 1 : spec.steps},
+        {"measure_to_step", spec.steps}};
+    // The axes' values, by key (one that a column above already names is in the config).
+    for (std::size_t a = 0; a < spec.axes.size() && a < row.plan.values.size(); ++a)
+        if (std::ranges::none_of(attributes, [&](const TrajectoryAttribute& attribute) {
+                return attribute.name == spec.axes[a].key;
+            }))
+            attributes.push_back({spec.axes[a].key, row.plan.values[a]});
+    if (row.ok) {
+        const SchoolMetrics& m = row.measures;
+        attributes.push_back({"polarization", m.polarization});
+        attributes.push_back({"milling", m.milling});
+        attributes.push_back({"nearest_neighbor_m", m.meanNearestNeighborDistance});
+        attributes.push_back({"neighbors", m.meanNeighbors});
+    }
+    return attributes;
+}
 
 std::expected<EnsembleOutcome, EnsembleFailure> runFile(const fs::path& file, const fs::path& out,
                                                         const EnsembleRunOptions& o) {
@@ -58,6 +90,17 @@ std::expected<EnsembleOutcome, EnsembleFailure> runFile(const fs::path& file, co
     if (const auto twice = std::adjacent_find(sorted.begin(), sorted.end()); twice != sorted.end())
         return badInput("--only: run " + std::to_string(*twice) +
                         " is named twice; name each run once");
+    // A trajectory is one run's: the one --only names.
+    const bool recording = !o.trajectory.empty();
+    if (recording && o.only.size() != 1)
+        return badInput(
+            "--trajectory: writes the frames of one run; give --only with exactly one "
+            "run index (as --only 7), got " +
+            (o.only.empty() ? std::string("no --only")
+                            : std::to_string(o.only.size()) + " indices"));
+    if (recording && o.trajectoryEvery < 1)
+        return badInput("--trajectory-every: " + std::to_string(o.trajectoryEvery) +
+                        " is not allowed; must be a whole number >= 1");
     const auto kind = parseBackendFlag(fileName + ": key 'backend'", spec->backend);
     if (!kind) return badInput(kind.error());
     // A kind this build lacks is refused by --dry-run too; whether this machine can run a built
@@ -148,6 +191,27 @@ std::expected<EnsembleOutcome, EnsembleFailure> runFile(const fs::path& file, co
         }
         return share;
     };
+    // The trajectory checked (and its temporary file made) before anything runs.
+    OutputFiles outputs;
+    fs::path trajectoryFile;
+    if (recording) {
+        const std::string target = o.trajectory.string();
+        std::error_code error;
+        if (fs::equivalent(o.trajectory, folder, error) ||
+            fs::absolute(o.trajectory, error).lexically_normal().parent_path() ==
+                fs::absolute(folder, error).lexically_normal())
+            return badInput("--trajectory: " + quote(target, 200) +
+                            " is in the --out folder, which holds part files only; give a path "
+                            "outside it");
+        if (o.validateOnly) {
+            if (auto ok = outputs.check("--trajectory", target, {{"FILE", fileName}}); !ok)
+                return badInput(ok.error());
+        } else {
+            auto path = outputs.addExternal("--trajectory", target, {{"FILE", fileName}});
+            if (!path) return badInput(path.error());
+            trajectoryFile = *path;
+        }
+    }
     if (o.validateOnly) return EnsembleOutcome{shareOf(rows ? &*rows : nullptr).first, 0, 0};
 
     auto backends = makeWorkerBackends(*kind, spec->base, o.jobs);
@@ -206,8 +270,44 @@ std::expected<EnsembleOutcome, EnsembleFailure> runFile(const fs::path& file, co
             return fail(kOutOfMemory);
         }
     };
-    const auto ran = runEnsemble(*spec, work);
+    std::unique_ptr<TrajectoryWriter> trajectory;
+    double dt = 0.0;
+    EnsembleFrames frames;
+    if (recording) {
+        frames.every = o.trajectoryEvery;
+        frames.onFrame = [&](const SimParams& params, std::int64_t step,
+                             const School& school) -> Result<void> {
+            if (!trajectory) {
+                auto made = TrajectoryWriter::create(
+                    trajectoryFile, params, school.size(),
+                    TrajectoryWriterOptions{.queueBytes = TrajectoryWriterOptions{}.queueBytes,
+                                            .name = o.trajectory.string()});
+                if (!made) return fail("--trajectory: " + made.error());
+                trajectory = std::move(*made);
+                dt = params.dt;
+            }
+            // The school's measures at each frame (MDAnalysis reads one a frame); the row's
+            // averages go to parameters/ensemble_run.
+            return trajectory->addFrame(step, double(step) * dt, school,
+                                        measureSchool(school, params));
+        };
+        const auto writeRow = work.onRow;
+        work.onRow = [&, writeRow](std::size_t worker, const RunRow& row) -> Result<void> {
+            if (trajectory)
+                if (auto ok = trajectory->addParameterAttributes("ensemble_run",
+                                                                 ensembleRunAttributes(*spec, row));
+                    !ok)
+                    return ok;
+            return writeRow(worker, row);
+        };
+    }
+    const auto ran = runEnsemble(*spec, work, frames);
     if (!ran) return internalFailure(ran.error());
+    if (trajectory) {
+        if (auto ok = trajectory->finish(); !ok)
+            return internalFailure("--trajectory: " + ok.error());
+        if (auto ok = outputs.commit(); !ok) return internalFailure(ok.error());
+    }
     return EnsembleOutcome{total, std::int64_t(todo.size()), progress.failed};
 }
 

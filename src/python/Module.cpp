@@ -1,8 +1,9 @@
-// `import fishschool`: the public API (include/fishschool/Simulation.h) for Python, with NumPy
-// views of the school (docs/python.md). Every error of the library becomes a Python exception:
-// ValueError for bad input (the library's message names the key, the value and what is allowed),
-// TypeError for a wrong type, RuntimeError where the machine failed (a GPU that cannot run the
-// school) or the simulation is closed or busy, OSError for files that cannot be written or read.
+// `import fishschool`: the public API (include/fishschool/Simulation.h, Trajectory.h) for Python,
+// with NumPy views of the school and of a trajectory's frames (docs/python.md). Every error of the
+// library becomes a Python exception: ValueError for bad input (the library's message names the
+// key, the value and what is allowed), TypeError for a wrong type, RuntimeError where the machine
+// failed (a GPU that cannot run the school) or the simulation is closed or busy, OSError for files
+// that cannot be written or read.
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -13,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,8 +24,10 @@
 #include <vector>
 
 #include "backends/BackendRegistry.h"
+#include "fishschool/Trajectory.h"
 #include "fishschool/fishschool.h"
 #include "io/ConfigIO.h"
+#include "io/OutputFiles.h"
 
 namespace py = pybind11;
 
@@ -213,6 +217,25 @@ std::vector<std::size_t> indicesFrom(const py::handle& value) {
     return indices;
 }
 
+/// An (N, 3) float32 read-only view of one vector of every fish of `school`, no copy: its base
+/// holds the school, which then lives as long as the array.
+py::array fishView(std::shared_ptr<const School> school, glm::vec3 Fish::*member) {
+    const auto n = static_cast<py::ssize_t>(school->size());
+    if (n == 0) {
+        py::array empty(py::dtype::of<float>(), {py::ssize_t{0}, py::ssize_t{3}});
+        py::detail::array_proxy(empty.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+        return empty;
+    }
+    const float* first = &(school->front().*member).x;
+    py::capsule holder(new std::shared_ptr<const School>(std::move(school)), [](void* held) {
+        delete static_cast<std::shared_ptr<const School>*>(held);
+    });
+    py::array array(py::dtype::of<float>(), {n, py::ssize_t{3}},
+                    {kFishStride, static_cast<py::ssize_t>(sizeof(float))}, first, holder);
+    py::detail::array_proxy(array.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+    return array;
+}
+
 // ---- the simulation --------------------------------------------------------------------------
 
 BackendKind backendKind(std::string_view name) {
@@ -281,21 +304,7 @@ class PySimulation {
     /// read whatever the simulation does next, closed or stepped or resized.
     py::array view(glm::vec3 Fish::*member) {
         auto school = get().sharedSchool();
-        const auto n = static_cast<py::ssize_t>(school->size());
-        if (n == 0) {
-            py::array empty(py::dtype::of<float>(), {py::ssize_t{0}, py::ssize_t{3}});
-            py::detail::array_proxy(empty.ptr())->flags &=
-                ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
-            return empty;
-        }
-        const float* first = &(school->front().*member).x;
-        py::capsule holder(new std::shared_ptr<const School>(std::move(school)), [](void* held) {
-            delete static_cast<std::shared_ptr<const School>*>(held);
-        });
-        py::array array(py::dtype::of<float>(), {n, py::ssize_t{3}},
-                        {kFishStride, static_cast<py::ssize_t>(sizeof(float))}, first, holder);
-        py::detail::array_proxy(array.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
-        return array;
+        return fishView(std::move(school), member);
     }
 
     /// Releases the backend (a GPU's memory and context go now); arrays read before keep the
@@ -419,6 +428,150 @@ py::dict runEnsemble(const py::handle& file, const py::handle& out, const py::ha
     result["ran"] = outcome->ran;
     result["failed"] = outcome->failed;
     return result;
+}
+
+// ---- trajectories ----------------------------------------------------------------------------
+
+/// The Python Trajectory: a TrajectoryReader (fishschool/Trajectory.h), or none once closed.
+/// Every call holds the GIL, which keeps the reader to one thread at a time as it asks (a frame
+/// of 100,000 fish reads in about 0.5 ms).
+class PyTrajectory {
+  public:
+    explicit PyTrajectory(const py::object& path) {
+        const std::string file = pathText(path);
+        requireExistingFile(file);
+        auto opened = TrajectoryReader::open(file);
+        if (!opened) raise(PyExc_ValueError, opened.error());
+        reader_ = std::move(*opened);
+    }
+
+    TrajectoryReader& get() const {
+        if (!reader_) raise(PyExc_RuntimeError, "the trajectory is closed");
+        return *reader_;
+    }
+
+    bool closed() const { return !reader_; }
+
+    void close() { reader_.reset(); }
+
+    /// Frame `index` (negative: from the end, as a list's) as a frame number; IndexError outside.
+    std::size_t frameIndex(const py::handle& index) const {
+        const std::int64_t frames = static_cast<std::int64_t>(get().frameCount());
+        const std::int64_t k = toInt64(index, "frame");
+        if (k < -frames || k >= frames)
+            raise(PyExc_IndexError, "frame " + std::to_string(k) +
+                                        ": no such frame; the file has " + std::to_string(frames) +
+                                        " (0 to " + std::to_string(frames - 1) +
+                                        ", or -1 for the last)");
+        return static_cast<std::size_t>(k < 0 ? k + frames : k);
+    }
+
+    /// (positions, velocities) of a frame: read-only float32 (N, 3) views of one buffer.
+    py::tuple frame(const py::handle& index) {
+        const std::size_t k = frameIndex(index);
+        auto school = std::make_shared<School>();
+        if (auto ok = get().readFrame(k, *school); !ok) raise(PyExc_ValueError, ok.error());
+        std::shared_ptr<const School> held = std::move(school);
+        return py::make_tuple(fishView(held, &Fish::position), fishView(held, &Fish::velocity));
+    }
+
+  private:
+    std::unique_ptr<TrajectoryReader> reader_;
+};
+
+/// The Python TrajectoryWriter: records a Simulation's frames to a trajectory, through the same
+/// output rules as the CLI's (OutputFiles: the path checked first, the file written under a
+/// temporary name and put into place by close()).
+class PyTrajectoryWriter {
+  public:
+    PyTrajectoryWriter(const py::object& path, PySimulation& simulation) {
+        Simulation& sim = simulation.get();
+        const std::string target = pathText(path);
+        auto temp = outputs_.addExternal("trajectory", target);
+        if (!temp) raise(PyExc_OSError, temp.error());
+        lastConfig_ = sim.configJson();
+        auto made = TrajectoryWriter::create(*temp, sim.params(), sim.fishCount());
+        if (!made) raise(PyExc_OSError, made.error());
+        writer_ = std::move(*made);
+    }
+
+    TrajectoryWriter& get() {
+        if (!writer_) raise(PyExc_RuntimeError, "the trajectory writer is closed");
+        return *writer_;
+    }
+
+    bool closed() const { return !writer_; }
+
+    /// The simulation's school now as the next frame, with its measures (at every frame:
+    /// MDAnalysis reads observables by frame); a change of its parameters since
+    /// the last frame is recorded first.
+    void addFrame(PySimulation& simulation) {
+        TrajectoryWriter& writer = get();
+        Simulation& sim = simulation.get();
+        if (sim.fishCount() != writer.fishCount())
+            raise(PyExc_ValueError, "the simulation has " + std::to_string(sim.fishCount()) +
+                                        " fish; this trajectory records " +
+                                        std::to_string(writer.fishCount()) +
+                                        " (a trajectory keeps one fish count)");
+        const auto step = static_cast<std::int64_t>(sim.stepCount());
+        if (lastStep_ && step <= *lastStep_)
+            raise(PyExc_ValueError, "step " + std::to_string(step) +
+                                        ": the last frame recorded is of step " +
+                                        std::to_string(*lastStep_) +
+                                        "; frames go forward (step the simulation first)");
+        const double seconds = sim.time();
+        std::string config = sim.configJson();
+        if (config != lastConfig_) {
+            if (auto ok = writer.addParameterChange(step, seconds, sim.params()); !ok)
+                raise(PyExc_OSError, ok.error());
+            lastConfig_ = std::move(config);
+        }
+        if (auto ok = writer.addFrame(step, seconds, sim.school(), sim.measures()); !ok)
+            raise(PyExc_OSError, ok.error());
+        lastStep_ = step;
+    }
+
+    /// Ends the file and puts it into place; nothing to do once closed.
+    void close() {
+        if (!writer_) return;
+        // Taken out first: another thread's call while this one waits on the disk finds it closed.
+        std::unique_ptr<TrajectoryWriter> writer = std::move(writer_);
+        Result<void> ok;
+        {
+            const py::gil_scoped_release release;
+            ok = writer->finish();
+            writer.reset();
+            if (ok) ok = outputs_.commit();
+        }
+        if (!ok) raise(PyExc_OSError, ok.error());
+    }
+
+  private:
+    OutputFiles outputs_;  // declared first: the writer closes its file before they go
+    std::unique_ptr<TrajectoryWriter> writer_;
+    std::string lastConfig_;
+    std::optional<std::int64_t> lastStep_;
+};
+
+template <class T, class Value>
+py::array_t<T> arrayOf(std::size_t n, Value&& value) {
+    py::array_t<T> array(static_cast<py::ssize_t>(n));
+    auto out = array.template mutable_unchecked<1>();
+    for (std::size_t i = 0; i < n; ++i) out(static_cast<py::ssize_t>(i)) = value(i);
+    return array;
+}
+
+py::dict trajectoryMeasures(const TrajectoryMeasures& m) {
+    const std::size_t n = m.values.size();
+    py::dict d;
+    d["step"] = arrayOf<std::int64_t>(n, [&](std::size_t i) { return m.step[i]; });
+    d["time"] = arrayOf<double>(n, [&](std::size_t i) { return m.time[i]; });
+    d["polarization"] = arrayOf<double>(n, [&](std::size_t i) { return m.values[i].polarization; });
+    d["milling"] = arrayOf<double>(n, [&](std::size_t i) { return m.values[i].milling; });
+    d["nearest_neighbor_m"] =
+        arrayOf<double>(n, [&](std::size_t i) { return m.values[i].meanNearestNeighborDistance; });
+    d["neighbors"] = arrayOf<double>(n, [&](std::size_t i) { return m.values[i].meanNeighbors; });
+    return d;
 }
 
 }  // namespace
@@ -598,4 +751,97 @@ then goes into a new buffer); with none alive, a step's school is read into the 
                    std::string(sim.backendName()) + ", step " + std::to_string(sim.stepCount()) +
                    ">";
         });
+
+    py::class_<PyTrajectory>(m, "Trajectory", R"doc(
+A trajectory file (docs/trajectories.md): an H5MD file that `fishschool-cli simulate --trajectory`
+or the app wrote, read frame by frame.
+
+Trajectory(path): ValueError, naming the object, for a file that is not a trajectory or breaks
+its layout; FileNotFoundError when there is none. frame(k) returns (positions, velocities) of
+frame k, read-only float32 (N, 3) arrays; k may be negative, as a list's index.)doc")
+        .def(py::init<const py::object&>(), py::arg("path"))
+        .def_property_readonly("frame_count",
+                               [](const PyTrajectory& self) { return self.get().frameCount(); })
+        .def("__len__", [](const PyTrajectory& self) { return self.get().frameCount(); })
+        .def_property_readonly("fish_count",
+                               [](const PyTrajectory& self) { return self.get().fishCount(); })
+        .def_property_readonly(
+            "steps",
+            [](const PyTrajectory& self) {
+                const TrajectoryReader& r = self.get();
+                return arrayOf<std::int64_t>(r.frameCount(),
+                                             [&](std::size_t k) { return r.frameStep(k); });
+            },
+            "The step of each frame: int64 array [frames].")
+        .def_property_readonly(
+            "times",
+            [](const PyTrajectory& self) {
+                const TrajectoryReader& r = self.get();
+                return arrayOf<double>(r.frameCount(),
+                                       [&](std::size_t k) { return r.frameTime(k); });
+            },
+            "The simulated time of each frame, s: float64 array [frames].")
+        .def_property_readonly(
+            "config", [](const PyTrajectory& self) { return fromJson(self.get().configJson()); },
+            "The config the run started with, as a dict (every key of docs/config.md).")
+        .def(
+            "config_at",
+            [](const PyTrajectory& self, const py::object& frame) {
+                return fromJson(self.get().configJsonAt(self.frameIndex(frame)));
+            },
+            py::arg("frame"),
+            "The config in force at a frame: the last change recorded at or before its step.")
+        .def_property_readonly(
+            "kinds",
+            [](const PyTrajectory& self) {
+                const auto kinds = self.get().kinds();
+                return arrayOf<std::int32_t>(kinds.size(), [&](std::size_t i) {
+                    return static_cast<std::int32_t>(kinds[i]);
+                });
+            },
+            "Each fish's kind: int32 array [fish], 0 fish, 1 leader, 2 predator.")
+        .def_property_readonly(
+            "measures",
+            [](const PyTrajectory& self) { return trajectoryMeasures(self.get().measures()); },
+            "The measures recorded: a dict of arrays {step, time, polarization, milling, "
+            "nearest_neighbor_m, neighbors}, one value a time they were taken.")
+        .def("frame", &PyTrajectory::frame, py::arg("k"),
+             "(positions, velocities) of frame k: read-only float32 (N, 3) arrays, m and m/s.")
+        .def("close", &PyTrajectory::close, "Closes the file; arrays read before stay readable.")
+        .def_property_readonly("closed", &PyTrajectory::closed)
+        .def("__enter__", [](py::object self) { return self; })
+        .def("__exit__",
+             [](PyTrajectory& self, const py::handle&, const py::handle&, const py::handle&) {
+                 self.close();
+                 return false;
+             })
+        .def("__repr__", [](const PyTrajectory& self) -> std::string {
+            if (self.closed()) return "<fishschool.Trajectory (closed)>";
+            const TrajectoryReader& r = self.get();
+            return "<fishschool.Trajectory " + std::to_string(r.frameCount()) + " frames of " +
+                   std::to_string(r.fishCount()) + " fish>";
+        });
+
+    py::class_<PyTrajectoryWriter>(m, "TrajectoryWriter", R"doc(
+Records a Simulation to a trajectory file (docs/trajectories.md), frame by frame.
+
+TrajectoryWriter(path, sim): the file's config and fish count are the simulation's now. Each
+add_frame(sim) records its school and its measures at sim.step_count and sim.time; a change of
+parameters since the last frame is recorded with it. close(), or the end of a with block (an
+exception included), ends the file and puts it at `path`; until then `path` is unchanged (the
+file is written under a temporary name beside it).)doc")
+        .def(py::init<const py::object&, PySimulation&>(), py::arg("path"), py::arg("sim"))
+        .def("add_frame", &PyTrajectoryWriter::addFrame, py::arg("sim"),
+             "Records the simulation's school now as the next frame, with its measures.")
+        .def_property_readonly("frame_count",
+                               [](PyTrajectoryWriter& self) { return self.get().frameCount(); })
+        .def("close", &PyTrajectoryWriter::close,
+             "Ends the file and puts it into place. OSError when the disk failed.")
+        .def_property_readonly("closed", &PyTrajectoryWriter::closed)
+        .def("__enter__", [](py::object self) { return self; })
+        .def("__exit__",
+             [](PyTrajectoryWriter& self, const py::handle&, const py::handle&, const py::handle&) {
+                 self.close();
+                 return false;
+             });
 }

@@ -134,7 +134,14 @@ std::uint64_t splitMix64(std::uint64_t state) {
 
 /// One run on `backend`: from a new school, or (`fresh` false) from the school it holds.
 RunRow runOne(Backend& backend, const EnsembleSpec& spec, RunRow row, const SimParams& params,
-              bool fresh) {
+              bool fresh, const EnsembleFrames& frames, std::string& frameError) {
+    // The frames of a recorded run: downloads that change nothing of the run's bits.
+    const auto frame = [&](std::int64_t step) {
+        if (!frames.onFrame || !frameError.empty()) return;
+        if (step != 0 && step != spec.steps && step % frames.every != 0) return;
+        if (auto ok = frames.onFrame(params, step, backend.download()); !ok)
+            frameError = ok.error();
+    };
     if (auto ok = backend.setParams(params); !ok) {
         row.ok = false;
         row.message = ok.error();
@@ -148,6 +155,7 @@ RunRow runOne(Backend& backend, const EnsembleSpec& spec, RunRow row, const SimP
             return row;
         }
     }
+    frame(0);
     const std::int64_t window = spec.window;
     SchoolMetrics sum;
     for (std::int64_t s = 0; s < spec.steps; ++s) {
@@ -158,6 +166,8 @@ RunRow runOne(Backend& backend, const EnsembleSpec& spec, RunRow row, const SimP
             row.message = "step " + std::to_string(s + 1) + ": " + ok.error();
             return row;
         }
+        frame(s + 1);
+        if (!frameError.empty()) return row;
         const bool measured = window > 0 && s >= spec.steps - window;
         if (!spec.check && !measured) continue;
         const School school = backend.download();
@@ -401,13 +411,15 @@ Result<SimParams> runParams(const EnsembleSpec& spec, const RunPlan& plan) {
     return params;
 }
 
-Result<void> runEnsemble(const EnsembleSpec& spec, const EnsembleWork& work) {
+Result<void> runEnsemble(const EnsembleSpec& spec, const EnsembleWork& work,
+                         const EnsembleFrames& frames) {
     std::atomic<std::size_t> next{0};
     std::atomic<bool> stop{false};
     std::mutex errorMutex;
     std::string error;
     auto worker = [&](std::size_t w) {
         bool fresh = true;
+        std::string frameError;
         while (!stop) {
             const std::size_t k = next++;
             if (k >= work.runs.size()) return;
@@ -419,7 +431,8 @@ Result<void> runEnsemble(const EnsembleSpec& spec, const EnsembleWork& work) {
                 Result<Backend*> backend = fail("");
                 if (params) backend = work.backendFor(w, *params);
                 if (params && backend) {
-                    row = runOne(**backend, spec, row, *params, fresh || !spec.chained);
+                    row = runOne(**backend, spec, row, *params, fresh || !spec.chained, frames,
+                                 frameError);
                 } else {
                     row.ok = false;
                     row.message = params ? backend.error() : params.error();
@@ -432,6 +445,12 @@ Result<void> runEnsemble(const EnsembleSpec& spec, const EnsembleWork& work) {
             fresh = !row.ok;
             row.wallSeconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            if (!frameError.empty()) {
+                const std::lock_guard lock(errorMutex);
+                if (error.empty()) error = frameError;
+                stop = true;
+                return;
+            }
             if (auto ok = work.onRow(w, row); !ok) {
                 const std::lock_guard lock(errorMutex);
                 if (error.empty()) error = ok.error();

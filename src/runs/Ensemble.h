@@ -103,7 +103,16 @@ struct EnsembleWork {
     std::function<Result<Backend*>(std::size_t worker, const SimParams& params)> backendFor;
     std::function<Result<void>(std::size_t worker, const RunRow& row)> onRow;
 };
-Result<void> runEnsemble(const EnsembleSpec& spec, const EnsembleWork& work);
+/// The frames of a recorded run (`ensemble run --only I --trajectory`): `onFrame` gets the
+/// school at step 0, every `every` steps and at the last step, on the worker's thread; an error
+/// stops every worker and is returned, that run's row left unwritten.
+struct EnsembleFrames {
+    std::int64_t every = 1;
+    std::function<Result<void>(const SimParams& params, std::int64_t step, const School& school)>
+        onFrame;
+};
+Result<void> runEnsemble(const EnsembleSpec& spec, const EnsembleWork& work,
+                         const EnsembleFrames& frames = {});
 
 /// The CSV columns: "run", the axes' keys, "replicate,seed,status,steps", "wall_s" in part files
 /// only, the measures (Metrics.h's names) and "message". Without its newline.

@@ -110,6 +110,22 @@ PanelActions Panel::draw(const PanelState& state, const FpsRecorder& recorder) {
                                 backends[k].label.data(), reason.c_str());
     }
 
+    if (state.replay) {
+        // A replay shows a file: its timeline, its measures and how to leave it; the live
+        // school's controls wait until it is closed.
+        drawReplay(*state.replay, actions);
+        drawPlots(state);
+        drawView();
+        if (widgets_.section("Files", ImGuiTreeNodeFlags_DefaultOpen))
+            drawTrajectoryFiles(state, actions);
+        ImGui::PopItemWidth();
+        const float left = ImGui::GetWindowPos().x - ImGui::GetMainViewport()->WorkPos.x;
+        if (left < 40.0f && !ImGui::IsWindowCollapsed())
+            coveredLeft_ = left + ImGui::GetWindowWidth();
+        ImGui::End();
+        return actions;
+    }
+
     if (ImGui::Button(state.paused ? "Resume (Space)" : "Pause (Space)"))
         actions.togglePause = true;
     tip("Stop or restart the clock; the school stays as it is.");
@@ -174,7 +190,7 @@ PanelActions Panel::draw(const PanelState& state, const FpsRecorder& recorder) {
         tip("Simulated seconds to fast-forward (0 to 3600).");
     }
 
-    drawPlots();
+    drawPlots(state);
     drawParameters(state, actions);
     drawRecorder(state, recorder, actions);
     ImGui::PopItemWidth();
@@ -194,6 +210,7 @@ void Panel::drawOverlay(const PanelState& state) {
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
                      ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
                      ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove);
+    if (state.replay) drawReplayOverlay(*state.replay);
     ImGui::Text("%.1f FPS   frame %.2f ms", state.fps, state.frameMs);
     ImGui::Text("simulation %.2f ms   render %.2f ms%s", state.simulationMs, state.renderMs,
                 state.renderOnGpu ? " (GPU)" : "");
@@ -206,12 +223,17 @@ void Panel::drawOverlay(const PanelState& state) {
                     static_cast<unsigned long long>(drawn[2]),
                     static_cast<double>(state.triangles) * 1e-6);
     }
-    if (state.asFastAsItCan)
+    if (state.replay)
+        ;  // the replay's own lines, above
+    else if (state.asFastAsItCan)
         ImGui::Text("t = %.1f s   as fast as it can%s", state.simulatedSeconds,
                     state.paused ? "   paused" : "");
     else
         ImGui::Text("t = %.1f s   x%g%s", state.simulatedSeconds, state.speed,
                     state.paused ? "   paused" : "");
+    if (state.recordingTrajectory)
+        ImGui::Text("recording %s: %zu frames", state.recordingTrajectory->path.c_str(),
+                    state.recordingTrajectory->frames);
     if (state.metrics) {
         ImGui::Text("polarization %.2f   milling %.2f", state.metrics->polarization,
                     state.metrics->milling);
@@ -251,18 +273,36 @@ void Panel::addMeasures(double seconds, const SchoolMetrics& metrics) {
     measures_.erase(measures_.begin(), first);
 }
 
-void Panel::drawPlots() {
+void Panel::drawPlots(const PanelState& state) {
     if (!widgets_.section("Measures over time", ImGuiTreeNodeFlags_DefaultOpen)) return;
-    tip("The school's measures over the last three minutes of simulated time, taken twice a "
-        "second (turn on \"measure the school\" in View).");
+    if (state.replay)
+        tip("The recording's measures over its whole time; the line marks the frame shown.");
+    else
+        tip("The school's measures over the last three minutes of simulated time, taken twice a "
+            "second (turn on \"measure the school\" in View).");
+    // A replay plots the file's measures, all of them, and marks the shown frame's time.
+    static const std::vector<Measure> kNone;
+    const std::vector<Measure>& plotted = !state.replay            ? measures_
+                                          : state.replay->measures ? *state.replay->measures
+                                                                   : kNone;
     // Before two measures the plots are drawn empty, at their size: the controls below stay where
     // they are when the first measures come in.
-    const bool empty = measures_.size() < 2;
-    const double t1 = empty ? 0.0 : measures_.back().seconds;
-    const double t0 = empty ? 0.0 : std::max(measures_.front().seconds, t1 - kPlotSeconds);
+    const bool empty = plotted.size() < 2;
+    const double t1 = empty ? 0.0 : plotted.back().seconds;
+    const double t0 = empty          ? 0.0
+                      : state.replay ? plotted.front().seconds
+                                     : std::max(plotted.front().seconds, t1 - kPlotSeconds);
+    // The measure shown beside a replay's plot: the last one at or before the shown frame.
+    const Measure* current = empty ? nullptr : &plotted.back();
+    if (state.replay && !empty) {
+        const auto after =
+            std::upper_bound(plotted.begin(), plotted.end(), state.replay->seconds,
+                             [](double t, const Measure& m) { return t < m.seconds; });
+        current = after == plotted.begin() ? &plotted.front() : &*(after - 1);
+    }
     const auto plot = [&](const char* name, const char* unit, double low, double high,
                           double (*value)(const SchoolMetrics&), const char* help) {
-        for (const Measure& m : measures_) high = std::max(high, value(m.metrics));
+        for (const Measure& m : plotted) high = std::max(high, value(m.metrics));
         const ImVec2 size(ImGui::GetFontSize() * 15.0f, ImGui::GetFontSize() * 2.6f);
         const ImVec2 a = ImGui::GetCursorScreenPos();
         const ImVec2 b(a.x + size.x, a.y + size.y);
@@ -273,18 +313,27 @@ void Panel::drawPlots() {
             const double v = (value(m.metrics) - low) / std::max(high - low, 1e-9);
             return ImVec2(a.x + float(u) * size.x, b.y - float(std::clamp(v, 0.0, 1.0)) * size.y);
         };
-        for (std::size_t k = 1; k < measures_.size(); ++k)
-            draw->AddLine(at(measures_[k - 1]), at(measures_[k]), IM_COL32(120, 200, 255, 255),
+        // A long recording is drawn a few points a pixel, not every measure.
+        const std::size_t stride = std::max<std::size_t>(plotted.size() / 1024, 1);
+        for (std::size_t k = stride; k < plotted.size(); k += stride)
+            draw->AddLine(at(plotted[k - stride]), at(plotted[k]), IM_COL32(120, 200, 255, 255),
                           1.5f);
+        if (state.replay && t1 > t0) {
+            const double u = std::clamp((state.replay->seconds - t0) / (t1 - t0), 0.0, 1.0);
+            const float x = a.x + float(u) * size.x;
+            draw->AddLine(ImVec2(x, a.y), ImVec2(x, b.y), IM_COL32(255, 210, 90, 255), 1.5f);
+        }
         ImGui::Dummy(size);
         tip(help);
         ImGui::SameLine();
         ImGui::BeginGroup();
         if (empty) {
             ImGui::TextUnformatted(name);
-            ImGui::TextDisabled(view.measureSchool ? "measuring..." : "off: see View");
+            ImGui::TextDisabled(state.replay         ? "not in the file"
+                                : view.measureSchool ? "measuring..."
+                                                     : "off: see View");
         } else {
-            ImGui::Text("%s %.2f%s", name, value(measures_.back().metrics), unit);
+            ImGui::Text("%s %.2f%s", name, value(current->metrics), unit);
             ImGui::TextDisabled("0 to %.3g, %.0f s", high, t1 - t0);
         }
         ImGui::EndGroup();
@@ -376,6 +425,10 @@ void Panel::drawHelp() {
         {"F1 or ?", "this help"},
         {"F2", "show or hide the panel"},
         {"F12", "screenshot, fishschool-YYYYMMDD-HHMMSS.png in the working folder"},
+        {"replay: Space", "play or pause"},
+        {"replay: Left / Right", "one frame back / on (held, it keeps going)"},
+        {"replay: Home / End", "the first / the last frame"},
+        {"replay: [ / ]", "slower / faster (x1/8 to x8)"},
         {"Esc", "close this help, else quit"},
         {"hover a control", "what it does"},
         {"Ctrl+click a slider", "type a value; Enter or a click elsewhere applies it"},

@@ -18,6 +18,12 @@
 
 namespace fishschool::ui {
 
+/// A measure of the school at a simulated time, as the plots show it.
+struct TimedMeasure {
+    double seconds;  ///< simulated
+    SchoolMetrics metrics;
+};
+
 /// What the panel shows this frame.
 struct PanelState {
     const SimParams* params = nullptr;
@@ -41,6 +47,27 @@ struct PanelState {
     double fastForwardLeft = 0.0;  ///< simulated seconds a fast-forward has still to run
     bool recordingVideo = false;
     long long videoFrames = 0;
+    /// A recording being replayed: the app shows its frames instead of the live school.
+    struct Replay {
+        std::string fileName;
+        std::size_t frame = 0, frameCount = 0;
+        std::int64_t step = 0;
+        double seconds = 0.0;  ///< the shown frame's simulated time
+        double firstSeconds = 0.0, lastSeconds = 0.0;
+        bool playing = false;
+        double speed = 1.0;
+        std::size_t cachedFrames = 0, cacheCapacity = 0;
+        /// The file's measures, as the plots show them.
+        const std::vector<TimedMeasure>* measures = nullptr;
+    };
+    std::optional<Replay> replay;
+    /// The trajectory being recorded: its file and the frames given so far.
+    struct Recording {
+        std::string path;
+        std::size_t frames = 0;
+        std::int64_t every = 1;
+    };
+    std::optional<Recording> recordingTrajectory;
 
     /// Why backend number `index` of the registry cannot run; empty when it can (or is not listed).
     std::string_view unavailableReason(std::size_t index) const {
@@ -68,6 +95,22 @@ struct PanelActions {
     bool cancelFastForward = false;
     std::optional<std::string> startVideoPath;  ///< record the window as a video
     bool stopVideo = false;
+    /// Record the school to a trajectory (H5MD) every this many steps.
+    struct TrajectoryRequest {
+        std::string path;
+        std::int64_t every = 1;
+    };
+    std::optional<TrajectoryRequest> startTrajectory;
+    bool stopTrajectory = false;
+    // A replay's requests.
+    std::optional<std::string> openRecordingPath;  ///< replay this trajectory
+    bool closeReplay = false;                      ///< back to the live school
+    std::optional<std::size_t> replaySeek;         ///< show this frame
+    std::optional<std::int64_t> replayStepFrames;  ///< pause and move this many frames
+    std::optional<bool> replayPlay;                ///< play or pause
+    std::optional<double> replaySpeed;
+    /// Start a live simulation from the shown frame, on the chosen backend.
+    bool continueFromReplay = false;
     // The FPS recorder's buttons.
     bool recordFps = false;  ///< measure the current scene as one row
     /// Measure these fish counts on these backends.
@@ -115,10 +158,7 @@ class Panel {
     /// last kPlotSeconds; a time earlier than the last (a new school) starts them again.
     void addMeasures(double seconds, const SchoolMetrics& metrics);
     static constexpr double kPlotSeconds = 180.0;
-    struct Measure {
-        double seconds;  ///< simulated
-        SchoolMetrics metrics;
-    };
+    using Measure = TimedMeasure;
     /// Where the control `label` (a slider, a section's header, "fish count", or a rock's radius
     /// as "rocks[0].radius") was drawn in the last frame, as {x0, y0, x1, y1} in pixels; all zero
     /// if it was not. Lets tests click it.
@@ -137,7 +177,8 @@ class Panel {
     /// The error and the latest notice, at the bottom centre of the window.
     void drawNotices();
     void drawHelp();
-    void drawPlots();
+    /// The live measures, or a replay's with the shown frame's time marked.
+    void drawPlots(const PanelState& state);
     /// The parameters, a section each (PanelParameters.cpp); each section's function returns
     /// true when it changed `edited`.
     void drawParameters(const PanelState& state, PanelActions& actions);
@@ -148,6 +189,12 @@ class Panel {
     bool drawRocks(SimParams& edited);
     void drawView();
     void drawFiles(const PanelState& state, PanelActions& actions);
+    /// The replay's timeline and buttons (PanelReplay.cpp).
+    void drawReplay(const PanelState::Replay& replay, PanelActions& actions);
+    /// Opening a recording and recording a trajectory (PanelReplay.cpp).
+    void drawTrajectoryFiles(const PanelState& state, PanelActions& actions);
+    /// The overlay's lines of a replay.
+    void drawReplayOverlay(const PanelState::Replay& replay);
     /// The steering of the other sources: minimum speed, steering and combination modes,
     /// avoidance by rays, leaders and predators.
     bool drawSteering(SimParams& edited);
@@ -169,6 +216,10 @@ class Panel {
     char statePath_[256] = "school.csv";
     char csvPath_[256] = "fps.csv";
     char videoPath_[256] = "fishschool.mp4";
+    char recordingPath_[256] = "school.h5";       ///< the recording to open
+    char trajectoryPath_[256] = "school.h5";      ///< where Record trajectory writes
+    std::array<char, 32> trajectoryEveryText_{};  ///< its every-N-steps field
+    std::int64_t trajectoryEvery_ = 1;
     char sweepFish_[256] = "1000,2000,5000,10000,20000";
     std::vector<bool> sweepBackends_;         ///< per entry of backendRegistry(); all on at first
     std::optional<std::uint64_t> resetSeed_;  ///< starts as the running school's seed

@@ -165,6 +165,7 @@ void Panel::drawFiles(const PanelState& state, PanelActions& actions) {
         ImGui::SameLine();
         ImGui::Text("%lld frames", state.videoFrames);
     }
+    drawTrajectoryFiles(state, actions);
 }
 
 bool Panel::drawSteering(SimParams& edited) {

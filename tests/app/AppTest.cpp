@@ -2,7 +2,6 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <stb_image.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <glm/geometric.hpp>
@@ -19,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "ScreenshotImage.h"
 #include "core/Scenario.h"
 #include "fishschool/SimParams.h"
 #include "io/ConfigIO.h"
@@ -86,20 +86,9 @@ class AppOnDisplay : public App {
     }
 };
 
-struct Image {
-    int width = 0, height = 0;
-    std::vector<unsigned char> rgb;
-};
-
+using fishschool::app_tests::Image;
 Image load(const std::string& file) {
-    Image image;
-    int channels = 0;
-    unsigned char* data = stbi_load(file.c_str(), &image.width, &image.height, &channels, 3);
-    if (data) {
-        image.rgb.assign(data, data + static_cast<std::size_t>(image.width) * image.height * 3);
-        stbi_image_free(data);
-    }
-    return image;
+    return fishschool::app_tests::loadImage(file);
 }
 
 /// Share of pixels that differ clearly between two pictures of the same size.

@@ -3,9 +3,9 @@
 // The driver shared by the fuzz targets. Each target defines fuzzOne(), which must return
 // normally for every input and abort (fuzzCheck) when a property it asserts is broken.
 //
-// Built by afl-g++-fast (FISHSCHOOL_FUZZ=ON, scripts/fuzz.sh), main() runs AFL++'s persistent
-// loop: many inputs per process, from shared memory. Built by a plain compiler, it runs each file
-// named on the command line once (the seed corpus in ctest, or a crash to reproduce).
+// Built by afl-g++-fast (scripts/fuzz.sh), main() with no argument runs AFL++'s persistent loop:
+// many inputs per process, from shared memory. Given files, under any compiler, it runs each once
+// (the seed corpus in ctest, or a crash to reproduce).
 
 #include <algorithm>
 #include <cstddef>
@@ -59,24 +59,9 @@ inline std::vector<std::string> argumentLines(std::string_view input, const char
 /// Defined by each target.
 void fuzzOne(std::string_view input);
 
-#ifdef __AFL_FUZZ_TESTCASE_LEN
-#include <unistd.h>  // AFL++'s macros call read()
-
-// AFL++'s macros are GNU statement expressions.
-#pragma GCC diagnostic ignored "-Wpedantic"
-__AFL_FUZZ_INIT();
-
-int main() {
-    __AFL_INIT();
-    const unsigned char* buffer = __AFL_FUZZ_TESTCASE_BUF;
-    while (__AFL_LOOP(10000)) {
-        const auto length = static_cast<std::size_t>(__AFL_FUZZ_TESTCASE_LEN);
-        fuzzOne(std::string_view(reinterpret_cast<const char*>(buffer), length));
-    }
-    return 0;
-}
-#else
-int main(int argc, char** argv) {
+/// Runs fuzzOne() on each file named on the command line: the seed corpus in ctest, or a crash
+/// to reproduce.
+inline int fuzzFiles(int argc, char** argv) {
     if (argc < 2) {
         std::fprintf(stderr, "usage: %s INPUT_FILE...\n", argv[0]);
         return 2;
@@ -91,5 +76,29 @@ int main(int argc, char** argv) {
         fuzzOne(input);
     }
     return 0;
+}
+
+#ifdef __AFL_FUZZ_TESTCASE_LEN
+#include <unistd.h>  // AFL++'s macros call read()
+
+// AFL++'s macros are GNU statement expressions.
+#pragma GCC diagnostic ignored "-Wpedantic"
+__AFL_FUZZ_INIT();
+
+// Files named on the command line are run as in a plain build, so that the sanitizer build, which
+// CI compiles with afl-g++-fast once for both its tests and the fuzzers, replays the seed corpus.
+int main(int argc, char** argv) {
+    if (argc > 1) return fuzzFiles(argc, argv);
+    __AFL_INIT();
+    const unsigned char* buffer = __AFL_FUZZ_TESTCASE_BUF;
+    while (__AFL_LOOP(10000)) {
+        const auto length = static_cast<std::size_t>(__AFL_FUZZ_TESTCASE_LEN);
+        fuzzOne(std::string_view(reinterpret_cast<const char*>(buffer), length));
+    }
+    return 0;
+}
+#else
+int main(int argc, char** argv) {
+    return fuzzFiles(argc, argv);
 }
 #endif

@@ -1,0 +1,153 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "fishschool/Fish.h"
+#include "fishschool/Metrics.h"
+#include "fishschool/Result.h"
+#include "fishschool/SimParams.h"
+
+namespace fishschool {
+
+/// Trajectories: a school's history in an H5MD 1.1 file (docs/trajectories.md), written as a
+/// run goes and read frame by frame. The layout, every name relative to the file's root:
+///
+///   h5md/                        attributes version = {1, 1}
+///     author/                    attribute name = "fishschool"
+///     creator/                   attributes name = "fishschool", version = version()
+///   particles/school/
+///     box/                       attributes dimension = 3, boundary = {"none","none","none"}
+///       edges/                   step and time (hard links to position's), value float32
+///                                [frames][3]: the tank's full extents at each frame, m
+///     position/                  step int64 [frames], time float64 [frames],
+///                                value float32 [frames][fish][3], m
+///     velocity/                  step and time (hard links to position's), value as position, m/s
+///     species                    int32 [fish]: 0 fish, 1 leader, 2 predator (time-independent)
+///   observables/                 absent, or the school's measures at EVERY frame:
+///     polarization/, milling/, nearest_neighbor/, neighbors/
+///                                step and time (hard links to position's), value float64
+///                                [frames]: the measures (fishschool/Metrics.h, measureSchool)
+///                                at each frame (MDAnalysis reads value[frame] at each frame)
+///   parameters/
+///     config                     scalar string: the config JSON the run started with
+///     changes/                   step int64 [c], time float64 [c], value string [c]: the whole
+///                                config JSON after each change made while recording (the app)
+///     ensemble_run/              `ensemble run --only I --trajectory` only: run I's row of the
+///                                merged CSV as attributes: index (int64), seed (uint64),
+///                                replicate, steps (int64), status, message (string), the
+///                                axes' values by key (float64), the measures averaged over the
+///                                window, as the CSV's columns polarization, milling,
+///                                nearest_neighbor_m, neighbors (float64, the same numbers; ok
+///                                runs only), measure_from_step, measure_to_step (int64)
+///
+/// Units are metres and seconds. No element carries H5MD's `unit` attribute (MDAnalysis refuses
+/// one it does not know, as "m"); each carries `fishschool_unit` instead ("m", "m/s", "s").
+/// Values are chunked along time; a file is complete once its writer finished.
+
+/// The kinds of fish a trajectory's `species` holds, by index (leaders first, then predators):
+/// fishschool/SimParams.h's FishKind, whose values are the file's (0 fish, 1 leader, 2 predator).
+static_assert(static_cast<std::int32_t>(FishKind::Fish) == 0 &&
+              static_cast<std::int32_t>(FishKind::Leader) == 1 &&
+              static_cast<std::int32_t>(FishKind::Predator) == 2);
+std::vector<FishKind> fishKinds(const SimParams& params, std::size_t fishCount);
+
+/// An attribute the writer writes: int64, uint64, float64 or a string.
+struct TrajectoryAttribute {
+    std::string name;
+    std::variant<std::int64_t, std::uint64_t, double, std::string> value;
+};
+
+struct TrajectoryWriterOptions {
+    /// Frames waiting for the disk may hold at most this many bytes: the writer's memory does
+    /// not grow with the run. A frame that would pass it waits (the step then waits on the disk).
+    std::size_t queueBytes = std::size_t{64} << 20;
+    /// How errors name the file: the output's own path when `file` is its temporary one
+    /// (OutputFiles::addExternal's /proc/self/fd/N says nothing to a user). Empty: `file`.
+    std::string name;
+};
+
+/// Writes one trajectory. Frames are copied (float32) when given and written by a thread of the
+/// writer's own, so a step waits on the disk only when the queue is full. Not thread-safe: one
+/// thread gives it frames. The file is the caller's: OutputFiles::addExternal() gives a path
+/// that is put into place by its commit(), after finish().
+class TrajectoryWriter {
+  public:
+    /// Creates `file` (replacing what is there: give it a temporary path) with the header, the
+    /// box, the kinds and the config of `params`, for a school of `fishCount` fish. Errors name
+    /// the file and HDF5's reason.
+    [[nodiscard]] static Result<std::unique_ptr<TrajectoryWriter>> create(
+        const std::filesystem::path& file, const SimParams& params, std::size_t fishCount,
+        const TrajectoryWriterOptions& options = {});
+    virtual ~TrajectoryWriter() = default;
+
+    /// Queues frame `step` at `timeSeconds`: the school's positions and velocities (school.size()
+    /// must be the fishCount given to create()) and its measures at this step, or none. Every
+    /// frame has measures or none (the first frame decides): a frame that differs is an error.
+    /// An error when the writer's thread failed (a full disk), naming the file.
+    [[nodiscard]] virtual Result<void> addFrame(
+        std::int64_t step, double timeSeconds, std::span<const Fish> school,
+        const std::optional<SchoolMetrics>& measures = std::nullopt) = 0;
+    /// Queues attributes of the group parameters/`group` (made), e.g. "ensemble_run".
+    [[nodiscard]] virtual Result<void> addParameterAttributes(
+        const std::string& group, std::vector<TrajectoryAttribute> attributes) = 0;
+    /// Queues a change of parameters made at `step` (recorded as the whole config's JSON).
+    [[nodiscard]] virtual Result<void> addParameterChange(std::int64_t step, double timeSeconds,
+                                                          const SimParams& params) = 0;
+    /// Writes what is queued, ends the file and closes it: the file is complete and readable.
+    /// Safe to call once; the first error of the writer's thread is returned.
+    [[nodiscard]] virtual Result<void> finish() = 0;
+    /// Frames given so far.
+    virtual std::size_t frameCount() const = 0;
+    virtual std::size_t fishCount() const = 0;
+};
+
+/// The measures recorded in a trajectory, in the order they were taken.
+struct TrajectoryMeasures {
+    std::vector<std::int64_t> step;
+    std::vector<double> time;
+    std::vector<SchoolMetrics> values;
+};
+
+/// Reads a trajectory. The file is a stranger's: open() checks every object it will read (its
+/// type, its shape against the others, its chunks and filters, no external or virtual storage,
+/// sizes the file can hold) before reading, so that a hostile file gets an error naming the
+/// object ("particles/school/position/value: ...") in bounded time and memory. Frames are read on
+/// demand. One thread at a time.
+class TrajectoryReader {
+  public:
+    /// Errors are bad input (exit status 2).
+    [[nodiscard]] static Result<std::unique_ptr<TrajectoryReader>> open(
+        const std::filesystem::path& file);
+    virtual ~TrajectoryReader() = default;
+
+    virtual std::size_t fishCount() const = 0;
+    /// At least 1: a file without frames is refused by open().
+    virtual std::size_t frameCount() const = 0;
+    virtual std::int64_t frameStep(std::size_t frame) const = 0;
+    virtual double frameTime(std::size_t frame) const = 0;
+    /// The config JSON the run started with (parameters/config).
+    virtual const std::string& configJson() const = 0;
+    /// The config in force at `frame`: the last change recorded at or before its step, else
+    /// configJson().
+    virtual const std::string& configJsonAt(std::size_t frame) const = 0;
+    virtual std::span<const FishKind> kinds() const = 0;
+    virtual const TrajectoryMeasures& measures() const = 0;
+    /// Frame `frame`'s positions and velocities into `out` (resized to fishCount(), accelerations
+    /// zero). An error (bad input) names the object: a value that is not finite, a read failure.
+    [[nodiscard]] virtual Result<void> readFrame(std::size_t frame, School& out) = 0;
+};
+
+/// Whether `file` starts as an HDF5 file does (its signature at offset 0), so that --state-in
+/// tells a trajectory from a state CSV by its content.
+bool isHdf5File(const std::filesystem::path& file);
+
+}  // namespace fishschool

@@ -1,0 +1,302 @@
+#!/usr/bin/python3
+"""Checks a trajectory's measures against its own frames (docs/trajectories.md).
+
+    scripts/trajectory_measures.py [--no-pairs] FILE.h5
+
+Recomputes, with NumPy from the file's positions and velocities, the school's measures
+(include/fishschool/Metrics.h, docs/model.md) at every step where the file holds both a frame and
+an observable, and compares them with the file's observables:
+
+- polarization and milling, always;
+- nearest_neighbor and neighbors by comparing every pair of fish (O(N^2) work a frame), unless
+  --no-pairs is given or the school has more than 10,000 fish (then skipped, saying so).
+
+A value agrees when |recomputed - file| <= 1e-5 * max(1, |file|): an absolute tolerance for
+polarization and milling (both within [0, 1]), a relative one for the distances (m) and the
+neighbour counts, which may be large. The positions are the simulation's own float32 numbers, so
+the recomputed values differ only by the order of double-precision sums (1e-14 or less); 1e-5
+is the bound the project promises: a measure stored as float32 (6e-8 relative) would still pass,
+a measure of another frame or another school would not.
+
+Prints a table (one row a measure) and, for each disagreement, its step. Exit status 0 when every
+compared value agrees, 1 when any differs, 2 for bad usage or a file that is not a readable
+trajectory (the message names the object), or one whose observables share no step with its
+frames. Needs only NumPy and h5py (Debian: python3-numpy, python3-h5py). It reads one frame at a
+time; it is a check of a trajectory, not a guard against a hostile one (the program's reader,
+--state-in FILE.h5 or fishschool.Trajectory, is).
+"""
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+try:
+    import h5py
+except ImportError as missing:  # said by main(), so that --help works without it
+    h5py = None
+    H5PY_MISSING = missing
+
+TOLERANCE = 1e-5
+PAIRS_LIMIT = 10_000  # fish; above it the O(N^2) measures take too long to be worth it
+MAX_FISH = 20_000_000  # a frame's positions and velocities in float64: 960 MB
+MEASURES = ("polarization", "milling", "nearest_neighbor", "neighbors")
+PAIR_MEASURES = ("nearest_neighbor", "neighbors")
+PAIR_BLOCK = 1_000_000  # pairs a block of the pair computation: about 24 MB of float64 vectors
+
+
+class BadFile(Exception):
+    """A file that is not a trajectory this script can read: exit status 2."""
+
+
+def dataset(group, name, dims, kinds):
+    """group[name] as an h5py dataset of `dims` dimensions and a dtype kind in `kinds`."""
+    if name not in group:
+        raise BadFile(f"{group.name.lstrip('/')}/{name}: missing")
+    item = group[name]
+    where = item.name.lstrip("/")
+    if not isinstance(item, h5py.Dataset):
+        raise BadFile(f"{where}: a group; must be a dataset")
+    if item.ndim != dims:
+        raise BadFile(f"{where}: shape {item.shape}; must have {dims} dimension(s)")
+    if item.dtype.kind not in kinds:
+        raise BadFile(f"{where}: type {item.dtype}; must be "
+                      + {"f": "floating point", "iu": "integer"}.get(kinds, kinds))
+    return item
+
+
+def text_of(value):
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def group_of(parent, name):
+    """parent[name] as an h5py group."""
+    where = f"{parent.name.lstrip('/')}/{name}".lstrip("/")
+    if name not in parent:
+        raise BadFile(f"{where}: missing")
+    if not isinstance(parent[name], h5py.Group):
+        raise BadFile(f"{where}: a dataset; must be a group")
+    return parent[name]
+
+
+def read_configs(file):
+    """[(step, config dict)]: the run's config at step -1, then each change recorded."""
+    if "parameters" not in file or "config" not in file["parameters"]:
+        raise BadFile("parameters/config: missing")
+    try:
+        configs = [(-1, json.loads(text_of(file["parameters/config"][()])))]
+    except (ValueError, TypeError) as error:
+        raise BadFile(f"parameters/config: not a config JSON: {error}") from None
+    changes = file["parameters"].get("changes")
+    if changes is not None:
+        steps = dataset(changes, "step", 1, "iu")[...]
+        values = dataset(changes, "value", 1, "SOU")[...]
+        if len(steps) != len(values):
+            raise BadFile(f"parameters/changes: {len(steps)} steps but {len(values)} values")
+        for step, value in zip(steps, values):
+            try:
+                configs.append((int(step), json.loads(text_of(value))))
+            except (ValueError, TypeError) as error:
+                raise BadFile(f"parameters/changes/value: not a config JSON: {error}") from None
+    return configs
+
+
+def radii_at(configs, step):
+    """The rCohesion values that may have been in force when the measures of `step` were taken:
+    the last config changed before `step`, and one changed at `step` itself (whether the measures
+    of that step came before or after the change is the writer's order)."""
+    radii = []
+    for change_step, config in configs:
+        if change_step < step:
+            radii = [config]
+        elif change_step == step:
+            radii.append(config)
+    out = []
+    for config in radii:
+        if "rCohesion" not in config:
+            raise BadFile("parameters: a config without rCohesion")
+        out.append(float(np.float32(config["rCohesion"])))
+    return out
+
+
+def polarization_and_milling(positions, velocities):
+    """As src/core/Metrics.cpp: in double precision from the float32 values."""
+    p = positions.astype(np.float64)
+    v = velocities.astype(np.float64)
+    n = len(p)
+    if n == 0:
+        return 0.0, 0.0
+    speed = np.linalg.norm(v, axis=1)
+    moving = speed > 0.0
+    heading = np.zeros_like(v)
+    heading[moving] = v[moving] / speed[moving, None]
+    polarization = float(np.linalg.norm(heading.sum(axis=0) / n))
+
+    r = p - p.mean(axis=0)
+    distance = np.linalg.norm(r, axis=1)
+    both = (distance > 0.0) & moving
+    momentum = np.cross(r[both] / distance[both, None], heading[both]).sum(axis=0)
+    milling = float(np.linalg.norm(momentum / n))
+    return polarization, milling
+
+
+def pair_measures(positions, radii):
+    """(mean nearest-neighbour distance, {radius: mean neighbour count}) by every pair, as
+    src/core/Metrics.cpp computes them: the neighbour test in float32, (dx*dx + dy*dy) + dz*dz,
+    against the double square of the radius; the nearest distance in double."""
+    n = len(positions)
+    if n < 2:
+        return 0.0, {radius: 0.0 for radius in radii}
+    p32 = positions.astype(np.float32)
+    p64 = positions.astype(np.float64)
+    counts = {radius: 0 for radius in radii}
+    nearest_sum = 0.0
+    block = max(1, PAIR_BLOCK // n)
+    for start in range(0, n, block):
+        rows = slice(start, min(start + block, n))
+        d = p32[None, :, :] - p32[rows, None, :]
+        d2 = d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1]
+        d2 += d[..., 2] * d[..., 2]
+        own = np.arange(rows.start, rows.stop)
+        d2[own - rows.start, own] = np.inf  # a fish is not its own neighbour
+        for radius in radii:
+            counts[radius] += int(np.count_nonzero(d2.astype(np.float64) < radius * radius))
+        e = p64[None, :, :] - p64[rows, None, :]
+        e2 = np.einsum("ijk,ijk->ij", e, e)
+        e2[own - rows.start, own] = np.inf
+        nearest_sum += float(np.sqrt(e2.min(axis=1)).sum())
+    return nearest_sum / n, {radius: count / n for radius, count in counts.items()}
+
+
+def agrees(recomputed, recorded):
+    return abs(recomputed - recorded) <= TOLERANCE * max(1.0, abs(recorded))
+
+
+def check(path, pairs_wanted):
+    """Returns the exit status; raises BadFile."""
+    try:
+        file = h5py.File(path, "r")
+    except FileNotFoundError:
+        raise BadFile("no such file") from None
+    except OSError as error:
+        raise BadFile(f"not an HDF5 file h5py can open ({error})") from None
+    with file:
+        school = group_of(group_of(file, "particles"), "school")
+        positions = dataset(group_of(school, "position"), "value", 3, "f")
+        velocities = dataset(group_of(school, "velocity"), "value", 3, "f")
+        frame_steps = dataset(school["position"], "step", 1, "iu")[...]
+        if positions.shape[2] != 3 or positions.shape != velocities.shape:
+            raise BadFile(f"particles/school/position/value: shape {positions.shape}, velocity "
+                          f"{velocities.shape}; both must be [frames][fish][3]")
+        if len(frame_steps) != positions.shape[0]:
+            raise BadFile(f"particles/school/position/step: {len(frame_steps)} steps for "
+                          f"{positions.shape[0]} frames")
+        frames, fish = positions.shape[0], positions.shape[1]
+        if fish > MAX_FISH:
+            raise BadFile(f"particles/school/position/value: {fish:,} fish; this script reads a "
+                          f"frame into memory and takes at most {MAX_FISH:,}")
+
+        observables = group_of(file, "observables")
+        present = [name for name in MEASURES if name in observables]
+        if "polarization" not in present or "milling" not in present:
+            raise BadFile(f"{observables.name.lstrip('/')}: needs polarization and milling; "
+                          f"has {sorted(observables)}")
+        pairs = pairs_wanted and fish <= PAIRS_LIMIT
+        names = [name for name in present if pairs or name not in PAIR_MEASURES]
+        recorded = {}
+        for name in names:
+            steps = dataset(observables[name], "step", 1, "iu")[...]
+            values = dataset(observables[name], "value", 1, "f")[...]
+            if len(steps) != len(values):
+                raise BadFile(f"{observables[name].name.lstrip('/')}: {len(steps)} steps but "
+                              f"{len(values)} values")
+            recorded[name] = dict(zip(steps.tolist(), values.tolist()))
+        configs = read_configs(file) if "neighbors" in names else []
+
+        frame_of_step = {int(step): k for k, step in enumerate(frame_steps)}
+        steps = sorted(set().union(*(recorded[name] for name in names)) & set(frame_of_step))
+        unmatched = len(set(recorded["polarization"]) - set(frame_of_step))
+        if not steps:
+            raise BadFile(f"no observable was taken at a step the file has a frame of "
+                          f"({frames} frames, {len(recorded['polarization'])} observables)")
+
+        stats = {name: {"compared": 0, "abs": 0.0, "rel": 0.0, "worst": None} for name in names}
+        failures = []
+        for step in steps:
+            k = frame_of_step[step]
+            p = positions[k]
+            v = velocities[k]
+            polarization, milling = polarization_and_milling(p, v)
+            ours = {"polarization": [polarization], "milling": [milling]}
+            if pairs:
+                radii = radii_at(configs, step) if "neighbors" in names else []
+                nearest, neighbors = pair_measures(p, radii)
+                ours["nearest_neighbor"] = [nearest]
+                ours["neighbors"] = list(neighbors.values())
+            for name in names:
+                if step not in recorded[name]:
+                    continue
+                theirs = recorded[name][step]
+                # With a change of config at this step, either config's value agrees.
+                best = min(ours[name], key=lambda value: abs(value - theirs))
+                difference = abs(best - theirs)
+                entry = stats[name]
+                entry["compared"] += 1
+                if entry["worst"] is None or not difference <= entry["abs"]:  # NaN: the worst
+                    entry["abs"], entry["worst"] = difference, step
+                if theirs != 0:
+                    entry["rel"] = max(entry["rel"], difference / abs(theirs))
+                if not agrees(best, theirs):
+                    failures.append((name, step, theirs, best))
+
+    print(f"{path}: {frames} frames of {fish} fish; {len(steps)} steps with observables and a "
+          f"frame compared; tolerance |recomputed - file| <= {TOLERANCE:g} * max(1, |file|)")
+    if unmatched:
+        print(f"  {unmatched} observable step(s) have no frame (measured more often than "
+              f"recorded): not compared")
+    if not pairs and any(name in present for name in PAIR_MEASURES):
+        reason = "--no-pairs" if not pairs_wanted else f"more than {PAIRS_LIMIT:,} fish"
+        print(f"  nearest_neighbor and neighbors not compared ({reason})")
+    print(f"  {'measure':<18}{'compared':>9}{'max |diff|':>14}{'max rel diff':>14}"
+          f"{'at step':>10}  result")
+    for name in names:
+        entry = stats[name]
+        bad = sum(1 for failure in failures if failure[0] == name)
+        result = "ok" if bad == 0 else f"FAIL ({bad})"
+        worst = "-" if entry["worst"] is None else str(entry["worst"])
+        print(f"  {name:<18}{entry['compared']:>9}{entry['abs']:>14.3e}{entry['rel']:>14.3e}"
+              f"{worst:>10}  {result}")
+    for name, step, theirs, ours in failures[:20]:
+        print(f"  step {step}: {name} is {theirs!r} in the file, {ours!r} recomputed")
+    if len(failures) > 20:
+        print(f"  ... and {len(failures) - 20} more")
+    return 1 if failures else 0
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(
+        description="Recompute a trajectory's measures from its frames and compare them with "
+                    "its observables (docs/trajectories.md). Exit 0: all agree; 1: some "
+                    "differ by more than 1e-5 (relative above 1); 2: bad usage or file.")
+    parser.add_argument("file", help="an H5MD trajectory (fishschool-cli simulate --trajectory)")
+    parser.add_argument("--no-pairs", action="store_true",
+                        help="skip nearest_neighbor and neighbors (O(N^2) a frame)")
+    args = parser.parse_args(argv)  # exits 2 on bad usage
+    if h5py is None:
+        print(f"trajectory_measures.py: needs h5py (Debian: python3-h5py): {H5PY_MISSING}",
+              file=sys.stderr)
+        return 2
+    try:
+        return check(args.file, not args.no_pairs)
+    except BadFile as error:
+        print(f"trajectory_measures.py: {args.file}: {error}", file=sys.stderr)
+        return 2
+    except (OSError, KeyError, ValueError, TypeError) as error:
+        # h5py's errors while reading a damaged file.
+        print(f"trajectory_measures.py: {args.file}: cannot read: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
