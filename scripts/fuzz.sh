@@ -24,7 +24,7 @@ done
 
 install_missing_packages
 # FISHSCHOOL_FUZZ_BUILD: a build folder configured with afl-g++-fast and the sanitizers that already
-# holds the targets (test.sh's sanitizer build, made once for its tests and the fuzzers).
+# holds the targets (to fuzz again without building anew).
 if [ -n "${FISHSCHOOL_FUZZ_BUILD:-}" ]; then
     build="$FISHSCHOOL_FUZZ_BUILD"
     grep -q '^CMAKE_CXX_COMPILER:.*afl-g++-fast' "$build/CMakeCache.txt" 2>/dev/null || {

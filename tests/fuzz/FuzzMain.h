@@ -85,8 +85,8 @@ inline int fuzzFiles(int argc, char** argv) {
 #pragma GCC diagnostic ignored "-Wpedantic"
 __AFL_FUZZ_INIT();
 
-// Files named on the command line are run as in a plain build, so that the sanitizer build, which
-// CI compiles with afl-g++-fast once for both its tests and the fuzzers, replays the seed corpus.
+// Files named on the command line are run as in a plain build: a crash AFL++ found replays
+// from the fuzzing binary itself.
 int main(int argc, char** argv) {
     if (argc > 1) return fuzzFiles(argc, argv);
     __AFL_INIT();
