@@ -1,6 +1,7 @@
 #pragma once
 
 #include <glm/vec3.hpp>
+#include <span>
 #include <vector>
 
 namespace fishschool {
@@ -16,5 +17,20 @@ struct Fish {
 };
 
 using School = std::vector<Fish>;
+
+/// The positions and velocities of `school`, fish by fish, as float triples into `positions` and
+/// `velocities` (3 * school.size() floats each): a trajectory's frame.
+inline void copyFrame(std::span<const Fish> school, std::span<float> positions,
+                      std::span<float> velocities) {
+    for (std::size_t i = 0; i < school.size(); ++i) {
+        const Fish& fish = school[i];
+        positions[3 * i] = fish.position.x;
+        positions[3 * i + 1] = fish.position.y;
+        positions[3 * i + 2] = fish.position.z;
+        velocities[3 * i] = fish.velocity.x;
+        velocities[3 * i + 1] = fish.velocity.y;
+        velocities[3 * i + 2] = fish.velocity.z;
+    }
+}
 
 }  // namespace fishschool

@@ -110,6 +110,11 @@ class Simulation {
     /// The same buffer, shared: it lives, unchanged, for as long as the pointer is held (a
     /// NumPy array that views it). While one is held, the school is read into a new buffer.
     std::shared_ptr<const School> sharedSchool();
+    /// The positions and velocities of school(), fish by fish, as float triples into `positions`
+    /// and `velocities` (3 * fishCount() floats each): a trajectory's frame
+    /// (TrajectoryWriter::addFrameFrom), copied straight from the backend (on every thread of a
+    /// tbb backend) unless school() was read since the last change.
+    void copyFrame(std::span<float> positions, std::span<float> velocities);
     /// The school's measures (Metrics.h) now.
     SchoolMetrics measures();
 

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -93,8 +94,16 @@ class TrajectoryWriter {
     /// must be the fishCount given to create()) and its measures at this step, or none. Every
     /// frame has measures or none (the first frame decides): a frame that differs is an error.
     /// An error when the writer's thread failed (a full disk), naming the file.
-    [[nodiscard]] virtual Result<void> addFrame(
+    [[nodiscard]] Result<void> addFrame(
         std::int64_t step, double timeSeconds, std::span<const Fish> school,
+        const std::optional<SchoolMetrics>& measures = std::nullopt);
+    /// Fills a frame's positions and velocities, float triples fish by fish (3 * fishCount()
+    /// floats each), straight into the writer's buffer.
+    using FrameFill = std::function<void(std::span<float> positions, std::span<float> velocities)>;
+    /// addFrame() with the values written by `fill` (Simulation::copyFrame, Backend::
+    /// downloadFrame), on the caller's thread before it returns: no copy of the school between.
+    [[nodiscard]] virtual Result<void> addFrameFrom(
+        std::int64_t step, double timeSeconds, const FrameFill& fill,
         const std::optional<SchoolMetrics>& measures = std::nullopt) = 0;
     /// Queues attributes of the group parameters/`group` (made), e.g. "ensemble_run".
     [[nodiscard]] virtual Result<void> addParameterAttributes(
@@ -108,6 +117,8 @@ class TrajectoryWriter {
     /// Frames given so far.
     virtual std::size_t frameCount() const = 0;
     virtual std::size_t fishCount() const = 0;
+    /// The file as errors name it (TrajectoryWriterOptions::name).
+    virtual const std::string& name() const = 0;
 };
 
 /// The measures recorded in a trajectory, in the order they were taken.

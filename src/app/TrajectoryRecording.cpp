@@ -40,8 +40,11 @@ void TrajectoryRecording::addFrame(std::int64_t step) {
             false);
         return;
     }
-    const School school = sim_.backend().download();
-    if (auto ok = writer_->addFrame(step, sim_.simulatedSeconds(), school); !ok) {
+    Backend& backend = sim_.backend();
+    const auto copy = [&](std::span<float> positions, std::span<float> velocities) {
+        backend.downloadFrame(positions, velocities);
+    };
+    if (auto ok = writer_->addFrameFrom(step, sim_.simulatedSeconds(), copy); !ok) {
         end(ok.error(), true);
         return;
     }

@@ -233,9 +233,13 @@ int runSimulate(const SimulateOptions& o) {
         const bool row = !o.metricsPath.empty() && step % *every == 0;
         std::optional<SchoolMetrics> measures;
         if (row || (frame && !o.metricsPath.empty())) measures = sim.measures();
-        if (frame)
-            if (auto ok = trajectory->addFrame(step, secondsAt(step), sim.school(), measures); !ok)
+        if (frame) {
+            const auto copy = [&](std::span<float> positions, std::span<float> velocities) {
+                sim.copyFrame(positions, velocities);
+            };
+            if (auto ok = trajectory->addFrameFrom(step, secondsAt(step), copy, measures); !ok)
                 return ok;
+        }
         if (!row) return {};
         return outputs.write("--metrics", metricsCsvRow(step, secondsAt(step), *measures));
     };

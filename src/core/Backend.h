@@ -70,6 +70,12 @@ class Backend {
     /// The same into `school`; a backend that can fills it in place, so that a reader who keeps
     /// the vector reads a school of the same size again without allocating.
     virtual void downloadInto(School& school) { school = download(); }
+    /// The positions and velocities alone, in upload order, as float triples into `positions`
+    /// and `velocities` (3 * fishCount() floats each): a trajectory's frame, without a School
+    /// between. This default downloads one.
+    virtual void downloadFrame(std::span<float> positions, std::span<float> velocities) {
+        copyFrame(download(), positions, velocities);
+    }
     /// The number of fish in the school: the truth for a running school.
     virtual std::size_t fishCount() const = 0;
 

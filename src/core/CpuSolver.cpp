@@ -230,6 +230,23 @@ void CpuSolver::downloadInto(School& school) const {
     }
 }
 
+void CpuSolver::downloadFrame(std::span<float> positions, std::span<float> velocities) const {
+    const Arrays& a = *current_;
+    // Each slot writes its own fish: the threads touch disjoint floats. Large chunks: a copy.
+    constexpr std::size_t kCopyGrain = 16384;
+    parallelFor_(ids_.size(), kCopyGrain, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k) {
+            const std::size_t i = 3 * std::size_t{ids_[k]};
+            positions[i] = a.px[k];
+            positions[i + 1] = a.py[k];
+            positions[i + 2] = a.pz[k];
+            velocities[i] = a.vx[k];
+            velocities[i + 1] = a.vy[k];
+            velocities[i + 2] = a.vz[k];
+        }
+    });
+}
+
 namespace {
 
 /// The solver's state at one step, shared with it: the solver writes its next states elsewhere

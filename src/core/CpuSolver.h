@@ -35,6 +35,8 @@ class CpuSolver {
     School download() const;
     /// The same into `school`, which keeps its memory when it already holds as many fish.
     void downloadInto(School& school) const;
+    /// Backend::downloadFrame: gathered on every thread the solver steps with.
+    void downloadFrame(std::span<float> positions, std::span<float> velocities) const;
     /// The current state, shared rather than copied: until the snapshot goes, steps write into
     /// other buffers.
     std::shared_ptr<const SchoolSnapshot> snapshot() const;
@@ -131,6 +133,9 @@ class CpuSolverBackend : public Backend {
     }
     School download() override { return solver_.download(); }
     void downloadInto(School& school) override { solver_.downloadInto(school); }
+    void downloadFrame(std::span<float> positions, std::span<float> velocities) override {
+        solver_.downloadFrame(positions, velocities);
+    }
     void requestSnapshot() override { snapshot_ = solver_.snapshot(); }
     std::shared_ptr<const SchoolSnapshot> takeSnapshot() override {
         return std::exchange(snapshot_, nullptr);

@@ -134,8 +134,8 @@ class Hdf5TrajectoryWriter final : public TrajectoryWriter {
 
     Result<void> open(const SimParams& params);
 
-    Result<void> addFrame(std::int64_t step, double timeSeconds, std::span<const Fish> school,
-                          const std::optional<SchoolMetrics>& measures) override;
+    Result<void> addFrameFrom(std::int64_t step, double timeSeconds, const FrameFill& fill,
+                              const std::optional<SchoolMetrics>& measures) override;
     Result<void> addParameterAttributes(const std::string& group,
                                         std::vector<TrajectoryAttribute> attributes) override;
     Result<void> addParameterChange(std::int64_t step, double timeSeconds,
@@ -143,6 +143,7 @@ class Hdf5TrajectoryWriter final : public TrajectoryWriter {
     Result<void> finish() override;
     std::size_t frameCount() const override { return framesGiven_; }
     std::size_t fishCount() const override { return fishCount_; }
+    const std::string& name() const override { return fileName_; }
 
   private:
     /// After the HDF5 call that failed: its reason, kept when it failed (recordFailures).
@@ -454,13 +455,10 @@ Result<void> Hdf5TrajectoryWriter::enqueue(Item item) {
     return {};
 }
 
-Result<void> Hdf5TrajectoryWriter::addFrame(std::int64_t step, double timeSeconds,
-                                            std::span<const Fish> school,
-                                            const std::optional<SchoolMetrics>& measures) {
+Result<void> Hdf5TrajectoryWriter::addFrameFrom(std::int64_t step, double timeSeconds,
+                                                const FrameFill& fill,
+                                                const std::optional<SchoolMetrics>& measures) {
     if (finished_) return fail(fileName_ + ": the trajectory is finished; no frame can follow");
-    if (school.size() != fishCount_)
-        return fail(fileName_ + ": a frame of " + std::to_string(school.size()) +
-                    " fish; this trajectory holds " + std::to_string(fishCount_));
     if (framesGiven_ == 0) framesMeasured_ = measures.has_value();
     if (measures.has_value() != framesMeasured_)
         return fail(fileName_ + ": frame " + std::to_string(framesGiven_) +
@@ -481,16 +479,8 @@ Result<void> Hdf5TrajectoryWriter::addFrame(std::int64_t step, double timeSecond
         bytesInFlight_ += bytes;  // reserved: the copy below is made outside the lock
     }
     // The copy, on the caller's thread: the school may step on as soon as this returns.
-    float* velocities = positions + 3 * fishCount_;
-    for (std::size_t i = 0; i < fishCount_; ++i) {
-        const Fish& fish = school[i];
-        positions[3 * i] = fish.position.x;
-        positions[3 * i + 1] = fish.position.y;
-        positions[3 * i + 2] = fish.position.z;
-        velocities[3 * i] = fish.velocity.x;
-        velocities[3 * i + 1] = fish.velocity.y;
-        velocities[3 * i + 2] = fish.velocity.z;
-    }
+    fill(std::span<float>(positions, 3 * fishCount_),
+         std::span<float>(positions + 3 * fishCount_, 3 * fishCount_));
     {
         const std::lock_guard lock(mutex_);
         queue_.push_back(Item{.kind = Item::Kind::Frame,
@@ -682,6 +672,20 @@ std::vector<FishKind> fishKinds(const SimParams& params, std::size_t fishCount) 
     std::vector<FishKind> kinds(fishCount);
     for (std::size_t i = 0; i < fishCount; ++i) kinds[i] = fishKind(i, params);
     return kinds;
+}
+
+Result<void> TrajectoryWriter::addFrame(std::int64_t step, double timeSeconds,
+                                        std::span<const Fish> school,
+                                        const std::optional<SchoolMetrics>& measures) {
+    if (school.size() != fishCount())
+        return fail(name() + ": a frame of " + std::to_string(school.size()) +
+                    " fish; this trajectory holds " + std::to_string(fishCount()));
+    return addFrameFrom(
+        step, timeSeconds,
+        [school](std::span<float> positions, std::span<float> velocities) {
+            copyFrame(school, positions, velocities);
+        },
+        measures);
 }
 
 Result<std::unique_ptr<TrajectoryWriter>> TrajectoryWriter::create(

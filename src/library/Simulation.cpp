@@ -281,6 +281,13 @@ std::shared_ptr<const School> Simulation::sharedSchool() {
     return state_->read;
 }
 
+void Simulation::copyFrame(std::span<float> positions, std::span<float> velocities) {
+    if (state_->readVersion == state_->version)
+        fishschool::copyFrame(*state_->read, positions, velocities);
+    else
+        state_->backend->downloadFrame(positions, velocities);
+}
+
 SchoolMetrics Simulation::measures() {
     const SimParams p = params();
     return measureSchool(school(), p);

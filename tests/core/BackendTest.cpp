@@ -97,6 +97,27 @@ TEST_P(EveryBackend, UploadDownloadRoundTripsAndKeepsOrder) {
     EXPECT_EQ(backend->download(), school);
 }
 
+/// A trajectory's frame, taken straight from the backend: after grid steps the backend's own
+/// order is the cells', and the frame must still be in upload order.
+TEST_P(EveryBackend, AFrameHoldsThePositionsAndVelocitiesOfTheDownloadInUploadOrder) {
+    SimParams p;
+    p.fishCount = 40000;  // more than one chunk of a parallel copy
+    p.neighborSearch = NeighborSearch::Grid;
+    auto backend = test::makeBackend(GetParam(), p);
+    ASSERT_TRUE(backend);
+    ASSERT_TRUE(backend->upload(makeInitialSchool(p)));
+    for (int s = 0; s < 3; ++s) backend->step();
+    const School school = backend->download();
+    std::vector<float> expectedPositions(3 * school.size()), expectedVelocities(3 * school.size());
+    copyFrame(school, expectedPositions, expectedVelocities);
+    std::vector<float> positions(3 * school.size(), -1.0f), velocities(3 * school.size(), -1.0f);
+    backend->downloadFrame(positions, velocities);
+    EXPECT_EQ(positions, expectedPositions);
+    EXPECT_EQ(velocities, expectedVelocities);
+    EXPECT_EQ(positions[3], school[1].position.x);  // fish 1's triple, in that order
+    EXPECT_EQ(velocities[5], school[1].velocity.z);
+}
+
 TEST_P(EveryBackend, AnEmptySchoolSteps) {
     auto backend = test::makeBackend(GetParam(), SimParams{});
     ASSERT_TRUE(backend);

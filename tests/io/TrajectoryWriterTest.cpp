@@ -378,6 +378,32 @@ TEST_F(TrajectoryWriterTest, AFrameIsCopiedAndAQueueOfLessThanAFrameStillWritesE
         EXPECT_EQ(positions[(frame * 1000 + 999) * 3], float(frame) * 1000.0f + 999.0f);
 }
 
+TEST_F(TrajectoryWriterTest, AFrameFilledInTheWritersBufferIsWrittenAsFilled) {
+    const fs::path file = folder_ / "t.h5";
+    auto writer = TrajectoryWriter::create(file, SimParams{}, 5);
+    ASSERT_TRUE(writer) << writer.error();
+    for (int frame = 0; frame < 3; ++frame) {
+        const School school = numberedSchool(5, frame);
+        ASSERT_TRUE((*writer)->addFrameFrom(
+            frame, frame,
+            [&](std::span<float> positions, std::span<float> velocities) {
+                ASSERT_EQ(positions.size(), 15u);
+                ASSERT_EQ(velocities.size(), 15u);
+                copyFrame(school, positions, velocities);
+            }));
+    }
+    ASSERT_TRUE((*writer)->finish());
+    const hdf5::File h5 = openRead(file);
+    const auto positions =
+        readAll<float>(h5.get(), "particles/school/position/value", H5T_NATIVE_FLOAT);
+    const auto velocities =
+        readAll<float>(h5.get(), "particles/school/velocity/value", H5T_NATIVE_FLOAT);
+    ASSERT_EQ(positions.size(), 3u * 5 * 3);
+    ASSERT_EQ(velocities.size(), 3u * 5 * 3);
+    EXPECT_EQ(positions[(2 * 5 + 4) * 3 + 1], 2004.25f);
+    EXPECT_EQ(velocities[(1 * 5 + 3) * 3 + 2], -1003.5f);
+}
+
 TEST_F(TrajectoryWriterTest, RefusesAFrameOfAnotherSizeAndAnythingAfterFinish) {
     const fs::path file = folder_ / "t.h5";
     auto writer = TrajectoryWriter::create(file, SimParams{}, 3);

@@ -146,6 +146,23 @@ TEST(Simulation, AReadSchoolIsKeptUntilTheSchoolChanges) {
     EXPECT_EQ(sim->school().data(), first);
 }
 
+TEST(Simulation, AFrameCopiedIsTheSchoolAsReadWhetherOrNotItWasReadSinceTheStep) {
+    auto sim = Simulation::create(smallSchool(), "tbb");
+    ASSERT_TRUE(sim);
+    ASSERT_TRUE(sim->step(5));
+    std::vector<float> positions(3 * 200), velocities(3 * 200);
+    sim->copyFrame(positions, velocities);  // from the backend
+    std::vector<float> readPositions(3 * 200), readVelocities(3 * 200);
+    copyFrame(sim->school(), readPositions, readVelocities);
+    EXPECT_EQ(positions, readPositions);
+    EXPECT_EQ(velocities, readVelocities);
+    std::vector<float> again(3 * 200), againVelocities(3 * 200);
+    sim->copyFrame(again, againVelocities);  // from the school read
+    EXPECT_EQ(again, readPositions);
+    EXPECT_EQ(againVelocities, readVelocities);
+    EXPECT_EQ(positions[3 * 7 + 1], sim->school()[7].position.y);
+}
+
 TEST(Simulation, AHeldSchoolStaysAsItWasReadWhateverTheSimulationDoes) {
     auto sim = Simulation::create(smallSchool(), "cpu");
     ASSERT_TRUE(sim);
