@@ -8,16 +8,12 @@
 #include <string>
 
 #include "Panel.h"
+#include "backends/AppLimits.h"
 #include "core/ParamTable.h"
 #include "core/Scenario.h"
 #include "io/TextInput.h"
 
 namespace fishschool::ui {
-namespace {
-
-constexpr int kPanelMaxFish = 1'000'000;
-
-}  // namespace
 
 template <class DrawCustom>
 bool Panel::drawKeys(const char* section, SimParams& edited, DrawCustom&& drawCustom) {
@@ -49,8 +45,8 @@ bool Panel::drawSchool(const PanelState& state, SimParams& edited, PanelActions&
     bool changed = drawKeys("School", edited, [&](const ParamInfo& info) {
         if (std::string_view(info.key) != "fishCount") return false;
         bool fishChanged = false;
-        int fish = static_cast<int>(std::min<std::int64_t>(edited.fishCount, kPanelMaxFish));
-        if (ImGui::SliderInt(info.panel.label, &fish, 0, kPanelMaxFish, "%d",
+        int fish = static_cast<int>(std::min<std::int64_t>(edited.fishCount, kMaxAppFishCount));
+        if (ImGui::SliderInt(info.panel.label, &fish, 0, static_cast<int>(kMaxAppFishCount), "%d",
                              ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp)) {
             edited.fishCount = fish;
             fishChanged = true;
@@ -59,7 +55,7 @@ bool Panel::drawSchool(const PanelState& state, SimParams& edited, PanelActions&
         // A typed count takes effect on Enter, so half-typed numbers never resize the school.
         // While the field is being edited ImGui keeps its own text, so this only seeds it.
         if (auto typed = wholeNumberField("fish count", fishText_, std::to_string(fish))) {
-            auto count = parseWholeNumber("fish count", *typed, 0, kPanelMaxFish);
+            auto count = parseWholeNumber("fish count", *typed, 0, kMaxAppFishCount);
             if (!count) {
                 error_ = count.error();
             } else if (*count != fish) {
@@ -86,7 +82,7 @@ bool Panel::drawSchool(const PanelState& state, SimParams& edited, PanelActions&
         for (std::size_t p = 0; p < all.size(); ++p) {
             if (ImGui::Selectable(all[p].name.c_str(), static_cast<int>(p) == presetIndex_))
                 presetIndex_ = static_cast<int>(p);
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", all[p].description.c_str());
+            tip(all[p].description.c_str());
         }
         ImGui::EndCombo();
     }
