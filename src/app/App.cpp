@@ -83,6 +83,12 @@ class App {
         panel_.view.vsync = options.vsync;
         panel_.view.colorByHeading = options.colorByHeading;
         panel_.view.showPanel = panel_.view.showOverlay = !options.hideUi;
+        // The preset box names the config the app started from.
+        if (options.params.configPath)
+            panel_.followSource(
+                std::filesystem::path(*options.params.configPath).filename().string());
+        else if (!options.stateInPath.empty())
+            panel_.followSource("custom");
         sweep_.printProgress = !options.sweepFish.empty();
         if (!options.sweepFish.empty()) {
             sweep_.recorder().measureSeconds = options.sweepSeconds;
@@ -348,6 +354,8 @@ void App::apply(const ui::PanelActions& actions) {
         report(applied);
         if (applied) {
             panel_.followSeed(loaded->seed);
+            panel_.followSource(
+                std::filesystem::path(*actions.loadConfigPath).filename().string());
             panel_.showMessage("loaded " + quote(*actions.loadConfigPath, 200));
         }
     }

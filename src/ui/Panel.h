@@ -158,6 +158,14 @@ class Panel {
     std::uint64_t seedForReset(std::uint64_t running) const { return resetSeed_.value_or(running); }
     /// Sets the seed field, e.g. to a loaded config's seed.
     void followSeed(std::uint64_t seed) { resetSeed_ = seed; }
+    /// Names where the running parameters came from in the preset box (a loaded config's file
+    /// name, "custom"), until a preset is picked there.
+    void followSource(std::string name) {
+        sourceName_ = std::move(name);
+        presetPicked_ = false;
+    }
+    /// What the preset box shows: the preset picked in it, else where the parameters came from.
+    std::string presetBoxLabel() const;
     /// The widest the panel grows in a window `windowWidth` pixels wide: 40% of it, at most 43
     /// font sizes (its natural width in a large window), so that a small window keeps most of
     /// its width for the tank and the overlay.
@@ -240,6 +248,8 @@ class Panel {
     std::array<char, 32> fishText_{};         ///< the fish count field's text
     std::array<char, 32> seedText_{};         ///< the seed field's text
     int presetIndex_ = 0;
+    std::string sourceName_ = "Default";  ///< the preset or file the parameters came from
+    bool presetPicked_ = false;           ///< a preset was picked in the box since
 };
 
 }  // namespace fishschool::ui

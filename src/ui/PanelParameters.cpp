@@ -78,23 +78,37 @@ bool Panel::drawSchool(const PanelState& state, SimParams& edited, PanelActions&
     ImGui::TextUnformatted("Presets");
     const auto all = presets();
     presetIndex_ = std::clamp(presetIndex_, 0, static_cast<int>(all.size()) - 1);
-    if (ImGui::BeginCombo("##preset", all[static_cast<std::size_t>(presetIndex_)].name.c_str())) {
+    if (ImGui::BeginCombo("##preset", presetBoxLabel().c_str())) {
         for (std::size_t p = 0; p < all.size(); ++p) {
-            if (ImGui::Selectable(all[p].name.c_str(), static_cast<int>(p) == presetIndex_))
+            if (ImGui::Selectable(all[p].name.c_str(),
+                                  presetPicked_ && static_cast<int>(p) == presetIndex_)) {
                 presetIndex_ = static_cast<int>(p);
+                presetPicked_ = true;
+            }
             tip(all[p].description.c_str());
         }
         ImGui::EndCombo();
     }
     tip("A starting point: hover an entry for what it shows.");
     ImGui::SameLine();
-    if (ImGui::Button("Apply preset")) {
+    ImGui::BeginDisabled(!presetPicked_ && sourceName_ != all.front().name);
+    const bool apply = ImGui::Button("Apply preset");
+    ImGui::EndDisabled();
+    widgets_.noteRect("Apply preset");
+    if (apply) {
         edited = all[static_cast<std::size_t>(presetIndex_)].params;
+        sourceName_ = all[static_cast<std::size_t>(presetIndex_)].name;
         resetSeed_ = edited.seed;
         changed = true;
     }
     tip("Replace every parameter with the preset's; the school keeps swimming.");
     return changed;
+}
+
+std::string Panel::presetBoxLabel() const {
+    const auto all = presets();
+    if (presetPicked_) return all[static_cast<std::size_t>(presetIndex_)].name;
+    return sourceName_;
 }
 
 bool Panel::drawBehaviour(SimParams& edited) {

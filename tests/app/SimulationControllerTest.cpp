@@ -401,6 +401,17 @@ TEST_F(Controller, AllPairsOnTheGpuHasItsOwnLimit) {
     EXPECT_TRUE(SimulationController::checkInteractive(p, BackendKind::Gpu));
 }
 
+// Issue #32: the overlay kept the last step's time while paused.
+TEST_F(Controller, APausedFrameHasNoStepTime) {
+    auto sim = make(500, BackendKind::Cpu);
+    ASSERT_TRUE(sim);
+    sim->stepOnce();
+    ASSERT_GT(sim->lastStepsMilliseconds(), 0.0);
+    sim->paused = true;
+    EXPECT_EQ(sim->advance(0.1), 0);
+    EXPECT_EQ(sim->lastStepsMilliseconds(), 0.0);
+}
+
 // Issue #32: all-pairs at 1,000,000 fish on the CPU suggested the GPU, which refused it too.
 TEST_F(Controller, AnAllPairsRefusalSuggestsOnlyWhatWouldRun) {
     SimParams p;
