@@ -22,6 +22,7 @@
 #include "KeyEventOrder.h"
 #include "Replay.h"
 #include "Screenshot.h"
+#include "SimulatedRate.h"
 #include "SimulationController.h"
 #include "SweepDriver.h"
 #include "TrajectoryRecording.h"
@@ -39,7 +40,6 @@
 #include "render/SceneRenderer.h"
 #include "ui/FpsRecorder.h"
 #include "ui/Panel.h"
-#include "SimulatedRate.h"
 
 namespace fishschool::app {
 namespace {
@@ -354,8 +354,7 @@ void App::apply(const ui::PanelActions& actions) {
         report(applied);
         if (applied) {
             panel_.followSeed(loaded->seed);
-            panel_.followSource(
-                std::filesystem::path(*actions.loadConfigPath).filename().string());
+            panel_.followSource(std::filesystem::path(*actions.loadConfigPath).filename().string());
             panel_.showMessage("loaded " + quote(*actions.loadConfigPath, 200));
         }
     }

@@ -17,8 +17,8 @@ class SimulatedRate {
     /// The clocks at a frame. A simulated time that went back (a new or loaded school) starts
     /// the window again.
     void add(double wallSeconds, double simulatedSeconds) {
-        if (!samples_.empty() && (simulatedSeconds < samples_.back().second ||
-                                  wallSeconds < samples_.back().first))
+        if (!samples_.empty() &&
+            (simulatedSeconds < samples_.back().second || wallSeconds < samples_.back().first))
             samples_.clear();
         samples_.emplace_back(wallSeconds, simulatedSeconds);
         while (samples_.size() > 2 && samples_[1].first <= wallSeconds - window_)

@@ -68,8 +68,9 @@ Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool check
     cli.add_option("--config", options.params.configPath, "Config JSON to start from")
         ->check(nonEmpty());
     cli.add_option("--backend", backend, backendNameList() + " (default tbb)")->check(nonEmpty());
-    cli.add_option("--fish", options.params.fish,
-                   "Fish count, 0 to " + std::to_string(kMaxAppFishCount) + "; overrides the config")
+    cli.add_option(
+           "--fish", options.params.fish,
+           "Fish count, 0 to " + std::to_string(kMaxAppFishCount) + "; overrides the config")
         ->type_name("INT");
     cli.add_option("--neighbors", options.params.neighbors,
                    "all-pairs or grid; overrides the config")
@@ -134,7 +135,8 @@ Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool check
     std::string color = "speed";
     cli.add_option("--color", color, "Colour the fish by speed or by heading")
         ->check(CLI::IsMember({"speed", "heading"}));
-    cli.add_option("--msaa", options.msaaSamples, "Multisampling: 0 (off), 2, 4 or 8 samples (default 4, or 0 on software GL "
+    cli.add_option("--msaa", options.msaaSamples,
+                   "Multisampling: 0 (off), 2, 4 or 8 samples (default 4, or 0 on software GL "
                    "such as llvmpipe)")
         ->check(wholeNumber(0, 8) & CLI::IsMember({0, 2, 4, 8}));
     cli.add_option("--width", options.width,

@@ -77,7 +77,6 @@ std::string formatSpeed(double speed) {
     return std::string(text, end);
 }
 
-
 }  // namespace
 
 void Panel::showMessage(std::string message) {
@@ -238,8 +237,8 @@ void Panel::drawOverlay(const PanelState& state) {
     const ImGuiViewport* viewport = ImGui::GetMainViewport();
     const ImGuiStyle& style = ImGui::GetStyle();
     const float freeWidth = viewport->WorkSize.x - coveredLeft_ - 20.0f;
-    const float maxWidth = std::clamp(freeWidth, 8.0f * ImGui::GetFontSize(),
-                                      kOverlayWidthEms * ImGui::GetFontSize());
+    const float maxWidth =
+        std::clamp(freeWidth, 8.0f * ImGui::GetFontSize(), kOverlayWidthEms * ImGui::GetFontSize());
     const float graphWidth = std::min(300.0f, maxWidth - 2.0f * style.WindowPadding.x);
     ImGui::SetNextWindowPos(
         ImVec2(viewport->WorkPos.x + viewport->WorkSize.x - 10, viewport->WorkPos.y + 10),
@@ -256,8 +255,8 @@ void Panel::drawOverlay(const PanelState& state) {
     // While paused no step runs: the last one's time would read as this frame's.
     const bool stepping = !state.paused || state.fastForwardLeft > 0.0;
     char simulation[48] = "simulation paused";
-    if (stepping) std::snprintf(simulation, sizeof simulation, "simulation %.2f ms",
-                                state.simulationMs);
+    if (stepping)
+        std::snprintf(simulation, sizeof simulation, "simulation %.2f ms", state.simulationMs);
     ImGui::Text("%s   render %.2f ms%s", simulation, state.renderMs,
                 state.renderOnGpu ? " (GPU)" : "");
     ImGui::Text("%zu fish   %s", state.fishCount, state.backendDescription.c_str());
@@ -319,8 +318,8 @@ void Panel::drawOverlay(const PanelState& state) {
             std::snprintf(half, sizeof half, "%.3g", 0.5f * top);
             std::snprintf(most, sizeof most, "%.3g", 0.8f * top);
             std::snprintf(full, sizeof full, "%.3g m/s", top);
-            drawLegend("colour: speed (its top spread over most colours)", graphWidth,
-                       speedColor, {{0.0f, "0"}, {0.5f, half}, {0.8f, most}, {1.0f, full}});
+            drawLegend("colour: speed (its top spread over most colours)", graphWidth, speedColor,
+                       {{0.0f, "0"}, {0.5f, half}, {0.8f, most}, {1.0f, full}});
         }
     }
     if (!state.frameHistoryMs.empty()) {

@@ -377,8 +377,7 @@ TEST_F(Controller, SetSceneReachesAnAllowedSceneWhateverTheOrder) {
         EXPECT_EQ(sim->fishCount(), 500u);
     }
     // A scene refused in itself is refused whole, with the key named.
-    const auto refused =
-        sim->setScene(BackendKind::Cpu, kMaxCpuAllPairsFish + 1);
+    const auto refused = sim->setScene(BackendKind::Cpu, kMaxCpuAllPairsFish + 1);
     ASSERT_FALSE(refused);
     EXPECT_THAT(refused.error(), ::testing::HasSubstr("neighborSearch"));
     const auto tooMany = sim->setScene(BackendKind::Tbb, kMaxFishCount + 1);
@@ -428,7 +427,11 @@ TEST_F(Controller, AnAllPairsRefusalSuggestsOnlyWhatWouldRun) {
         EXPECT_THAT(gpuWould.error(), ::testing::HasSubstr("the GPU (all-pairs up to 200000"));
     }
     const auto cpuWould = SimulationController::checkInteractive(
-        [&] { SimParams q = p; q.fishCount = kMaxGpuAllPairsFish + 1; return q; }(),
+        [&] {
+            SimParams q = p;
+            q.fishCount = kMaxGpuAllPairsFish + 1;
+            return q;
+        }(),
         BackendKind::Gpu);
     ASSERT_FALSE(cpuWould);
     EXPECT_THAT(cpuWould.error(), ::testing::Not(::testing::HasSubstr("the CPU (")));
@@ -441,8 +444,9 @@ TEST_F(Controller, TheAppsFishLimitHoldsWhereverACountComesFrom) {
     p.fishCount = kMaxAppFishCount + 1;
     const auto fromConfig = SimulationController::create(p, BackendKind::Tbb);
     ASSERT_FALSE(fromConfig);
-    EXPECT_THAT(fromConfig.error(),
-                ::testing::HasSubstr("fishCount: 1000001 is not allowed; the app runs 0 to 1000000"));
+    EXPECT_THAT(
+        fromConfig.error(),
+        ::testing::HasSubstr("fishCount: 1000001 is not allowed; the app runs 0 to 1000000"));
     auto sim = make(1000, BackendKind::Tbb);
     ASSERT_TRUE(sim);
     SimParams more = sim->params();

@@ -81,12 +81,12 @@ TEST(AppOptions, AFishCountBeyondTheAppsLimitIsRefusedNamingTheRange) {
 
 // Issue #32: on llvmpipe the default 4x multisampling drew 14 FPS against 43 without it.
 TEST(AppOptions, SoftwareGlGetsNoMultisamplingUnlessAskedFor) {
-    for (const char* software :
-         {"llvmpipe (LLVM 15.0.6, 256 bits)", "softpipe", "Google SwiftShader",
-          "Mesa Offscreen (llvmpipe)", "GDI Generic"})
+    for (const char* software : {"llvmpipe (LLVM 15.0.6, 256 bits)", "softpipe",
+                                 "Google SwiftShader", "Mesa Offscreen (llvmpipe)", "GDI Generic"})
         EXPECT_TRUE(isSoftwareRenderer(software)) << software;
-    for (const char* hardware : {"NVIDIA GeForce RTX 3080/PCIe/SSE2", "AMD Radeon RX 6800 (radeonsi)",
-                                 "Mesa Intel(R) UHD Graphics 620 (KBL GT2)", ""})
+    for (const char* hardware :
+         {"NVIDIA GeForce RTX 3080/PCIe/SSE2", "AMD Radeon RX 6800 (radeonsi)",
+          "Mesa Intel(R) UHD Graphics 620 (KBL GT2)", ""})
         EXPECT_FALSE(isSoftwareRenderer(hardware)) << hardware;
     const auto defaults = parse({});
     ASSERT_TRUE(defaults);
