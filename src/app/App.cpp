@@ -22,6 +22,7 @@
 #include "KeyEventOrder.h"
 #include "Replay.h"
 #include "Screenshot.h"
+#include "SimulatedRate.h"
 #include "SimulationController.h"
 #include "SweepDriver.h"
 #include "TrajectoryRecording.h"
@@ -82,6 +83,12 @@ class App {
         panel_.view.vsync = options.vsync;
         panel_.view.colorByHeading = options.colorByHeading;
         panel_.view.showPanel = panel_.view.showOverlay = !options.hideUi;
+        // The preset box names the config the app started from.
+        if (options.params.configPath)
+            panel_.followSource(
+                std::filesystem::path(*options.params.configPath).filename().string());
+        else if (!options.stateInPath.empty())
+            panel_.followSource("custom");
         sweep_.printProgress = !options.sweepFish.empty();
         if (!options.sweepFish.empty()) {
             sweep_.recorder().measureSeconds = options.sweepSeconds;
@@ -92,6 +99,8 @@ class App {
     /// The frame loop, in the order of Dear ImGui's example: events, the panel, the
     /// simulation, drawing, presenting. Returns the exit status.
     int run();
+    /// A line the overlay shows for the whole run, e.g. why a lighter default was chosen.
+    void addNotice(std::string notice) { notices_.push_back(std::move(notice)); }
 
   private:
     /// The wall time since the last frame, s; keeps the frame-time history.
@@ -198,6 +207,10 @@ class App {
     std::optional<SimParams> replayParams_;
     /// The trajectory being recorded (after sim_, so it ends before the school it observes).
     std::unique_ptr<TrajectoryRecording> trajectory_;
+    std::vector<std::string> notices_;
+    /// The real rate of simulated time, and the speed asked for while it was measured.
+    SimulatedRate simulatedRate_;
+    std::optional<std::pair<double, bool>> rateAsked_;
 };
 
 void App::handleEvent(const SDL_Event& event) {
@@ -341,6 +354,7 @@ void App::apply(const ui::PanelActions& actions) {
         report(applied);
         if (applied) {
             panel_.followSeed(loaded->seed);
+            panel_.followSource(std::filesystem::path(*actions.loadConfigPath).filename().string());
             panel_.showMessage("loaded " + quote(*actions.loadConfigPath, 200));
         }
     }
@@ -641,6 +655,9 @@ void App::runUi(double frameSeconds) {
     apply(panel_.draw(state, sweep_.recorder()));
     followTrajectory();
     renderer_.centerShiftPixels = 0.5f * panel_.coveredLeft() * pixelScale;
+    // The tank is framed in what the panel leaves of the window (C frames it there again).
+    const float freeWidth = static_cast<float>(width_) - panel_.coveredLeft() * pixelScale;
+    camera_.setFramingAspect(freeWidth / static_cast<float>(std::max(height_, 1)));
 }
 
 ui::PanelState App::panelState(double frameSeconds) {
@@ -709,6 +726,17 @@ ui::PanelState App::panelState(double frameSeconds) {
     state.speed = sim_->speed;
     state.asFastAsItCan = sim_->asFastAsItCan;
     state.fastForwardLeft = sim_->fastForwardLeft();
+    // Measured only while the clock follows the speed asked for (not paused, fast-forwarding,
+    // stepping a sweep's fixed steps or a video's frames), and again when that speed changes.
+    const std::pair<double, bool> asked{sim_->speed, sim_->asFastAsItCan};
+    const bool followsClock = !sim_->paused && !replay_ && state.fastForwardLeft <= 0.0 &&
+                              !sim_->stepsPerFrame && !video_.recording();
+    if (!followsClock || rateAsked_ != asked) simulatedRate_.restart();
+    rateAsked_ = asked;
+    if (followsClock) simulatedRate_.add(lastSeconds_, sim_->simulatedSeconds());
+    state.realSpeed = simulatedRate_.rate();
+    state.behind = !sim_->asFastAsItCan && simulatedRate_.behind(sim_->speed);
+    state.notices = notices_;
     state.recordingVideo = video_.recording();
     state.videoFrames = video_.frames();
     return state;
@@ -972,8 +1000,10 @@ Result<void> chooseVideoDriver(const AppOptions& options) {
 }
 
 /// A window with an OpenGL 4.5 core context and its loader: multisampled where it can be, fitting
-/// the display's usable area (less panels and docks), at most 1600 x 900 unless asked.
-Result<void> openWindow(const AppOptions& options, Window& window) {
+/// the display's usable area (less panels and docks), at most 1600 x 900 unless asked. Returns
+/// what the user should be told about the window's settings (a lighter default on software GL),
+/// or nothing.
+Result<std::string> openWindow(const AppOptions& options, Window& window) {
     // SIGINT and SIGTERM end the app as the other signals do, without writing its outputs: SDL
     // would turn them into a closed window, after which the app replaces them.
     SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1");
@@ -999,32 +1029,48 @@ Result<void> openWindow(const AppOptions& options, Window& window) {
         y = usable.y + std::max((usable.h - height) / 2, 0);
     }
     // Multisampling smooths the thin fish and the tank's edges; without it where it is missing.
-    std::string windowError, contextError;
-    for (const int samples : {options.msaaSamples, 0}) {
-        SDL_GL_SetAttribute(SDL_GL_MULTISAMPLEBUFFERS, samples > 0 ? 1 : 0);
-        SDL_GL_SetAttribute(SDL_GL_MULTISAMPLESAMPLES, samples);
-        window.window =
-            SDL_CreateWindow("FishSchool", x, y, width, height,
-                             SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
-        if (window.window == nullptr) {
-            windowError = SDL_GetError();
-            continue;
+    const auto create = [&](int samples) -> Result<void> {
+        std::string windowError, contextError;
+        for (const int tried : {samples, 0}) {
+            SDL_GL_SetAttribute(SDL_GL_MULTISAMPLEBUFFERS, tried > 0 ? 1 : 0);
+            SDL_GL_SetAttribute(SDL_GL_MULTISAMPLESAMPLES, tried);
+            window.window = SDL_CreateWindow(
+                "FishSchool", x, y, width, height,
+                SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+            if (window.window == nullptr) {
+                windowError = SDL_GetError();
+                continue;
+            }
+            window.context = SDL_GL_CreateContext(window.window);
+            if (window.context != nullptr) break;
+            contextError = SDL_GetError();
+            SDL_DestroyWindow(window.window);
+            window.window = nullptr;
         }
-        window.context = SDL_GL_CreateContext(window.window);
-        if (window.context != nullptr) break;
-        contextError = SDL_GetError();
-        SDL_DestroyWindow(window.window);
-        window.window = nullptr;
-    }
-    if (window.context == nullptr)
-        return fail(contextError.empty()
-                        ? "cannot create a window: " + windowError
-                        : "OpenGL 4.5 core is not available here: " + contextError);
-    SDL_GL_MakeCurrent(window.window, window.context);
-    if (gladLoadGL(reinterpret_cast<GLADloadfunc>(SDL_GL_GetProcAddress)) == 0 ||
-        !GLAD_GL_VERSION_4_5)
-        return fail("OpenGL 4.5 core is not available here");
-    return {};
+        if (window.context == nullptr)
+            return fail(contextError.empty()
+                            ? "cannot create a window: " + windowError
+                            : "OpenGL 4.5 core is not available here: " + contextError);
+        SDL_GL_MakeCurrent(window.window, window.context);
+        if (gladLoadGL(reinterpret_cast<GLADloadfunc>(SDL_GL_GetProcAddress)) == 0 ||
+            !GLAD_GL_VERSION_4_5)
+            return fail("OpenGL 4.5 core is not available here");
+        return {};
+    };
+    if (auto ok = create(options.msaaSamples); !ok) return fail(ok.error());
+    // Software GL draws the default multisampling at a third of the frame rate: a window made
+    // again without it, unless --msaa asked for it.
+    const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+    const std::string rendererName = renderer ? renderer : "";
+    const int samples = msaaSamplesFor(options, rendererName);
+    if (samples == options.msaaSamples) return std::string();
+    SDL_GL_DeleteContext(window.context);
+    window.context = nullptr;
+    SDL_DestroyWindow(window.window);
+    window.window = nullptr;
+    if (auto ok = create(samples); !ok) return fail(ok.error());
+    return "software GL (" + rendererName.substr(0, 40) +
+           "): multisampling off for speed; --msaa 4 turns it on";
 }
 
 /// The school on the backend the options name. At fixed density `--fish N` scales the config's
@@ -1081,7 +1127,8 @@ int runApp(const AppOptions& options) {
     if (!replay) return badInput(replay.error());
     if (auto ok = chooseVideoDriver(options); !ok) return badInput(ok.error());
     Window window;
-    if (auto ok = openWindow(options, window); !ok) return badInput(ok.error());
+    const auto windowNotice = openWindow(options, window);
+    if (!windowNotice) return badInput(windowNotice.error());
     gpu::enableGlDebugOutput();
     auto sim = createSimulation(options, *scene);
     if (!sim) return badInput(sim.error());
@@ -1097,6 +1144,7 @@ int runApp(const AppOptions& options) {
     int status = 0;
     {
         App app(options, window, std::move(*sim), std::move(*renderer), std::move(*replay));
+        if (!windowNotice->empty()) app.addNotice(*windowNotice);
         status = app.run();
     }
     ImGui_ImplOpenGL3_Shutdown();

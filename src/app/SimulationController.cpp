@@ -6,22 +6,14 @@
 
 #include <glm/vec3.hpp>
 
+#include "backends/AppLimits.h"
 #include "backends/BackendRegistry.h"
 #include "core/Scenario.h"
 
 namespace fishschool::app {
 
 Result<void> SimulationController::checkInteractive(const SimParams& params, BackendKind kind) {
-    if (params.neighborSearch != NeighborSearch::AllPairs) return {};
-    const bool onGpu = backendEntry(kind).onGpu;
-    const std::int64_t limit = onGpu ? kMaxGpuAllPairsFish : kMaxCpuAllPairsFish;
-    if (params.fishCount > limit)
-        return fail("neighborSearch: all-pairs with " + std::to_string(params.fishCount) +
-                    " fish on the " + (onGpu ? "GPU" : "CPU") +
-                    " makes every step last seconds or minutes (N^2 distance tests); choose "
-                    "grid" +
-                    (onGpu ? "" : ", the GPU") + ", or at most " + std::to_string(limit) + " fish");
-    return {};
+    return checkAppLimits(params, kind);
 }
 
 Result<std::unique_ptr<SimulationController>> SimulationController::create(
@@ -259,6 +251,7 @@ int SimulationController::advance(double wallSeconds) {
     }
     if (paused) {
         accumulator_ = 0.0;
+        lastStepsMilliseconds_ = 0.0;  // no step ran: the last one's time is not this frame's
         return 0;
     }
     if (stepsPerFrame) {

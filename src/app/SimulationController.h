@@ -119,13 +119,8 @@ class SimulationController {
     /// The budget of a fast-forward frame, ms: longer than a normal frame's, still interactive.
     static constexpr double kFastForwardBudgetMilliseconds = 50.0;
     static constexpr int kMaxStepsPerFrame = 4;
-    /// The most fish the app runs with all-pairs search on a CPU backend: beyond, a step takes
-    /// seconds and the window would stop answering.
-    static constexpr std::int64_t kMaxCpuAllPairsFish = 50'000;
-    /// The same for the GPU: 200,000 fish all-pairs take tens of ms a step on a fast GPU, and
-    /// seconds on a software one.
-    static constexpr std::int64_t kMaxGpuAllPairsFish = 200'000;
-    /// Refuses settings the app cannot run interactively; the error names the key.
+    /// Refuses settings the app cannot run interactively (checkAppLimits, AppLimits.h); the
+    /// error names the key.
     [[nodiscard]] static Result<void> checkInteractive(const SimParams& params, BackendKind kind);
     /// Simulation time a frame may spend on steps when it is behind, ms.
     static constexpr double kStepBudgetMilliseconds = 25.0;

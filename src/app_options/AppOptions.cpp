@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "backends/AppLimits.h"
 #include "backends/BackendRegistry.h"
 #include "io/ExitStatus.h"
 #include "io/FlagValidators.h"
@@ -36,6 +37,20 @@ std::optional<std::string_view> videoMuxer(const std::string& path) {
     return std::nullopt;
 }
 
+bool isSoftwareRenderer(std::string_view renderer) {
+    std::string lower(renderer);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const char* software : {"llvmpipe", "softpipe", "swiftshader", "swrast", "lavapipe",
+                                 "software rasterizer", "gdi generic"})
+        if (lower.find(software) != std::string::npos) return true;
+    return false;
+}
+
+int msaaSamplesFor(const AppOptions& options, std::string_view renderer) {
+    if (options.msaaGiven || !isSoftwareRenderer(renderer)) return options.msaaSamples;
+    return 0;
+}
+
 Result<void> checkFfmpeg() {
     if (std::system("ffmpeg -version >/dev/null 2>&1") != 0)
         return fail(
@@ -53,7 +68,9 @@ Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool check
     cli.add_option("--config", options.params.configPath, "Config JSON to start from")
         ->check(nonEmpty());
     cli.add_option("--backend", backend, backendNameList() + " (default tbb)")->check(nonEmpty());
-    cli.add_option("--fish", options.params.fish, "Fish count; overrides the config")
+    cli.add_option(
+           "--fish", options.params.fish,
+           "Fish count, 0 to " + std::to_string(kMaxAppFishCount) + "; overrides the config")
         ->type_name("INT");
     cli.add_option("--neighbors", options.params.neighbors,
                    "all-pairs or grid; overrides the config")
@@ -118,7 +135,9 @@ Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool check
     std::string color = "speed";
     cli.add_option("--color", color, "Colour the fish by speed or by heading")
         ->check(CLI::IsMember({"speed", "heading"}));
-    cli.add_option("--msaa", options.msaaSamples, "Multisampling: 0 (off), 2, 4 or 8 samples")
+    cli.add_option("--msaa", options.msaaSamples,
+                   "Multisampling: 0 (off), 2, 4 or 8 samples (default 4, or 0 on software GL "
+                   "such as llvmpipe)")
         ->check(wholeNumber(0, 8) & CLI::IsMember({0, 2, 4, 8}));
     cli.add_option("--width", options.width,
                    "Window width in pixels, 64 to 16384 (default: the display's usable width, "
@@ -143,16 +162,26 @@ Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool check
         if (!kind) return fail(kind.error());
         options.backend = *kind;
     }
+    // The app's own limit, as its panel's and every school's it makes (AppLimits.h); the
+    // config's rules follow in loadParams.
+    if (options.params.fish) {
+        auto fish = parseFishCount("--fish", *options.params.fish);
+        if (!fish) return fail(fish.error());
+        if (auto ok = checkAppFishCount("--fish", *fish); !ok) return fail(ok.error());
+    }
     if (cli.count("--state-in") && cli.count("--fish"))
         return fail("--fish cannot be used with --state-in: the fish are the file's rows");
     auto parsedDensity = parseDensity("--density", density);
     if (!parsedDensity) return fail(parsedDensity.error());
     options.density = *parsedDensity;
     options.vsync = !noVsync;
+    options.msaaGiven = cli.count("--msaa") > 0;
     options.colorByHeading = color == "heading";
     if (cli.count("--sweep")) {
         auto counts = parseFishCounts("--sweep", sweep);
         if (!counts) return fail(counts.error());
+        for (const std::int64_t count : *counts)
+            if (auto ok = checkAppFishCount("--sweep", count); !ok) return fail(ok.error());
         options.sweepFish = std::move(*counts);
         if (cli.count("--sweep-backends")) {
             auto kinds = parseBackendList("--sweep-backends", sweepBackends);

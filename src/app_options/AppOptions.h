@@ -47,6 +47,7 @@ struct AppOptions {
     bool hideUi = false;
     bool colorByHeading = false;
     int msaaSamples = 4;        ///< multisampling of the window; 0 turns it off
+    bool msaaGiven = false;     ///< --msaa was given: kept even on software GL
     int width = 0, height = 0;  ///< 0: fit the display's usable area, at most 1600 x 900
     /// --help: the text to print on stdout, and nothing to run.
     std::string help;
@@ -58,6 +59,14 @@ struct AppOptions {
 /// runs for --record. An error is bad input (exit status 2) and names the flag, e.g.
 /// "--record: 'a.webm' is not allowed; the video is H.264 in .mp4, .m4v, .mov or .mkv".
 Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool checkTools = true);
+
+/// Whether GL_RENDERER `renderer` names a GL that draws on the CPU (Mesa's llvmpipe and
+/// softpipe, SwiftShader, Microsoft's GDI renderer...).
+bool isSoftwareRenderer(std::string_view renderer);
+
+/// The window's multisampling on the GL `renderer`: --msaa's when given, else 0 on software GL
+/// (4x there draws at a third of the frame rate), else the default.
+int msaaSamplesFor(const AppOptions& options, std::string_view renderer);
 
 /// The ffmpeg muxer of a video file, by its extension as ffmpeg would pick it: .mp4 "mp4", .m4v
 /// "ipod", .mov "mov", .mkv "matroska"; nullopt for any other (--record refuses it).

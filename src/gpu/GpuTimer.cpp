@@ -44,9 +44,9 @@ void GpuTimer::release() {
 
 void GpuTimer::begin() {
     if (open_ || free_.empty()) return;  // every query in flight: this span goes untimed
-    open_ = free_.back();
+    open_ = Span{free_.back(), Clock::now()};
     free_.pop_back();
-    glBeginQuery(GL_TIME_ELAPSED, *open_);
+    glBeginQuery(GL_TIME_ELAPSED, open_->query);
 }
 
 void GpuTimer::end() {
@@ -59,13 +59,17 @@ void GpuTimer::end() {
 std::vector<double> GpuTimer::collect() {
     std::vector<double> spans;
     while (!pending_.empty()) {
+        const Span& span = pending_.front();
         GLuint available = GL_FALSE;
-        glGetQueryObjectuiv(pending_.front(), GL_QUERY_RESULT_AVAILABLE, &available);
+        glGetQueryObjectuiv(span.query, GL_QUERY_RESULT_AVAILABLE, &available);
         if (available != GL_TRUE) break;  // later ones finish later
         GLuint64 nanoseconds = 0;
-        glGetQueryObjectui64v(pending_.front(), GL_QUERY_RESULT, &nanoseconds);
-        spans.push_back(static_cast<double>(nanoseconds) * 1e-6);
-        free_.push_back(pending_.front());
+        glGetQueryObjectui64v(span.query, GL_QUERY_RESULT, &nanoseconds);
+        const double milliseconds = static_cast<double>(nanoseconds) * 1e-6;
+        const double wall =
+            std::chrono::duration<double, std::milli>(Clock::now() - span.begun).count();
+        if (plausible(milliseconds, wall)) spans.push_back(milliseconds);
+        free_.push_back(span.query);
         pending_.pop_front();
     }
     return spans;

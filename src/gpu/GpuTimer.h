@@ -2,6 +2,7 @@
 
 #include <glad/gl.h>
 
+#include <chrono>
 #include <cstddef>
 #include <deque>
 #include <optional>
@@ -26,15 +27,26 @@ class GpuTimer {
     void end();
     /// Takes in the spans whose results have come back, without waiting; returns their
     /// milliseconds in the order they were issued (empty when none came back since the last call).
+    /// A span the GPU says took longer than the wall time since it began is not a real time (a
+    /// software GL timing a frame of minutes gave 2,311 s for a 166 s run) and is left out.
     std::vector<double> collect();
+    /// Whether `gpuMilliseconds` can be the GPU's time of a span begun `wallMilliseconds` ago.
+    static bool plausible(double gpuMilliseconds, double wallMilliseconds) {
+        return gpuMilliseconds >= 0.0 && gpuMilliseconds <= wallMilliseconds * 1.01 + 0.1;
+    }
     /// Waits for every span issued so far, then collects them (tests and benchmarks only).
     std::vector<double> collectAll();
 
   private:
     void release();
+    using Clock = std::chrono::steady_clock;
+    struct Span {
+        GLuint query;
+        Clock::time_point begun;
+    };
     std::vector<GLuint> free_;
-    std::deque<GLuint> pending_;  ///< ended, oldest first
-    std::optional<GLuint> open_;  ///< begun, not ended
+    std::deque<Span> pending_;  ///< ended, oldest first
+    std::optional<Span> open_;  ///< begun, not ended
     std::vector<GLuint> all_;
 };
 

@@ -7,6 +7,12 @@
 #include <glm/gtc/matrix_transform.hpp>
 
 namespace fishschool::render {
+namespace {
+
+/// Below this width / height the tank's width, not its height, sets the distance.
+constexpr float kNarrowMargin = 1.15f;
+
+}  // namespace
 
 void OrbitCamera::reset(const glm::vec3& bounds) {
     yaw_ = 0.6f;
@@ -17,16 +23,30 @@ void OrbitCamera::reset(const glm::vec3& bounds) {
 void OrbitCamera::fit(const glm::vec3& bounds) {
     target_ = glm::vec3(0.0f, -0.2f * bounds.y, 0.0f);
     const float radius = glm::length(bounds);
-    distance_ = 2.1f * radius;
-    farPlane_ = 20.0f * radius;
+    // 2.1 radii fit the tank in the height; a framing narrower than that needs the width to
+    // hold it, further away by the ratio (with a margin for the near corners' perspective).
+    const float narrow = std::max(1.0f, kNarrowMargin / framingAspect_);
+    distance_ = 2.1f * radius * narrow;
+    farPlane_ = 20.0f * radius * narrow;
+    bounds_ = bounds;
+    framed_ = true;
+}
+
+void OrbitCamera::setFramingAspect(float aspect) {
+    aspect = std::clamp(aspect, 0.1f, 10.0f);
+    if (std::abs(aspect - framingAspect_) <= 0.01f * framingAspect_) return;
+    framingAspect_ = aspect;
+    if (framed_) fit(bounds_);
 }
 
 void OrbitCamera::orbit(float dx, float dy) {
+    framed_ = false;
     yaw_ += dx * 0.005f;
     pitch_ = std::clamp(pitch_ + dy * 0.005f, -1.5f, 1.5f);
 }
 
 void OrbitCamera::pan(float dx, float dy, float viewportHeight) {
+    framed_ = false;
     const glm::vec3 forward = glm::normalize(target_ - eye());
     const glm::vec3 right = glm::normalize(glm::cross(forward, glm::vec3(0, 1, 0)));
     const glm::vec3 up = glm::cross(right, forward);
@@ -37,6 +57,7 @@ void OrbitCamera::pan(float dx, float dy, float viewportHeight) {
 }
 
 void OrbitCamera::zoom(float steps) {
+    framed_ = false;
     distance_ = std::clamp(distance_ * std::pow(0.9f, steps), 1.0f, farPlane_ * 0.5f);
 }
 

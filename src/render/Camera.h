@@ -8,10 +8,17 @@ namespace fishschool::render {
 /// An orbit camera around a target: drag to orbit, drag to pan, wheel to zoom.
 class OrbitCamera {
   public:
-    /// Frames a tank of half extents `bounds` from the default angle.
+    /// Frames a tank of half extents `bounds` from the default angle, in the framing aspect.
     void reset(const glm::vec3& bounds);
     /// Frames a tank of half extents `bounds` from the current angle (the tank was resized).
     void fit(const glm::vec3& bounds);
+    /// The width / height of the part of the window the tank is framed in: beside the panel,
+    /// so a narrow one (a small window) frames it from further away. A camera that framed the
+    /// tank and has not been moved since frames it again in the new shape.
+    void setFramingAspect(float aspect);
+    /// Whether the camera still frames the tank as reset() or fit() left it (not orbited,
+    /// panned or zoomed since).
+    bool framed() const { return framed_; }
     void orbit(float dxPixels, float dyPixels);
     void pan(float dxPixels, float dyPixels, float viewportHeight);
     void zoom(float wheelSteps);
@@ -33,6 +40,9 @@ class OrbitCamera {
     float pitch_ = 0.35f;  // radians above the horizon
     float distance_ = 100.0f;
     float farPlane_ = 1000.0f;
+    glm::vec3 bounds_{0.0f};
+    float framingAspect_ = 16.0f / 9.0f;
+    bool framed_ = false;
 };
 
 }  // namespace fishschool::render

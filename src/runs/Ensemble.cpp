@@ -266,8 +266,15 @@ Result<EnsembleSpec> parseEnsemble(std::string_view text, std::string_view sourc
             } else if (value.is_string() && !value.get<std::string>().empty() &&
                        value.get<std::string>().find('\0') == std::string::npos) {
                 // (A NUL would end the path early, and another file would be read.)
-                auto base = loadConfig(baseFolder / value.get<std::string>());
-                if (!base) return fail(where(source, key) + base.error());
+                // Read beside the ensemble file, and named in full, so an error says where.
+                std::error_code ignored;
+                std::filesystem::path resolved =
+                    std::filesystem::absolute(baseFolder / value.get<std::string>(), ignored);
+                if (resolved.empty()) resolved = baseFolder / value.get<std::string>();
+                auto base = loadConfig(resolved.lexically_normal());
+                if (!base)
+                    return fail(where(source, key) + base.error() +
+                                " (a base path is read from the ensemble file's folder)");
                 spec.base = *base;
             } else {
                 return fail(where(source, key) +

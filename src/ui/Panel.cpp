@@ -7,6 +7,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <initializer_list>
 #include <string>
 
@@ -35,10 +36,10 @@ ImVec4 headingColor(float hue) {
 }
 
 /// A colour bar of the fish's colours with labels under it at the given fractions.
-void drawLegend(const char* title, ImVec4 (*color)(float),
+void drawLegend(const char* title, float width, ImVec4 (*color)(float),
                 std::initializer_list<std::pair<float, std::string>> ticks) {
     ImGui::TextUnformatted(title);
-    const ImVec2 size(300.0f, 10.0f);
+    const ImVec2 size(width, 10.0f);
     const ImVec2 a = ImGui::GetCursorScreenPos();
     ImDrawList* draw = ImGui::GetWindowDrawList();
     constexpr int kSteps = 60;
@@ -63,6 +64,19 @@ void drawLegend(const char* title, ImVec4 (*color)(float),
     ImGui::Dummy(ImVec2(size.x, ImGui::GetFontSize()));
 }
 
+/// The overlay's widest, in font sizes: its lines of figures, with the longer notes wrapped.
+constexpr float kOverlayWidthEms = 32.0f;
+
+/// A speed as the overlay shows it: "1", "0.25", "0.34" (two digits after the point at most).
+std::string formatSpeed(double speed) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f", speed);
+    std::size_t end = std::strlen(text);
+    while (end > 0 && text[end - 1] == '0') --end;
+    if (end > 0 && text[end - 1] == '.') --end;
+    return std::string(text, end);
+}
+
 }  // namespace
 
 void Panel::showMessage(std::string message) {
@@ -79,11 +93,17 @@ PanelActions Panel::draw(const PanelState& state, const FpsRecorder& recorder) {
     if (!view.showPanel) return actions;
 
     ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
-    // Fits its open sections, up to the window's height; beyond that it scrolls.
-    ImGui::SetNextWindowSizeConstraints(
-        ImVec2(0.0f, 0.0f), ImVec2(FLT_MAX, ImGui::GetMainViewport()->WorkSize.y - 20.0f));
-    ImGui::Begin("FishSchool", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
-    ImGui::PushItemWidth(ImGui::GetFontSize() * 15.0f);
+    // Fits its open sections, up to the window's height (beyond, it scrolls) and a share of its
+    // width, so that a small window keeps room for the tank and the overlay: rows of buttons
+    // wrap, long reasons too, and a label that still does not fit scrolls sideways.
+    const ImGuiViewport* viewport = ImGui::GetMainViewport();
+    const float maxWidth = panelMaxWidth(viewport->WorkSize.x, ImGui::GetFontSize());
+    ImGui::SetNextWindowSizeConstraints(ImVec2(0.0f, 0.0f),
+                                        ImVec2(maxWidth, viewport->WorkSize.y - 20.0f));
+    ImGui::Begin("FishSchool", nullptr,
+                 ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_HorizontalScrollbar);
+    rowRight_ = ImGui::GetWindowPos().x + maxWidth - ImGui::GetStyle().WindowPadding.x;
+    ImGui::PushItemWidth(std::min(ImGui::GetFontSize() * 15.0f, 0.5f * maxWidth));
 
     ImGui::TextUnformatted("Backend");
     const auto backends = backendRegistry();
@@ -95,20 +115,27 @@ PanelActions Panel::draw(const PanelState& state, const FpsRecorder& recorder) {
         if (ImGui::RadioButton(label.c_str(), state.backend == kind) && state.backend != kind)
             actions.switchBackend = kind;
         ImGui::EndDisabled();
-        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-            ImGui::SetTooltip("%s", reason.empty() ? ("Run the school here; it is handed over as "
-                                                      "it is (key " +
-                                                      std::to_string(k + 1) + ")")
-                                                         .c_str()
-                                                   : reason.c_str());
-        if (k + 1 < backends.size()) ImGui::SameLine();
+        tip(reason.empty() ? ("Run the school here; it is handed over as it is (key " +
+                              std::to_string(k + 1) + ")")
+                                 .c_str()
+                           : reason.c_str());
+        if (k + 1 < backends.size()) {
+            const std::string next(backends[k + 1].label);
+            sameLineIfFits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x +
+                               ImGui::CalcTextSize(next.c_str()).x,
+                           rowRight_);
+        }
     }
+    // A reason can be long (a GPU's buffer limit in bytes): wrapped within the panel.
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::PushTextWrapPos(rowRight_ - ImGui::GetWindowPos().x);
     for (std::size_t k = 0; k < backends.size(); ++k) {
         const std::string reason(state.unavailableReason(k));
         if (!reason.empty())
-            ImGui::TextDisabled("%.*s: %s", static_cast<int>(backends[k].label.size()),
-                                backends[k].label.data(), reason.c_str());
+            ImGui::TextUnformatted((std::string(backends[k].label) + ": " + reason).c_str());
     }
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
 
     if (state.replay) {
         // A replay shows a file: its timeline, its measures and how to leave it; the live
@@ -129,14 +156,16 @@ PanelActions Panel::draw(const PanelState& state, const FpsRecorder& recorder) {
     if (ImGui::Button(state.paused ? "Resume (Space)" : "Pause (Space)"))
         actions.togglePause = true;
     tip("Stop or restart the clock; the school stays as it is.");
-    ImGui::SameLine();
+    sameLineIfFits(buttonWidth("Step (N)"), rowRight_);
     if (ImGui::Button("Step (N)")) actions.step = true;
     tip("One step of dt, also while paused.");
-    ImGui::SameLine();
+    sameLineIfFits(buttonWidth("Reset (R)"), rowRight_);
     if (!resetSeed_) resetSeed_ = state.params->seed;
     if (ImGui::Button("Reset (R)")) actions.resetSeed = *resetSeed_;
     tip("A fresh school of the same size from the seed, clock at 0.");
-    ImGui::SameLine();
+    sameLineIfFits(ImGui::GetFontSize() * 8.0f + ImGui::GetStyle().ItemInnerSpacing.x +
+                       ImGui::CalcTextSize("seed").x,
+                   rowRight_);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
     if (auto typed = wholeNumberField("seed", seedText_, std::to_string(*resetSeed_))) {
         if (auto seed = parseUnsigned64("seed", *typed))
@@ -145,7 +174,7 @@ PanelActions Panel::draw(const PanelState& state, const FpsRecorder& recorder) {
             error_ = seed.error();
     }
     tip("The seed Reset starts from (type it, then Enter): the same seed gives the same school.");
-    ImGui::SameLine();
+    sameLineIfFits(buttonWidth("Help (F1)"), rowRight_);
     if (ImGui::Button("Help (F1)")) view.showHelp = !view.showHelp;
     tip("Every key and mouse action.");
 
@@ -172,7 +201,7 @@ PanelActions Panel::draw(const PanelState& state, const FpsRecorder& recorder) {
     }
     tip("Simulated seconds per second of your time ([ and ] step it). \"As fast as it can\" "
         "runs as many steps as fit in each frame.");
-    ImGui::SameLine();
+    sameLineIfFits(ImGui::CalcTextSize("t = 00000.0 s").x, rowRight_);
     ImGui::Text("t = %.1f s", state.simulatedSeconds);
     tip("Simulated time since the school started: steps times dt.");
     if (state.fastForwardLeft > 0.0) {
@@ -183,7 +212,9 @@ PanelActions Panel::draw(const PanelState& state, const FpsRecorder& recorder) {
     } else {
         if (ImGui::Button("Fast-forward")) actions.fastForwardSeconds = fastForwardSeconds_;
         tip("Run this many simulated seconds as fast as the machine can, then go on as before.");
-        ImGui::SameLine();
+        sameLineIfFits(ImGui::GetFontSize() * 6.0f + ImGui::GetStyle().ItemInnerSpacing.x +
+                           ImGui::CalcTextSize("s").x,
+                       rowRight_);
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
         ImGui::InputFloat("s##fastforward", &fastForwardSeconds_, 0.0f, 0.0f, "%.0f");
         fastForwardSeconds_ = std::clamp(fastForwardSeconds_, 0.0f, 3600.0f);
@@ -201,18 +232,32 @@ PanelActions Panel::draw(const PanelState& state, const FpsRecorder& recorder) {
 }
 
 void Panel::drawOverlay(const PanelState& state) {
+    // At the top right, never under the panel: as wide as the window leaves beside it (at most
+    // its natural width), its lines wrapped within that.
     const ImGuiViewport* viewport = ImGui::GetMainViewport();
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float freeWidth = viewport->WorkSize.x - coveredLeft_ - 20.0f;
+    const float maxWidth =
+        std::clamp(freeWidth, 8.0f * ImGui::GetFontSize(), kOverlayWidthEms * ImGui::GetFontSize());
+    const float graphWidth = std::min(300.0f, maxWidth - 2.0f * style.WindowPadding.x);
     ImGui::SetNextWindowPos(
         ImVec2(viewport->WorkPos.x + viewport->WorkSize.x - 10, viewport->WorkPos.y + 10),
         ImGuiCond_Always, ImVec2(1.0f, 0.0f));
+    ImGui::SetNextWindowSizeConstraints(ImVec2(0.0f, 0.0f), ImVec2(maxWidth, FLT_MAX));
     ImGui::SetNextWindowBgAlpha(0.45f);
     ImGui::Begin("Overlay", nullptr,
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
                      ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
                      ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove);
+    ImGui::PushTextWrapPos(maxWidth - style.WindowPadding.x);
     if (state.replay) drawReplayOverlay(*state.replay);
     ImGui::Text("%.1f FPS   frame %.2f ms", state.fps, state.frameMs);
-    ImGui::Text("simulation %.2f ms   render %.2f ms%s", state.simulationMs, state.renderMs,
+    // While paused no step runs: the last one's time would read as this frame's.
+    const bool stepping = !state.paused || state.fastForwardLeft > 0.0;
+    char simulation[48] = "simulation paused";
+    if (stepping)
+        std::snprintf(simulation, sizeof simulation, "simulation %.2f ms", state.simulationMs);
+    ImGui::Text("%s   render %.2f ms%s", simulation, state.renderMs,
                 state.renderOnGpu ? " (GPU)" : "");
     ImGui::Text("%zu fish   %s", state.fishCount, state.backendDescription.c_str());
     if (state.fishPerLevel) {
@@ -223,17 +268,40 @@ void Panel::drawOverlay(const PanelState& state) {
                     static_cast<unsigned long long>(drawn[2]),
                     static_cast<double>(state.triangles) * 1e-6);
     }
-    if (state.replay)
-        ;  // the replay's own lines, above
-    else if (state.asFastAsItCan)
-        ImGui::Text("t = %.1f s   as fast as it can%s", state.simulatedSeconds,
-                    state.paused ? "   paused" : "");
-    else
-        ImGui::Text("t = %.1f s   x%g%s", state.simulatedSeconds, state.speed,
-                    state.paused ? "   paused" : "");
+    if (!state.replay) {
+        // The speed asked for, and the one the machine gives, measured.
+        const char* asked = state.paused && state.fastForwardLeft <= 0.0 ? "paused"
+                            : state.fastForwardLeft > 0.0                ? "fast-forward"
+                            : state.asFastAsItCan                        ? "as fast as it can"
+                                                                         : nullptr;
+        char askedSpeed[32], real[48] = "";
+        if (!asked) {
+            std::snprintf(askedSpeed, sizeof askedSpeed, "x%s asked",
+                          formatSpeed(state.speed).c_str());
+            asked = askedSpeed;
+        }
+        if (stepping && state.realSpeed)
+            std::snprintf(real, sizeof real, "   x%s real", formatSpeed(*state.realSpeed).c_str());
+        char clock[128];
+        std::snprintf(clock, sizeof clock, "t = %.1f s   %s%s", state.simulatedSeconds, asked,
+                      real);
+        ImGui::TextUnformatted(clock);
+        if (state.behind && stepping) {
+            ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.7f, 0.3f, 1.0f));
+            ImGui::TextUnformatted(
+                "behind: the steps take longer than the time asked for (fewer fish, grid, or "
+                "a faster backend)");
+            ImGui::PopStyleColor();
+        }
+    }
     if (state.recordingTrajectory)
         ImGui::Text("recording %s: %zu frames", state.recordingTrajectory->path.c_str(),
                     state.recordingTrajectory->frames);
+    if (!state.notices.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        for (const std::string& notice : state.notices) ImGui::TextUnformatted(notice.c_str());
+        ImGui::PopStyleColor();
+    }
     if (state.metrics) {
         ImGui::Text("polarization %.2f   milling %.2f", state.metrics->polarization,
                     state.metrics->milling);
@@ -242,7 +310,7 @@ void Panel::drawOverlay(const PanelState& state) {
     }
     if (state.params) {
         if (view.colorByHeading) {
-            drawLegend("colour: heading (seen from above)", headingColor,
+            drawLegend("colour: heading (seen from above)", graphWidth, headingColor,
                        {{0.0f, "-x"}, {0.25f, "-z"}, {0.5f, "+x"}, {0.75f, "+z"}, {1.0f, "-x"}});
         } else {
             const float top = state.params->maxVelocity;
@@ -250,7 +318,7 @@ void Panel::drawOverlay(const PanelState& state) {
             std::snprintf(half, sizeof half, "%.3g", 0.5f * top);
             std::snprintf(most, sizeof most, "%.3g", 0.8f * top);
             std::snprintf(full, sizeof full, "%.3g m/s", top);
-            drawLegend("colour: speed (its top spread over most colours)", speedColor,
+            drawLegend("colour: speed (its top spread over most colours)", graphWidth, speedColor,
                        {{0.0f, "0"}, {0.5f, half}, {0.8f, most}, {1.0f, full}});
         }
     }
@@ -259,8 +327,10 @@ void Panel::drawOverlay(const PanelState& state) {
             *std::max_element(state.frameHistoryMs.begin(), state.frameHistoryMs.end());
         ImGui::PlotLines("##frames", state.frameHistoryMs.data(),
                          static_cast<int>(state.frameHistoryMs.size()), 0, "frame ms", 0.0f,
-                         std::max(peak * 1.2f, 20.0f), ImVec2(300, 50));
+                         std::max(peak * 1.2f, 20.0f), ImVec2(graphWidth, 50));
     }
+    ImGui::PopTextWrapPos();
+    widgets_.noteWindow("Overlay");
     ImGui::End();
 }
 
@@ -303,7 +373,7 @@ void Panel::drawPlots(const PanelState& state) {
     const auto plot = [&](const char* name, const char* unit, double low, double high,
                           double (*value)(const SchoolMetrics&), const char* help) {
         for (const Measure& m : plotted) high = std::max(high, value(m.metrics));
-        const ImVec2 size(ImGui::GetFontSize() * 15.0f, ImGui::GetFontSize() * 2.6f);
+        const ImVec2 size(ImGui::CalcItemWidth(), ImGui::GetFontSize() * 2.6f);
         const ImVec2 a = ImGui::GetCursorScreenPos();
         const ImVec2 b(a.x + size.x, a.y + size.y);
         ImDrawList* draw = ImGui::GetWindowDrawList();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -43,8 +44,14 @@ struct PanelState {
     std::span<const float> frameHistoryMs;
     double simulatedSeconds = 0.0;
     double speed = 1.0;
+    /// Simulated seconds per wall second over the last seconds (SimulatedRate), once measured.
+    std::optional<double> realSpeed;
+    /// The school runs clearly slower than `speed`: the machine cannot step it that fast.
+    bool behind = false;
     bool asFastAsItCan = false;
     double fastForwardLeft = 0.0;  ///< simulated seconds a fast-forward has still to run
+    /// Lines the overlay adds in grey, e.g. why the app chose a lighter default on software GL.
+    std::vector<std::string> notices;
     bool recordingVideo = false;
     long long videoFrames = 0;
     /// A recording being replayed: the app shows its frames instead of the live school.
@@ -151,6 +158,20 @@ class Panel {
     std::uint64_t seedForReset(std::uint64_t running) const { return resetSeed_.value_or(running); }
     /// Sets the seed field, e.g. to a loaded config's seed.
     void followSeed(std::uint64_t seed) { resetSeed_ = seed; }
+    /// Names where the running parameters came from in the preset box (a loaded config's file
+    /// name, "custom"), until a preset is picked there.
+    void followSource(std::string name) {
+        sourceName_ = std::move(name);
+        presetPicked_ = false;
+    }
+    /// What the preset box shows: the preset picked in it, else where the parameters came from.
+    std::string presetBoxLabel() const;
+    /// The widest the panel grows in a window `windowWidth` pixels wide: 40% of it, at most 43
+    /// font sizes (its natural width in a large window), so that a small window keeps most of
+    /// its width for the tank and the overlay.
+    static float panelMaxWidth(float windowWidth, float fontSize) {
+        return std::min(0.4f * windowWidth, 43.0f * fontSize);
+    }
     /// Pixels from the left edge that the panel covered in the last frame (0 when hidden or
     /// moved away from the left edge).
     float coveredLeft() const { return coveredLeft_; }
@@ -208,6 +229,7 @@ class Panel {
     Widgets widgets_;
     std::string error_;
     float coveredLeft_ = 0.0f;
+    float rowRight_ = 0.0f;  ///< the screen x where the panel's rows wrap, this frame
     std::string message_;
     double messageUntil_ = 0.0;  ///< ImGui time at which the notice fades
     float fastForwardSeconds_ = 20.0f;
@@ -226,6 +248,8 @@ class Panel {
     std::array<char, 32> fishText_{};         ///< the fish count field's text
     std::array<char, 32> seedText_{};         ///< the seed field's text
     int presetIndex_ = 0;
+    std::string sourceName_ = "Default";  ///< the preset or file the parameters came from
+    bool presetPicked_ = false;           ///< a preset was picked in the box since
 };
 
 }  // namespace fishschool::ui

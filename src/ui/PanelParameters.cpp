@@ -8,16 +8,12 @@
 #include <string>
 
 #include "Panel.h"
+#include "backends/AppLimits.h"
 #include "core/ParamTable.h"
 #include "core/Scenario.h"
 #include "io/TextInput.h"
 
 namespace fishschool::ui {
-namespace {
-
-constexpr int kPanelMaxFish = 1'000'000;
-
-}  // namespace
 
 template <class DrawCustom>
 bool Panel::drawKeys(const char* section, SimParams& edited, DrawCustom&& drawCustom) {
@@ -49,8 +45,8 @@ bool Panel::drawSchool(const PanelState& state, SimParams& edited, PanelActions&
     bool changed = drawKeys("School", edited, [&](const ParamInfo& info) {
         if (std::string_view(info.key) != "fishCount") return false;
         bool fishChanged = false;
-        int fish = static_cast<int>(std::min<std::int64_t>(edited.fishCount, kPanelMaxFish));
-        if (ImGui::SliderInt(info.panel.label, &fish, 0, kPanelMaxFish, "%d",
+        int fish = static_cast<int>(std::min<std::int64_t>(edited.fishCount, kMaxAppFishCount));
+        if (ImGui::SliderInt(info.panel.label, &fish, 0, static_cast<int>(kMaxAppFishCount), "%d",
                              ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp)) {
             edited.fishCount = fish;
             fishChanged = true;
@@ -59,7 +55,7 @@ bool Panel::drawSchool(const PanelState& state, SimParams& edited, PanelActions&
         // A typed count takes effect on Enter, so half-typed numbers never resize the school.
         // While the field is being edited ImGui keeps its own text, so this only seeds it.
         if (auto typed = wholeNumberField("fish count", fishText_, std::to_string(fish))) {
-            auto count = parseWholeNumber("fish count", *typed, 0, kPanelMaxFish);
+            auto count = parseWholeNumber("fish count", *typed, 0, kMaxAppFishCount);
             if (!count) {
                 error_ = count.error();
             } else if (*count != fish) {
@@ -82,23 +78,37 @@ bool Panel::drawSchool(const PanelState& state, SimParams& edited, PanelActions&
     ImGui::TextUnformatted("Presets");
     const auto all = presets();
     presetIndex_ = std::clamp(presetIndex_, 0, static_cast<int>(all.size()) - 1);
-    if (ImGui::BeginCombo("##preset", all[static_cast<std::size_t>(presetIndex_)].name.c_str())) {
+    if (ImGui::BeginCombo("##preset", presetBoxLabel().c_str())) {
         for (std::size_t p = 0; p < all.size(); ++p) {
-            if (ImGui::Selectable(all[p].name.c_str(), static_cast<int>(p) == presetIndex_))
+            if (ImGui::Selectable(all[p].name.c_str(),
+                                  presetPicked_ && static_cast<int>(p) == presetIndex_)) {
                 presetIndex_ = static_cast<int>(p);
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", all[p].description.c_str());
+                presetPicked_ = true;
+            }
+            tip(all[p].description.c_str());
         }
         ImGui::EndCombo();
     }
     tip("A starting point: hover an entry for what it shows.");
     ImGui::SameLine();
-    if (ImGui::Button("Apply preset")) {
+    ImGui::BeginDisabled(!presetPicked_ && sourceName_ != all.front().name);
+    const bool apply = ImGui::Button("Apply preset");
+    ImGui::EndDisabled();
+    widgets_.noteRect("Apply preset");
+    if (apply) {
         edited = all[static_cast<std::size_t>(presetIndex_)].params;
+        sourceName_ = all[static_cast<std::size_t>(presetIndex_)].name;
         resetSeed_ = edited.seed;
         changed = true;
     }
     tip("Replace every parameter with the preset's; the school keeps swimming.");
     return changed;
+}
+
+std::string Panel::presetBoxLabel() const {
+    const auto all = presets();
+    if (presetPicked_) return all[static_cast<std::size_t>(presetIndex_)].name;
+    return sourceName_;
 }
 
 bool Panel::drawBehaviour(SimParams& edited) {

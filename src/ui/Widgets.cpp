@@ -10,7 +10,21 @@
 namespace fishschool::ui {
 
 void tip(const char* text) {
-    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
+    if (!ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * kTooltipWidthEms);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+}
+
+void sameLineIfFits(float nextWidth, float rightEdge) {
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    if (ImGui::GetItemRectMax().x + spacing + nextWidth <= rightEdge) ImGui::SameLine();
+}
+
+float buttonWidth(const char* label) {
+    return ImGui::CalcTextSize(label, nullptr, true).x + 2.0f * ImGui::GetStyle().FramePadding.x;
 }
 
 std::optional<std::string> wholeNumberField(const char* label, std::array<char, 32>& text,

@@ -17,8 +17,16 @@
 
 namespace fishschool::ui {
 
-/// A tooltip on the last control.
+/// A tooltip on the last control, wrapped at kTooltipWidthEms font sizes (a long reason would
+/// stretch it across the window).
 void tip(const char* text);
+inline constexpr float kTooltipWidthEms = 32.0f;
+
+/// Puts the next control on this line when `nextWidth` pixels fit before `rightEdge` (screen x),
+/// else on the next: rows of buttons wrap in a narrow panel.
+void sameLineIfFits(float nextWidth, float rightEdge);
+/// The width of a button or a radio's label `label`, its frame padding included.
+float buttonWidth(const char* label);
 
 /// A field for a whole number, read by TextInput.h's strict parsers when the typing ends (Enter,
 /// or the focus going elsewhere): ImGui's own integer fields would read "0x10" as 0, " 5" as 5

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "app/SimulationController.h"
+#include "backends/AppLimits.h"
+#include "backends/BackendRegistry.h"
 #include "core/CpuBackends.h"
 #include "core/Scenario.h"
 #include "fishschool/Metrics.h"
@@ -345,7 +347,7 @@ TEST_F(Controller, AllPairsOnTheCpuIsRefusedForSchoolsTooBigToAnimate) {
     ASSERT_TRUE(sim);
     SimParams p = sim->params();
     p.neighborSearch = NeighborSearch::AllPairs;
-    p.fishCount = SimulationController::kMaxCpuAllPairsFish + 1;
+    p.fishCount = kMaxCpuAllPairsFish + 1;
     const auto refused = sim->applyParams(p);
     ASSERT_FALSE(refused);
     EXPECT_THAT(refused.error(), ::testing::HasSubstr("neighborSearch"));
@@ -365,7 +367,7 @@ TEST_F(Controller, SetSceneReachesAnAllowedSceneWhateverTheOrder) {
     // More fish than all-pairs allows on the CPU, but fine on the GPU: switching backend first
     // and growing the school last gets there; the other order would be refused on the way.
     if (gpuAvailable()) {
-        const std::int64_t big = SimulationController::kMaxCpuAllPairsFish + 1000;
+        const std::int64_t big = kMaxCpuAllPairsFish + 1000;
         ASSERT_TRUE(sim->setScene(BackendKind::Gpu, big));
         EXPECT_EQ(sim->backendKind(), BackendKind::Gpu);
         EXPECT_EQ(sim->fishCount(), static_cast<std::size_t>(big));
@@ -375,8 +377,7 @@ TEST_F(Controller, SetSceneReachesAnAllowedSceneWhateverTheOrder) {
         EXPECT_EQ(sim->fishCount(), 500u);
     }
     // A scene refused in itself is refused whole, with the key named.
-    const auto refused =
-        sim->setScene(BackendKind::Cpu, SimulationController::kMaxCpuAllPairsFish + 1);
+    const auto refused = sim->setScene(BackendKind::Cpu, kMaxCpuAllPairsFish + 1);
     ASSERT_FALSE(refused);
     EXPECT_THAT(refused.error(), ::testing::HasSubstr("neighborSearch"));
     const auto tooMany = sim->setScene(BackendKind::Tbb, kMaxFishCount + 1);
@@ -388,15 +389,70 @@ TEST_F(Controller, SetSceneReachesAnAllowedSceneWhateverTheOrder) {
 TEST_F(Controller, AllPairsOnTheGpuHasItsOwnLimit) {
     SimParams p;
     p.neighborSearch = NeighborSearch::AllPairs;
-    p.fishCount = SimulationController::kMaxGpuAllPairsFish + 1;
+    p.fishCount = kMaxGpuAllPairsFish + 1;
     const auto refused = SimulationController::checkInteractive(p, BackendKind::Gpu);
     ASSERT_FALSE(refused);
     EXPECT_THAT(refused.error(), ::testing::HasSubstr("on the GPU"));
-    p.fishCount = SimulationController::kMaxGpuAllPairsFish;
+    p.fishCount = kMaxGpuAllPairsFish;
     EXPECT_TRUE(SimulationController::checkInteractive(p, BackendKind::Gpu));
     p.neighborSearch = NeighborSearch::Grid;
-    p.fishCount = kMaxFishCount;
+    p.fishCount = kMaxAppFishCount;
     EXPECT_TRUE(SimulationController::checkInteractive(p, BackendKind::Gpu));
+}
+
+// Issue #32: the overlay kept the last step's time while paused.
+TEST_F(Controller, APausedFrameHasNoStepTime) {
+    auto sim = make(500, BackendKind::Cpu);
+    ASSERT_TRUE(sim);
+    sim->stepOnce();
+    ASSERT_GT(sim->lastStepsMilliseconds(), 0.0);
+    sim->paused = true;
+    EXPECT_EQ(sim->advance(0.1), 0);
+    EXPECT_EQ(sim->lastStepsMilliseconds(), 0.0);
+}
+
+// Issue #32: all-pairs at 1,000,000 fish on the CPU suggested the GPU, which refused it too.
+TEST_F(Controller, AnAllPairsRefusalSuggestsOnlyWhatWouldRun) {
+    SimParams p;
+    p.neighborSearch = NeighborSearch::AllPairs;
+    p.fishCount = kMaxGpuAllPairsFish + 1;
+    const auto beyondBoth = SimulationController::checkInteractive(p, BackendKind::Tbb);
+    ASSERT_FALSE(beyondBoth);
+    EXPECT_THAT(beyondBoth.error(), ::testing::HasSubstr("choose grid"));
+    EXPECT_THAT(beyondBoth.error(), ::testing::Not(::testing::HasSubstr("GPU")));
+    p.fishCount = kMaxCpuAllPairsFish + 1;
+    const auto gpuWould = SimulationController::checkInteractive(p, BackendKind::Tbb);
+    ASSERT_FALSE(gpuWould);
+    if (backendEntry(BackendKind::Gpu).built) {
+        EXPECT_THAT(gpuWould.error(), ::testing::HasSubstr("the GPU (all-pairs up to 200000"));
+    }
+    const auto cpuWould = SimulationController::checkInteractive(
+        [&] {
+            SimParams q = p;
+            q.fishCount = kMaxGpuAllPairsFish + 1;
+            return q;
+        }(),
+        BackendKind::Gpu);
+    ASSERT_FALSE(cpuWould);
+    EXPECT_THAT(cpuWould.error(), ::testing::Not(::testing::HasSubstr("the CPU (")));
+}
+
+// Issue #32: 5,000,000 fish from a config file or a state file ran at a frame a minute; the app
+// refuses what its panel and flags refuse, naming the limit.
+TEST_F(Controller, TheAppsFishLimitHoldsWhereverACountComesFrom) {
+    SimParams p;
+    p.fishCount = kMaxAppFishCount + 1;
+    const auto fromConfig = SimulationController::create(p, BackendKind::Tbb);
+    ASSERT_FALSE(fromConfig);
+    EXPECT_THAT(
+        fromConfig.error(),
+        ::testing::HasSubstr("fishCount: 1000001 is not allowed; the app runs 0 to 1000000"));
+    auto sim = make(1000, BackendKind::Tbb);
+    ASSERT_TRUE(sim);
+    SimParams more = sim->params();
+    more.fishCount = kMaxAppFishCount + 1;
+    EXPECT_FALSE(sim->applyParams(more));
+    EXPECT_EQ(sim->fishCount(), 1000u);
 }
 
 TEST_F(Controller, ItCanStartFromALoadedSchoolOfItsOwnSize) {
@@ -431,7 +487,7 @@ TEST_F(Controller, ALoadedSchoolReplacesTheRunningOneWhateverItsSize) {
     ASSERT_TRUE(sim->applyParams(p));
     const School before = sim->backend().download();
     School huge = before;
-    huge.resize(SimulationController::kMaxCpuAllPairsFish + 1, before.front());
+    huge.resize(kMaxCpuAllPairsFish + 1, before.front());
     const auto refused = sim->replaceSchool(huge);
     ASSERT_FALSE(refused);
     EXPECT_THAT(refused.error(), ::testing::HasSubstr("neighborSearch"));

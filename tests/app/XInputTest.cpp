@@ -545,6 +545,44 @@ TEST_F(AppUnderX, ARefusedTypedRadiusLeavesTheRockAsItWas) {
     EXPECT_EQ(configToJson(*ended), configToJson(defaults)) << "something else changed";
 }
 
+/// The columns of `image` that are the panel's: dark (its background) in most of its rows. The
+/// scene's water and floor are lighter and bluer.
+int panelRightOnScreen(const Image& image) {
+    int right = 0;
+    for (int x = 0; x < image.width; ++x) {
+        int dark = 0;
+        for (int y = 0; y < image.height; ++y) {
+            const unsigned char* p = image.at(image.x0 + x, image.y0 + y);
+            if (p[0] < 40 && p[1] < 40 && p[2] < 45) ++dark;
+        }
+        if (dark * 10 >= image.height * 6) right = x + 1;
+    }
+    return right;
+}
+
+// Issue #32, item 2: at 800 x 600 the panel took 510 of the 800 pixels and lay over the overlay,
+// with one corner of the tank in view.
+TEST_F(AppUnderX, InASmallWindowThePanelLeavesRoomForTheTankAndTheOverlay) {
+    constexpr int kWidth = 800, kHeight = 600;
+    ASSERT_NO_FATAL_FAILURE(launch(kWidth, kHeight, "--paused"));
+    if (IsSkipped()) return;
+    PanelTwin twin(kWidth, kHeight, SimParams{});
+    const float panelRight = twin.panelRight();
+    EXPECT_LE(panelRight, 0.4f * kWidth + 10.0f) << "the panel takes most of a small window";
+    const Rect overlay = twin.rect("Overlay");
+    EXPECT_GE(overlay[0], panelRight) << "the overlay lies under the panel";
+    EXPECT_LE(overlay[2], static_cast<float>(kWidth));
+
+    ASSERT_NO_FATAL_FAILURE(rest(twin));
+    ASSERT_NO_FATAL_FAILURE(press("c"));  // frame the tank
+    // The app draws the panel where the twin lays it out: dark up to its right edge, the scene
+    // beyond (below the overlay, above the notices).
+    const int onScreen = panelRightOnScreen(screen(0, 320, kWidth, kHeight - 60));
+    EXPECT_NEAR(onScreen, panelRight, 6.0f) << "the app's panel is not the one laid out here";
+    EXPECT_LE(onScreen, static_cast<int>(0.4f * kWidth) + 10);
+    ASSERT_EQ(quit(), 0) << readFile(path("stderr.txt"));
+}
+
 // Issue #12, item 3: the error used to be drawn at the top of the panel, moving every control
 // below it by 64 to 77 pixels.
 TEST_F(AppUnderX, AnErrorMovesNoControl) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "app_options/AppOptions.h"
+#include "backends/AppLimits.h"
 
 namespace fishschool::app {
 namespace {
@@ -63,6 +64,38 @@ TEST(AppOptions, ValuesOutOfRangeNameTheFlag) {
                 HasSubstr("--sweep-seconds"));
     EXPECT_THAT(refusal({"--sweep", "100,x", "--csv", "f.csv"}), HasSubstr("--sweep"));
     EXPECT_THAT(refusal({"--record", "a.webm"}), HasSubstr(".mp4, .m4v, .mov or .mkv"));
+}
+
+// Issue #32: --fish 5000000 was accepted though the panel refuses more than 1,000,000, and ran
+// at a frame a minute. Every way to give the app a count has the one limit (AppLimits.h).
+TEST(AppOptions, AFishCountBeyondTheAppsLimitIsRefusedNamingTheRange) {
+    EXPECT_EQ(refusal({"--fish", "5000000"}),
+              "--fish: 5000000 is not allowed; the app runs 0 to 1000000 fish (fishschool-cli "
+              "runs up to 16000000 without a window)");
+    EXPECT_EQ(refusal({"--fish", std::to_string(kMaxAppFishCount)}), "accepted");
+    EXPECT_EQ(refusal({"--fish", std::to_string(kMaxAppFishCount + 1)}).rfind("--fish: ", 0), 0u);
+    EXPECT_THAT(refusal({"--sweep", "1000,2000000", "--csv", "f.csv"}),
+                HasSubstr("--sweep: 2000000 is not allowed; the app runs 0 to 1000000 fish"));
+    EXPECT_THAT(refusal({"--fish", "2.5"}), HasSubstr("--fish: '2.5' is not allowed"));
+}
+
+// Issue #32: on llvmpipe the default 4x multisampling drew 14 FPS against 43 without it.
+TEST(AppOptions, SoftwareGlGetsNoMultisamplingUnlessAskedFor) {
+    for (const char* software : {"llvmpipe (LLVM 15.0.6, 256 bits)", "softpipe",
+                                 "Google SwiftShader", "Mesa Offscreen (llvmpipe)", "GDI Generic"})
+        EXPECT_TRUE(isSoftwareRenderer(software)) << software;
+    for (const char* hardware :
+         {"NVIDIA GeForce RTX 3080/PCIe/SSE2", "AMD Radeon RX 6800 (radeonsi)",
+          "Mesa Intel(R) UHD Graphics 620 (KBL GT2)", ""})
+        EXPECT_FALSE(isSoftwareRenderer(hardware)) << hardware;
+    const auto defaults = parse({});
+    ASSERT_TRUE(defaults);
+    EXPECT_FALSE(defaults->msaaGiven);
+    EXPECT_EQ(msaaSamplesFor(*defaults, "llvmpipe (LLVM 15.0.6, 256 bits)"), 0);
+    EXPECT_EQ(msaaSamplesFor(*defaults, "NVIDIA GeForce RTX 3080/PCIe/SSE2"), 4);
+    const auto asked = parse({"--msaa", "4"});
+    ASSERT_TRUE(asked);
+    EXPECT_EQ(msaaSamplesFor(*asked, "llvmpipe (LLVM 15.0.6, 256 bits)"), 4);
 }
 
 TEST(AppOptions, FlagsThatNeedOrExcludeOthersSaySo) {

@@ -369,6 +369,24 @@ TEST_F(Cli, BenchWritesOneRowPerCase) {
     EXPECT_EQ(std::count(run.out.begin(), run.out.end(), '\n'), 9) << run.out;
 }
 
+// Issue #32: the CSV wrote 1038 mean neighbours where the table showed 1038.4.
+TEST_F(Cli, BenchCsvHoldsTheDigitsTheTableShows) {
+    write("dense.json", R"({"rCohesion": 50})");  // over a thousand neighbours a fish
+    const CliRun run = cli("bench --config " + path("dense.json") +
+                           " --backend tbb --fish 2000 --steps 1 --warmup 0 --density tank --csv " +
+                           path("bench.csv"));
+    ASSERT_EQ(run.status, 0) << run.err;
+    const auto rows = csvRows(read(path("bench.csv")));
+    ASSERT_EQ(rows.size(), 2u);
+    ASSERT_EQ(rows[1].size(), 9u);
+    const double csvNeighbors = std::stod(rows[1][8]);
+    ASSERT_GT(csvNeighbors, 1000.0) << "the test needs a neighbour count of four digits";
+    char rounded[32];
+    std::snprintf(rounded, sizeof rounded, "%.1f", csvNeighbors);
+    const std::string table = run.out.substr(0, run.out.find_last_not_of('\n') + 1);
+    EXPECT_EQ(table.substr(table.find_last_of(' ') + 1), rounded) << run.out << rows[1][8];
+}
+
 TEST_F(Cli, BenchTakesTheSearchFromTheConfigAndScalesTheTank) {
     write("config.json", R"({"neighborSearch": "all-pairs"})");
     const CliRun run =

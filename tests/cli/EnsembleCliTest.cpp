@@ -56,6 +56,18 @@ class Ensemble : public Cli {
     }
 };
 
+// Issue #32: a missing base config, from an ensemble file given by a relative path, was named
+// by that relative path only: the error now says where it was looked for.
+TEST_F(Ensemble, AMissingBaseIsNamedByThePathItWasLookedFor) {
+    write("e.json", R"({"base": "nothere.json", "axes": {"kCohesion": [1, 2]}})");
+    const std::string relative = fs::relative(path("e.json")).string();
+    ASSERT_FALSE(fs::path(relative).is_absolute());
+    const CliRun run = cli("ensemble run " + relative + " --out " + path("out"));
+    EXPECT_EQ(run.status, 2) << run.err;
+    EXPECT_THAT(run.err, HasSubstr(path("nothere.json")));
+    EXPECT_THAT(run.err, HasSubstr("read from the ensemble file's folder"));
+}
+
 TEST_F(Ensemble, TheMergedCsvIsTheSameWhateverTheJobsAndShards) {
     const std::string one = runAndMerge("one", " --jobs 1");
     EXPECT_EQ(lines(one), 13u);

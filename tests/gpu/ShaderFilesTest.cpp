@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include "gpu/GpuTimer.h"
 #include "gpu/ShaderFiles.h"
 
 namespace fishschool {
@@ -121,3 +122,12 @@ TEST(ShaderFolder, AnInstalledLibraryFindsItsSharedData) {
 
 }  // namespace
 }  // namespace fishschool
+
+// Issue #32: the overlay read "render 2311312.40 ms (GPU)" for a 166 s run on a software GL. A
+// span the GPU timed beyond the wall time since it began is not shown.
+TEST(GpuTimerSpans, AGpuTimeLongerThanTheWallTimeIsNotReal) {
+    EXPECT_TRUE(fishschool::gpu::GpuTimer::plausible(3.2, 16.0));
+    EXPECT_TRUE(fishschool::gpu::GpuTimer::plausible(16.0, 16.0));
+    EXPECT_FALSE(fishschool::gpu::GpuTimer::plausible(2'311'312.4, 166'000.0));
+    EXPECT_FALSE(fishschool::gpu::GpuTimer::plausible(-1.0, 16.0));
+}

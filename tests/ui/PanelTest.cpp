@@ -304,5 +304,36 @@ TEST_F(PanelInput, TheFirstMeasuresMoveNoControl) {
     EXPECT_EQ(panel_.controlRect("fish count"), before);
 }
 
+// Issue #32: after --config predator.json the preset box said "Default".
+TEST_F(PanelInput, ThePresetBoxNamesTheLoadedConfigUntilAPresetIsPicked) {
+    frame();
+    EXPECT_EQ(panel_.presetBoxLabel(), "Default");
+    panel_.followSource("predator.json");
+    frame();
+    EXPECT_EQ(panel_.presetBoxLabel(), "predator.json");
+    // Apply does nothing until a preset is picked: it would apply one the box does not show.
+    const PanelActions applied = click("Apply preset");
+    EXPECT_FALSE(applied.newParams);
+}
+
+// Issue #32: the GPU backend's greyed-out reason was one line that stretched the panel over 90%
+// of the window; in a small window the panel took 510 of 800 pixels, over the overlay.
+TEST_F(PanelInput, LongReasonsWrapAndTheOverlayStaysBesideThePanel) {
+    for (const ImVec2 display : {ImVec2(1280.0f, 800.0f), ImVec2(800.0f, 600.0f)}) {
+        ImGui::GetIO().DisplaySize = display;
+        state_.unavailable = {"", "",
+                              "gpu: 5000000 fish need a storage buffer of 480000000 bytes, more "
+                              "than this GPU's GL_MAX_SHADER_STORAGE_BLOCK_SIZE of 134217728 "
+                              "bytes; choose fewer fish or a CPU backend"};
+        for (int k = 0; k < 5; ++k) frame();
+        const float widest = Panel::panelMaxWidth(display.x, ImGui::GetFontSize());
+        EXPECT_LE(panel_.coveredLeft(), widest + 20.0f) << display.x;
+        EXPECT_LE(widest, 0.4f * display.x);
+        const auto overlay = panel_.controlRect("Overlay");
+        EXPECT_GE(overlay[0], panel_.coveredLeft()) << "the overlay lies under the panel";
+        EXPECT_LE(overlay[2], display.x);
+    }
+}
+
 }  // namespace
 }  // namespace fishschool::ui

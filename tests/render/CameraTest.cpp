@@ -1,0 +1,60 @@
+// The orbit camera's framing (issue #32: at 800 x 600 the panel left one corner of the tank in
+// view, and C did not frame it in the rest).
+
+#include <gtest/gtest.h>
+
+#include <glm/vec4.hpp>
+
+#include "render/Camera.h"
+
+namespace fishschool::render {
+namespace {
+
+/// The largest |x| and |y| of the tank's corners on screen, in normalized device coordinates of
+/// a view `aspect` wide: within 1 the whole tank is in view.
+glm::vec2 cornersExtent(const OrbitCamera& camera, const glm::vec3& bounds, float aspect) {
+    const glm::mat4 viewProjection = camera.projection(aspect) * camera.view();
+    glm::vec2 extent(0.0f);
+    for (int corner = 0; corner < 8; ++corner) {
+        const glm::vec3 p((corner & 1 ? 1.0f : -1.0f) * bounds.x,
+                          (corner & 2 ? 1.0f : -1.0f) * bounds.y,
+                          (corner & 4 ? 1.0f : -1.0f) * bounds.z);
+        const glm::vec4 clip = viewProjection * glm::vec4(p, 1.0f);
+        extent = glm::max(extent, glm::abs(glm::vec2(clip) / clip.w));
+    }
+    return extent;
+}
+
+TEST(OrbitCamera, TheTankIsFramedInTheShapeLeftBesideThePanel) {
+    const glm::vec3 tank(60.0f, 25.0f, 40.0f);
+    // 800 x 600 with a panel of 320 pixels: 480 x 600 to frame the tank in.
+    for (const float aspect : {16.0f / 9.0f, 480.0f / 600.0f, 0.4f}) {
+        OrbitCamera camera;
+        camera.setFramingAspect(aspect);
+        camera.reset(tank);
+        const glm::vec2 extent = cornersExtent(camera, tank, aspect);
+        EXPECT_LE(extent.x, 1.0f) << "a tank's side is cut off at aspect " << aspect;
+        EXPECT_LE(extent.y, 1.0f) << "the tank's top or bottom is cut off at aspect " << aspect;
+    }
+}
+
+TEST(OrbitCamera, AFramedCameraFollowsTheFramingAMovedOneStays) {
+    const glm::vec3 tank(60.0f, 25.0f, 40.0f);
+    OrbitCamera camera;
+    camera.reset(tank);
+    const float wide = camera.distance();
+    camera.setFramingAspect(0.5f);  // the panel opened in a small window
+    EXPECT_GT(camera.distance(), wide);
+    EXPECT_LE(cornersExtent(camera, tank, 0.5f).x, 1.0f);
+    camera.zoom(3.0f);
+    ASSERT_FALSE(camera.framed());
+    const float zoomed = camera.distance();
+    camera.setFramingAspect(1.5f);
+    EXPECT_EQ(camera.distance(), zoomed) << "the user's own view was moved";
+    camera.reset(tank);  // key C
+    EXPECT_TRUE(camera.framed());
+    EXPECT_LE(cornersExtent(camera, tank, 1.5f).x, 1.0f);
+}
+
+}  // namespace
+}  // namespace fishschool::render
