@@ -7,11 +7,15 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -110,12 +114,23 @@ class TrajectoryCli : public Cli {
         return error == 0 ? pid : -1;
     }
 
-    /// Waits until the run has written `steps` metrics rows, or 20 s.
-    void waitForRows(const std::string& metrics, std::size_t rows) const {
+    /// Waits until process `pid` has run for `seconds` of processor time, or 20 s: well past
+    /// its start-up, stepping. (Its outputs cannot be watched: they are unnamed files until
+    /// the run ends.)
+    static void waitUntilStepping(pid_t pid, double seconds) {
+        const double ticksPerSecond = double(::sysconf(_SC_CLK_TCK));
         const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
         while (std::chrono::steady_clock::now() < until) {
-            if (fs::exists(metrics) && fs::file_size(metrics) > rows * 20) return;
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+            std::string line;
+            std::getline(stat, line);
+            // utime and stime: the 12th and 13th fields after the command's closing parenthesis.
+            std::istringstream fields(line.substr(std::min(line.size(), line.rfind(')') + 1)));
+            std::vector<std::string> field{std::istream_iterator<std::string>(fields), {}};
+            if (field.size() > 12 &&
+                (std::stod(field[11]) + std::stod(field[12])) / ticksPerSecond >= seconds)
+                return;
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
         }
     }
 
@@ -205,7 +220,7 @@ TEST_F(TrajectoryCli, SigintStopsTheRunAndKeepsItsFrames) {
         spawn({"simulate", "--steps", "100000000", "--fish", "50", "--trajectory", "t.h5",
                "--trajectory-every", "10", "--metrics", "m.csv", "--state-out", "s.csv"});
     ASSERT_GT(pid, 0);
-    waitForRows(path("m.csv"), 200);
+    waitUntilStepping(pid, 0.5);
     ::kill(pid, SIGINT);
     EXPECT_EQ(exitStatus(pid), 130);
     const std::string err = read(path("stderr.txt"));
@@ -226,7 +241,7 @@ TEST_F(TrajectoryCli, SigtermStopsTheRunToo) {
     const pid_t pid = spawn({"simulate", "--steps", "100000000", "--fish", "20", "--trajectory",
                              "t.h5", "--metrics", "m.csv", "--metrics-every", "50"});
     ASSERT_GT(pid, 0);
-    waitForRows(path("m.csv"), 20);
+    waitUntilStepping(pid, 0.5);
     ::kill(pid, SIGTERM);
     EXPECT_EQ(exitStatus(pid), 143);
     EXPECT_NE(read(path("stderr.txt")).find("stopped by SIGTERM"), std::string::npos);
