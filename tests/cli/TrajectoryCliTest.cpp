@@ -15,8 +15,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
-#include <sstream>
 #include <optional>
+#include <sstream>
 #include <thread>
 #include <vector>
 

@@ -385,8 +385,7 @@ TEST_F(TrajectoryWriterTest, AFrameFilledInTheWritersBufferIsWrittenAsFilled) {
     for (int frame = 0; frame < 3; ++frame) {
         const School school = numberedSchool(5, frame);
         ASSERT_TRUE((*writer)->addFrameFrom(
-            frame, frame,
-            [&](std::span<float> positions, std::span<float> velocities) {
+            frame, frame, [&](std::span<float> positions, std::span<float> velocities) {
                 ASSERT_EQ(positions.size(), 15u);
                 ASSERT_EQ(velocities.size(), 15u);
                 copyFrame(school, positions, velocities);
