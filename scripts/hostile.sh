@@ -580,7 +580,8 @@ for key in axes replicates seed measure backend base axis; do
 done
 expect 2 "fifo: is not a regular file.*an ensemble file" timeout=5 -- "$cli" ensemble run fifo --out ens-out
 printf '{"base": "fifo", "axes": {"noise": [0]}, "steps": 1}' >ens-base-fifo.json
-expect 2 "key 'base': fifo: is not a regular file" timeout=5 -- \
+# Named by the path it was looked for at, beside the ensemble file.
+expect 2 "key 'base': /[^ ]*/fifo: is not a regular file" timeout=5 -- \
     "$cli" ensemble run ens-base-fifo.json --out ens-out
 printf '{"base": "/dev/zero", "axes": {"noise": [0]}, "steps": 1}' >ens-base-zero.json
 expect 2 "key 'base'.*not a regular file" timeout=5 -- \

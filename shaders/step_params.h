@@ -31,6 +31,13 @@ const uint kKindFish = 0u;
 const uint kKindLeader = 1u;
 const uint kKindPredator = 2u;
 
+// Past this a component's square, summed with two others, may overflow a float (3.4e38). Tested
+// by comparison, never by isinf() of a length: a GLSL compiler may assume there are no
+// infinities (NVIDIA's does, and a far target then gave no direction at all).
+const float kLargestSafeComponent = 1.0e19f;
+// Past this a value is as good as infinite: a comparison that stands for isinf() (see above).
+const float kOverflowing = 3.0e38f;
+
 // The step's parameters, as the step reads them (makeStepParams builds them from SimParams). On
 // the GPU the one member of the std140 uniform block StepParams.
 struct StepParamsData {

@@ -18,25 +18,22 @@ float largestComponent(vec3 x) {
     return max(max(abs(x.x), abs(x.y)), abs(x.z));
 }
 
-// x / |x| for finite x, and the zero vector for |x| < 1e-12. |x|^2 overflows past about 1.8e19,
-// so such an x is scaled down first: the direction is the same.
+// x / |x| for finite x, and the zero vector for |x| < 1e-12. A component past
+// kLargestSafeComponent would overflow |x|^2, so such an x is scaled down first: the direction is
+// the same.
 vec3 normalizeOrZero(vec3 x) {
+    float largest = largestComponent(x);
+    if (largest > kLargestSafeComponent) x = x / largest;
     float len = length(x);
-    if (isinf(len)) {
-        x = x / largestComponent(x);
-        len = length(x);
-    }
     return len < 1e-12f ? vec3(0.0f) : x / len;
 }
 
 // x when |x| <= m, else x scaled to length m (x finite; scaled down first where |x|^2 overflows).
 vec3 clampLength(vec3 x, float m) {
+    float largest = largestComponent(x);
+    if (largest > kLargestSafeComponent) x = x / largest;
     float len = length(x);
-    if (len <= m) return x;
-    if (isinf(len)) {
-        x = x / largestComponent(x);
-        len = length(x);
-    }
+    if (largest <= kLargestSafeComponent && len <= m) return x;
     return x * (m / len);
 }
 
@@ -401,7 +398,7 @@ FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
         // Steering "couzin" sets the velocity; the acceleration reported is its change.
         vNext = couzinVelocity(v, s, id);
         a = (vNext - v) / dt;
-        if (isinf(largestComponent(a))) a = vec3(0.0f);
+        if (largestComponent(a) > kOverflowing) a = vec3(0.0f);
     } else {
         uint kind = kKindFish;
         if (STEP_HAS(kFeatureKinds)) kind = kindOf(id);
@@ -410,7 +407,7 @@ FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
         float limit = speedLimit(kind);
         // A change past the range of a float (a huge dt) dwarfs any speed a fish can have (1e6
         // at most): the clamp keeps its direction alone.
-        vNext = isinf(largestComponent(change)) ? normalizeOrZero(a) * limit
+        vNext = largestComponent(change) > kOverflowing ? normalizeOrZero(a) * limit
                                                 : clampLength(v + change, limit);
         if (STEP_MIN_VELOCITY(params) > 0.0f) vNext = atLeastMinVelocity(vNext, a);
         if (STEP_NOISE(params) != 0.0f) vNext = withNoise(vNext, id);

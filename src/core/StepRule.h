@@ -35,7 +35,6 @@ using glm::cos;
 using glm::cross;
 using glm::dot;
 using glm::floor;
-using glm::isinf;
 using glm::length;
 using glm::max;
 using glm::min;
