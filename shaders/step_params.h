@@ -33,8 +33,12 @@ const uint kKindPredator = 2u;
 
 // Past this a component's square, summed with two others, may overflow a float (3.4e38). Tested
 // by comparison, never by isinf() of a length: a GLSL compiler may assume there are no
-// infinities (NVIDIA's does, and a far target then gave no direction at all).
+// infinities.
 const float kLargestSafeComponent = 1.0e19f;
+// What such a vector is scaled by: 2^-100, a power of two, so exact. Not a division by its
+// largest component: GPUs divide by multiplying with the reciprocal, and 1 / 3e38 is below the
+// smallest normal float, flushed to zero (on an H100 a target at 3e38 gave no direction at all).
+const float kOverflowScale = 7.8886090522101181e-31f;
 // Past this a value is as good as infinite: a comparison that stands for isinf() (see above).
 const float kOverflowing = 3.0e38f;
 

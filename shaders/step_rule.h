@@ -19,11 +19,11 @@ float largestComponent(vec3 x) {
 }
 
 // x / |x| for finite x, and the zero vector for |x| < 1e-12. A component past
-// kLargestSafeComponent would overflow |x|^2, so such an x is scaled down first: the direction is
-// the same.
+// kLargestSafeComponent could overflow |x|^2, so such an x is scaled down first: the direction
+// is the same.
 vec3 normalizeOrZero(vec3 x) {
     float largest = largestComponent(x);
-    if (largest > kLargestSafeComponent) x = x / largest;
+    if (largest > kLargestSafeComponent) x *= kOverflowScale;
     float len = length(x);
     return len < 1e-12f ? vec3(0.0f) : x / len;
 }
@@ -31,7 +31,7 @@ vec3 normalizeOrZero(vec3 x) {
 // x when |x| <= m, else x scaled to length m (x finite; scaled down first where |x|^2 overflows).
 vec3 clampLength(vec3 x, float m) {
     float largest = largestComponent(x);
-    if (largest > kLargestSafeComponent) x = x / largest;
+    if (largest > kLargestSafeComponent) x *= kOverflowScale;
     float len = length(x);
     if (largest <= kLargestSafeComponent && len <= m) return x;
     return x * (m / len);
@@ -366,7 +366,10 @@ vec3 couzinDirection(vec3 v, vec3 heading, NeighborSums s) {
 // goes toward h's side (as for avoidance by rays).
 vec3 turnToward(vec3 h, vec3 d) {
     if (h == vec3(0.0f) || dot(h, d) >= STEP_TURN_COS(params)) return d;
-    vec3 across = normalizeOrZero(d - dot(d, h) * h);
+    // The part of d across h. Straight back it is zero, or a rounding's few 1e-8 (h and d are
+    // unit vectors; a GPU's fused multiply-adds round otherwise): then any axis across h will do.
+    vec3 across = d - dot(d, h) * h;
+    across = dot(across, across) > 1e-12f ? normalizeOrZero(across) : vec3(0.0f);
     if (across == vec3(0.0f)) {
         vec3 helper = abs(h.y) < 0.9f ? vec3(0.0f, 1.0f, 0.0f) : vec3(1.0f, 0.0f, 0.0f);
         across = normalizeOrZero(cross(helper, h));
