@@ -2,6 +2,8 @@
 # Times the GPU step of several builds side by side, in one run on one machine, interleaved so
 # that a drift of the GPU's clocks touches every build alike:
 #   bench/gpu_side_by_side.sh OUT_DIR LABEL=CLI [LABEL=CLI ...]
+#   BACKEND=cpu,tbb bench/gpu_side_by_side.sh ...     (the CPU step instead, each backend a case)
+#   BASE_CONFIG=docs/examples/article.json ...        (that config at each of $FISH, not the default)
 # CLI is a fishschool-cli; each case is `bench --backend gpu --neighbors grid --density fixed
 # --steps $STEPS --warmup $WARMUP`, for the default config at each of $FISH, and for each config
 # bench/configs/NAME.json named in $CONFIGS (default: every_behaviour) at $BEHAVIOUR_FISH with
@@ -20,6 +22,7 @@ STEPS=${STEPS:-100}
 WARMUP=${WARMUP:-300}
 ROUNDS=${ROUNDS:-3}
 CONFIGS=${CONFIGS:-every_behaviour}
+BACKEND=${BACKEND:-gpu}
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -29,18 +32,25 @@ run_case() {  # label cli config_name fish round [--config FILE]
     local label=$1 cli=$2 config=$3 fish=$4 round=$5
     shift 5
     local csv="$work/${label}_${config}_${fish}_r${round}.csv"
-    "$cli" bench --backend gpu --neighbors grid --density fixed --fish "$fish" \
+    "$cli" bench --backend "$BACKEND" --neighbors grid --density fixed --fish "$fish" \
         --steps "$STEPS" --warmup "$WARMUP" --csv "$csv" "$@" >/dev/null 2>>"$out/bench.log"
-    local ms
-    ms=$(awk -F, 'NR==2{print $5}' "$csv")
-    echo "$label,$config,$fish,$round,$ms" | tee -a "$out/rounds.csv"
+    # One row a backend: the case's label carries the backend when there are several.
+    awk -F, -v label="$label" -v config="$config" -v fish="$fish" -v round="$round" \
+        -v several="$([[ $BACKEND == *,* ]] && echo 1)" \
+        'NR > 1 {print (several ? label "-" $1 : label) "," config "," fish "," round "," $5}' \
+        "$csv" | tee -a "$out/rounds.csv"
 }
 
 IFS=, read -ra counts <<<"$FISH"
 for round in $(seq 1 "$ROUNDS"); do
     for fish in "${counts[@]}"; do
         for build in "$@"; do
-            run_case "${build%%=*}" "${build#*=}" default "$fish" "$round"
+            if [ -n "${BASE_CONFIG:-}" ]; then
+                run_case "${build%%=*}" "${build#*=}" "$(basename "$BASE_CONFIG" .json)" "$fish" \
+                    "$round" --config "$BASE_CONFIG"
+            else
+                run_case "${build%%=*}" "${build#*=}" default "$fish" "$round"
+            fi
         done
     done
     IFS=, read -ra configs <<<"$CONFIGS"

@@ -15,6 +15,18 @@
 #include "fishschool/Fish.h"
 #include "fishschool/SimParams.h"
 
+// The step for x86-64, x86-64-v3 (AVX2) and x86-64-v4 (AVX-512), one chosen when the program
+// loads: SSE2 alone spills the 8-lane masks to memory, and a portable build stepped 5 to 8.5
+// times slower than a native one on an AVX-512 Xeon. The same bits on each (-ffp-contract=off).
+// One instruction set where the build targets one already (-march=native) or the step is not
+// what is measured (the fuzz build): the clones triple the step's compile time.
+#if defined(__x86_64__) && !defined(FISHSCHOOL_ONE_INSTRUCTION_SET)
+#define FISHSCHOOL_STEP_CLONES \
+    [[gnu::target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4"), gnu::flatten]]
+#else
+#define FISHSCHOOL_STEP_CLONES
+#endif
+
 namespace fishschool {
 
 /// docs/model.md's step over a structure-of-arrays copy of the school, with all-pairs or grid
@@ -76,11 +88,9 @@ class CpuSolver {
     void buildGrid(bool keepAccelerations);
     /// The step of slots [begin, end) with the behaviours `kFeatures` (kFeature* bits) compiled in.
     /// Compiled for three instruction sets, the best the processor has chosen when the program
-    /// loads: a portable build steps as fast as a native one (SSE2 alone spills the 8-lane masks
-    /// to memory, 8.5 times slower on AVX-512 machines), to the same bits (-ffp-contract=off).
+    /// loads (FISHSCHOOL_STEP_CLONES): a portable build steps as fast as a native one.
     template <std::uint32_t kFeatures>
-    [[gnu::target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")]] void stepRange(
-        std::size_t begin, std::size_t end, bool useGrid);
+    FISHSCHOOL_STEP_CLONES void stepRange(std::size_t begin, std::size_t end, bool useGrid);
     using StepRange = void (CpuSolver::*)(std::size_t, std::size_t, bool);
     /// stepRange<kFeatures> for a set that is used (usedFeatureSet), else null: not compiled.
     template <std::uint32_t kFeatures>
