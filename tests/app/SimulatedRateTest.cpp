@@ -1,4 +1,4 @@
-// The overlay's real rate of simulated time (issue #32: it said "x1" while the school ran at a
+// The overlay's real rate of simulated time (it said "x1" while the school ran at a
 // third of real time).
 
 #include <gtest/gtest.h>

@@ -400,7 +400,7 @@ TEST_F(Controller, AllPairsOnTheGpuHasItsOwnLimit) {
     EXPECT_TRUE(SimulationController::checkInteractive(p, BackendKind::Gpu));
 }
 
-// Issue #32: the overlay kept the last step's time while paused.
+// The overlay kept the last step's time while paused.
 TEST_F(Controller, APausedFrameHasNoStepTime) {
     auto sim = make(500, BackendKind::Cpu);
     ASSERT_TRUE(sim);
@@ -411,7 +411,7 @@ TEST_F(Controller, APausedFrameHasNoStepTime) {
     EXPECT_EQ(sim->lastStepsMilliseconds(), 0.0);
 }
 
-// Issue #32: all-pairs at 1,000,000 fish on the CPU suggested the GPU, which refused it too.
+// All-pairs at 1,000,000 fish on the CPU suggested the GPU, which refused it too.
 TEST_F(Controller, AnAllPairsRefusalSuggestsOnlyWhatWouldRun) {
     SimParams p;
     p.neighborSearch = NeighborSearch::AllPairs;
@@ -437,7 +437,7 @@ TEST_F(Controller, AnAllPairsRefusalSuggestsOnlyWhatWouldRun) {
     EXPECT_THAT(cpuWould.error(), ::testing::Not(::testing::HasSubstr("the CPU (")));
 }
 
-// Issue #32: 5,000,000 fish from a config file or a state file ran at a frame a minute; the app
+// 5,000,000 fish from a config file or a state file ran at a frame a minute; the app
 // refuses what its panel and flags refuse, naming the limit.
 TEST_F(Controller, TheAppsFishLimitHoldsWhereverACountComesFrom) {
     SimParams p;

@@ -560,7 +560,7 @@ int panelRightOnScreen(const Image& image) {
     return right;
 }
 
-// Issue #32, item 2: at 800 x 600 the panel took 510 of the 800 pixels and lay over the overlay,
+// At 800 x 600 the panel took 510 of the 800 pixels and lay over the overlay,
 // with one corner of the tank in view.
 TEST_F(AppUnderX, InASmallWindowThePanelLeavesRoomForTheTankAndTheOverlay) {
     constexpr int kWidth = 800, kHeight = 600;

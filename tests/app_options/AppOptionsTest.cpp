@@ -66,7 +66,7 @@ TEST(AppOptions, ValuesOutOfRangeNameTheFlag) {
     EXPECT_THAT(refusal({"--record", "a.webm"}), HasSubstr(".mp4, .m4v, .mov or .mkv"));
 }
 
-// Issue #32: --fish 5000000 was accepted though the panel refuses more than 1,000,000, and ran
+// --fish 5000000 was accepted though the panel refuses more than 1,000,000, and ran
 // at a frame a minute. Every way to give the app a count has the one limit (AppLimits.h).
 TEST(AppOptions, AFishCountBeyondTheAppsLimitIsRefusedNamingTheRange) {
     EXPECT_EQ(refusal({"--fish", "5000000"}),
@@ -79,7 +79,7 @@ TEST(AppOptions, AFishCountBeyondTheAppsLimitIsRefusedNamingTheRange) {
     EXPECT_THAT(refusal({"--fish", "2.5"}), HasSubstr("--fish: '2.5' is not allowed"));
 }
 
-// Issue #32: on llvmpipe the default 4x multisampling drew 14 FPS against 43 without it.
+// On llvmpipe the default 4x multisampling drew 14 FPS against 43 without it.
 TEST(AppOptions, SoftwareGlGetsNoMultisamplingUnlessAskedFor) {
     for (const char* software : {"llvmpipe (LLVM 15.0.6, 256 bits)", "softpipe",
                                  "Google SwiftShader", "Mesa Offscreen (llvmpipe)", "GDI Generic"})

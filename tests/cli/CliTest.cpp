@@ -369,7 +369,7 @@ TEST_F(Cli, BenchWritesOneRowPerCase) {
     EXPECT_EQ(std::count(run.out.begin(), run.out.end(), '\n'), 9) << run.out;
 }
 
-// Issue #32: the CSV wrote 1038 mean neighbours where the table showed 1038.4.
+// The CSV wrote 1038 mean neighbours where the table showed 1038.4.
 TEST_F(Cli, BenchCsvHoldsTheDigitsTheTableShows) {
     write("dense.json", R"({"rCohesion": 50})");  // over a thousand neighbours a fish
     const CliRun run = cli("bench --config " + path("dense.json") +

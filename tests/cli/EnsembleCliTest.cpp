@@ -56,7 +56,7 @@ class Ensemble : public Cli {
     }
 };
 
-// Issue #32: a missing base config, from an ensemble file given by a relative path, was named
+// A missing base config, from an ensemble file given by a relative path, was named
 // by that relative path only: the error now says where it was looked for.
 TEST_F(Ensemble, AMissingBaseIsNamedByThePathItWasLookedFor) {
     write("e.json", R"({"base": "nothere.json", "axes": {"kCohesion": [1, 2]}})");

@@ -123,7 +123,7 @@ TEST(ShaderFolder, AnInstalledLibraryFindsItsSharedData) {
 }  // namespace
 }  // namespace fishschool
 
-// Issue #32: the overlay read "render 2311312.40 ms (GPU)" for a 166 s run on a software GL. A
+// The overlay read "render 2311312.40 ms (GPU)" for a 166 s run on a software GL. A
 // span the GPU timed beyond the wall time since it began is not shown.
 TEST(GpuTimerSpans, AGpuTimeLongerThanTheWallTimeIsNotReal) {
     EXPECT_TRUE(fishschool::gpu::GpuTimer::plausible(3.2, 16.0));

@@ -1,4 +1,4 @@
-// The orbit camera's framing (issue #32: at 800 x 600 the panel left one corner of the tank in
+// The orbit camera's framing (at 800 x 600 the panel left one corner of the tank in
 // view, and C did not frame it in the rest).
 
 #include <gtest/gtest.h>

@@ -304,7 +304,7 @@ TEST_F(PanelInput, TheFirstMeasuresMoveNoControl) {
     EXPECT_EQ(panel_.controlRect("fish count"), before);
 }
 
-// Issue #32: after --config predator.json the preset box said "Default".
+// After --config predator.json the preset box said "Default".
 TEST_F(PanelInput, ThePresetBoxNamesTheLoadedConfigUntilAPresetIsPicked) {
     frame();
     EXPECT_EQ(panel_.presetBoxLabel(), "Default");
@@ -316,7 +316,7 @@ TEST_F(PanelInput, ThePresetBoxNamesTheLoadedConfigUntilAPresetIsPicked) {
     EXPECT_FALSE(applied.newParams);
 }
 
-// Issue #32: the GPU backend's greyed-out reason was one line that stretched the panel over 90%
+// The GPU backend's greyed-out reason was one line that stretched the panel over 90%
 // of the window; in a small window the panel took 510 of 800 pixels, over the overlay.
 TEST_F(PanelInput, LongReasonsWrapAndTheOverlayStaysBesideThePanel) {
     for (const ImVec2 display : {ImVec2(1280.0f, 800.0f), ImVec2(800.0f, 600.0f)}) {
