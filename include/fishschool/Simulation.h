@@ -115,6 +115,12 @@ class Simulation {
     /// (TrajectoryWriter::addFrameFrom), copied straight from the backend (on every thread of a
     /// tbb backend) unless school() was read since the last change.
     void copyFrame(std::span<float> positions, std::span<float> velocities);
+    /// One step, as step(1), that on the way copies the school as it was before the step into
+    /// the spans as copyFrame() does: the cpu and tbb backends write each fish as the step reads
+    /// it, which costs a fraction of a pass of its own (TrajectoryWriter::addFrameFrom with this
+    /// in its fill writes the frame of the step before and steps on).
+    [[nodiscard]] Result<void> stepCopyingFrame(std::span<float> positions,
+                                                std::span<float> velocities);
     /// The school's measures (Metrics.h) now.
     SchoolMetrics measures();
 

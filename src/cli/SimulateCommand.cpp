@@ -3,6 +3,8 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
+#include <utility>
 
 #include "Commands.h"
 #include "backends/BackendRegistry.h"
@@ -224,6 +226,37 @@ int runSimulate(const SimulateOptions& o) {
     auto secondsAt = [&](std::int64_t step) {
         return secondsThen + static_cast<double>(step - dtSinceStep) * params->dt;
     };
+    // A trajectory's frame waits for the step after it, which copies each fish as it reads it
+    // (Simulation::stepCopyingFrame): a fraction of a pass of its own. A frame that no step
+    // follows (the last, one before a change or a stop) is copied alone.
+    struct PendingFrame {
+        std::int64_t step = 0;
+        double seconds = 0.0;
+        std::optional<SchoolMetrics> measures;
+    };
+    std::optional<PendingFrame> pendingFrame;
+    auto addPendingFrameAlone = [&]() -> Result<void> {
+        if (!pendingFrame) return {};
+        const PendingFrame frame = *std::exchange(pendingFrame, std::nullopt);
+        const auto copy = [&](std::span<float> positions, std::span<float> velocities) {
+            sim.copyFrame(positions, velocities);
+        };
+        return trajectory->addFrameFrom(frame.step, frame.seconds, copy, frame.measures);
+    };
+    auto stepOnce = [&]() -> Result<void> {
+        if (!pendingFrame) return sim.step();
+        const PendingFrame frame = *std::exchange(pendingFrame, std::nullopt);
+        Result<void> stepped;
+        const auto copyWhileStepping = [&](std::span<float> positions,
+                                           std::span<float> velocities) {
+            stepped = sim.stepCopyingFrame(positions, velocities);
+        };
+        if (auto ok = trajectory->addFrameFrom(frame.step, frame.seconds, copyWhileStepping,
+                                               frame.measures);
+            !ok)
+            return ok;
+        return stepped;
+    };
     // Each row goes to the file as it comes: a long run's measures cost no memory. With
     // --metrics, a trajectory's frames carry the measures at their steps (one value a frame, as
     // MDAnalysis reads them); without, frames only (measuring costs about a step). A step that
@@ -233,13 +266,7 @@ int runSimulate(const SimulateOptions& o) {
         const bool row = !o.metricsPath.empty() && step % *every == 0;
         std::optional<SchoolMetrics> measures;
         if (row || (frame && !o.metricsPath.empty())) measures = sim.measures();
-        if (frame) {
-            const auto copy = [&](std::span<float> positions, std::span<float> velocities) {
-                sim.copyFrame(positions, velocities);
-            };
-            if (auto ok = trajectory->addFrameFrom(step, secondsAt(step), copy, measures); !ok)
-                return ok;
-        }
+        if (frame) pendingFrame = PendingFrame{step, secondsAt(step), measures};
         if (!row) return {};
         return outputs.write("--metrics", metricsCsvRow(step, secondsAt(step), *measures));
     };
@@ -278,13 +305,16 @@ int runSimulate(const SimulateOptions& o) {
     std::int64_t done = 0;
     for (; done < o.steps && !stopRequested(); ++done) {
         const std::int64_t s = done;
+        if (change && s == changeAt)
+            if (auto ok = addPendingFrameAlone(); !ok) return internalFailure(ok.error());
         if (!applyChange(s)) return kExitInternal;
-        if (auto ok = sim.step(); !ok) return internalFailure(ok.error());
+        if (auto ok = stepOnce(); !ok) return internalFailure(ok.error());
         if (!check(s + 1, "step ")) return kExitInternal;
         if (auto ok = measureAndRecord(s + 1); !ok) return internalFailure(ok.error());
         if (o.steps >= 100 && (s + 1) % (o.steps / 10) == 0)
             std::cerr << "step " << (s + 1) << "/" << o.steps << "\n";
     }
+    if (auto ok = addPendingFrameAlone(); !ok) return internalFailure(ok.error());
     const int stoppedBy = done < o.steps ? stopRequested() : 0;
     if (!stoppedBy && !applyChange(o.steps)) return kExitInternal;
     const std::span<const Fish> result = sim.school();

@@ -84,6 +84,13 @@ class Backend {
         stepImpl();
         ++stepCount_;
     }
+    /// step(), writing on the way the school as it was before the step into `positions` and
+    /// `velocities` as downloadFrame() does: a trajectory's frame, copied while the step reads
+    /// each fish anyway (the cpu and tbb backends), rather than in a pass of its own.
+    void stepCopyingFrame(std::span<float> positions, std::span<float> velocities) {
+        stepCopyingFrameImpl(positions, velocities);
+        ++stepCount_;
+    }
     /// Waits until the work already issued has finished (GPU); for timing.
     virtual void finish() {}
     /// Whether step() returns before its work is done (the GPU): a wall clock around it times
@@ -119,6 +126,11 @@ class Backend {
     /// One step of the backend: step number stepCount() (counted from 0), which step() counts
     /// once this returns.
     virtual void stepImpl() = 0;
+    /// This default copies the frame first, then steps.
+    virtual void stepCopyingFrameImpl(std::span<float> positions, std::span<float> velocities) {
+        downloadFrame(positions, velocities);
+        stepImpl();
+    }
 
   private:
     std::uint64_t stepCount_ = 0;

@@ -296,7 +296,7 @@ void CpuSolver::claimNext() {
     spare_ = std::move(held);
 }
 
-void CpuSolver::step(std::uint64_t stepIndex) {
+void CpuSolver::step(std::uint64_t stepIndex, StepFrameCopy frame) {
     const std::size_t n = size();
     if (n == 0) return;
     STEP_INDEX(stepParams_) = static_cast<std::uint32_t>(stepIndex);
@@ -313,7 +313,7 @@ void CpuSolver::step(std::uint64_t stepIndex) {
     const StepRange stepRange = kStepRanges[features_];
     claimNext();
     parallelFor_(n, useGrid ? kGridGrain : kAllPairsGrain, [&](std::size_t begin, std::size_t end) {
-        (this->*stepRange)(begin, end, useGrid);
+        (this->*stepRange)(begin, end, useGrid, frame);
     });
     std::swap(current_, next_);
 }
@@ -430,7 +430,7 @@ std::vector<std::uint32_t> CpuSolver::neighborsOf(std::uint32_t uploadIndex, flo
 }
 
 template <std::uint32_t kFeatures>
-void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid) {
+void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, StepFrameCopy frame) {
     constexpr bool kFieldOfView = (kFeatures & glsl::kFeatureFieldOfView) != 0u;
     constexpr bool kInverseSquare = (kFeatures & glsl::kFeatureInverseSquare) != 0u;
     constexpr bool kCouzin = (kFeatures & glsl::kFeatureCouzin) != 0u;
@@ -466,6 +466,16 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid) {
         }
         const FishUpdate u = rule.integrateFish(p, v, acc.sums(), ids_[i], prey);
         out.store(i, u.position, u.velocity, u.acceleration);
+        if (frame.positions != nullptr) {
+            // The fish as it was, by upload index: a miss or two the step's arithmetic hides.
+            const std::size_t f = 3 * std::size_t{ids_[i]};
+            frame.positions[f] = p.x;
+            frame.positions[f + 1] = p.y;
+            frame.positions[f + 2] = p.z;
+            frame.velocities[f] = v.x;
+            frame.velocities[f + 1] = v.y;
+            frame.velocities[f + 2] = v.z;
+        }
     }
 }
 

@@ -29,6 +29,13 @@
 
 namespace fishschool {
 
+/// Where a step writes the school as it was before it (Backend::stepCopyingFrame), float triples
+/// by upload index; null: nowhere.
+struct StepFrameCopy {
+    float* positions = nullptr;
+    float* velocities = nullptr;
+};
+
 /// docs/model.md's step over a structure-of-arrays copy of the school, with all-pairs or grid
 /// neighbour search. The cpu and tbb backends differ only in the ParallelFor they hand in; every
 /// result is independent of how the work is split, so the two are bit-identical.
@@ -54,7 +61,7 @@ class CpuSolver {
     std::shared_ptr<const SchoolSnapshot> snapshot() const;
     std::size_t size() const { return ids_.size(); }
     /// `stepIndex`: the count of steps before this one, for the noise.
-    void step(std::uint64_t stepIndex);
+    void step(std::uint64_t stepIndex, StepFrameCopy frame = {});
 
     /// The upload indices of the fish within `radius` (strict <) of fish `uploadIndex`, as the
     /// current search mode finds them; for tests. Builds the grid for the current state.
@@ -90,8 +97,9 @@ class CpuSolver {
     /// Compiled for three instruction sets, the best the processor has chosen when the program
     /// loads (FISHSCHOOL_STEP_CLONES): a portable build steps as fast as a native one.
     template <std::uint32_t kFeatures>
-    FISHSCHOOL_STEP_CLONES void stepRange(std::size_t begin, std::size_t end, bool useGrid);
-    using StepRange = void (CpuSolver::*)(std::size_t, std::size_t, bool);
+    FISHSCHOOL_STEP_CLONES void stepRange(std::size_t begin, std::size_t end, bool useGrid,
+                                          StepFrameCopy frame);
+    using StepRange = void (CpuSolver::*)(std::size_t, std::size_t, bool, StepFrameCopy);
     /// stepRange<kFeatures> for a set that is used (usedFeatureSet), else null: not compiled.
     template <std::uint32_t kFeatures>
     static constexpr StepRange stepRangeFor() {
@@ -154,6 +162,9 @@ class CpuSolverBackend : public Backend {
 
   protected:
     void stepImpl() override { solver_.step(stepCount()); }
+    void stepCopyingFrameImpl(std::span<float> positions, std::span<float> velocities) override {
+        solver_.step(stepCount(), {positions.data(), velocities.data()});
+    }
 
   private:
     CpuSolver solver_;

@@ -178,6 +178,20 @@ Result<void> Simulation::step(std::int64_t steps) {
     return backend.health();
 }
 
+Result<void> Simulation::stepCopyingFrame(std::span<float> positions, std::span<float> velocities) {
+    Backend& backend = *state_->backend;
+    const std::size_t floats = 3 * backend.fishCount();
+    if (positions.size() != floats || velocities.size() != floats)
+        return fail("a frame of " + std::to_string(positions.size()) + " and " +
+                    std::to_string(velocities.size()) + " floats; this school needs " +
+                    std::to_string(floats) + " each");
+    if (auto ok = backend.health(); !ok) return ok;
+    ++state_->version;
+    backend.stepCopyingFrame(positions, velocities);
+    state_->seconds += static_cast<double>(state_->settings.dt);
+    return backend.health();
+}
+
 Result<void> Simulation::setBackend(std::string_view name) {
     const auto kind = parseBackendFlag("backend", name);
     if (!kind) return fail(kind.error());

@@ -187,6 +187,39 @@ TEST_F(TrajectoryCli, TheLastFrameIsTheStateAndTheMeasuresAreTheMetricsRows) {
     EXPECT_LE(milling[1], 1.0);
 }
 
+// Every frame but the last is copied by the step after it: each must still be its own step's
+// school, as a run of that many steps leaves it.
+TEST_F(TrajectoryCli, EachFrameIsTheSchoolAtItsStep) {
+    const CliRun run = cli("simulate --steps 5 --fish 40 --seed 3 --trajectory " + path("t.h5") +
+                           " --state-out " + path("s5.csv"));
+    ASSERT_EQ(run.status, 0) << run.err;
+    const auto positions =
+        readDataset<float>(path("t.h5"), "particles/school/position/value", H5T_NATIVE_FLOAT);
+    const auto velocities =
+        readDataset<float>(path("t.h5"), "particles/school/velocity/value", H5T_NATIVE_FLOAT);
+    ASSERT_EQ(positions.size(), 6u * 40 * 3);
+    for (const int steps : {0, 2, 5}) {
+        // append(), not +: GCC 12 warns (-Wrestrict) on the latter, wrongly.
+        const std::string state =
+            path(std::string("s").append(std::to_string(steps)).append(".csv"));
+        if (steps != 5) {
+            ASSERT_EQ(cli("simulate --steps " + std::to_string(steps) +
+                          " --fish 40 --seed 3 --state-out " + state)
+                          .status,
+                      0);
+        }
+        const auto rows = csvRows(read(state));
+        ASSERT_EQ(rows.size(), 41u);
+        for (std::size_t i = 0; i < 40; ++i)
+            for (std::size_t c = 0; c < 3; ++c) {
+                const double x = std::stod(rows[i + 1][c]), v = std::stod(rows[i + 1][3 + c]);
+                const std::size_t at = (std::size_t(steps) * 40 + i) * 3 + c;
+                EXPECT_NEAR(positions[at], x, 1e-6 * std::max(1.0, std::abs(x))) << steps;
+                EXPECT_NEAR(velocities[at], v, 1e-6 * std::max(1.0, std::abs(v))) << steps;
+            }
+    }
+}
+
 TEST_F(TrajectoryCli, RefusesWhatCannotBeWritten) {
     for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
              {"--state-out s.csv --trajectory-every 5", "--trajectory-every needs --trajectory"},

@@ -118,6 +118,35 @@ TEST_P(EveryBackend, AFrameHoldsThePositionsAndVelocitiesOfTheDownloadInUploadOr
     EXPECT_EQ(velocities[5], school[1].velocity.z);
 }
 
+/// A step that copies the frame of the school it steps from: the frame is the school before
+/// the step, and the step's result is step()'s, to the bit where a backend is reproducible (the
+/// CPU's; two GPU schools need not agree to the bit).
+TEST_P(EveryBackend, AStepCopyingTheFrameStepsAsAStepAndCopiesTheSchoolItSteppedFrom) {
+    SimParams p;
+    p.fishCount = 3000;
+    p.neighborSearch = NeighborSearch::Grid;
+    const bool reproducible = !backendEntry(GetParam()).onGpu;
+    auto plain = test::makeBackend(GetParam(), p);
+    auto copying = test::makeBackend(GetParam(), p);
+    ASSERT_TRUE(plain && copying);
+    ASSERT_TRUE(plain->upload(makeInitialSchool(p)));
+    ASSERT_TRUE(copying->upload(makeInitialSchool(p)));
+    std::vector<float> positions(3 * 3000), velocities(3 * 3000);
+    for (int s = 0; s < 3; ++s) {
+        std::vector<float> expectedPositions(3 * 3000), expectedVelocities(3 * 3000);
+        copyFrame(copying->download(), expectedPositions, expectedVelocities);
+        plain->step();
+        copying->stepCopyingFrame(positions, velocities);
+        EXPECT_EQ(positions, expectedPositions) << "step " << s;
+        EXPECT_EQ(velocities, expectedVelocities) << "step " << s;
+        if (reproducible) {
+            EXPECT_TRUE(sameBits(copying->download(), plain->download())) << "step " << s;
+        }
+        EXPECT_NE(copying->download(), makeInitialSchool(p));  // it did step
+        EXPECT_EQ(copying->stepCount(), plain->stepCount());
+    }
+}
+
 TEST_P(EveryBackend, AnEmptySchoolSteps) {
     auto backend = test::makeBackend(GetParam(), SimParams{});
     ASSERT_TRUE(backend);

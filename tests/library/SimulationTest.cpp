@@ -163,6 +163,28 @@ TEST(Simulation, AFrameCopiedIsTheSchoolAsReadWhetherOrNotItWasReadSinceTheStep)
     EXPECT_EQ(positions[3 * 7 + 1], sim->school()[7].position.y);
 }
 
+TEST(Simulation, AStepCopyingAFrameStepsOnceAndRefusesAFrameOfAnotherSize) {
+    auto sim = Simulation::create(smallSchool(), "tbb");
+    auto plain = Simulation::create(smallSchool(), "tbb");
+    ASSERT_TRUE(sim && plain);
+    std::vector<float> before(3 * 200), beforeVelocities(3 * 200);
+    copyFrame(sim->school(), before, beforeVelocities);
+    std::vector<float> positions(3 * 200), velocities(3 * 200);
+    ASSERT_TRUE(sim->stepCopyingFrame(positions, velocities));
+    ASSERT_TRUE(plain->step());
+    EXPECT_EQ(positions, before);
+    EXPECT_EQ(velocities, beforeVelocities);
+    EXPECT_EQ(sim->stepCount(), 1u);
+    EXPECT_DOUBLE_EQ(sim->time(), plain->time());
+    const std::span<const Fish> a = sim->school(), b = plain->school();
+    EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end()));  // read again after it
+    std::vector<float> small(3 * 199);
+    const auto refused = sim->stepCopyingFrame(small, velocities);
+    ASSERT_FALSE(refused);
+    EXPECT_THAT(refused.error(), HasSubstr("a frame of 597"));
+    EXPECT_EQ(sim->stepCount(), 1u);
+}
+
 TEST(Simulation, AHeldSchoolStaysAsItWasReadWhateverTheSimulationDoes) {
     auto sim = Simulation::create(smallSchool(), "cpu");
     ASSERT_TRUE(sim);
