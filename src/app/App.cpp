@@ -7,6 +7,7 @@
 #include <imgui_impl_sdl.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -208,6 +209,8 @@ class App {
     /// The trajectory being recorded (after sim_, so it ends before the school it observes).
     std::unique_ptr<TrajectoryRecording> trajectory_;
     std::vector<std::string> notices_;
+    /// The mouse's position in the window as its last motion event gave it.
+    std::optional<ImVec2> mousePosition_;
     /// The real rate of simulated time, and the speed asked for while it was measured.
     SimulatedRate simulatedRate_;
     std::optional<std::pair<double, bool>> rateAsked_;
@@ -231,6 +234,8 @@ void App::handleEvent(const SDL_Event& event) {
                 apply(replay_ ? replayKeyActions(event.key.keysym) : keyActions(event.key.keysym));
             break;
         case SDL_MOUSEMOTION:
+            mousePosition_ = {static_cast<float>(event.motion.x),
+                              static_cast<float>(event.motion.y)};
             if (!io.WantCaptureMouse) handleMouseMotion(event.motion);
             break;
         case SDL_MOUSEWHEEL:
@@ -648,6 +653,12 @@ void App::runUi(double frameSeconds) {
         static_cast<float>(width_) / static_cast<float>(std::max(windowWidth, 1));
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplSDL2_NewFrame();
+    // Where the mouse is, as its motion events say. ImGui 1.86's SDL backend reads SDL's global
+    // mouse state instead, which under X11 went stale: a slider's tooltip stayed after the mouse
+    // had left it, until the next click (Xvfb, with and without a window manager). The backend
+    // still decides whether the window has the mouse at all.
+    if (ImGuiIO& io = ImGui::GetIO(); mousePosition_ && io.MousePos.x != -FLT_MAX)
+        io.MousePos = *mousePosition_;
     ImGui::NewFrame();
     const SimParams params = sim_->params();  // one copy a frame, for the panel
     ui::PanelState state = panelState(frameSeconds);

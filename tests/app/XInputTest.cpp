@@ -560,6 +560,33 @@ int panelRightOnScreen(const Image& image) {
     return right;
 }
 
+// A pointer moved without the raw motion of a mouse (xdotool's warps, a remote desktop's) is
+// seen where it is: ImGui's SDL backend read SDL's global mouse state, which such a move leaves
+// stale, so a slider's tooltip stayed after the pointer had left it, until the next click.
+TEST_F(AppUnderX, APointerWarpedAwayFromASliderTakesItsTooltipAway) {
+    constexpr int kWidth = 1280, kHeight = 720;
+    ASSERT_NO_FATAL_FAILURE(launch(kWidth, kHeight, "--paused"));
+    if (IsSkipped()) return;
+    PanelTwin twin(kWidth, kHeight, SimParams{});
+    const auto [x, y] = centre(twin.rect("kSeparation"));
+    // Right of and below the pointer on the slider, inside the panel: where its tooltip shows.
+    const auto belowRight = [&, x = x, y = y] {
+        return screen(x + 12, y + 12, std::min(x + 260, static_cast<int>(twin.panelRight()) - 4),
+                      y + 40);
+    };
+    ASSERT_NO_FATAL_FAILURE(rest(twin));
+    const Image without = belowRight();
+    ASSERT_NO_FATAL_FAILURE(moveTo(x, y));
+    ASSERT_NO_FATAL_FAILURE(waitFrames(3));
+    ASSERT_GT(changedPixels(belowRight(), without), 200) << "no tooltip shown over the slider";
+    // A warp alone, with no step of raw motion after it (moveTo makes one).
+    xdo("mousemove " + std::to_string(static_cast<int>(twin.panelRight()) + 40 + left_) + " " +
+        std::to_string(kHeight / 2 + top_));
+    ASSERT_NO_FATAL_FAILURE(waitFrames(4));
+    EXPECT_EQ(changedPixels(belowRight(), without), 0) << "the tooltip stayed";
+    ASSERT_EQ(quit(), 0) << readFile(path("stderr.txt"));
+}
+
 // At 800 x 600 the panel took 510 of the 800 pixels and lay over the overlay,
 // with one corner of the tank in view.
 TEST_F(AppUnderX, InASmallWindowThePanelLeavesRoomForTheTankAndTheOverlay) {
