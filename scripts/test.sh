@@ -46,10 +46,13 @@ phase "Hostile files and places (scripts/hostile.sh)"
 
 phase "Core and CLI under AddressSanitizer and UndefinedBehaviorSanitizer"
 # Compiled by the plain compiler, not AFL++'s: AFL++'s runtime takes SIGTERM for itself, and the
-# tests check what the programs do with signals.
+# tests check what the programs do with signals. For this machine alone (native): the step
+# compiled once rather than once per instruction set, minutes less under the sanitizers, to the
+# same bits (the golden hashes hold for both).
 configure_and_build "$FISHSCHOOL_ROOT/build-sanitize" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DFISHSCHOOL_WERROR=ON -DFISHSCHOOL_SANITIZE=ON -DFISHSCHOOL_BUILD_APP=OFF \
-    -DFISHSCHOOL_BUILD_GPU=OFF -DFISHSCHOOL_BUILD_BENCH=OFF -DFISHSCHOOL_BUILD_PYTHON=OFF
+    -DFISHSCHOOL_WERROR=ON -DFISHSCHOOL_SANITIZE=ON -DFISHSCHOOL_NATIVE=ON \
+    -DFISHSCHOOL_BUILD_APP=OFF -DFISHSCHOOL_BUILD_GPU=OFF -DFISHSCHOOL_BUILD_BENCH=OFF \
+    -DFISHSCHOOL_BUILD_PYTHON=OFF
 (cd "$FISHSCHOOL_ROOT/build-sanitize" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j 2)
 
