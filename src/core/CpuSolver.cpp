@@ -232,18 +232,12 @@ void CpuSolver::downloadInto(School& school) const {
 
 void CpuSolver::downloadFrame(std::span<float> positions, std::span<float> velocities) const {
     const Arrays& a = *current_;
+    const StepFrameCopy frame{positions.data(), velocities.data()};
     // Each slot writes its own fish: the threads touch disjoint floats. Large chunks: a copy.
     constexpr std::size_t kCopyGrain = 16384;
     parallelFor_(ids_.size(), kCopyGrain, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t k = begin; k < end; ++k) {
-            const std::size_t i = 3 * std::size_t{ids_[k]};
-            positions[i] = a.px[k];
-            positions[i + 1] = a.py[k];
-            positions[i + 2] = a.pz[k];
-            velocities[i] = a.vx[k];
-            velocities[i + 1] = a.vy[k];
-            velocities[i + 2] = a.vz[k];
-        }
+        for (std::size_t k = begin; k < end; ++k)
+            frame.store(ids_[k], {a.px[k], a.py[k], a.pz[k]}, {a.vx[k], a.vy[k], a.vz[k]});
     });
 }
 
@@ -466,16 +460,8 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
         }
         const FishUpdate u = rule.integrateFish(p, v, acc.sums(), ids_[i], prey);
         out.store(i, u.position, u.velocity, u.acceleration);
-        if (frame.positions != nullptr) {
-            // The fish as it was, by upload index: a miss or two the step's arithmetic hides.
-            const std::size_t f = 3 * std::size_t{ids_[i]};
-            frame.positions[f] = p.x;
-            frame.positions[f + 1] = p.y;
-            frame.positions[f + 2] = p.z;
-            frame.velocities[f] = v.x;
-            frame.velocities[f + 1] = v.y;
-            frame.velocities[f + 2] = v.z;
-        }
+        // The fish as it was, by upload index: a miss or two the step's arithmetic hides.
+        if (frame.positions != nullptr) frame.store(ids_[i], p, v);
     }
 }
 

@@ -34,6 +34,17 @@ namespace fishschool {
 struct StepFrameCopy {
     float* positions = nullptr;
     float* velocities = nullptr;
+
+    /// Fish `id`'s position and velocity, at its place in upload order.
+    void store(std::uint32_t id, const glm::vec3& position, const glm::vec3& velocity) const {
+        const std::size_t f = 3 * std::size_t{id};
+        positions[f] = position.x;
+        positions[f + 1] = position.y;
+        positions[f + 2] = position.z;
+        velocities[f] = velocity.x;
+        velocities[f + 1] = velocity.y;
+        velocities[f + 2] = velocity.z;
+    }
 };
 
 /// docs/model.md's step over a structure-of-arrays copy of the school, with all-pairs or grid

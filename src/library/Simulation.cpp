@@ -38,6 +38,18 @@ struct Simulation::State {
     std::shared_ptr<School> read = std::make_shared<School>();
     std::uint64_t readVersion = ~std::uint64_t{0};
 
+    /// `steps` steps of the backend, each by `stepOnce`, with the clock and the school's version
+    /// following; nothing when the backend already failed.
+    template <class StepOnce>
+    Result<void> advance(std::int64_t steps, StepOnce&& stepOnce) {
+        if (auto ok = backend->health(); !ok) return ok;
+        if (steps == 0) return {};
+        ++version;
+        for (std::int64_t s = 0; s < steps; ++s) stepOnce(*backend);
+        seconds += static_cast<double>(steps) * settings.dt;
+        return backend->health();
+    }
+
     void readSchool() {
         if (readVersion == version) return;
         // A holder of the buffer (sharedSchool()) keeps the school it read, whole: the new one
@@ -169,13 +181,7 @@ Backend& Simulation::backend() {
 Result<void> Simulation::step(std::int64_t steps) {
     if (steps < 0)
         return fail("steps: " + std::to_string(steps) + " is not allowed; must be 0 or more");
-    Backend& backend = *state_->backend;
-    if (auto ok = backend.health(); !ok) return ok;
-    if (steps == 0) return {};
-    ++state_->version;
-    for (std::int64_t s = 0; s < steps; ++s) backend.step();
-    state_->seconds += static_cast<double>(steps) * state_->settings.dt;
-    return backend.health();
+    return state_->advance(steps, [](Backend& backend) { backend.step(); });
 }
 
 Result<void> Simulation::stepCopyingFrame(std::span<float> positions, std::span<float> velocities) {
@@ -185,11 +191,8 @@ Result<void> Simulation::stepCopyingFrame(std::span<float> positions, std::span<
         return fail("a frame of " + std::to_string(positions.size()) + " and " +
                     std::to_string(velocities.size()) + " floats; this school needs " +
                     std::to_string(floats) + " each");
-    if (auto ok = backend.health(); !ok) return ok;
-    ++state_->version;
-    backend.stepCopyingFrame(positions, velocities);
-    state_->seconds += static_cast<double>(state_->settings.dt);
-    return backend.health();
+    return state_->advance(
+        1, [&](Backend& stepped) { stepped.stepCopyingFrame(positions, velocities); });
 }
 
 Result<void> Simulation::setBackend(std::string_view name) {
