@@ -24,7 +24,7 @@ vec3 nearestPrey(uint self, vec3 p) {
 }
 
 NeighborSums emptySums() {
-    return NeighborSums(vec3(0.0), vec3(0.0), vec3(0.0), 0u, 0u, 0u);
+    return NeighborSums(vec3(0.0), vec3(0.0), vec3(0.0), vec3(0.0), 0u, 0u, 0u);
 }
 
 // pj: the candidate's position; d = pj - pi, d2 = |d|^2; j: where NEIGHBOR_VELOCITY(j), a macro

@@ -16,7 +16,11 @@ const uint kFeatureKinds = 32u;  // leaders or predators: the fish of other kind
 // only) and its rule in place of steps 2 to 4. It reads none of the behaviours above but the
 // field of view, so it comes alone or with kFeatureFieldOfView (usedFeatureSet in StepRule.h).
 const uint kFeatureCouzin = 64u;
-const uint kFeatureSetCount = 128u;  // the indices of the sets, used or not
+// Species, or seed 004's unit behaviours (separationScaling "kinetic-energy", kSidestep) or
+// informed fish (kPreferred): each fish steps with its species' parameters (the species' own
+// StepParamsData), and the sums read each neighbour's species and kinetic energy.
+const uint kFeatureSpecies = 128u;
+const uint kFeatureSetCount = 256u;  // the indices of the sets, used or not
 // The cheap modes (minVelocity, steering "reynolds", combine, avoidance "rays", noise) have no bit:
 // they are a branch on a value of StepParamsData.modes or .noise, the same for every fish of the
 // step.
@@ -63,6 +67,9 @@ struct StepParamsData {
     vec4 noise;         // x noise (radians, standard deviation per step); y, z the cos and sin
                         // of the largest turn of a step (steering "couzin"); w unused
     uvec4 random;       // the seed's low and high 32 bits; z the step's index (mod 2^32)
+    vec4 unit;          // mass, kSidestep; z 1 for separationScaling "kinetic-energy", else 0;
+                        // w 1 when the fish schools with its own species only, else 0
+    vec4 preferred;     // xyz the preferred direction (a unit vector), w kPreferred
 };
 
 // Named reads of the packed parameters: `p` is a StepParamsData (`params` in the step rule).
@@ -102,6 +109,12 @@ struct StepParamsData {
 #define STEP_SEED_LOW(p) ((p).random.x)
 #define STEP_SEED_HIGH(p) ((p).random.y)
 #define STEP_INDEX(p) ((p).random.z)  // the step's index (mod 2^32), for the noise
+#define STEP_MASS(p) ((p).unit.x)
+#define STEP_K_SIDESTEP(p) ((p).unit.y)
+#define STEP_ENERGY_SCALING(p) ((p).unit.z)  // 1 for separationScaling "kinetic-energy"
+#define STEP_OWN_SPECIES(p) ((p).unit.w)     // 1 when schoolsWith "own"
+#define STEP_K_PREFERRED(p) ((p).preferred.w)
+#define STEP_PREFERRED_DIRECTION(p) vec3((p).preferred)  // a unit vector
 #define STEP_HALF_EXTENT(p, k) ((p).bounds[k])  // the tank's half extent on axis k
 #define STEP_TARGET(p) vec3((p).target)         // the point the school seeks
 #define STEP_FLOW_ORIGIN(p) vec3((p).flowOrigin)  // the flow field's first node
@@ -114,11 +127,15 @@ struct StepParamsData {
 
 // docs/model.md "One step", step 1: the sums over the neighbours of one fish.
 // With kFeatureCouzin: cohesion and separation sum unit offsets, cohesion over the neighbours
-// at rAlignment or further only (the paper's attraction shell).
+// at rAlignment or further only (the paper's attraction shell). With kFeatureSpecies: cohesion and
+// alignment over the species the fish schools with, separation offsets scaled by KE_j / KE_i
+// (separationScaling "kinetic-energy"), and the sidestep sum (kSidestep != 0).
 struct NeighborSums {
     vec3 cohesion;    // sum of neighbour positions
     vec3 separation;  // sum of (p_j - p_i)
     vec3 alignment;   // sum of neighbour velocities
+    vec3 sidestep;    // sum over the separation neighbours that close in: the part of
+                      // (p_j - p_i) across the heading, times the closing speed over d^2
     uint cohesionCount;
     uint separationCount;
     uint alignmentCount;

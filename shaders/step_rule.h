@@ -54,10 +54,11 @@ bool segmentEntersSphere(vec3 a, vec3 b, vec3 center, float radius) {
 
 // Field of view: whether a fish with unit `heading` sees a neighbour at offset d (|d|^2 = d2),
 // inside the cone of half-angle acos(viewCos), compared without a square root. A fish standing
-// still (zero heading) sees all around.
+// still (zero heading), or one whose cone is the whole sphere (a species that sees all around
+// among others that do not), sees all around.
 bool inView(vec3 heading, vec3 d, float d2) {
-    if (heading == vec3(0.0f)) return true;
     float viewCos = STEP_VIEW_COS(params);
+    if (heading == vec3(0.0f) || viewCos <= -1.0f) return true;
     float along = dot(heading, d);
     float bound = viewCos * viewCos * d2;
     return viewCos >= 0.0f ? (along >= 0.0f && along * along >= bound)
@@ -230,14 +231,17 @@ vec3 steeringAcceleration(vec3 p, vec3 v, NeighborSums s, uint kind, vec3 prey) 
     vec3 cohesionForce = STEP_K_COHESION(params) * ruleForce(cohesion, v, speed);
     vec3 separationForce = STEP_K_SEPARATION(params) * ruleForce(separation, v, speed);
     vec3 alignmentForce = STEP_K_ALIGNMENT(params) * ruleForce(alignment, v, speed);
+    // With kFeatureSpecies these three are compiled in whether on or not (one set of behaviours
+    // for every species), so each also asks whether it is on.
     vec3 targetForce = vec3(0.0f);
-    if (STEP_HAS(kFeatureSeek))
+    if (STEP_HAS(kFeatureSeek) && STEP_K_TARGET(params) != 0.0f)
         targetForce =
             STEP_K_TARGET(params) * ruleForce(normalizeOrZero(STEP_TARGET(params) - p), v, speed);
-    if (STEP_HAS(kFeatureFlowField))
+    if (STEP_HAS(kFeatureFlowField) && STEP_K_TARGET(params) != 0.0f)
         targetForce = STEP_K_TARGET(params) * ruleForce(normalizeOrZero(sampleFlow(p)), v, speed);
     vec3 avoidanceForce = vec3(0.0f);
-    if (STEP_HAS(kFeatureAvoidance)) {
+    if (STEP_HAS(kFeatureAvoidance) && STEP_K_AVOIDANCE(params) != 0.0f &&
+        STEP_AVOIDANCE_DISTANCE(params) > 0.0f) {
         vec3 away = STEP_RAYS(params) != 0.0f ? rayAvoidance(p, v) : rockAvoidance(p);
         avoidanceForce = STEP_K_AVOIDANCE(params) * ruleForce(away, v, speed);
     }
@@ -255,6 +259,19 @@ vec3 steeringAcceleration(vec3 p, vec3 v, NeighborSums s, uint kind, vec3 prey) 
         }
     }
 
+    // Seed 004's sidestep (away, across the heading, from the neighbours that close in) and an
+    // informed fish's preferred direction: plain fish only, as the flock's rules.
+    vec3 sidestepForce = vec3(0.0f);
+    vec3 preferredForce = vec3(0.0f);
+    if (STEP_HAS(kFeatureSpecies) && flocks) {
+        if (STEP_K_SIDESTEP(params) != 0.0f)
+            sidestepForce =
+                STEP_K_SIDESTEP(params) * ruleForce(normalizeOrZero(-s.sidestep), v, speed);
+        if (STEP_K_PREFERRED(params) != 0.0f)
+            preferredForce = STEP_K_PREFERRED(params) *
+                             ruleForce(STEP_PREFERRED_DIRECTION(params), v, speed);
+    }
+
     vec3 steer;
     if (STEP_PRIORITIZED(params) == 0.0f) {
         steer = cohesionForce + separationForce + alignmentForce;
@@ -262,15 +279,18 @@ vec3 steeringAcceleration(vec3 p, vec3 v, NeighborSums s, uint kind, vec3 prey) 
             steer += targetForce;
         if (STEP_HAS(kFeatureAvoidance)) steer += avoidanceForce;
         if (STEP_HAS(kFeatureKinds)) steer += fleeForce + leaderForce;
+        if (STEP_HAS(kFeatureSpecies)) steer += sidestepForce + preferredForce;
     } else {
-        // By priority: avoidance, fleeing, separation, target (or prey), leader, alignment,
-        // cohesion.
+        // By priority: avoidance, fleeing, separation, sidestep, target (or prey), preferred
+        // direction, leader, alignment, cohesion.
         vec4 acc = vec4(0.0f);
         if (STEP_HAS(kFeatureAvoidance)) acc = addWithinBudget(acc, avoidanceForce);
         if (STEP_HAS(kFeatureKinds)) acc = addWithinBudget(acc, fleeForce);
         acc = addWithinBudget(acc, separationForce);
+        if (STEP_HAS(kFeatureSpecies)) acc = addWithinBudget(acc, sidestepForce);
         if (STEP_HAS(kFeatureSeek) || STEP_HAS(kFeatureFlowField) || STEP_HAS(kFeatureKinds))
             acc = addWithinBudget(acc, targetForce);
+        if (STEP_HAS(kFeatureSpecies)) acc = addWithinBudget(acc, preferredForce);
         if (STEP_HAS(kFeatureKinds)) acc = addWithinBudget(acc, leaderForce);
         acc = addWithinBudget(acc, alignmentForce);
         acc = addWithinBudget(acc, cohesionForce);
@@ -378,10 +398,18 @@ vec3 turnToward(vec3 h, vec3 d) {
 }
 
 // Steering "couzin": the next velocity, at the constant speed maxVelocity, along the heading
-// turned toward the desired direction, with the noise added to that direction first.
+// turned toward the desired direction (an informed fish's balanced with its preferred one), with
+// the noise added to that direction first.
 vec3 couzinVelocity(vec3 v, NeighborSums s, uint id) {
     vec3 heading = normalizeOrZero(v);
     vec3 desired = couzinDirection(v, heading, s);
+    // Informed fish (Couzin et al. 2005): the zone rule's direction balanced with the preferred
+    // one, (d + omega g) / |d + omega g|; the heading where they cancel.
+    if (STEP_HAS(kFeatureSpecies) && STEP_K_PREFERRED(params) != 0.0f) {
+        vec3 informed = normalizeOrZero(
+            desired + STEP_K_PREFERRED(params) * STEP_PREFERRED_DIRECTION(params));
+        desired = informed == vec3(0.0f) ? heading : informed;
+    }
     if (STEP_LOCK_VERTICAL(params) != 0.0f) {
         desired.y = 0.0f;
         desired = normalizeOrZero(desired);

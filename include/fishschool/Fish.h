@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+
 #include <glm/vec3.hpp>
 #include <span>
 #include <vector>
@@ -12,6 +14,7 @@ struct Fish {
     glm::vec3 position{0.0f};      ///< m, inside the tank and outside every rock
     glm::vec3 velocity{0.0f};      ///< m/s, length <= maxVelocity after a step
     glm::vec3 acceleration{0.0f};  ///< m/s^2, the acceleration of the last step
+    std::uint32_t species = 0;     ///< index into SimParams::species; 0 without species
 
     bool operator==(const Fish&) const = default;
 };

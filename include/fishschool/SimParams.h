@@ -87,6 +87,48 @@ inline constexpr const char* kAvoidanceNames[] = {"repel", "rays"};
 std::string_view toString(Avoidance avoidance);
 std::optional<Avoidance> parseAvoidance(std::string_view text);
 
+/// Whom a fish schools with: cohesion and alignment count these fish; separation counts every fish.
+enum class SchoolsWith {
+    All,  ///< every fish, of any species
+    Own,  ///< the fish of its own species only
+};
+
+inline constexpr const char* kSchoolsWithNames[] = {"all", "own"};
+std::string_view toString(SchoolsWith schoolsWith);
+std::optional<SchoolsWith> parseSchoolsWith(std::string_view text);
+
+/// How the offsets of the separation neighbours are scaled.
+enum class SeparationScaling {
+    None,           ///< as they are
+    KineticEnergy,  ///< by KE_j / KE_i (seed 004: small, light fish give way to big ones)
+};
+
+inline constexpr const char* kSeparationScalingNames[] = {"none", "kinetic-energy"};
+std::string_view toString(SeparationScaling scaling);
+std::optional<SeparationScaling> parseSeparationScaling(std::string_view text);
+
+/// One per-fish key that a species sets (a key of paramTable() that is marked per fish), with its
+/// value in the member its type takes: a number, an array of 3 numbers, or the index of a name.
+struct SpeciesSetting {
+    std::string key;
+    float number = 0.0f;
+    glm::vec3 vector{0.0f};
+    int choice = 0;
+
+    bool operator==(const SpeciesSetting&) const = default;
+};
+
+/// A kind of fish: its count, its colour and the per-fish keys it sets; the keys it does not set
+/// are the config's (docs/model.md "Species").
+struct Species {
+    std::string name;         ///< 1 to 64 printable characters, unique in the school
+    std::int64_t count = 0;   ///< its fish; the species' counts add up to fishCount
+    glm::vec3 color{1.0f};    ///< linear RGB, each in [0, 1]
+    std::vector<SpeciesSetting> settings;  ///< each key at most once
+
+    bool operator==(const Species&) const = default;
+};
+
 /// Every tunable of the simulation; the config file keys are the member names, listed with their
 /// units, ranges and help in paramTable() (ParamTable.h): docs/model.md's step ("One step"), then
 /// the behaviours beyond it (viewAngle, seeking, avoidance, the neighbour search), which leave
@@ -182,6 +224,28 @@ struct SimParams {
     /// Neighbour search: "all-pairs" (the article's, the reference) or "grid".
     NeighborSearch neighborSearch = NeighborSearch::Grid;
 
+    /// A fish's mass, for its kinetic energy (separationScaling "kinetic-energy"). kg, finite, > 0,
+    /// at most 1e6.
+    float mass = 1.0f;
+    /// A fish's length as drawn. m, finite, > 0, at most 1e6.
+    float bodyLength = 1.5f;
+    /// "none" (the default) or "kinetic-energy": separation offsets scaled by KE_j / KE_i.
+    SeparationScaling separationScaling = SeparationScaling::None;
+    /// Weight of the sidestep (seed 004): a steer across the heading, away from the neighbours
+    /// within rSeparation that close in. Finite, any sign; 0, the default, turns it off.
+    float kSidestep = 0.0f;
+    /// Whom a fish schools with: "all" (the default) or its "own" species.
+    SchoolsWith schoolsWith = SchoolsWith::All;
+    /// Informed fish (Couzin et al. 2005): the direction they prefer. Finite; not zero where
+    /// kPreferred is not 0. Its length does not matter.
+    glm::vec3 preferredDirection{1.0f, 0.0f, 0.0f};
+    /// Weight of the preferred direction (the paper's omega); 0, the default, turns it off.
+    /// Finite, size at most 1e6.
+    float kPreferred = 0.0f;
+    /// The species of the school, at most kMaxSpecies; none (the default): every fish is of the
+    /// config's one kind. Species k holds the fish after those of species 0 to k-1 in a new school.
+    std::vector<Species> species;
+
     bool operator==(const SimParams&) const = default;
 };
 
@@ -200,12 +264,30 @@ inline constexpr std::int64_t kMaxFishCount = 16'000'000;
 /// Every fish tests every rock each step, and validation tests every pair of rocks.
 inline constexpr std::size_t kMaxRocks = 256;
 
+/// The most species a school may have: the GPU's table of species holds this many.
+inline constexpr std::size_t kMaxSpecies = 16;
+
+/// The number of species the step tells apart: params.species.size(), or 1 without species.
+std::size_t speciesCount(const SimParams& params);
+/// The species of fish `index` of a new school: the species whose range of indices holds it (0
+/// without species, and past the last species).
+std::uint32_t speciesOf(std::uint64_t index, const SimParams& params);
+/// The parameters the fish of species `s` step with: `params` with the keys the species sets,
+/// and no species. Without species (s = 0): `params` without change.
+SimParams paramsOfSpecies(const SimParams& params, std::size_t s);
+/// Whether any fish of `params` steps with species' own values or the seed-004 behaviours: the
+/// step then reads the species of each fish and its neighbours.
+bool usesSpecies(const SimParams& params);
+
 /// Checks the rule of every key of paramTable() and the rules that tie keys together (the tank,
 /// the rocks). The error names the key, the value and what is allowed, e.g.
 /// "rCohesion: -1 is not allowed; must be finite and >= 0".
 [[nodiscard]] Result<void> validate(const SimParams& params);
 
-/// The largest of the three neighbour radii.
+/// The largest of the three neighbour radii, of every species.
 float maxRadius(const SimParams& params);
+/// The largest speed limit of any fish: maxVelocity of every species, and predatorMaxVelocity
+/// when there are predators.
+float fastestSpeed(const SimParams& params);
 
 }  // namespace fishschool

@@ -19,7 +19,7 @@ Result<void> SimulationController::checkInteractive(const SimParams& params, Bac
 Result<std::unique_ptr<SimulationController>> SimulationController::create(
     const SimParams& requested, BackendKind kind, const School* startSchool) {
     SimParams params = requested;
-    if (startSchool) params.fishCount = static_cast<std::int64_t>(startSchool->size());
+    if (startSchool) countSchool(params, *startSchool);
     if (auto ok = validate(params); !ok) return fail(ok.error());
     if (auto ok = checkInteractive(params, kind); !ok) return fail(ok.error());
     auto backend = createBackend(kind, params);
@@ -30,7 +30,7 @@ Result<std::unique_ptr<SimulationController>> SimulationController::create(
 Result<std::unique_ptr<SimulationController>> SimulationController::create(
     const SimParams& requested, std::unique_ptr<Backend> backend, const School* startSchool) {
     SimParams params = requested;
-    if (startSchool) params.fishCount = static_cast<std::int64_t>(startSchool->size());
+    if (startSchool) countSchool(params, *startSchool);
     if (auto ok = validate(params); !ok) return fail(ok.error());
     if (auto ok = checkInteractive(params, backend->kind()); !ok) return fail(ok.error());
     const School school = startSchool ? School{} : makeInitialSchool(params);
@@ -163,7 +163,7 @@ Result<void> SimulationController::setScene(BackendKind kind, std::int64_t count
 
 Result<void> SimulationController::replaceSchool(const School& school) {
     SimParams next = params();
-    next.fishCount = static_cast<std::int64_t>(school.size());
+    countSchool(next, school);
     if (auto ok = validate(next); !ok) return fail(ok.error());
     if (auto ok = checkInteractive(next, backendKind()); !ok) return fail(ok.error());
     const std::size_t countBefore = fishCount();

@@ -192,7 +192,7 @@ int runSimulate(const SimulateOptions& o) {
             start ? Result<School>(std::move(start->school)) : loadStateCsv(o.stateIn, *params);
         if (!loaded) return fail(loaded.error());
         school = std::move(*loaded);
-        params->fishCount = static_cast<std::int64_t>(school.size());
+        countSchool(*params, school);
     }
     // A trajectory holds one school: a change of its size has no frame to go in.
     if (change && !o.trajectoryPath.empty() && change->fishCount != params->fishCount)

@@ -67,13 +67,27 @@ struct SearchConstants {
 /// divided by its squared length (a neighbour at distance 0 adds nothing, as its offset is 0).
 /// kCouzin: neighbor_sums.glsl's sums for steering "couzin" (unit offsets, attraction from the
 /// shell beyond rAlignment only).
-template <bool kFieldOfView, bool kInverseSquare, bool kCouzin>
+/// kSpecies: the neighbours' species and kinetic energies are read (kFeatureSpecies), for the
+/// species a fish schools with, separation scaled by kinetic energy and the sidestep sum, each
+/// compiled in but run only where the fish's species has it on.
+template <bool kFieldOfView, bool kInverseSquare, bool kCouzin, bool kSpecies>
 struct RangeAccumulator {
     bool skipFarBlocks = false;  ///< test whole blocks against maxRadius2 first
     bool seesAllAround = true;   ///< this fish stands still: no view test
     glm::vec3 heading{0.0f};     ///< unit heading of the fish, for the field of view
     Floats cx{}, cy{}, cz{}, sx{}, sy{}, sz{}, ax{}, ay{}, az{};
     Ints nc{}, ns{}, na{};
+
+    // kSpecies only.
+    const std::int32_t* slotSpecies = nullptr;  ///< the species of each slot
+    const float* slotEnergy = nullptr;          ///< the kinetic energy of each slot
+    std::int32_t species = 0;                   ///< this fish's
+    bool ownSpeciesOnly = false;                ///< cohesion and alignment over its species only
+    bool energyScaling = false;                 ///< separation offsets times KE_j / KE_i
+    float energy = 0.0f;                        ///< KE_i
+    bool sidestep = false;                      ///< the sidestep sum
+    glm::vec3 velocity{0.0f};                   ///< v_i, for the closing speeds
+    Floats tx{}, ty{}, tz{};                    ///< the sidestep sum
 
     [[gnu::always_inline]] void add(const SearchConstants& c, const float* px, const float* py,
                                     const float* pz, const float* vx, const float* vy,
@@ -120,7 +134,7 @@ struct RangeAccumulator {
             }
         }
         const Ints inS = (d2 < c.separationRadius2) & use;
-        const Ints inA = (d2 < c.alignmentRadius2) & use;
+        Ints inA = (d2 < c.alignmentRadius2) & use;
         // What each lane adds to the cohesion and separation sums, and where.
         Ints inC, separating = inS;
         Floats cohesionX, cohesionY, cohesionZ, separationX, separationY, separationZ;
@@ -147,6 +161,42 @@ struct RangeAccumulator {
                 separationZ = dz;
             }
         }
+        if constexpr (kSpecies) {
+            if (ownSpeciesOnly) {
+                Ints theirs;
+                std::memcpy(&theirs, slotSpecies + j, sizeof theirs);
+                const Ints same = theirs == species;
+                inC &= same;
+                inA &= same;
+            }
+            if (energyScaling) {
+                // docs/model.md "Species": KE_j / KE_i, clamped to [0, 100]; 1 when both are 0.
+                const Floats theirs = load(slotEnergy + j);
+                Floats ratio;
+                if (energy > 0.0f) {
+                    ratio = theirs / energy;
+                    ratio = ratio < 100.0f ? ratio : 100.0f;
+                } else {
+                    ratio = theirs > 0.0f ? Floats{} + 100.0f : Floats{} + 1.0f;
+                }
+                separationX *= ratio;
+                separationY *= ratio;
+                separationZ *= ratio;
+            }
+            if (sidestep) {
+                // The separation neighbours that close in (d . (v_j - v_i) < 0): the part of
+                // their offset across the heading, times the closing speed over d^2.
+                const Floats wx = load(vx + j) - velocity.x, wy = load(vy + j) - velocity.y,
+                             wz = load(vz + j) - velocity.z;
+                const Floats closing = -(dx * wx + dy * wy + dz * wz);
+                const Floats along = heading.x * dx + heading.y * dy + heading.z * dz;
+                const Ints closes = inS & (closing > 0.0f) & (d2 > 0.0f);
+                const Floats scale = closing / d2;
+                tx += select(closes, (dx - along * heading.x) * scale);
+                ty += select(closes, (dy - along * heading.y) * scale);
+                tz += select(closes, (dz - along * heading.z) * scale);
+            }
+        }
         cx += select(inC, cohesionX);
         cy += select(inC, cohesionY);
         cz += select(inC, cohesionZ);
@@ -167,6 +217,7 @@ struct RangeAccumulator {
             s.cohesion += glm::vec3(cx[l], cy[l], cz[l]);
             s.separation += glm::vec3(sx[l], sy[l], sz[l]);
             s.alignment += glm::vec3(ax[l], ay[l], az[l]);
+            if constexpr (kSpecies) s.sidestep += glm::vec3(tx[l], ty[l], tz[l]);
             s.cohesionCount += static_cast<std::uint32_t>(nc[l]);
             s.separationCount += static_cast<std::uint32_t>(ns[l]);
             s.alignmentCount += static_cast<std::uint32_t>(na[l]);
@@ -194,6 +245,7 @@ void CpuSolver::setParams(const SimParams& params) {
     params_ = params;
     flow_ = FlowField::forParams(params_, std::move(flow_));
     stepParams_ = makeStepParams(params_, flow_.get());
+    speciesParams_ = makeSpeciesStepParams(params_, flow_.get());
     rocks_ = packRocks(params_);
     features_ = stepFeatures(params_);
 }
@@ -208,9 +260,11 @@ void CpuSolver::upload(std::span<const Fish> school) {
     next_->resize(n);
     ids_.resize(n);
     nextIds_.resize(n);
+    speciesOfId_.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
         current_->store(i, school[i].position, school[i].velocity, school[i].acceleration);
         ids_[i] = static_cast<std::uint32_t>(i);
+        speciesOfId_[i] = static_cast<std::int32_t>(school[i].species);
     }
 }
 
@@ -227,6 +281,7 @@ void CpuSolver::downloadInto(School& school) const {
         f.position = {current_->px[k], current_->py[k], current_->pz[k]};
         f.velocity = {current_->vx[k], current_->vy[k], current_->vz[k]};
         f.acceleration = {current_->ax[k], current_->ay[k], current_->az[k]};
+        f.species = static_cast<std::uint32_t>(speciesOfId_[ids_[k]]);
     }
 }
 
@@ -297,6 +352,7 @@ void CpuSolver::step(std::uint64_t stepIndex, StepFrameCopy frame) {
     const bool useGrid = usesGrid();
     if (useGrid) buildGrid(/*keepAccelerations=*/false);
     if ((features_ & glsl::kFeatureKinds) != 0u) gatherSpecials();
+    if ((features_ & glsl::kFeatureSpecies) != 0u) gatherSpecies(stepIndex);
     // One instance of the step per set of behaviours that is used: those that are off are not
     // compiled in.
     static constexpr auto kStepRanges = []<std::size_t... F>(std::index_sequence<F...>) {
@@ -359,6 +415,27 @@ void CpuSolver::gatherSpecials() {
         specials_[2 * ids_[k]] = {current_->px[k], current_->py[k], current_->pz[k], 0.0f};
         specials_[2 * ids_[k] + 1] = {current_->vx[k], current_->vy[k], current_->vz[k], 0.0f};
     }
+}
+
+void CpuSolver::gatherSpecies(std::uint64_t stepIndex) {
+    const std::size_t n = size();
+    // Padded as the arrays are: the search reads whole blocks.
+    slotSpecies_.assign(n + kLanes, 0);
+    slotEnergy_.assign(n + kLanes, 0.0f);
+    const auto last = static_cast<std::int32_t>(speciesParams_.size()) - 1;
+    for (StepParamsData& pack : speciesParams_)
+        STEP_INDEX(pack) = static_cast<std::uint32_t>(stepIndex);
+    const Arrays& a = *current_;
+    parallelFor_(n, kGridGrain, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k) {
+            // A species past the table (a school uploaded before its species were set) steps
+            // as the last.
+            const std::int32_t s = std::min(speciesOfId_[ids_[k]], last);
+            slotSpecies_[k] = s;
+            const float speed2 = a.vx[k] * a.vx[k] + a.vy[k] * a.vy[k] + a.vz[k] * a.vz[k];
+            slotEnergy_[k] = 0.5f * STEP_MASS(speciesParams_[static_cast<std::size_t>(s)]) * speed2;
+        }
+    });
 }
 
 glm::vec3 CpuSolver::nearestPrey(std::size_t i) const {
@@ -428,10 +505,10 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
     constexpr bool kFieldOfView = (kFeatures & glsl::kFeatureFieldOfView) != 0u;
     constexpr bool kInverseSquare = (kFeatures & glsl::kFeatureInverseSquare) != 0u;
     constexpr bool kCouzin = (kFeatures & glsl::kFeatureCouzin) != 0u;
-    const SearchConstants search(stepParams_);
+    constexpr bool kSpecies = (kFeatures & glsl::kFeatureSpecies) != 0u;
+    const SearchConstants schoolSearch(stepParams_);
     constexpr bool kKinds = (kFeatures & glsl::kFeatureKinds) != 0u;
-    StepRule<kFeatures> rule(stepParams_, rocks_.data(), flow_ ? flow_->nodes().data() : nullptr,
-                             specials_.data());
+    const glm::vec4* flowNodes = flow_ ? flow_->nodes().data() : nullptr;
     const float* px = current_->px.data();
     const float* py = current_->py.data();
     const float* pz = current_->pz.data();
@@ -443,11 +520,26 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
     for (std::size_t i = begin; i < end; ++i) {
         const glm::vec3 p(px[i], py[i], pz[i]);
         const glm::vec3 v(vx[i], vy[i], vz[i]);
-        RangeAccumulator<kFieldOfView, kInverseSquare, kCouzin> acc;
+        RangeAccumulator<kFieldOfView, kInverseSquare, kCouzin, kSpecies> acc;
         acc.skipFarBlocks = !useGrid;
-        if constexpr (kFieldOfView) {
+        // With species, each fish steps with its species' parameters.
+        const StepParamsData& own = kSpecies ? speciesParams_[slotSpecies_[i]] : stepParams_;
+        StepRule<kFeatures> rule(own, rocks_.data(), flowNodes, specials_.data());
+        const SearchConstants search = kSpecies ? SearchConstants(own) : schoolSearch;
+        if constexpr (kFieldOfView || kSpecies) {
             acc.heading = rule.normalizeOrZero(v);
-            acc.seesAllAround = acc.heading == glm::vec3(0.0f);
+            acc.seesAllAround =
+                acc.heading == glm::vec3(0.0f) || STEP_VIEW_COS(own) <= -1.0f;
+        }
+        if constexpr (kSpecies) {
+            acc.slotSpecies = slotSpecies_.data();
+            acc.slotEnergy = slotEnergy_.data();
+            acc.species = slotSpecies_[i];
+            acc.ownSpeciesOnly = STEP_OWN_SPECIES(own) != 0.0f;
+            acc.energyScaling = STEP_ENERGY_SCALING(own) != 0.0f;
+            acc.energy = slotEnergy_[i];
+            acc.sidestep = STEP_K_SIDESTEP(own) != 0.0f;
+            acc.velocity = v;
         }
         // Inlined whole, so that the accumulators stay in registers across the rows.
         forCandidateRanges(

@@ -121,6 +121,8 @@ class CpuSolver {
     }
     /// Position and velocity of every leader and predator, by upload index, into specials_.
     void gatherSpecials();
+    /// The species and kinetic energy of every slot, and the step's index in each species' pack.
+    void gatherSpecies(std::uint64_t stepIndex);
     /// The position of the fish nearest to slot i that is not a predator (slot i's own position
     /// when there is none). Ties go to the lower slot.
     glm::vec3 nearestPrey(std::size_t i) const;
@@ -135,6 +137,11 @@ class CpuSolver {
     std::vector<glm::vec4> rocks_;           ///< params_.rocks as the step rule reads them
     std::uint32_t features_ = 0;             ///< the behaviours of params_ that are on
     std::vector<glm::vec4> specials_;        ///< leaders and predators, as the step rule reads them
+    /// Each species' parameter pack (one without species): what its fish step with.
+    std::vector<StepParamsData> speciesParams_;
+    std::vector<std::int32_t> speciesOfId_;  ///< the species of each fish, by upload index
+    std::vector<std::int32_t> slotSpecies_;  ///< kFeatureSpecies: the species of each slot
+    std::vector<float> slotEnergy_;          ///< kFeatureSpecies: the kinetic energy of each slot
 
     /// The previous and the next state; a third buffer stands by while a snapshot holds one.
     std::shared_ptr<Arrays> current_ = std::make_shared<Arrays>();

@@ -1,6 +1,7 @@
 #include "ParamTable.h"
 
 #include <algorithm>
+#include <type_traits>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -16,6 +17,7 @@ constexpr const char* kSchool = "School";
 constexpr const char* kTargetAndAvoidance = "Target and avoidance";
 constexpr const char* kTank = "Tank and rocks";
 constexpr const char* kSteering = "Steering, leaders and predators";
+constexpr const char* kSpecies = "Species";
 
 /// A slider of the panel.
 constexpr PanelPlace slider(const char* section, const char* label, float low, float high,
@@ -36,6 +38,8 @@ constexpr PanelPlace custom(const char* section, const char* label) {
 Result<void> refuse(const std::string& key, const std::string& value, const std::string& rule);
 Result<void> minVelocityRule(const SimParams& p);
 Result<void> kindsRule(const SimParams& p);
+Result<void> preferredRule(const SimParams& p);
+Result<void> speciesRule(const SimParams& p);
 
 // clang-format off
 constexpr ParamInfo kParams[] = {
@@ -53,33 +57,41 @@ constexpr ParamInfo kParams[] = {
      .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_K_COHESION),
      .panel = slider(kBehaviour, "kCohesion", -5.0f, 5.0f),
      .help = "Weight of the steer toward the centre of the neighbours within rCohesion (negative "
-             "pushes apart)."},
+             "pushes apart).",
+     .perFish = true},
     {.key = "kSeparation", .field = &SimParams::kSeparation, .unit = "m/s²",
      .rule = NumberRule::Weight, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_K_SEPARATION),
      .panel = slider(kBehaviour, "kSeparation", -5.0f, 5.0f),
-     .help = "Weight of the steer away from the neighbours within rSeparation."},
+     .help = "Weight of the steer away from the neighbours within rSeparation.",
+     .perFish = true},
     {.key = "kAlignment", .field = &SimParams::kAlignment, .unit = "m/s²",
      .rule = NumberRule::Weight, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_K_ALIGNMENT),
      .panel = slider(kBehaviour, "kAlignment", -5.0f, 5.0f),
-     .help = "Weight of the steer along the mean velocity of the neighbours within rAlignment."},
+     .help = "Weight of the steer along the mean velocity of the neighbours within rAlignment.",
+     .perFish = true},
     {.key = "rCohesion", .field = &SimParams::rCohesion, .unit = "m", .rule = NumberRule::Distance,
      .panel = slider(kBehaviour, "rCohesion (m)", 0.0f, 30.0f),
      .help = "Cohesion radius. The largest radius sets the grid's cells: larger costs more per "
-             "step."},
+             "step.",
+     .perFish = true},
     {.key = "rSeparation", .field = &SimParams::rSeparation, .unit = "m",
      .rule = NumberRule::Distance, .panel = slider(kBehaviour, "rSeparation (m)", 0.0f, 30.0f),
-     .help = "Separation radius: how close is too close."},
+     .help = "Separation radius: how close is too close.",
+     .perFish = true},
     {.key = "rAlignment", .field = &SimParams::rAlignment, .unit = "m",
      .rule = NumberRule::Distance, .panel = slider(kBehaviour, "rAlignment (m)", 0.0f, 30.0f),
-     .help = "Alignment radius: how far a fish follows the others' heading."},
+     .help = "Alignment radius: how far a fish follows the others' heading.",
+     .perFish = true},
     {.key = "maxAcceleration", .field = &SimParams::maxAcceleration, .unit = "m/s²",
      .rule = NumberRule::Limit, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_MAX_ACCELERATION),
      .panel = slider(kBehaviour, "maxAcceleration (m/s2)", 0.01f, 50.0f, "%.2f", true),
-     .help = "Limit on the steering: how fast a fish can turn."},
+     .help = "Limit on the steering: how fast a fish can turn.",
+     .perFish = true},
     {.key = "maxVelocity", .field = &SimParams::maxVelocity, .unit = "m/s",
      .rule = NumberRule::Limit, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_MAX_VELOCITY),
      .panel = slider(kBehaviour, "maxVelocity (m/s)", 0.01f, 50.0f, "%.2f", true),
-     .help = "Top speed."},
+     .help = "Top speed.",
+     .perFish = true},
     {.key = "bounds", .field = &SimParams::bounds, .unit = "m", .rule = NumberRule::Limit,
      .panel = slider(kTank, "bounds (m)", 1.0f, 500.0f, "%.1f", true),
      .help = "Half extents of the tank (x, y up, z). Fish outside a smaller tank are moved "
@@ -91,7 +103,8 @@ constexpr ParamInfo kParams[] = {
      .rule = NumberRule::Interval, .low = 0.0f, .high = 360.0f, .lowIncluded = false,
      .panel = slider(kBehaviour, "viewAngle (deg)", 1.0f, 360.0f, "%.0f"),
      .help = "Field of view: a fish sees neighbours only within this cone around its heading. "
-             "360 sees all around."},
+             "360 sees all around.",
+     .perFish = true},
     {.key = "kTarget", .field = &SimParams::kTarget, .unit = "m/s²", .rule = NumberRule::Weight,
      .panel = slider(kTargetAndAvoidance, "kTarget", -5.0f, 5.0f),
      .help = "Steer toward the target (the green ball); below 0, away from it (red)."},
@@ -114,7 +127,8 @@ constexpr ParamInfo kParams[] = {
      .crossRule = minVelocityRule, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_MIN_VELOCITY),
      .panel = {Widget::Table, kSteering, "minVelocity (m/s)", 0.0f, 0.0f, "%.3f", false,
                [](const SimParams& p) { return p.maxVelocity; }},
-     .help = "A slower fish is sped up to this speed after each step (0: off)."},
+     .help = "A slower fish is sped up to this speed after each step (0: off).",
+     .perFish = true},
     {.key = "noise", .field = &SimParams::noise, .unit = "radians", .rule = NumberRule::Interval,
      .low = 0.0f, .high = 10.0f, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_NOISE),
      .panel = slider(kSteering, "noise (rad)", 0.0f, 1.0f),
@@ -126,7 +140,8 @@ constexpr ParamInfo kParams[] = {
              "constant speed maxVelocity, turns of at most maxTurnRate."},
     {.key = "maxTurnRate", .field = &SimParams::maxTurnRate, .unit = "degrees/s",
      .rule = NumberRule::Limit, .panel = slider(kSteering, "maxTurnRate (deg/s)", 1.0f, 720.0f),
-     .help = "Steering couzin: how fast a fish turns toward its desired direction."},
+     .help = "Steering couzin: how fast a fish turns toward its desired direction.",
+     .perFish = true},
     {.key = "separationFalloff",
      .field = choiceOf<&SimParams::separationFalloff>(kSeparationFalloffNames),
      .panel = control(kSteering, "separation falloff"),
@@ -166,6 +181,41 @@ constexpr ParamInfo kParams[] = {
      .panel = control(kSchool, "neighbours"),
      .help = "all-pairs: every fish tests every other (the article's, O(N^2)); grid: only nearby "
              "cells (O(N)). Both find the same neighbours."},
+    {.key = "mass", .field = &SimParams::mass, .unit = "kg", .rule = NumberRule::Limit,
+     .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_MASS),
+     .panel = slider(kSpecies, "mass (kg)", 0.01f, 100.0f, "%.2f", true),
+     .help = "A fish's mass: its kinetic energy for separation scaled by kinetic energy.",
+     .perFish = true},
+    {.key = "bodyLength", .field = &SimParams::bodyLength, .unit = "m", .rule = NumberRule::Limit,
+     .panel = slider(kSpecies, "bodyLength (m)", 0.1f, 10.0f, "%.2f", true),
+     .help = "A fish's length as drawn.", .perFish = true},
+    {.key = "separationScaling",
+     .field = choiceOf<&SimParams::separationScaling>(kSeparationScalingNames),
+     .panel = control(kSpecies, "separation scaling"),
+     .help = "kinetic-energy: each neighbour's push is scaled by its kinetic energy over the "
+             "fish's own, so small, slow fish give way to big, fast ones."},
+    {.key = "kSidestep", .field = &SimParams::kSidestep, .unit = "m/s²",
+     .rule = NumberRule::Weight, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_K_SIDESTEP),
+     .panel = slider(kSpecies, "kSidestep", -5.0f, 5.0f),
+     .help = "Steer sideways, across the heading, away from neighbours within rSeparation that "
+             "close in.",
+     .perFish = true},
+    {.key = "schoolsWith", .field = choiceOf<&SimParams::schoolsWith>(kSchoolsWithNames),
+     .panel = control(kSpecies, "schools with"),
+     .help = "own: cohesion and alignment count only fish of the same species (separation "
+             "counts every fish).",
+     .perFish = true},
+    {.key = "preferredDirection", .field = &SimParams::preferredDirection,
+     .rule = NumberRule::Finite, .crossRule = preferredRule,
+     .panel = slider(kSpecies, "preferred direction", -1.0f, 1.0f),
+     .help = "Informed fish (Couzin et al. 2005): the way they would go alone.", .perFish = true},
+    {.key = "kPreferred", .field = &SimParams::kPreferred, .rule = NumberRule::Weight,
+     .panel = slider(kSpecies, "kPreferred", 0.0f, 5.0f),
+     .help = "Weight of the preferred direction (the paper's omega); 0: not informed.",
+     .perFish = true},
+    {.key = "species", .field = &SimParams::species, .crossRule = speciesRule,
+     .panel = custom(kSpecies, "species"),
+     .help = "Kinds of fish, each with a name, a count, a colour and the per-fish keys it sets."},
 };
 // clang-format on
 
@@ -229,6 +279,72 @@ Result<void> kindsRule(const SimParams& p) {
     if (p.leaders + p.predators > p.fishCount)
         return fail("leaders + predators: " + std::to_string(p.leaders) + " + " +
                     std::to_string(p.predators) + " is not allowed; must be at most fishCount (" +
+                    std::to_string(p.fishCount) + ")");
+    return {};
+}
+
+Result<void> preferredRule(const SimParams& p) {
+    if (p.kPreferred != 0.0f &&
+        geometry().normalizeOrZero(p.preferredDirection) == glm::vec3(0.0f))
+        return refuse("preferredDirection", vec3Text(p.preferredDirection),
+                      "must have a direction (not [0, 0, 0]) while kPreferred is not 0");
+    return {};
+}
+
+bool printableName(const std::string& name) {
+    return !name.empty() && name.size() <= 64 &&
+           std::all_of(name.begin(), name.end(),
+                       [](char c) { return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f; });
+}
+
+Result<void> speciesRule(const SimParams& p) {
+    if (p.species.empty()) return {};
+    if (p.species.size() > kMaxSpecies)
+        return fail("species: " + std::to_string(p.species.size()) +
+                    " species are not allowed; at most " + std::to_string(kMaxSpecies) +
+                    " (the GPU's table of species holds " + std::to_string(kMaxSpecies) + ")");
+    std::int64_t total = 0;
+    for (std::size_t s = 0; s < p.species.size(); ++s) {
+        const Species& species = p.species[s];
+        const std::string where = "species[" + std::to_string(s) + "]";
+        if (!printableName(species.name))
+            return refuse(where + ".name", quote(species.name, 40),
+                          "must be 1 to 64 printable characters");
+        const std::string named = where + " (" + quote(species.name, 40) + ")";
+        for (std::size_t other = 0; other < s; ++other)
+            if (p.species[other].name == species.name)
+                return fail(named + ": the name is given to species[" + std::to_string(other) +
+                            "] too; give each species its own name");
+        if (species.count < 0 || species.count > kMaxFishCount)
+            return refuse(named + ".count", std::to_string(species.count),
+                          "must be an integer from 0 to " + std::to_string(kMaxFishCount));
+        total += species.count;
+        for (int k = 0; k < 3; ++k)
+            if (!(species.color[k] >= 0.0f && species.color[k] <= 1.0f))
+                return refuse(named + ".color", vec3Text(species.color),
+                              "every component must be from 0 to 1");
+        for (std::size_t k = 0; k < species.settings.size(); ++k) {
+            const SpeciesSetting& setting = species.settings[k];
+            const ParamInfo* info = findParam(setting.key);
+            if (!info || !info->perFish)
+                return fail(named + ": key " + quote(setting.key, 40) +
+                            " is not a key a species sets; a species sets name, count, color "
+                            "and the per-fish keys (docs/config.md)");
+            for (std::size_t before = 0; before < k; ++before)
+                if (species.settings[before].key == setting.key)
+                    return fail(named + ": key " + quote(setting.key, 40) +
+                                " is given twice; give each key once");
+            if (const auto* choice = std::get_if<ChoiceField>(&info->field))
+                if (setting.choice < 0 || setting.choice >= static_cast<int>(choice->names.size()))
+                    return fail(named + ": key " + quote(setting.key, 40) +
+                                ": no such choice");
+        }
+        // Every rule of the config, for the values this species' fish step with.
+        if (auto ok = validate(paramsOfSpecies(p, s)); !ok) return fail(named + ": " + ok.error());
+    }
+    if (total != p.fishCount)
+        return fail("species: the counts add up to " + std::to_string(total) +
+                    ", which is not allowed; they must add up to fishCount (" +
                     std::to_string(p.fishCount) + ")");
     return {};
 }
@@ -334,6 +450,56 @@ Result<void> checkTank(const SimParams& p) {
 }
 
 }  // namespace
+
+std::vector<const ParamInfo*> perFishParams() {
+    std::vector<const ParamInfo*> keys;
+    for (const ParamInfo& info : kParams)
+        if (info.perFish) keys.push_back(&info);
+    return keys;
+}
+
+void applySetting(SimParams& params, const SpeciesSetting& setting) {
+    const ParamInfo* info = findParam(setting.key);
+    if (!info || !info->perFish) return;
+    std::visit(
+        [&]<class Field>(const Field& field) {
+            if constexpr (std::is_same_v<Field, float SimParams::*>) {
+                params.*field = setting.number;
+            } else if constexpr (std::is_same_v<Field, glm::vec3 SimParams::*>) {
+                params.*field = setting.vector;
+            } else if constexpr (std::is_same_v<Field, ChoiceField>) {
+                if (setting.choice >= 0 && setting.choice < static_cast<int>(field.names.size()))
+                    field.set(params, setting.choice);
+            }
+        },
+        info->field);
+}
+
+SpeciesSetting settingOf(const ParamInfo& info, const SimParams& params) {
+    SpeciesSetting setting{info.key};
+    std::visit(
+        [&]<class Field>(const Field& field) {
+            if constexpr (std::is_same_v<Field, float SimParams::*>) {
+                setting.number = params.*field;
+            } else if constexpr (std::is_same_v<Field, glm::vec3 SimParams::*>) {
+                setting.vector = params.*field;
+            } else if constexpr (std::is_same_v<Field, ChoiceField>) {
+                setting.choice = field.get(params);
+            }
+        },
+        info.field);
+    return setting;
+}
+
+SimParams paramsOfSpecies(const SimParams& params, std::size_t s) {
+    SimParams own = params;
+    own.species.clear();
+    if (s < params.species.size()) {
+        for (const SpeciesSetting& setting : params.species[s].settings)
+            applySetting(own, setting);
+    }
+    return own;
+}
 
 std::span<const ParamInfo> paramTable() {
     return kParams;

@@ -44,7 +44,8 @@ using ParamField = std::variant<float SimParams::*,          // a number
                                 bool SimParams::*,           // true or false
                                 glm::vec3 SimParams::*,      // an array of 3 numbers
                                 ChoiceField,                 // one of a few names
-                                std::vector<Rock> SimParams::*>;  // the rocks
+                                std::vector<Rock> SimParams::*,      // the rocks
+                                std::vector<Species> SimParams::*>;  // the species
 
 /// The rule of a number (or of each component of an array of 3), as validate() words it.
 enum class NumberRule {
@@ -94,12 +95,22 @@ struct ParamInfo {
     StepSlot stepSlot = nullptr;
     PanelPlace panel{};
     const char* help = "";  ///< one line: the panel's tooltip
+    /// A key a species may set for its own fish (a number, an array of 3 or a name).
+    bool perFish = false;
 };
 
 /// Every config key, in the order of docs/config.md.
 std::span<const ParamInfo> paramTable();
 /// The entry of `key`, or null when there is none.
 const ParamInfo* findParam(std::string_view key);
+
+/// The per-fish keys a species may set, in the table's order.
+std::vector<const ParamInfo*> perFishParams();
+
+/// `params` with `setting`'s value in its key's member (a per-fish key of the table).
+void applySetting(SimParams& params, const SpeciesSetting& setting);
+/// The setting of per-fish key `info` that holds `params`' value of it.
+SpeciesSetting settingOf(const ParamInfo& info, const SimParams& params);
 
 /// The rule of `info` as validate() checks it, for `params` (no cross-field rule).
 [[nodiscard]] Result<void> checkParam(const ParamInfo& info, const SimParams& params);

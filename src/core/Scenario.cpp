@@ -58,6 +58,19 @@ bool isInScene(const glm::vec3& position, const SimParams& params) {
                         [&](const Rock& rock) { return insideRock(position, rock); });
 }
 
+namespace {
+
+/// maxVelocity of species `s`, without copying the parameters (a school of a million fish asks
+/// it a million times).
+float speciesMaxVelocity(const SimParams& params, std::uint32_t s) {
+    if (s >= params.species.size()) return params.maxVelocity;
+    for (const SpeciesSetting& setting : params.species[s].settings)
+        if (setting.key == "maxVelocity") return setting.number;
+    return params.maxVelocity;
+}
+
+}  // namespace
+
 Fish makeInitialFish(const SimParams& params, std::uint64_t index) {
     SplitMix64 rng{params.seed ^ (index * 0xD1B54A32D192ED03ull)};
     rng.next();
@@ -82,7 +95,8 @@ Fish makeInitialFish(const SimParams& params, std::uint64_t index) {
             break;
         }
     }
-    fish.velocity = direction * (0.5f * params.maxVelocity);
+    fish.species = speciesOf(index, params);
+    fish.velocity = direction * (0.5f * speciesMaxVelocity(params, fish.species));
     return fish;
 }
 
@@ -93,9 +107,67 @@ School makeInitialSchool(const SimParams& params) {
 }
 
 void resizeSchool(School& school, std::size_t count, const SimParams& params) {
-    const std::size_t old = school.size();
-    school.resize(count);
-    for (std::size_t i = old; i < count; ++i) school[i] = makeInitialFish(params, i);
+    if (params.species.empty()) {
+        const std::size_t old = school.size();
+        school.resize(count);
+        for (std::size_t i = old; i < count; ++i) school[i] = makeInitialFish(params, i);
+        return;
+    }
+    // Each species keeps its first fish, up to its count, and gains new ones after the others.
+    const std::size_t kinds = params.species.size();
+    std::vector<std::int64_t> kept(kinds, 0);
+    School resized;
+    resized.reserve(count);
+    for (const Fish& fish : school) {
+        if (fish.species < kinds && kept[fish.species] < params.species[fish.species].count) {
+            resized.push_back(fish);
+            ++kept[fish.species];
+        }
+    }
+    std::uint64_t first = 0;  // the first index of a species' range in a new school
+    for (std::size_t s = 0; s < kinds; ++s) {
+        for (std::int64_t k = kept[s]; k < params.species[s].count; ++k)
+            resized.push_back(makeInitialFish(params, first + static_cast<std::uint64_t>(k)));
+        first += static_cast<std::uint64_t>(params.species[s].count);
+    }
+    school = std::move(resized);
+}
+
+void renameSpecies(School& school, const SimParams& from, const SimParams& to) {
+    if (to.species.empty()) {
+        for (Fish& fish : school) fish.species = 0;
+        return;
+    }
+    if (from.species.empty()) {
+        // One kind becomes several: the fish split in index order, as a new school's would.
+        for (std::size_t i = 0; i < school.size(); ++i) school[i].species = speciesOf(i, to);
+        return;
+    }
+    // By name: a species that is gone loses its fish (past the last index, dropped on resize).
+    std::vector<std::uint32_t> index(from.species.size(), static_cast<std::uint32_t>(kMaxSpecies));
+    for (std::size_t a = 0; a < from.species.size(); ++a)
+        for (std::size_t b = 0; b < to.species.size(); ++b)
+            if (from.species[a].name == to.species[b].name)
+                index[a] = static_cast<std::uint32_t>(b);
+    for (Fish& fish : school)
+        fish.species = fish.species < index.size() ? index[fish.species]
+                                                   : static_cast<std::uint32_t>(kMaxSpecies);
+}
+
+void countSchool(SimParams& params, std::span<const Fish> school) {
+    params.fishCount = static_cast<std::int64_t>(school.size());
+    if (params.species.empty()) return;
+    for (Species& species : params.species) species.count = 0;
+    for (const Fish& fish : school)
+        if (fish.species < params.species.size()) ++params.species[fish.species].count;
+}
+
+bool sameSpeciesCounts(const SimParams& a, const SimParams& b) {
+    if (a.species.size() != b.species.size()) return false;
+    for (std::size_t s = 0; s < a.species.size(); ++s)
+        if (a.species[s].name != b.species[s].name || a.species[s].count != b.species[s].count)
+            return false;
+    return true;
 }
 
 std::size_t moveIntoScene(School& school, const SimParams& params) {
@@ -121,12 +193,15 @@ std::size_t moveIntoScene(School& school, const SimParams& params) {
 
 Result<bool> changeParams(Backend& backend, const SimParams& running, const SimParams& next) {
     const bool sceneChanged = next.bounds != running.bounds || next.rocks != running.rocks;
-    const bool countChanged = static_cast<std::size_t>(next.fishCount) != backend.fishCount();
+    const bool speciesChanged = !sameSpeciesCounts(running, next);
+    const bool countChanged =
+        static_cast<std::size_t>(next.fishCount) != backend.fishCount() || speciesChanged;
     if (!sceneChanged && !countChanged) {
         if (auto ok = backend.setParams(next); !ok) return fail(ok.error());
         return false;
     }
     School school = backend.download();
+    if (speciesChanged) renameSpecies(school, running, next);
     if (countChanged) resizeSchool(school, static_cast<std::size_t>(next.fishCount), next);
     moveIntoScene(school, next);
     if (auto ok = backend.setParams(next); !ok) return fail(ok.error());

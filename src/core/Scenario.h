@@ -26,8 +26,21 @@ School makeInitialSchool(const SimParams& params);
 Fish makeInitialFish(const SimParams& params, std::uint64_t index);
 
 /// Grows or shrinks `school` to `count` fish: keeps the first fish, adds fish as
-/// makeInitialFish would make them.
+/// makeInitialFish would make them. With species, each species keeps its first fish up to its
+/// count (fish of no species of `params` are dropped) and gains new ones at the end.
 void resizeSchool(School& school, std::size_t count, const SimParams& params);
+
+/// Gives the fish of `school`, whose species are those of `from`, the indices of their species in
+/// `to`: by name; one kind split in index order where `from` has no species; all 0 where `to` has
+/// none. A fish whose species `to` lacks gets an index past its species (resizeSchool drops it).
+void renameSpecies(School& school, const SimParams& from, const SimParams& to);
+
+/// Sets params.fishCount to the size of `school` and each species' count to its fish in it (a
+/// fish past the species of `params` counts for none: validate() then refuses the sum).
+void countSchool(SimParams& params, std::span<const Fish> school);
+
+/// Whether `a` and `b` have the same species, by name and count, in the same order.
+bool sameSpeciesCounts(const SimParams& a, const SimParams& b);
 
 /// docs/model.md "Changing the scene": moves every fish that lies outside the tank or inside a rock
 /// to the nearest point inside the tank and outside the rocks, keeping its velocity. Returns how

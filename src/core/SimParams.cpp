@@ -72,6 +72,22 @@ std::optional<Avoidance> parseAvoidance(std::string_view text) {
     return parseName<Avoidance>(kAvoidanceNames, text);
 }
 
+std::string_view toString(SchoolsWith schoolsWith) {
+    return kSchoolsWithNames[static_cast<std::size_t>(schoolsWith)];
+}
+
+std::optional<SchoolsWith> parseSchoolsWith(std::string_view text) {
+    return parseName<SchoolsWith>(kSchoolsWithNames, text);
+}
+
+std::string_view toString(SeparationScaling scaling) {
+    return kSeparationScalingNames[static_cast<std::size_t>(scaling)];
+}
+
+std::optional<SeparationScaling> parseSeparationScaling(std::string_view text) {
+    return parseName<SeparationScaling>(kSeparationScalingNames, text);
+}
+
 FishKind fishKind(std::size_t index, const SimParams& params) {
     const auto i = static_cast<std::int64_t>(index);
     if (i < params.leaders) return FishKind::Leader;
@@ -95,8 +111,43 @@ bool hasKinds(const SimParams& params) {
     return params.leaders > 0 || params.predators > 0;
 }
 
+std::size_t speciesCount(const SimParams& params) {
+    return std::max<std::size_t>(params.species.size(), 1);
+}
+
+std::uint32_t speciesOf(std::uint64_t index, const SimParams& params) {
+    std::uint64_t end = 0;
+    for (std::size_t s = 0; s < params.species.size(); ++s) {
+        end += static_cast<std::uint64_t>(std::max<std::int64_t>(params.species[s].count, 0));
+        if (index < end) return static_cast<std::uint32_t>(s);
+    }
+    return 0;
+}
+
+bool usesSpecies(const SimParams& params) {
+    if (!params.species.empty()) return true;
+    return params.separationScaling != SeparationScaling::None || params.kSidestep != 0.0f ||
+           params.kPreferred != 0.0f;
+}
+
 float maxRadius(const SimParams& params) {
-    return std::max({params.rCohesion, params.rSeparation, params.rAlignment});
+    if (params.species.empty())
+        return std::max({params.rCohesion, params.rSeparation, params.rAlignment});
+    // Every fish is of a species: the config's own radii may be unused.
+    float largest = 0.0f;
+    for (std::size_t s = 0; s < params.species.size(); ++s) {
+        const SimParams own = paramsOfSpecies(params, s);
+        largest = std::max({largest, own.rCohesion, own.rSeparation, own.rAlignment});
+    }
+    return largest;
+}
+
+float fastestSpeed(const SimParams& params) {
+    float fastest = params.species.empty() ? params.maxVelocity : 0.0f;
+    for (std::size_t s = 0; s < params.species.size(); ++s)
+        fastest = std::max(fastest, paramsOfSpecies(params, s).maxVelocity);
+    if (params.predators > 0) fastest = std::max(fastest, params.predatorMaxVelocity);
+    return fastest;
 }
 
 }  // namespace fishschool

@@ -11,6 +11,20 @@ namespace fishschool {
 std::uint32_t stepFeatures(const SimParams& params) {
     std::uint32_t features = 0;
     if (params.viewAngle < 360.0f) features |= glsl::kFeatureFieldOfView;
+    if (usesSpecies(params)) {
+        // One set for every species, whatever each has on: the field of view, the target (straight
+        // unless along the flow field), avoidance and the kinds. Each asks at run time whether it
+        // is on for the fish (a species that sees all around skips the view test), so a school
+        // of species compiles a handful of sets, not one per combination.
+        features |= glsl::kFeatureSpecies | glsl::kFeatureFieldOfView;
+        if (params.steering == Steering::Couzin) return features | glsl::kFeatureCouzin;
+        const bool flowField = params.kTarget != 0.0f && params.targetPath == TargetPath::FlowField;
+        features |= flowField ? glsl::kFeatureFlowField : glsl::kFeatureSeek;
+        features |= glsl::kFeatureAvoidance | glsl::kFeatureKinds;
+        if (params.separationFalloff == SeparationFalloff::InverseSquare)
+            features |= glsl::kFeatureInverseSquare;
+        return features;
+    }
     if (params.steering == Steering::Couzin) return features | glsl::kFeatureCouzin;
     if (params.kTarget != 0.0f)
         features |= params.targetPath == TargetPath::FlowField ? glsl::kFeatureFlowField
@@ -50,11 +64,29 @@ StepParamsData makeStepParams(const SimParams& params, const FlowField* flow) {
     STEP_TURN_SIN(p) = static_cast<float>(std::sin(turn));
     STEP_SEED_LOW(p) = static_cast<std::uint32_t>(params.seed);
     STEP_SEED_HIGH(p) = static_cast<std::uint32_t>(params.seed >> 32);
+    STEP_ENERGY_SCALING(p) =
+        params.separationScaling == SeparationScaling::KineticEnergy ? 1.0f : 0.0f;
+    STEP_OWN_SPECIES(p) = params.schoolsWith == SchoolsWith::Own ? 1.0f : 0.0f;
+    const glm::vec3 preferred = geometry().normalizeOrZero(params.preferredDirection);
+    p.preferred = glm::vec4(preferred, params.kPreferred);
     if (flow) {
         p.flowOrigin = glm::vec4(flow->origin(), flow->spacing());
         p.flowDims = glm::uvec4(glm::uvec3(flow->dims()), 0u);
     }
     return p;
+}
+
+std::vector<StepParamsData> makeSpeciesStepParams(const SimParams& params,
+                                                  const FlowField* flow) {
+    std::vector<StepParamsData> packs;
+    packs.reserve(speciesCount(params));
+    if (params.species.empty()) {
+        packs.push_back(makeStepParams(params, flow));
+    } else {
+        for (std::size_t s = 0; s < params.species.size(); ++s)
+            packs.push_back(makeStepParams(paramsOfSpecies(params, s), flow));
+    }
+    return packs;
 }
 
 std::vector<glm::vec4> packRocks(const SimParams& params) {

@@ -67,7 +67,7 @@ class StepRule {
 #undef STEP_FEATURES
 };
 
-static_assert(sizeof(StepParamsData) == 256, "StepParamsData in step_params.h: std140 size");
+static_assert(sizeof(StepParamsData) == 288, "StepParamsData in step_params.h: std140 size");
 static_assert(offsetof(StepParamsData, radiiSquared) == 0);
 static_assert(offsetof(StepParamsData, weights) == 16);
 static_assert(offsetof(StepParamsData, limits) == 32);
@@ -84,6 +84,8 @@ static_assert(offsetof(StepParamsData, kinds) == 192);
 static_assert(offsetof(StepParamsData, kindWeights) == 208);
 static_assert(offsetof(StepParamsData, noise) == 224);
 static_assert(offsetof(StepParamsData, random) == 240);
+static_assert(offsetof(StepParamsData, unit) == 256);
+static_assert(offsetof(StepParamsData, preferred) == 272);
 
 }  // namespace glsl
 
@@ -96,19 +98,31 @@ using glsl::StepRule;
 std::uint32_t stepFeatures(const SimParams& params);
 
 /// Whether stepFeatures() ever gives `features`: steering "couzin" comes alone or with the field
-/// of view only, and the target is sought straight or along the flow field, never both; the other
-/// sets are never compiled.
+/// of view (and species) only, and the target is sought straight or along the flow field, never
+/// both. With species: the field of view, and, but for "couzin", one way to the target,
+/// avoidance and the kinds, always. The other sets are never compiled.
 constexpr bool usedFeatureSet(std::uint32_t features) {
     constexpr std::uint32_t kBothPaths = glsl::kFeatureSeek | glsl::kFeatureFlowField;
-    return (features & kBothPaths) != kBothPaths &&
-           ((features & glsl::kFeatureCouzin) == 0u ||
-            (features & ~(glsl::kFeatureCouzin | glsl::kFeatureFieldOfView)) == 0u);
+    constexpr std::uint32_t kWithCouzin =
+        glsl::kFeatureCouzin | glsl::kFeatureFieldOfView | glsl::kFeatureSpecies;
+    const bool couzin = (features & glsl::kFeatureCouzin) != 0u;
+    if ((features & kBothPaths) == kBothPaths || (couzin && (features & ~kWithCouzin) != 0u))
+        return false;
+    if ((features & glsl::kFeatureSpecies) == 0u) return true;
+    if ((features & glsl::kFeatureFieldOfView) == 0u) return false;
+    constexpr std::uint32_t kAlwaysWithSpecies = glsl::kFeatureAvoidance | glsl::kFeatureKinds;
+    return couzin || ((features & kAlwaysWithSpecies) == kAlwaysWithSpecies &&
+                      (features & kBothPaths) != 0u);
 }
 
 /// The parameter pack of the step for `params`, for every backend: radii squared, weights,
 /// limits, the tank, the rock count, seeking, avoidance and, when `flow` is given, where its
 /// nodes lie. The GPU backend adds its grid and its buffer halves.
 StepParamsData makeStepParams(const SimParams& params, const FlowField* flow);
+
+/// The parameter pack of each species (paramsOfSpecies), in the order of params.species; one
+/// pack, makeStepParams(params), without species. The GPU backend keeps them in a small buffer.
+std::vector<StepParamsData> makeSpeciesStepParams(const SimParams& params, const FlowField* flow);
 
 /// The rocks as the step reads them: xyz centre, w radius.
 std::vector<glm::vec4> packRocks(const SimParams& params);

@@ -1,5 +1,6 @@
 #include "ConfigIO.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -126,6 +127,77 @@ Result<std::vector<Rock>> readRocks(const Json& value, const Reader& reader) {
         rocks.push_back(rock);
     }
     return rocks;
+}
+
+Result<void> readKey(const ParamInfo& info, const Json& value, const Reader& reader, SimParams& p);
+
+/// A colour for species `index` when its entry gives none: distinct, and far from the leaders'
+/// gold and the predators' magenta.
+glm::vec3 defaultSpeciesColor(std::size_t index) {
+    static constexpr float kPalette[][3] = {{0.25f, 0.55f, 0.95f}, {0.95f, 0.55f, 0.15f},
+                                            {0.3f, 0.8f, 0.35f},   {0.85f, 0.25f, 0.25f},
+                                            {0.6f, 0.4f, 0.85f},   {0.2f, 0.8f, 0.8f}};
+    const auto& c = kPalette[index % std::size(kPalette)];
+    return {c[0], c[1], c[2]};
+}
+
+Result<std::vector<Species>> readSpecies(const Json& value, const Reader& reader) {
+    if (!value.is_array())
+        return fail(reader.where("species") +
+                    "must be an array of {\"name\": ..., \"count\": n, ...}");
+    std::vector<Species> list;
+    for (std::size_t s = 0; s < value.size(); ++s) {
+        const std::string where = "species[" + std::to_string(s) + "]";
+        const Json& item = value[s];
+        if (!item.is_object())
+            return fail(reader.where(where) +
+                        "must be an object {\"name\": ..., \"count\": n, ...}");
+        Species species;
+        species.color = defaultSpeciesColor(s);
+        // The per-fish keys are read as the config's own, into a scratch copy.
+        SimParams scratch;
+        for (const auto& [name, field] : item.items()) {
+            const std::string key = where + "." + name;
+            if (name == "name") {
+                if (!field.is_string())
+                    return fail(reader.where(key) + "must be a string, got " + typeName(field));
+                species.name = field.get<std::string>();
+            } else if (name == "count") {
+                if (!field.is_number_integer() ||
+                    (field.is_number_unsigned() &&
+                     field.get<std::uint64_t>() > std::uint64_t(kMaxFishCount)) ||
+                    (!field.is_number_unsigned() && field.get<std::int64_t>() < 0))
+                    return fail(reader.where(key) + shown(field) +
+                                " is not allowed; must be a whole number from 0 to " +
+                                std::to_string(kMaxFishCount));
+                species.count = field.get<std::int64_t>();
+            } else if (name == "color") {
+                auto color = reader.vec3(field, key);
+                if (!color) return fail(color.error());
+                species.color = *color;
+            } else {
+                const ParamInfo* info = findParam(name);
+                if (!info || !info->perFish)
+                    return fail(reader.where(key) +
+                                "unknown key for a species; a species has \"name\", "
+                                "\"count\", \"color\" and the per-fish keys (see "
+                                "docs/config.md)");
+                if (auto ok = readKey(*info, field, Reader(reader.source() + ": " + where), scratch);
+                    !ok)
+                    return fail(ok.error());
+                species.settings.push_back(settingOf(*info, scratch));
+            }
+        }
+        if (!item.contains("name") || !item.contains("count"))
+            return fail(reader.where(where) + "needs both \"name\" and \"count\"");
+        // In the table's order, whatever the file's: the same species compare equal.
+        std::stable_sort(species.settings.begin(), species.settings.end(),
+                         [](const SpeciesSetting& a, const SpeciesSetting& b) {
+                             return findParam(a.key) < findParam(b.key);
+                         });
+        list.push_back(std::move(species));
+    }
+    return list;
 }
 
 /// nlohmann's message without its "[json.exception.parse_error.101] " tag, and short: the token
@@ -359,10 +431,14 @@ Result<void> readKey(const ParamInfo& info, const Json& value, const Reader& rea
                 auto index = reader.choice(value, key, field.names);
                 if (!index) return fail(index.error());
                 field.set(p, *index);
-            } else {
+            } else if constexpr (std::is_same_v<Field, std::vector<Rock> SimParams::*>) {
                 auto rocks = readRocks(value, reader);
                 if (!rocks) return fail(rocks.error());
                 p.*field = std::move(*rocks);
+            } else {
+                auto species = readSpecies(value, reader);
+                if (!species) return fail(species.error());
+                p.*field = std::move(*species);
             }
             return {};
         },
@@ -461,34 +537,54 @@ double shortest(float f) {
     return std::strtod(std::string(text, end).c_str(), nullptr);
 }
 
+Json vec3Json(const glm::vec3& v) {
+    return Json::array({shortest(v.x), shortest(v.y), shortest(v.z)});
+}
+
+/// The value of key `info` in `p`, as a config file holds it.
+Json valueOf(const ParamInfo& info, const SimParams& p) {
+    return std::visit(
+        [&]<class Field>(const Field& field) -> Json {
+            if constexpr (std::is_same_v<Field, float SimParams::*>) {
+                return shortest(p.*field);
+            } else if constexpr (std::is_same_v<Field, glm::vec3 SimParams::*>) {
+                return vec3Json(p.*field);
+            } else if constexpr (std::is_same_v<Field, ChoiceField>) {
+                return field.names[static_cast<std::size_t>(field.get(p))];
+            } else if constexpr (std::is_same_v<Field, std::vector<Rock> SimParams::*>) {
+                Json rocks = Json::array();
+                for (const Rock& rock : p.*field)
+                    rocks.push_back(
+                        {{"center", vec3Json(rock.center)}, {"radius", shortest(rock.radius)}});
+                return rocks;
+            } else if constexpr (std::is_same_v<Field, std::vector<Species> SimParams::*>) {
+                Json list = Json::array();
+                for (const Species& species : p.*field) {
+                    Json entry = {{"name", species.name},
+                                  {"count", species.count},
+                                  {"color", vec3Json(species.color)}};
+                    for (const SpeciesSetting& setting : species.settings) {
+                        const ParamInfo* key = findParam(setting.key);
+                        if (!key) continue;
+                        SimParams scratch;
+                        applySetting(scratch, setting);
+                        entry[setting.key] = valueOf(*key, scratch);
+                    }
+                    list.push_back(std::move(entry));
+                }
+                return list;
+            } else {
+                return p.*field;
+            }
+        },
+        info.field);
+}
+
 }  // namespace
 
 std::string configToJson(const SimParams& p) {
-    auto vec = [](const glm::vec3& v) {
-        return Json::array({shortest(v.x), shortest(v.y), shortest(v.z)});
-    };
     Json root = Json::object();
-    for (const ParamInfo& info : paramTable()) {
-        root[info.key] = std::visit(
-            [&]<class Field>(const Field& field) -> Json {
-                if constexpr (std::is_same_v<Field, float SimParams::*>) {
-                    return shortest(p.*field);
-                } else if constexpr (std::is_same_v<Field, glm::vec3 SimParams::*>) {
-                    return vec(p.*field);
-                } else if constexpr (std::is_same_v<Field, ChoiceField>) {
-                    return field.names[static_cast<std::size_t>(field.get(p))];
-                } else if constexpr (std::is_same_v<Field, std::vector<Rock> SimParams::*>) {
-                    Json rocks = Json::array();
-                    for (const Rock& rock : p.*field)
-                        rocks.push_back(
-                            {{"center", vec(rock.center)}, {"radius", shortest(rock.radius)}});
-                    return rocks;
-                } else {
-                    return p.*field;
-                }
-            },
-            info.field);
-    }
+    for (const ParamInfo& info : paramTable()) root[info.key] = valueOf(info, p);
     return root.dump(2) + "\n";
 }
 

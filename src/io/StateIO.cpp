@@ -24,7 +24,6 @@ namespace fishschool {
 namespace {
 
 constexpr std::string_view kHeader = "x,y,z,vx,vy,vz";
-constexpr std::string_view kHeaderWithKind = "x,y,z,vx,vy,vz,kind";
 const char* const kColumns[] = {"x", "y", "z", "vx", "vy", "vz"};
 
 /// A line without the '\r' of a "\r\n" line end. Spaces stay: a value with one is refused, as
@@ -64,13 +63,31 @@ std::optional<std::string> whyNotInScene(const Fish& fish, const SimParams& para
     return std::nullopt;
 }
 
+namespace {
+
+/// The optional columns after the six, in their order.
+constexpr std::string_view kSpeciesColumn = "species";
+constexpr std::string_view kKindColumn = "kind";
+
+/// The header of a file with these columns.
+std::string headerOf(bool withSpecies, bool withKind) {
+    std::string header(kHeader);
+    if (withSpecies) header.append(",").append(kSpeciesColumn);
+    if (withKind) header.append(",").append(kKindColumn);
+    return header;
+}
+
+}  // namespace
+
 Result<School> parseStateCsv(std::string_view text, const SimParams& params,
                              std::string_view sourceName) {
     const std::string source(sourceName);
     School school;
     std::size_t lineNumber = 0;
     bool sawHeader = false;
-    bool withKind = false;  // the header ends with ",kind": so does every row
+    bool withSpecies = false;  // the header has ",species" after the six: so does every row
+    bool withKind = false;     // the header ends with ",kind": so does every row
+    std::size_t columns = 6;
     // A UTF-8 byte order mark, as some editors write, is read as if absent (docs/config.md, State).
     if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
     // One row a line: sized once, rather than moved again and again as it grows.
@@ -83,27 +100,38 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
         // Built only for an error: one string per row would cost more than the row's numbers.
         const auto where = [&] { return source + ":" + std::to_string(lineNumber) + ": "; };
         if (!sawHeader) {
-            withKind = line == kHeaderWithKind;
-            if (line != kHeader && !withKind)
+            bool known = false;
+            for (bool species : {false, true})
+                for (bool kind : {false, true})
+                    if (!known && line == headerOf(species, kind)) {
+                        known = true;
+                        withSpecies = species;
+                        withKind = kind;
+                    }
+            if (!known)
                 return fail(where() + "bad header " + quote(line) + "; expected '" +
-                            std::string(kHeader) + "' (or '" + std::string(kHeaderWithKind) +
-                            "' with leaders or predators)");
+                            std::string(kHeader) + "', optionally followed by ',species' (with " +
+                            "species) and ',kind' (with leaders or predators)");
+            columns = 6 + (withSpecies ? 1 : 0) + (withKind ? 1 : 0);
             sawHeader = true;
             continue;
         }
         if (line.empty() && text.empty()) break;  // a final newline
         if (line.empty())
             return fail(where() + "empty line; every line after the header is one fish: " +
-                        std::string(kHeader));
+                        headerOf(withSpecies, withKind));
 
-        if (withKind) {
-            // Seven values: a row without its kind is short, not of a wrong kind.
-            const auto values = std::count(line.begin(), line.end(), ',') + 1;
-            if (values != 7)
+        if (columns > 6) {
+            // A row without its species or kind is short, not of a wrong kind.
+            const auto values = static_cast<std::size_t>(std::count(line.begin(), line.end(), ',')) + 1;
+            if (values != columns)
                 return fail(where() +
-                            (values < 7 ? "only " + std::to_string(values) + " values"
-                                        : std::string("too many values")) +
-                            "; a row has 7: " + std::string(kHeaderWithKind));
+                            (values < columns ? "only " + std::to_string(values) + " values"
+                                              : std::string("too many values")) +
+                            "; a row has " + std::to_string(columns) + ": " +
+                            headerOf(withSpecies, withKind));
+        }
+        if (withKind) {
             const std::size_t lastComma = line.rfind(',');
             const std::string_view kind =
                 lastComma == std::string_view::npos ? line : line.substr(lastComma + 1);
@@ -114,6 +142,27 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
                             std::to_string(params.leaders) + ", predators " +
                             std::to_string(params.predators) + ") makes fish " +
                             std::to_string(school.size()) + " a " + std::string(expected));
+            line = line.substr(0, lastComma);
+        }
+        std::uint32_t species = speciesOf(school.size(), params);
+        if (withSpecies) {
+            const std::size_t lastComma = line.rfind(',');
+            const std::string_view field =
+                lastComma == std::string_view::npos ? line : line.substr(lastComma + 1);
+            const std::size_t known = params.species.size();
+            std::uint32_t index = 0;
+            const auto [ptr, ec] =
+                std::from_chars(field.data(), field.data() + field.size(), index);
+            if (ec != std::errc() || ptr != field.data() + field.size() || field.empty() ||
+                index >= std::max<std::size_t>(known, 1))
+                return fail(where() + "species " + quote(field) + " is not allowed; " +
+                            (known == 0 ? std::string("the configuration has no species, so "
+                                                      "every fish is of species 0")
+                                        : "must be a species' index, 0 to " +
+                                              std::to_string(known - 1) + " (the " +
+                                              std::to_string(known) +
+                                              " species of the configuration)"));
+            species = index;
             line = line.substr(0, lastComma);
         }
         std::array<float, 6> values{};
@@ -146,6 +195,7 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
         Fish fish;
         fish.position = {values[0], values[1], values[2]};
         fish.velocity = {values[3], values[4], values[5]};
+        fish.species = species;
         if (auto why = whyNotInScene(fish, params)) return fail(where() + *why);
         school.push_back(fish);
     }
@@ -162,31 +212,33 @@ Result<School> loadStateCsv(const std::filesystem::path& path, const SimParams& 
 
 namespace {
 
-/// One row: "%.9g" numbers, and the kind where the file has the column.
-void appendRow(std::string& out, const Fish& f, const char* kind) {
-    char line[180];
-    const int n =
-        kind == nullptr
-            ? std::snprintf(line, sizeof line, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n",
-                            double(f.position.x), double(f.position.y), double(f.position.z),
-                            double(f.velocity.x), double(f.velocity.y), double(f.velocity.z))
-            : std::snprintf(line, sizeof line, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s\n",
-                            double(f.position.x), double(f.position.y), double(f.position.z),
-                            double(f.velocity.x), double(f.velocity.y), double(f.velocity.z), kind);
+/// One row: "%.9g" numbers, then the species and the kind where the file has those columns
+/// (species < 0, kind null: not).
+void appendRow(std::string& out, const Fish& f, long species, const char* kind) {
+    char line[200];
+    int n = std::snprintf(line, sizeof line, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g", double(f.position.x),
+                          double(f.position.y), double(f.position.z), double(f.velocity.x),
+                          double(f.velocity.y), double(f.velocity.z));
+    if (species >= 0)
+        n += std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n), ",%ld", species);
+    if (kind != nullptr)
+        n += std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n), ",%s", kind);
     out.append(line, static_cast<std::size_t>(n));
+    out += '\n';
 }
 
 /// The state CSV in pieces of about `pieceBytes`, each handed to `write`; `params` null: no
-/// kind column.
+/// species or kind column.
 Result<void> writeRows(std::span<const Fish> school, const SimParams* params,
                        std::size_t pieceBytes,
                        const std::function<Result<void>(std::string_view)>& write) {
     const bool withKind = params != nullptr && hasKinds(*params);
-    std::string piece(withKind ? kHeaderWithKind : kHeader);
+    const bool withSpecies = params != nullptr && !params->species.empty();
+    std::string piece = headerOf(withSpecies, withKind);
     piece += '\n';
     for (std::size_t i = 0; i < school.size(); ++i) {
-        appendRow(piece, school[i],
-                  withKind ? std::string(toString(fishKind(i, *params))).c_str() : nullptr);
+        appendRow(piece, school[i], withSpecies ? static_cast<long>(school[i].species) : -1,
+                  withKind ? toString(fishKind(i, *params)).data() : nullptr);
         if (piece.size() < pieceBytes) continue;
         if (auto ok = write(piece); !ok) return ok;
         piece.clear();

@@ -37,6 +37,7 @@
 #include <hdf5.h>
 
 #include "core/Messages.h"
+#include "core/Scenario.h"
 #include "io/ConfigIO.h"
 #include "io/Hdf5Handles.h"
 #include "io/StateIO.h"
@@ -857,7 +858,7 @@ Result<TrajectoryStart> readTrajectoryStart(const fs::path& file, std::optional<
         if (!loaded) return fail(loaded.error());
         params = *loaded;
     }
-    params->fishCount = static_cast<std::int64_t>(start.school.size());
+    countSchool(*params, start.school);
     const char* const from = flags.configPath ? "--config" : "the file's config";
 
     // The kinds of the file are those the parameters give the school.

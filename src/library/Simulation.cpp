@@ -87,6 +87,14 @@ struct Simulation::State {
             return fail("fish " + std::to_string(index) +
                         ": a position, velocity or "
                         "acceleration that is not a finite number");
+        if (fish.species >= speciesCount(params))
+            return fail("fish " + std::to_string(index) + ": species " +
+                        std::to_string(fish.species) + " is not allowed; " +
+                        (params.species.empty()
+                             ? std::string("without species every fish is of species 0")
+                             : "must be 0 to " + std::to_string(params.species.size() - 1) +
+                                   " (the index of one of the " +
+                                   std::to_string(params.species.size()) + " species)"));
         if (!isInScene(fish.position, params))
             return fail(
                 "fish " + std::to_string(index) + ": " + formatPoint(fish.position) +
@@ -113,7 +121,7 @@ Result<Simulation> Simulation::create(const SimParams& requested, std::string_vi
     const auto kind = parseBackendFlag("backend", backend);
     if (!kind) return fail(kind.error());
     SimParams params = requested;
-    params.fishCount = static_cast<std::int64_t>(school.size());
+    countSchool(params, school);
     if (auto ok = validate(params); !ok) return fail(ok.error());
     for (std::size_t i = 0; i < school.size(); ++i)
         if (auto ok = State::checkFish(school[i], params, i); !ok) return fail(ok.error());
@@ -126,7 +134,7 @@ Result<Simulation> Simulation::create(const SimParams& requested, std::string_vi
 Result<Simulation> Simulation::create(const SimParams& requested, std::unique_ptr<Backend> backend,
                                       std::span<const Fish> school) {
     SimParams params = requested;
-    params.fishCount = static_cast<std::int64_t>(school.size());
+    countSchool(params, school);
     if (auto ok = validate(params); !ok) return fail(ok.error());
     for (std::size_t i = 0; i < school.size(); ++i)
         if (auto ok = State::checkFish(school[i], params, i); !ok) return fail(ok.error());
@@ -243,7 +251,7 @@ Result<void> Simulation::addFish(std::span<const Fish> fish) {
     School next(now.begin(), now.end());
     next.insert(next.end(), fish.begin(), fish.end());
     SimParams p = params();
-    p.fishCount = static_cast<std::int64_t>(next.size());
+    countSchool(p, next);
     if (auto ok = validate(p); !ok) return fail(ok.error());
     for (std::size_t i = 0; i < fish.size(); ++i)
         if (auto ok = State::checkFish(fish[i], p, now.size() + i); !ok) return ok;
@@ -267,14 +275,14 @@ Result<void> Simulation::removeFish(std::span<const std::size_t> indices) {
     for (std::size_t i = 0; i < now.size(); ++i)
         if (!removed[i]) next.push_back(now[i]);
     SimParams p = params();
-    p.fishCount = static_cast<std::int64_t>(next.size());
+    countSchool(p, next);
     if (auto ok = validate(p); !ok) return fail(ok.error());
     return state_->replace(p, next);
 }
 
 Result<void> Simulation::setSchool(std::span<const Fish> school) {
     SimParams p = params();
-    p.fishCount = static_cast<std::int64_t>(school.size());
+    countSchool(p, school);
     if (auto ok = validate(p); !ok) return fail(ok.error());
     if (auto ok = state_->replace(p, school); !ok) return ok;
     state_->seconds = 0.0;

@@ -34,8 +34,8 @@ namespace py = pybind11;
 namespace fishschool::python {
 namespace {
 
-static_assert(sizeof(Fish) == 36 && std::is_standard_layout_v<Fish>,
-              "the NumPy views assume 9 packed floats a fish");
+static_assert(sizeof(Fish) == 40 && std::is_standard_layout_v<Fish>,
+              "the NumPy views assume 9 packed floats and a species index a fish");
 constexpr py::ssize_t kFishStride = sizeof(Fish);
 
 // ---- errors ----------------------------------------------------------------------------------

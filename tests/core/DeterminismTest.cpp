@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <ostream>
@@ -18,13 +19,18 @@
 namespace fishschool {
 namespace {
 
-/// FNV-1a over the bytes of every fish, in upload order.
+/// FNV-1a over the bytes of the position, velocity and acceleration of every fish, in upload
+/// order (the species, which a step never changes, is left out: the hashes predate it).
 std::uint64_t hashOf(const School& school) {
     std::uint64_t hash = 14695981039346656037ull;
-    const auto* bytes = reinterpret_cast<const unsigned char*>(school.data());
-    for (std::size_t k = 0; k < school.size() * sizeof(Fish); ++k) {
-        hash ^= bytes[k];
-        hash *= 1099511628211ull;
+    constexpr std::size_t kStateBytes = offsetof(Fish, species);
+    static_assert(kStateBytes == 9 * sizeof(float));
+    for (const Fish& fish : school) {
+        const auto* bytes = reinterpret_cast<const unsigned char*>(&fish);
+        for (std::size_t k = 0; k < kStateBytes; ++k) {
+            hash ^= bytes[k];
+            hash *= 1099511628211ull;
+        }
     }
     return hash;
 }

@@ -41,8 +41,17 @@ SimParams withOtherValue(const ParamInfo& info) {
                 p.*field += glm::vec3(0.5f, 0.25f, 0.125f);
             } else if constexpr (std::is_same_v<Field, ChoiceField>) {
                 field.set(p, (field.get(p) + 1) % static_cast<int>(field.names.size()));
-            } else {
+            } else if constexpr (std::is_same_v<Field, std::vector<Rock> SimParams::*>) {
                 (p.*field).pop_back();
+            } else {
+                // Two species that set a key of each type.
+                Species small{"small", p.fishCount - 5, {0.2f, 0.4f, 0.8f}, {}};
+                small.settings.push_back({"maxVelocity", 2.5f});
+                small.settings.push_back({"schoolsWith", 0.0f, {}, 1});
+                Species big{"big", 5, {0.9f, 0.5f, 0.1f}, {}};
+                big.settings.push_back({"preferredDirection", 0.0f, {0.0f, 0.0f, 1.0f}});
+                big.settings.push_back({"kPreferred", 0.5f});
+                p.*field = {small, big};
             }
         },
         info.field);
