@@ -129,7 +129,8 @@ Result<std::vector<Rock>> readRocks(const Json& value, const Reader& reader) {
     return rocks;
 }
 
-Result<void> readKey(const ParamInfo& info, const Json& value, const Reader& reader, SimParams& p);
+Result<void> readKey(const ParamInfo& info, const Json& value, const Reader& reader, SimParams& p,
+                     const std::string& shownKey = "");
 
 /// A colour for species `index` when its entry gives none: distinct, and far from the leaders'
 /// gold and the predators' magenta.
@@ -182,8 +183,7 @@ Result<std::vector<Species>> readSpecies(const Json& value, const Reader& reader
                                 "unknown key for a species; a species has \"name\", "
                                 "\"count\", \"color\" and the per-fish keys (see "
                                 "docs/config.md)");
-                if (auto ok = readKey(*info, field, Reader(reader.source() + ": " + where), scratch);
-                    !ok)
+                if (auto ok = readKey(*info, field, reader, scratch, key); !ok)
                     return fail(ok.error());
                 species.settings.push_back(settingOf(*info, scratch));
             }
@@ -395,9 +395,11 @@ Result<Json> parseJson(std::string_view text, const Reader& reader) {
                 (path.empty() ? "" : " in key " + quote(path, 40)) + ": " + builder.error());
 }
 
-/// Reads the value of table key `info` into `p`; errors name the key and what it allows.
-Result<void> readKey(const ParamInfo& info, const Json& value, const Reader& reader, SimParams& p) {
-    const std::string key = info.key;
+/// Reads the value of table key `info` into `p`; errors name the key (as `shownKey` where given:
+/// a species' "species[1].maxVelocity") and what it allows.
+Result<void> readKey(const ParamInfo& info, const Json& value, const Reader& reader, SimParams& p,
+                     const std::string& shownKey) {
+    const std::string key = shownKey.empty() ? std::string(info.key) : shownKey;
     const std::string counts = "a whole number from 0 to " + std::to_string(kMaxFishCount);
     return std::visit(
         [&]<class Field>(const Field& field) -> Result<void> {
