@@ -236,6 +236,23 @@ py::array fishView(std::shared_ptr<const School> school, glm::vec3 Fish::*member
     return array;
 }
 
+/// An (N,) uint32 read-only view of the species of every fish of `school`, no copy.
+py::array speciesView(std::shared_ptr<const School> school) {
+    const auto n = static_cast<py::ssize_t>(school->size());
+    const std::uint32_t* first = n == 0 ? nullptr : &school->front().species;
+    py::array array;
+    if (n == 0) {
+        array = py::array(py::dtype::of<std::uint32_t>(), std::vector<py::ssize_t>{0});
+    } else {
+        py::capsule holder(new std::shared_ptr<const School>(std::move(school)), [](void* held) {
+            delete static_cast<std::shared_ptr<const School>*>(held);
+        });
+        array = py::array(py::dtype::of<std::uint32_t>(), {n}, {kFishStride}, first, holder);
+    }
+    py::detail::array_proxy(array.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+    return array;
+}
+
 // ---- the simulation --------------------------------------------------------------------------
 
 BackendKind backendKind(std::string_view name) {
@@ -306,6 +323,9 @@ class PySimulation {
         auto school = get().sharedSchool();
         return fishView(std::move(school), member);
     }
+
+    /// The species of every fish: an (N,) uint32 view of the same buffer.
+    py::array speciesOfFish() { return speciesView(get().sharedSchool()); }
 
     /// Releases the backend (a GPU's memory and context go now); arrays read before keep the
     /// buffers they view.
@@ -636,6 +656,10 @@ then goes into a new buffer); with none alive, a step's school is read into the 
         .def_property_readonly(
             "accelerations", [](PySimulation& self) { return self.view(&Fish::acceleration); },
             "(N, 3) float32, m/s^2, the last step's: a read-only view of the school's buffer.")
+        .def_property_readonly(
+            "species", [](PySimulation& self) { return self.speciesOfFish(); },
+            "(N,) uint32: each fish's species, the index into params['species'] (0 for all "
+            "without species); a read-only view of the school's buffer.")
         .def_property_readonly(
             "params", [](PySimulation& self) { return fromJson(self.get().configJson()); },
             "Every config key of the running parameters, as a dict (fishCount is the school's).")

@@ -63,17 +63,36 @@ def test_step_in_pieces_gives_the_same_bits(fishschool):
 # ---- zero-copy views --------------------------------------------------------------------------
 
 
+def test_species_are_a_view_of_each_fish(fishschool):
+    species = [{"name": "small", "count": 200}, {"name": "big", "count": 100, "maxVelocity": 5}]
+    with fishschool.Simulation(fishCount=300, seed=5, species=species) as sim:
+        kinds = sim.species
+        assert kinds.dtype == np.uint32 and kinds.shape == (300,)
+        assert not kinds.flags.writeable
+        assert np.array_equal(kinds, [0] * 200 + [1] * 100)
+        assert kinds.ctypes.data == sim.positions.ctypes.data + 36
+        # A new school swims at half of each species' own maxVelocity.
+        speeds = np.linalg.norm(sim.velocities, axis=1)
+        assert np.allclose(speeds[:200], 1.5) and np.allclose(speeds[200:], 2.5)
+        sim.step(5)
+        assert np.array_equal(sim.species, kinds)  # a fish's species never changes
+        assert [s["name"] for s in sim.params["species"]] == ["small", "big"]
+    with fishschool.Simulation(fishCount=10) as plain:
+        assert np.array_equal(plain.species, np.zeros(10, dtype=np.uint32))
+
+
 def test_positions_view_the_buffer_without_a_copy(small):
     first = small.positions
     second = small.positions
     assert first is not second
     assert np.shares_memory(first, second)
     assert first.dtype == np.float32 and first.shape == (300, 3)
-    assert first.strides == (36, 4)
+    assert first.strides == (40, 4)
     assert not first.flags.writeable and not first.flags.owndata
     with pytest.raises(ValueError):
         first[0, 0] = 1.0
-    # The three vectors of a fish lie 12 bytes apart in one buffer of 36-byte fish.
+    # The three vectors of a fish lie 12 bytes apart in one buffer of 40-byte fish (9 floats and
+    # the species).
     assert small.velocities.ctypes.data == first.ctypes.data + 12
     assert small.accelerations.ctypes.data == first.ctypes.data + 24
 
