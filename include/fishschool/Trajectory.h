@@ -32,7 +32,10 @@ namespace fishschool {
 ///     position/                  step int64 [frames], time float64 [frames],
 ///                                value float32 [frames][fish][3], m
 ///     velocity/                  step and time (hard links to position's), value as position, m/s
-///     species                    int32 [fish]: 0 fish, 1 leader, 2 predator (time-independent)
+///     species                    int32 [fish], time-independent: without species in the
+///                                config, each fish's kind: 0 fish, 1 leader, 2 predator; with
+///                                them, each fish's species (its index in the config's list)
+///     kind                       with species only: int32 [fish], the kinds as above
 ///   observables/                 absent, or the school's measures at EVERY frame:
 ///     polarization/, milling/, nearest_neighbor/, neighbors/
 ///                                step and time (hard links to position's), value float64
@@ -74,7 +77,13 @@ struct TrajectoryWriterOptions {
     /// How errors name the file: the output's own path when `file` is its temporary one
     /// (OutputFiles::addExternal's /proc/self/fd/N says nothing to a user). Empty: `file`.
     std::string name;
+    /// Each fish's species, by index (the school's Fish::species), when the config has species;
+    /// empty: those of a new school (speciesOf). Which species a fish is never changes in a run.
+    std::vector<std::uint32_t> species;
 };
+
+/// The species of every fish of `school`, for TrajectoryWriterOptions::species.
+std::vector<std::uint32_t> speciesOfSchool(std::span<const Fish> school);
 
 /// Writes one trajectory. Frames are copied (float32) when given and written by a thread of the
 /// writer's own, so a step waits on the disk only when the queue is full. Not thread-safe: one
@@ -151,9 +160,11 @@ class TrajectoryReader {
     /// configJson().
     virtual const std::string& configJsonAt(std::size_t frame) const = 0;
     virtual std::span<const FishKind> kinds() const = 0;
+    /// Each fish's species (all 0 in a file without species); readFrame gives them too.
+    virtual std::span<const std::uint32_t> species() const = 0;
     virtual const TrajectoryMeasures& measures() const = 0;
-    /// Frame `frame`'s positions and velocities into `out` (resized to fishCount(), accelerations
-    /// zero). An error (bad input) names the object: a value that is not finite, a read failure.
+    /// Frame `frame`'s positions, velocities and species into `out` (resized to fishCount(),
+    /// accelerations zero). An error (bad input) names the object: a value that is not finite, a read failure.
     [[nodiscard]] virtual Result<void> readFrame(std::size_t frame, School& out) = 0;
 };
 

@@ -17,7 +17,10 @@ Result<std::unique_ptr<TrajectoryRecording>> TrajectoryRecording::start(
     auto temporary = recording->files_.addExternal(recording->flag_, path.string());
     if (!temporary) return fail(temporary.error());
     recording->recordedParams_ = sim.params();
-    auto writer = TrajectoryWriter::create(*temporary, recording->recordedParams_, sim.fishCount());
+    TrajectoryWriterOptions options;
+    if (!sim.params().species.empty()) options.species = speciesOfSchool(sim.school());
+    auto writer = TrajectoryWriter::create(*temporary, recording->recordedParams_, sim.fishCount(),
+                                           options);
     if (!writer) return fail(writer.error());
     recording->writer_ = std::move(*writer);
     recording->addFrame(sim.stepCount());

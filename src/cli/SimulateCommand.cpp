@@ -215,8 +215,11 @@ int runSimulate(const SimulateOptions& o) {
     if (!o.trajectoryPath.empty()) {
         auto made = TrajectoryWriter::create(
             trajectoryFile, sim.params(), sim.fishCount(),
-            TrajectoryWriterOptions{.queueBytes = TrajectoryWriterOptions{}.queueBytes,
-                                    .name = o.trajectoryPath});
+            TrajectoryWriterOptions{
+                .queueBytes = TrajectoryWriterOptions{}.queueBytes,
+                .name = o.trajectoryPath,
+                .species = sim.params().species.empty() ? std::vector<std::uint32_t>{}
+                                                        : speciesOfSchool(sim.school())});
         if (!made) return internalFailure("--trajectory: " + made.error());
         trajectory = std::move(*made);
     }

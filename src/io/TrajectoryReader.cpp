@@ -456,6 +456,7 @@ class Hdf5TrajectoryReader final : public TrajectoryReader {
         return changes_[static_cast<std::size_t>(after - changeSteps_.begin()) - 1];
     }
     std::span<const FishKind> kinds() const override { return kinds_; }
+    std::span<const std::uint32_t> species() const override { return species_; }
     const TrajectoryMeasures& measures() const override { return measures_; }
     Result<void> readFrame(std::size_t frame, School& out) override;
 
@@ -476,6 +477,7 @@ class Hdf5TrajectoryReader final : public TrajectoryReader {
     std::vector<std::int64_t> steps_;
     std::vector<double> times_;
     std::vector<FishKind> kinds_;
+    std::vector<std::uint32_t> species_;  ///< each fish's (all 0 without species)
     std::string config_;
     std::vector<std::int64_t> changeSteps_;
     std::vector<std::string> changes_;
@@ -595,8 +597,37 @@ Result<void> Hdf5TrajectoryReader::load(const fs::path& path) {
         }
     }
 
+    // With species, `species` holds each fish's species and `kind` the kinds; without, `species`
+    // holds the kinds.
+    auto hasKind = checker.exists("particles/school/kind");
+    if (!hasKind) return fail(hasKind.error());
+    species_.assign(fish_, 0u);
+    if (*hasKind) {
+        auto indices = checker.openDataset("particles/school/species", Kind::Integer, 1);
+        if (!indices) return fail(indices.error());
+        if (indices->dims[0] != fish_)
+            return fail(checker.error(indices->path, "holds " + std::to_string(indices->dims[0]) +
+                                                         " values; must hold one a fish (" +
+                                                         std::to_string(fish_) + ")"));
+        if (fish_ > 0) {
+            auto values = readSeries<std::int32_t>(checker, *indices, H5T_NATIVE_INT32);
+            if (!values) return fail(values.error());
+            for (std::size_t i = 0; i < fish_; ++i) {
+                const std::int32_t index = (*values)[i];
+                if (index < 0 || index >= static_cast<std::int32_t>(kMaxSpecies))
+                    return fail(checker.error(
+                        indices->path, "fish " + std::to_string(i) + " has species " +
+                                           std::to_string(index) + "; allowed: 0 to " +
+                                           std::to_string(kMaxSpecies - 1) +
+                                           " (an index into the config's species)"));
+                species_[i] = static_cast<std::uint32_t>(index);
+            }
+        }
+    }
     // The fish's kinds: leaders first, then predators, then fish.
-    auto species = checker.openDataset("particles/school/species", Kind::Integer, 1);
+    auto species =
+        checker.openDataset(*hasKind ? "particles/school/kind" : "particles/school/species",
+                            Kind::Integer, 1);
     if (!species) return fail(species.error());
     if (species->dims[0] != fish_)
         return fail(checker.error(species->path, "holds " + std::to_string(species->dims[0]) +
@@ -787,6 +818,7 @@ Result<void> Hdf5TrajectoryReader::readFrame(std::size_t frame, School& out) {
         fish.position = {positions_[3 * i], positions_[3 * i + 1], positions_[3 * i + 2]};
         fish.velocity = {velocities_[3 * i], velocities_[3 * i + 1], velocities_[3 * i + 2]};
         fish.acceleration = glm::vec3(0.0f);
+        fish.species = species_[i];
         for (int k = 0; k < 3; ++k) {
             // A float64 beyond float32's range arrives as an infinity.
             const auto notFinite = [&](const Dataset& set, float v) {

@@ -132,7 +132,8 @@ class Hdf5TrajectoryWriter final : public TrajectoryWriter {
         if (!finished_) (void)finish();
     }
 
-    Result<void> open(const SimParams& params);
+    /// `species`: each fish's species (the school's), or empty for a new school's.
+    Result<void> open(const SimParams& params, std::span<const std::uint32_t> species);
 
     Result<void> addFrameFrom(std::int64_t step, double timeSeconds, const FrameFill& fill,
                               const std::optional<SchoolMetrics>& measures) override;
@@ -315,7 +316,8 @@ Result<void> Hdf5TrajectoryWriter::makeObservables() {
     return {};
 }
 
-Result<void> Hdf5TrajectoryWriter::open(const SimParams& params) {
+Result<void> Hdf5TrajectoryWriter::open(const SimParams& params,
+                                        std::span<const std::uint32_t> species) {
     edges_ = tankEdges(params);
     const hdf5::PropertyList access{H5Pcreate(H5P_FILE_ACCESS)};
     H5Pset_fclose_degree(access.get(), H5F_CLOSE_STRONG);
@@ -399,19 +401,33 @@ Result<void> Hdf5TrajectoryWriter::open(const SimParams& params) {
                            H5P_DEFAULT) < 0)
             return failure("cannot write particles/school/box");
     }
-    // The kinds, by index.
+    // The kinds, by index: `species` without species in the config (as files have always
+    // been), `kind` beside the species' indices with them.
     {
-        std::vector<std::int32_t> species;
-        species.reserve(fishCount_);
+        std::vector<std::int32_t> kinds;
+        kinds.reserve(fishCount_);
         for (const FishKind kind : fishKinds(params, fishCount_))
-            species.push_back(static_cast<std::int32_t>(kind));
+            kinds.push_back(static_cast<std::int32_t>(kind));
         const hsize_t count = fishCount_;
-        const hdf5::Dataspace space{H5Screate_simple(1, &count, nullptr)};
-        const hdf5::Dataset set{H5Dcreate2(root, "particles/school/species", H5T_STD_I32LE,
-                                           space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)};
-        if (!set.valid() || (count > 0 && H5Dwrite(set.get(), H5T_NATIVE_INT32, H5S_ALL, H5S_ALL,
-                                                   H5P_DEFAULT, species.data()) < 0))
-            return failure("cannot write particles/school/species");
+        const auto writeIntegers = [&](const char* path, const std::vector<std::int32_t>& values) {
+            const hdf5::Dataspace space{H5Screate_simple(1, &count, nullptr)};
+            const hdf5::Dataset set{H5Dcreate2(root, path, H5T_STD_I32LE, space.get(),
+                                               H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)};
+            return set.valid() && (count == 0 || H5Dwrite(set.get(), H5T_NATIVE_INT32, H5S_ALL,
+                                                          H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+        };
+        if (params.species.empty()) {
+            if (!writeIntegers("particles/school/species", kinds))
+                return failure("cannot write particles/school/species");
+        } else {
+            std::vector<std::int32_t> indices(fishCount_);
+            for (std::size_t i = 0; i < fishCount_; ++i)
+                indices[i] = static_cast<std::int32_t>(
+                    species.size() == fishCount_ ? species[i] : speciesOf(i, params));
+            if (!writeIntegers("particles/school/species", indices) ||
+                !writeIntegers("particles/school/kind", kinds))
+                return failure("cannot write particles/school/species and kind");
+        }
     }
     // The config the run started with, and the changes to come.
     {
@@ -668,6 +684,12 @@ Result<void> Hdf5TrajectoryWriter::writeAttributes(const Item& item) {
 
 }  // namespace
 
+std::vector<std::uint32_t> speciesOfSchool(std::span<const Fish> school) {
+    std::vector<std::uint32_t> species(school.size());
+    for (std::size_t i = 0; i < school.size(); ++i) species[i] = school[i].species;
+    return species;
+}
+
 std::vector<FishKind> fishKinds(const SimParams& params, std::size_t fishCount) {
     std::vector<FishKind> kinds(fishCount);
     for (std::size_t i = 0; i < fishCount; ++i) kinds[i] = fishKind(i, params);
@@ -694,7 +716,7 @@ Result<std::unique_ptr<TrajectoryWriter>> TrajectoryWriter::create(
     recordFailures();
     auto writer =
         std::make_unique<Hdf5TrajectoryWriter>(file, options.name, fishCount, options.queueBytes);
-    if (auto ok = writer->open(params); !ok) return fail(ok.error());
+    if (auto ok = writer->open(params, options.species); !ok) return fail(ok.error());
     return std::unique_ptr<TrajectoryWriter>(std::move(writer));
 }
 

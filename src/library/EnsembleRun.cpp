@@ -281,7 +281,8 @@ std::expected<EnsembleOutcome, EnsembleFailure> runFile(const fs::path& file, co
                 auto made = TrajectoryWriter::create(
                     trajectoryFile, params, school.size(),
                     TrajectoryWriterOptions{.queueBytes = TrajectoryWriterOptions{}.queueBytes,
-                                            .name = o.trajectory.string()});
+                                            .name = o.trajectory.string(),
+                                            .species = speciesOfSchool(school)});
                 if (!made) return fail("--trajectory: " + made.error());
                 trajectory = std::move(*made);
                 dt = params.dt;

@@ -510,7 +510,9 @@ class PyTrajectoryWriter {
         auto temp = outputs_.addExternal("trajectory", target);
         if (!temp) raise(PyExc_OSError, temp.error());
         lastConfig_ = sim.configJson();
-        auto made = TrajectoryWriter::create(*temp, sim.params(), sim.fishCount());
+        TrajectoryWriterOptions options;
+        if (!sim.params().species.empty()) options.species = speciesOfSchool(sim.school());
+        auto made = TrajectoryWriter::create(*temp, sim.params(), sim.fishCount(), options);
         if (!made) raise(PyExc_OSError, made.error());
         writer_ = std::move(*made);
     }

@@ -278,6 +278,45 @@ TEST_F(TrajectoryWriterTest, AFileWithoutMeasuresHasNoObservablesGroup) {
               (std::vector<hsize_t>{1, 4, 3}));
 }
 
+/// With species, `species` holds each fish's (H5MD's meaning) and `kind` the kinds; the reader
+/// gives them back with every frame.
+TEST_F(TrajectoryWriterTest, WritesEachFishsSpeciesAndTheKindsBesideThem) {
+    const fs::path file = folder_ / "t.h5";
+    SimParams params;
+    params.fishCount = 4;
+    params.leaders = 1;
+    params.species = {{"a", 2, {1, 0, 0}, {}}, {"b", 2, {0, 0, 1}, {}}};
+    TrajectoryWriterOptions options;
+    options.species = {1, 0, 1, 0};  // not a new school's order
+    auto writer = TrajectoryWriter::create(file, params, 4, options);
+    ASSERT_TRUE(writer) << writer.error();
+    ASSERT_TRUE((*writer)->addFrame(0, 0.0, numberedSchool(4, 0)));
+    ASSERT_TRUE((*writer)->finish());
+    auto reader = TrajectoryReader::open(file);
+    ASSERT_TRUE(reader) << reader.error();
+    EXPECT_EQ(std::vector<std::uint32_t>((*reader)->species().begin(), (*reader)->species().end()),
+              (std::vector<std::uint32_t>{1, 0, 1, 0}));
+    EXPECT_EQ((*reader)->kinds()[0], FishKind::Leader);
+    EXPECT_EQ((*reader)->kinds()[1], FishKind::Fish);
+    School frame;
+    ASSERT_TRUE((*reader)->readFrame(0, frame));
+    EXPECT_EQ(frame[2].species, 1u);
+    EXPECT_EQ(frame[3].species, 0u);
+    // Without species: `species` holds the kinds, as files always have, and no `kind`.
+    const fs::path plain = folder_ / "plain.h5";
+    auto kinds = TrajectoryWriter::create(plain, SimParams{}, 2);
+    ASSERT_TRUE(kinds) << kinds.error();
+    ASSERT_TRUE((*kinds)->addFrame(0, 0.0, numberedSchool(2, 0)));
+    ASSERT_TRUE((*kinds)->finish());
+    {
+        const hdf5::File h5 = openRead(plain);
+        EXPECT_FALSE(hasObject(h5.get(), "particles/school/kind"));
+    }
+    auto back = TrajectoryReader::open(plain);
+    ASSERT_TRUE(back) << back.error();
+    EXPECT_EQ((*back)->species()[1], 0u);
+}
+
 TEST_F(TrajectoryWriterTest, FramesHaveMeasuresAllOrNone) {
     // MDAnalysis reads observables/<name>/value[frame]: a frame without its value is refused.
     for (const bool measuredFirst : {true, false}) {
@@ -361,7 +400,7 @@ TEST_F(TrajectoryWriterTest, AFrameIsCopiedAndAQueueOfLessThanAFrameStillWritesE
     // school given may change as soon as addFrame returns.
     const fs::path file = folder_ / "t.h5";
     auto writer = TrajectoryWriter::create(file, SimParams{}, 1000,
-                                           TrajectoryWriterOptions{.queueBytes = 1, .name = {}});
+                                           TrajectoryWriterOptions{.queueBytes = 1, .name = {}, .species = {}});
     ASSERT_TRUE(writer) << writer.error();
     School school;
     for (int frame = 0; frame < 40; ++frame) {
@@ -458,7 +497,7 @@ TEST_F(TrajectoryWriterTest, WritesThroughAnOutputFilesTemporaryAndIsPutIntoPlac
     auto path = outputs.addExternal("--trajectory", target.string());
     ASSERT_TRUE(path) << path.error();
     auto writer = TrajectoryWriter::create(
-        *path, SimParams{}, 7, TrajectoryWriterOptions{.queueBytes = 1 << 20, .name = "out.h5"});
+        *path, SimParams{}, 7, TrajectoryWriterOptions{.queueBytes = 1 << 20, .name = "out.h5", .species = {}});
     ASSERT_TRUE(writer) << writer.error();
     // Errors name the output, not its temporary path.
     auto wrong = (*writer)->addFrame(0, 0.0, numberedSchool(8, 3));
