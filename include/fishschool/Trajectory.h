@@ -164,7 +164,8 @@ class TrajectoryReader {
     virtual std::span<const std::uint32_t> species() const = 0;
     virtual const TrajectoryMeasures& measures() const = 0;
     /// Frame `frame`'s positions, velocities and species into `out` (resized to fishCount(),
-    /// accelerations zero). An error (bad input) names the object: a value that is not finite, a read failure.
+    /// accelerations zero). An error (bad input) names the object: a value that is not finite, a
+    /// read failure.
     [[nodiscard]] virtual Result<void> readFrame(std::size_t frame, School& out) = 0;
 };
 

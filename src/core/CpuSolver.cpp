@@ -528,8 +528,7 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
         const SearchConstants search = kSpecies ? SearchConstants(own) : schoolSearch;
         if constexpr (kFieldOfView || kSpecies) {
             acc.heading = rule.normalizeOrZero(v);
-            acc.seesAllAround =
-                acc.heading == glm::vec3(0.0f) || STEP_VIEW_COS(own) <= -1.0f;
+            acc.seesAllAround = acc.heading == glm::vec3(0.0f) || STEP_VIEW_COS(own) <= -1.0f;
         }
         if constexpr (kSpecies) {
             acc.slotSpecies = slotSpecies_.data();

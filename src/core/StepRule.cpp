@@ -76,8 +76,7 @@ StepParamsData makeStepParams(const SimParams& params, const FlowField* flow) {
     return p;
 }
 
-std::vector<StepParamsData> makeSpeciesStepParams(const SimParams& params,
-                                                  const FlowField* flow) {
+std::vector<StepParamsData> makeSpeciesStepParams(const SimParams& params, const FlowField* flow) {
     std::vector<StepParamsData> packs;
     packs.reserve(speciesCount(params));
     if (params.species.empty()) {

@@ -111,8 +111,8 @@ constexpr bool usedFeatureSet(std::uint32_t features) {
     if ((features & glsl::kFeatureSpecies) == 0u) return true;
     if ((features & glsl::kFeatureFieldOfView) == 0u) return false;
     constexpr std::uint32_t kAlwaysWithSpecies = glsl::kFeatureAvoidance | glsl::kFeatureKinds;
-    return couzin || ((features & kAlwaysWithSpecies) == kAlwaysWithSpecies &&
-                      (features & kBothPaths) != 0u);
+    return couzin ||
+           ((features & kAlwaysWithSpecies) == kAlwaysWithSpecies && (features & kBothPaths) != 0u);
 }
 
 /// The parameter pack of the step for `params`, for every backend: radii squared, weights,

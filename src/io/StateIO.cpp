@@ -123,7 +123,8 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
 
         if (columns > 6) {
             // A row without its species or kind is short, not of a wrong kind.
-            const auto values = static_cast<std::size_t>(std::count(line.begin(), line.end(), ',')) + 1;
+            const auto values =
+                static_cast<std::size_t>(std::count(line.begin(), line.end(), ',')) + 1;
             if (values != columns)
                 return fail(where() +
                             (values < columns ? "only " + std::to_string(values) + " values"
@@ -156,12 +157,12 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
             if (ec != std::errc() || ptr != field.data() + field.size() || field.empty() ||
                 index >= std::max<std::size_t>(known, 1))
                 return fail(where() + "species " + quote(field) + " is not allowed; " +
-                            (known == 0 ? std::string("the configuration has no species, so "
-                                                      "every fish is of species 0")
-                                        : "must be a species' index, 0 to " +
-                                              std::to_string(known - 1) + " (the " +
-                                              std::to_string(known) +
-                                              " species of the configuration)"));
+                            (known == 0
+                                 ? std::string("the configuration has no species, so "
+                                               "every fish is of species 0")
+                                 : "must be a species' index, 0 to " + std::to_string(known - 1) +
+                                       " (the " + std::to_string(known) +
+                                       " species of the configuration)"));
             species = index;
             line = line.substr(0, lastComma);
         }

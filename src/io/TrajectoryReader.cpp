@@ -615,19 +615,18 @@ Result<void> Hdf5TrajectoryReader::load(const fs::path& path) {
             for (std::size_t i = 0; i < fish_; ++i) {
                 const std::int32_t index = (*values)[i];
                 if (index < 0 || index >= static_cast<std::int32_t>(kMaxSpecies))
-                    return fail(checker.error(
-                        indices->path, "fish " + std::to_string(i) + " has species " +
-                                           std::to_string(index) + "; allowed: 0 to " +
-                                           std::to_string(kMaxSpecies - 1) +
-                                           " (an index into the config's species)"));
+                    return fail(checker.error(indices->path,
+                                              "fish " + std::to_string(i) + " has species " +
+                                                  std::to_string(index) + "; allowed: 0 to " +
+                                                  std::to_string(kMaxSpecies - 1) +
+                                                  " (an index into the config's species)"));
                 species_[i] = static_cast<std::uint32_t>(index);
             }
         }
     }
     // The fish's kinds: leaders first, then predators, then fish.
-    auto species =
-        checker.openDataset(*hasKind ? "particles/school/kind" : "particles/school/species",
-                            Kind::Integer, 1);
+    auto species = checker.openDataset(
+        *hasKind ? "particles/school/kind" : "particles/school/species", Kind::Integer, 1);
     if (!species) return fail(species.error());
     if (species->dims[0] != fish_)
         return fail(checker.error(species->path, "holds " + std::to_string(species->dims[0]) +

@@ -411,10 +411,11 @@ Result<void> Hdf5TrajectoryWriter::open(const SimParams& params,
         const hsize_t count = fishCount_;
         const auto writeIntegers = [&](const char* path, const std::vector<std::int32_t>& values) {
             const hdf5::Dataspace space{H5Screate_simple(1, &count, nullptr)};
-            const hdf5::Dataset set{H5Dcreate2(root, path, H5T_STD_I32LE, space.get(),
-                                               H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)};
-            return set.valid() && (count == 0 || H5Dwrite(set.get(), H5T_NATIVE_INT32, H5S_ALL,
-                                                          H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+            const hdf5::Dataset set{H5Dcreate2(root, path, H5T_STD_I32LE, space.get(), H5P_DEFAULT,
+                                               H5P_DEFAULT, H5P_DEFAULT)};
+            return set.valid() &&
+                   (count == 0 || H5Dwrite(set.get(), H5T_NATIVE_INT32, H5S_ALL, H5S_ALL,
+                                           H5P_DEFAULT, values.data()) >= 0);
         };
         if (params.species.empty()) {
             if (!writeIntegers("particles/school/species", kinds))

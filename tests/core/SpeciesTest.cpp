@@ -48,7 +48,7 @@ TEST_P(SpeciesRules, EachFishStepsWithItsSpeciesRadiiWeightsAndLimits) {
                         ofSpecies({{0, 0, 10}, {}, {}}, 1), ofSpecies({{3, 0, 10}, {}, {}}, 0)};
     ASSERT_TRUE(validate(p)) << validate(p).error();
     const School next = step(p, school);
-    expectVec(next[0].acceleration, {0, 0, 0});  // its neighbour at 3 m is beyond its 2 m
+    expectVec(next[0].acceleration, {0, 0, 0});   // its neighbour at 3 m is beyond its 2 m
     expectVec(next[1].acceleration, {-3, 0, 0});  // clamped to its own 3 m/s^2
     expectVec(next[2].acceleration, {3, 0, 0});   // sees fish 3, a fish of the other species
     expectVec(next[3].acceleration, {0, 0, 0});
@@ -67,8 +67,7 @@ TEST_P(SpeciesRules, AFishThatSchoolsWithItsOwnSpeciesSeparatesFromEveryFish) {
     p.species = {species("a", 3), species("b", 1)};
     p.species[0].settings.push_back({"schoolsWith", 0.0f, {}, 1});  // "own"
     p.fishCount = 4;
-    const School school{ofSpecies({{0, 0, 0}, {}, {}}, 0),
-                        ofSpecies({{0, 3, 0}, {0, 2, 0}, {}}, 0),
+    const School school{ofSpecies({{0, 0, 0}, {}, {}}, 0), ofSpecies({{0, 3, 0}, {0, 2, 0}, {}}, 0),
                         ofSpecies({{0, 0, 20}, {}, {}}, 0),  // out of range of fish 0
                         ofSpecies({{0.5f, 0, 0}, {5, 0, 0}, {}}, 1)};
     const School next = step(p, school);
@@ -92,17 +91,16 @@ TEST_P(SpeciesRules, SeparationScaledByKineticEnergyGivesWayToTheHeavierAndFaste
     p.fishCount = 4;
     // Fish 0 (mass 1, speed 1): a heavy neighbour at speed 1 (ratio 4) on +x, a light one at
     // speed 1 (ratio 1) on +z, a light one at speed 0 (ratio 0) on +y.
-    const School school{ofSpecies({{0, 0, 0}, {0, 0, -1}, {}}, 0),
-                        ofSpecies({{1, 0, 0}, {0, -1, 0}, {}}, 1),
-                        ofSpecies({{0, 0, 1}, {1, 0, 0}, {}}, 0),
-                        ofSpecies({{0, 1, 0}, {0, 0, 0}, {}}, 0)};
+    const School school{
+        ofSpecies({{0, 0, 0}, {0, 0, -1}, {}}, 0), ofSpecies({{1, 0, 0}, {0, -1, 0}, {}}, 1),
+        ofSpecies({{0, 0, 1}, {1, 0, 0}, {}}, 0), ofSpecies({{0, 1, 0}, {0, 0, 0}, {}}, 0)};
     const School next = step(p, school);
     const glm::vec3 sum = 4.0f * glm::vec3(1, 0, 0) + glm::vec3(0, 0, 1);
     expectVec(next[0].acceleration, 2.0f * glm::normalize(-sum / 3.0f));
     // Fish 3 stands still (KE 0): every moving neighbour weighs 100, the clamp; fish 0 at
     // (0, -1, 0) and fish 1 at (1, -1, 0) are within 2 m, fish 2 at (0, -1, 1) too.
-    const glm::vec3 offsets = 100.0f * (glm::vec3(0, -1, 0) + glm::vec3(1, -1, 0) +
-                                        glm::vec3(0, -1, 1));
+    const glm::vec3 offsets =
+        100.0f * (glm::vec3(0, -1, 0) + glm::vec3(1, -1, 0) + glm::vec3(0, -1, 1));
     expectVec(next[3].acceleration, 2.0f * glm::normalize(-offsets / 3.0f));
 }
 
@@ -194,8 +192,8 @@ TEST_P(SpeciesRules, OneSpeciesThatSetsNothingStepsAsNoSpecies) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryBackend, SpeciesRules,
-                         ::testing::ValuesIn(test::everyBuiltBackend()), test::setupName);
+INSTANTIATE_TEST_SUITE_P(EveryBackend, SpeciesRules, ::testing::ValuesIn(test::everyBuiltBackend()),
+                         test::setupName);
 
 TEST(Species, ANewSchoolHoldsEachSpeciesInTurnAtItsOwnSpeed) {
     SimParams p;

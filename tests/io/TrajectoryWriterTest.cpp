@@ -399,8 +399,9 @@ TEST_F(TrajectoryWriterTest, AFrameIsCopiedAndAQueueOfLessThanAFrameStillWritesE
     // queueBytes below one frame: each frame waits for the one before to be written, and the
     // school given may change as soon as addFrame returns.
     const fs::path file = folder_ / "t.h5";
-    auto writer = TrajectoryWriter::create(file, SimParams{}, 1000,
-                                           TrajectoryWriterOptions{.queueBytes = 1, .name = {}, .species = {}});
+    auto writer = TrajectoryWriter::create(
+        file, SimParams{}, 1000,
+        TrajectoryWriterOptions{.queueBytes = 1, .name = {}, .species = {}});
     ASSERT_TRUE(writer) << writer.error();
     School school;
     for (int frame = 0; frame < 40; ++frame) {
@@ -497,7 +498,8 @@ TEST_F(TrajectoryWriterTest, WritesThroughAnOutputFilesTemporaryAndIsPutIntoPlac
     auto path = outputs.addExternal("--trajectory", target.string());
     ASSERT_TRUE(path) << path.error();
     auto writer = TrajectoryWriter::create(
-        *path, SimParams{}, 7, TrajectoryWriterOptions{.queueBytes = 1 << 20, .name = "out.h5", .species = {}});
+        *path, SimParams{}, 7,
+        TrajectoryWriterOptions{.queueBytes = 1 << 20, .name = "out.h5", .species = {}});
     ASSERT_TRUE(writer) << writer.error();
     // Errors name the output, not its temporary path.
     auto wrong = (*writer)->addFrame(0, 0.0, numberedSchool(8, 3));
