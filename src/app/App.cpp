@@ -15,7 +15,9 @@
 #include <deque>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +27,7 @@
 #include "Screenshot.h"
 #include "SimulatedRate.h"
 #include "SimulationController.h"
+#include "SpeciesMeasures.h"
 #include "SweepDriver.h"
 #include "TrajectoryRecording.h"
 #include "VideoRecorder.h"
@@ -73,6 +76,18 @@ std::string timestampedScreenshotName() {
     return name;
 }
 
+render::FishColoring fishColoring(ui::FishColor color) {
+    switch (color) {
+        case ui::FishColor::Heading:
+            return render::FishColoring::ByHeading;
+        case ui::FishColor::Species:
+            return render::FishColoring::BySpecies;
+        case ui::FishColor::Speed:
+            break;
+    }
+    return render::FishColoring::BySpeed;
+}
+
 class App {
   public:
     App(const AppOptions& options, Window& window, std::unique_ptr<SimulationController> sim,
@@ -82,7 +97,10 @@ class App {
         camera_.reset(shownParams().bounds);
         cameraBounds_ = shownParams().bounds;
         panel_.view.vsync = options.vsync;
-        panel_.view.colorByHeading = options.colorByHeading;
+        if (options.color)
+            for (std::size_t k = 0; k < std::size(ui::kFishColorNames); ++k)
+                if (*options.color == ui::kFishColorNames[k])
+                    panel_.view.color = static_cast<ui::FishColor>(k);
         panel_.view.showPanel = panel_.view.showOverlay = !options.hideUi;
         // The preset box names the config the app started from.
         if (options.params.configPath)
@@ -140,6 +158,9 @@ class App {
             panel_.showError(result.error());
     }
     render::FishSource fishSource();
+    /// Measures each species of `school` (its fish, their mean speed) for the panel when the last
+    /// measure is `every` seconds old, or of other species, or the school is paused.
+    void measureSpeciesOf(std::span<const Fish> school, const SimParams& params, double every);
     /// The parameters of the school shown: the replay's at its frame, or the live school's.
     SimParams shownParams();
     /// Shows `replay` in place of the live school, which waits as it is.
@@ -214,6 +235,11 @@ class App {
     /// The real rate of simulated time, and the speed asked for while it was measured.
     SimulatedRate simulatedRate_;
     std::optional<std::pair<double, bool>> rateAsked_;
+    /// Each species' fish and mean speed, from a copy of the school the frame has (the CPU
+    /// backends' drawn copy), and when they were measured.
+    std::vector<ui::SpeciesMeasure> speciesMeasures_;
+    double speciesMeasuredAt_ = -1e9;
+    std::uint64_t speciesMeasuredVersion_ = 0;  ///< the gpu backend's school measured last
 };
 
 void App::handleEvent(const SDL_Event& event) {
@@ -549,6 +575,13 @@ void App::followTrajectory() {
     }
 }
 
+void App::measureSpeciesOf(std::span<const Fish> school, const SimParams& params, double every) {
+    const bool stale = speciesMeasures_.size() != params.species.size();
+    if (!stale && !sim_->paused && lastSeconds_ - speciesMeasuredAt_ < every) return;
+    speciesMeasures_ = measureSpecies(school, params.species.size());
+    speciesMeasuredAt_ = lastSeconds_;
+}
+
 render::FishSource App::fishSource() {
     if (replay_) {
         // The frame shown, uploaded once; a frame that cannot be read keeps the last one drawn.
@@ -558,6 +591,7 @@ render::FishSource App::fishSource() {
                 panel_.showError(school.error());
             } else {
                 replaySchool_ = *school;
+                measureSpeciesOf(*replaySchool_, shownParams(), 0.0);
                 uploaded_ = renderer_.uploadSchool(*replaySchool_);
                 uploadedVersion_ = 0;  // the live school is uploaded again when it comes back
             }
@@ -565,11 +599,24 @@ render::FishSource App::fishSource() {
         if (uploaded_) return *uploaded_;
         return renderer_.uploadSchool({});
     }
-    if (const auto onGpu = sim_->backend().drawSource())
-        return {onGpu->buffer, onGpu->firstFish, onGpu->fishCount};  // no read-back
+    const SimParams params = sim_->params();
+    if (const auto onGpu = sim_->backend().drawSource()) {
+        // No read-back to draw; with species one a second of a school that moved, for their
+        // measures.
+        const bool moved = sim_->schoolVersion() != speciesMeasuredVersion_ &&
+                           lastSeconds_ - speciesMeasuredAt_ >= 1.0;
+        if (!params.species.empty() &&
+            (moved || speciesMeasures_.size() != params.species.size())) {
+            measureSpeciesOf(sim_->backend().download(), params, 1.0);
+            speciesMeasuredVersion_ = sim_->schoolVersion();
+        }
+        return {onGpu->buffer, onGpu->firstFish, onGpu->fishCount};
+    }
     // A paused CPU school is copied once, not every frame.
     if (!uploaded_ || uploadedVersion_ != sim_->schoolVersion()) {
-        uploaded_ = renderer_.uploadSchool(sim_->backend().download());
+        const School school = sim_->backend().download();
+        if (!params.species.empty()) measureSpeciesOf(school, params, 0.5);
+        uploaded_ = renderer_.uploadSchool(school);
         uploadedVersion_ = sim_->schoolVersion();
     }
     return *uploaded_;
@@ -660,9 +707,10 @@ void App::runUi(double frameSeconds) {
     if (ImGuiIO& io = ImGui::GetIO(); mousePosition_ && io.MousePos.x != -FLT_MAX)
         io.MousePos = *mousePosition_;
     ImGui::NewFrame();
-    const SimParams params = sim_->params();  // one copy a frame, for the panel
+    const SimParams params = shownParams();  // one copy a frame, for the panel
     ui::PanelState state = panelState(frameSeconds);
     state.params = &params;
+    if (speciesMeasures_.size() == params.species.size()) state.species = speciesMeasures_;
     apply(panel_.draw(state, sweep_.recorder()));
     followTrajectory();
     renderer_.centerShiftPixels = 0.5f * panel_.coveredLeft() * pixelScale;
@@ -810,8 +858,7 @@ void App::render() {
     renderTimer_.begin();
     renderer_.draw(params, camera_, width_, height_, fishSource(),
                    static_cast<float>(lastSeconds_ - startSeconds_),
-                   panel_.view.colorByHeading ? render::FishColoring::ByHeading
-                                              : render::FishColoring::BySpeed);
+                   fishColoring(panel_.view.coloring(params)));
     ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     renderTimer_.end();

@@ -150,7 +150,7 @@ Result<void> SimulationController::applyScene(const SimParams& params) {
 
 Result<void> SimulationController::setScene(BackendKind kind, std::int64_t count) {
     SimParams next = params();
-    next.fishCount = count;
+    setFishCount(next, count);  // a sweep's count, shared among the species as they are now
     if (auto ok = validate(next); !ok) return fail(ok.error());
     if (auto ok = checkInteractive(next, kind); !ok) return fail(ok.error());
     if (count < static_cast<std::int64_t>(fishCount())) {

@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ class SimulationController {
     /// The running parameters; fishCount is the backend's, the one count of the school.
     SimParams params() const { return simulation_.params(); }
     Backend& backend() { return simulation_.backend(); }
+    /// The school as it is now, species included (Simulation::school()), e.g. for a trajectory
+    /// that records each fish's species.
+    std::span<const Fish> school() { return simulation_.school(); }
     BackendKind backendKind() const;
     std::size_t fishCount() const { return simulation_.fishCount(); }
 

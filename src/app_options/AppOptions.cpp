@@ -132,9 +132,11 @@ Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool check
     cli.add_flag("--no-vsync", noVsync, "Do not wait for the display's refresh");
     cli.add_flag("--paused", options.startPaused, "Start paused (Space resumes)");
     cli.add_flag("--hide-ui", options.hideUi, "Start without the panel and the overlay");
-    std::string color = "speed";
-    cli.add_option("--color", color, "Colour the fish by speed or by heading")
-        ->check(CLI::IsMember({"speed", "heading"}));
+    std::string color;
+    cli.add_option("--color", color,
+                   "Colour the fish by speed, heading or species (default: species when the "
+                   "school has species, else speed)")
+        ->check(CLI::IsMember({"speed", "heading", "species"}));
     cli.add_option("--msaa", options.msaaSamples,
                    "Multisampling: 0 (off), 2, 4 or 8 samples (default 4, or 0 on software GL "
                    "such as llvmpipe)")
@@ -176,7 +178,7 @@ Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool check
     options.density = *parsedDensity;
     options.vsync = !noVsync;
     options.msaaGiven = cli.count("--msaa") > 0;
-    options.colorByHeading = color == "heading";
+    if (cli.count("--color")) options.color = color;
     if (cli.count("--sweep")) {
         auto counts = parseFishCounts("--sweep", sweep);
         if (!counts) return fail(counts.error());

@@ -45,7 +45,9 @@ struct AppOptions {
     bool vsync = true;
     bool startPaused = false;
     bool hideUi = false;
-    bool colorByHeading = false;
+    /// --color: "speed", "heading" or "species"; unset: by species when the school has species,
+    /// else by speed.
+    std::optional<std::string> color;
     int msaaSamples = 4;        ///< multisampling of the window; 0 turns it off
     bool msaaGiven = false;     ///< --msaa was given: kept even on software GL
     int width = 0, height = 0;  ///< 0: fit the display's usable area, at most 1600 x 900

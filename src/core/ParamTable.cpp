@@ -491,6 +491,14 @@ SpeciesSetting settingOf(const ParamInfo& info, const SimParams& params) {
     return setting;
 }
 
+float topSpeedOfSpecies(const SimParams& params) {
+    if (params.species.empty()) return params.maxVelocity;
+    float top = 0.0f;
+    for (std::size_t s = 0; s < params.species.size(); ++s)
+        top = std::max(top, paramsOfSpecies(params, s).maxVelocity);
+    return top;
+}
+
 SimParams paramsOfSpecies(const SimParams& params, std::size_t s) {
     SimParams own = params;
     own.species.clear();

@@ -111,6 +111,9 @@ std::vector<const ParamInfo*> perFishParams();
 void applySetting(SimParams& params, const SpeciesSetting& setting);
 /// The setting of per-fish key `info` that holds `params`' value of it.
 SpeciesSetting settingOf(const ParamInfo& info, const SimParams& params);
+/// The largest maxVelocity of the ordinary fish: the fastest species', or the config's without
+/// species (the top of the app's speed colours; leaders and predators aside).
+float topSpeedOfSpecies(const SimParams& params);
 
 /// The rule of `info` as validate() checks it, for `params` (no cross-field rule).
 [[nodiscard]] Result<void> checkParam(const ParamInfo& info, const SimParams& params);

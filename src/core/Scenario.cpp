@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include <glm/geometric.hpp>
 
@@ -144,14 +146,51 @@ void renameSpecies(School& school, const SimParams& from, const SimParams& to) {
         return;
     }
     // By name: a species that is gone loses its fish (past the last index, dropped on resize).
+    const auto named = [](const SimParams& list, const std::string& name) {
+        return std::any_of(list.species.begin(), list.species.end(),
+                           [&](const Species& species) { return species.name == name; });
+    };
     std::vector<std::uint32_t> index(from.species.size(), static_cast<std::uint32_t>(kMaxSpecies));
-    for (std::size_t a = 0; a < from.species.size(); ++a)
+    for (std::size_t a = 0; a < from.species.size(); ++a) {
         for (std::size_t b = 0; b < to.species.size(); ++b)
             if (from.species[a].name == to.species[b].name)
                 index[a] = static_cast<std::uint32_t>(b);
+        // Renamed where it stands (the panel's name field): the same fish, another name.
+        if (a < to.species.size() && !named(to, from.species[a].name) &&
+            !named(from, to.species[a].name))
+            index[a] = static_cast<std::uint32_t>(a);
+    }
     for (Fish& fish : school)
         fish.species = fish.species < index.size() ? index[fish.species]
                                                    : static_cast<std::uint32_t>(kMaxSpecies);
+}
+
+void setFishCount(SimParams& params, std::int64_t count) {
+    params.fishCount = count;
+    if (params.species.empty()) return;
+    std::int64_t total = 0;
+    for (const Species& species : params.species) total += std::max<std::int64_t>(species.count, 0);
+    const std::size_t kinds = params.species.size();
+    // Each species' share of `count`, in whole fish, and what the rounding down left of it.
+    std::vector<std::pair<double, std::size_t>> remainders;
+    std::int64_t given = 0;
+    for (std::size_t s = 0; s < kinds; ++s) {
+        const double share =
+            total > 0
+                ? static_cast<double>(count) *
+                      static_cast<double>(std::max<std::int64_t>(params.species[s].count, 0)) /
+                      static_cast<double>(total)
+                : static_cast<double>(count) / static_cast<double>(kinds);
+        const auto whole = static_cast<std::int64_t>(std::floor(share));
+        params.species[s].count = whole;
+        given += whole;
+        remainders.emplace_back(share - static_cast<double>(whole), s);
+    }
+    // The largest remainders first, the first species on a tie: the same counts every time.
+    std::stable_sort(remainders.begin(), remainders.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (std::size_t k = 0; given < count; k = (k + 1) % kinds, ++given)
+        ++params.species[remainders[k].second].count;
 }
 
 void countSchool(SimParams& params, std::span<const Fish> school) {
@@ -215,7 +254,7 @@ Result<bool> changeParams(Backend& backend, const SimParams& running, const SimP
 
 SimParams fixedDensityParams(std::int64_t fishCount, const SimParams& base) {
     SimParams params = base;
-    params.fishCount = fishCount;
+    setFishCount(params, fishCount);  // the species' counts too, so that the rocks validate
     // No fish, no density: any scale would be a density nobody gave.
     if (base.fishCount < 1) return params;
     const double ratio = static_cast<double>(std::max<std::int64_t>(fishCount, 1)) /

@@ -31,9 +31,15 @@ Fish makeInitialFish(const SimParams& params, std::uint64_t index);
 void resizeSchool(School& school, std::size_t count, const SimParams& params);
 
 /// Gives the fish of `school`, whose species are those of `from`, the indices of their species in
-/// `to`: by name; one kind split in index order where `from` has no species; all 0 where `to` has
-/// none. A fish whose species `to` lacks gets an index past its species (resizeSchool drops it).
+/// `to`: by name; a species renamed in its place (neither name in the other list) keeps its fish;
+/// one kind split in index order where `from` has no species; all 0 where `to` has none. A fish
+/// whose species `to` lacks gets an index past its species (resizeSchool drops it).
 void renameSpecies(School& school, const SimParams& from, const SimParams& to);
+
+/// Sets params.fishCount to `count`; with species, each species' count follows in proportion to
+/// the counts it has (the largest remainders get the fish left over; all alike when they have
+/// none), so that the counts still add up to fishCount.
+void setFishCount(SimParams& params, std::int64_t count);
 
 /// Sets params.fishCount to the size of `school` and each species' count to its fish in it (a
 /// fish past the species of `params` counts for none: validate() then refuses the sum).

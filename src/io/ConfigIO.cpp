@@ -134,14 +134,6 @@ Result<void> readKey(const ParamInfo& info, const Json& value, const Reader& rea
 
 /// A colour for species `index` when its entry gives none: distinct, and far from the leaders'
 /// gold and the predators' magenta.
-glm::vec3 defaultSpeciesColor(std::size_t index) {
-    static constexpr float kPalette[][3] = {{0.25f, 0.55f, 0.95f}, {0.95f, 0.55f, 0.15f},
-                                            {0.3f, 0.8f, 0.35f},   {0.85f, 0.25f, 0.25f},
-                                            {0.6f, 0.4f, 0.85f},   {0.2f, 0.8f, 0.8f}};
-    const auto& c = kPalette[index % std::size(kPalette)];
-    return {c[0], c[1], c[2]};
-}
-
 Result<std::vector<Species>> readSpecies(const Json& value, const Reader& reader) {
     if (!value.is_array())
         return fail(reader.where("species") +
@@ -592,6 +584,15 @@ std::string configToJson(const SimParams& p) {
 
 Result<void> saveConfig(const std::filesystem::path& path, const SimParams& params) {
     return writeFileAtomically(path, configToJson(params));
+}
+
+// Also the panel's, for a species it adds.
+glm::vec3 defaultSpeciesColor(std::size_t index) {
+    static constexpr float kPalette[][3] = {{0.25f, 0.55f, 0.95f}, {0.95f, 0.55f, 0.15f},
+                                            {0.3f, 0.8f, 0.35f},   {0.85f, 0.25f, 0.25f},
+                                            {0.6f, 0.4f, 0.85f},   {0.2f, 0.8f, 0.8f}};
+    const auto& c = kPalette[index % std::size(kPalette)];
+    return {c[0], c[1], c[2]};
 }
 
 }  // namespace fishschool

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -16,6 +17,8 @@ namespace fishschool {
 [[nodiscard]] Result<SimParams> parseConfig(std::string_view json,
                                             std::string_view sourceName = "config");
 [[nodiscard]] Result<SimParams> loadConfig(const std::filesystem::path& path);
+/// The colour of species number `index` whose config gives none: the next of a small palette.
+glm::vec3 defaultSpeciesColor(std::size_t index);
 /// `base` (valid) with the numeric config key `key` set to `value`, read and checked as a config
 /// file giving that value would be, with its messages, named after `sourceName`. Equal to
 /// parseConfig of configToJson(base) with the key changed, without the text.

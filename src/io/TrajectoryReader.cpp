@@ -597,52 +597,48 @@ Result<void> Hdf5TrajectoryReader::load(const fs::path& path) {
         }
     }
 
+    // One int32 a fish, time-independent: the species or the kinds.
+    const auto readPerFish = [&](const char* path) -> Result<std::vector<std::int32_t>> {
+        auto set = checker.openDataset(path, Kind::Integer, 1);
+        if (!set) return fail(set.error());
+        if (set->dims[0] != fish_)
+            return fail(checker.error(set->path, "holds " + std::to_string(set->dims[0]) +
+                                                     " values; must hold one a fish (" +
+                                                     std::to_string(fish_) + ")"));
+        if (fish_ == 0) return std::vector<std::int32_t>{};
+        return readSeries<std::int32_t>(checker, *set, H5T_NATIVE_INT32);
+    };
     // With species, `species` holds each fish's species and `kind` the kinds; without, `species`
     // holds the kinds.
     auto hasKind = checker.exists("particles/school/kind");
     if (!hasKind) return fail(hasKind.error());
     species_.assign(fish_, 0u);
     if (*hasKind) {
-        auto indices = checker.openDataset("particles/school/species", Kind::Integer, 1);
+        auto indices = readPerFish("particles/school/species");
         if (!indices) return fail(indices.error());
-        if (indices->dims[0] != fish_)
-            return fail(checker.error(indices->path, "holds " + std::to_string(indices->dims[0]) +
-                                                         " values; must hold one a fish (" +
-                                                         std::to_string(fish_) + ")"));
-        if (fish_ > 0) {
-            auto values = readSeries<std::int32_t>(checker, *indices, H5T_NATIVE_INT32);
-            if (!values) return fail(values.error());
-            for (std::size_t i = 0; i < fish_; ++i) {
-                const std::int32_t index = (*values)[i];
-                if (index < 0 || index >= static_cast<std::int32_t>(kMaxSpecies))
-                    return fail(checker.error(indices->path,
-                                              "fish " + std::to_string(i) + " has species " +
-                                                  std::to_string(index) + "; allowed: 0 to " +
-                                                  std::to_string(kMaxSpecies - 1) +
-                                                  " (an index into the config's species)"));
-                species_[i] = static_cast<std::uint32_t>(index);
-            }
+        for (std::size_t i = 0; i < indices->size(); ++i) {
+            const std::int32_t index = (*indices)[i];
+            if (index < 0 || index >= static_cast<std::int32_t>(kMaxSpecies))
+                return fail(checker.error("particles/school/species",
+                                          "fish " + std::to_string(i) + " has species " +
+                                              std::to_string(index) + "; allowed: 0 to " +
+                                              std::to_string(kMaxSpecies - 1) +
+                                              " (an index into the config's species)"));
+            species_[i] = static_cast<std::uint32_t>(index);
         }
     }
     // The fish's kinds: leaders first, then predators, then fish.
-    auto species = checker.openDataset(
-        *hasKind ? "particles/school/kind" : "particles/school/species", Kind::Integer, 1);
-    if (!species) return fail(species.error());
-    if (species->dims[0] != fish_)
-        return fail(checker.error(species->path, "holds " + std::to_string(species->dims[0]) +
-                                                     " values; must hold one a fish (" +
-                                                     std::to_string(fish_) + ")"));
+    const char* const kindPath = *hasKind ? "particles/school/kind" : "particles/school/species";
+    auto values = readPerFish(kindPath);
+    if (!values) return fail(values.error());
     if (fish_ > 0) {
-        auto values = readSeries<std::int32_t>(checker, *species, H5T_NATIVE_INT32);
-        if (!values) return fail(values.error());
         kinds_.reserve(fish_);
         for (std::size_t i = 0; i < fish_; ++i) {
             const std::int32_t kind = (*values)[i];
             if (kind < 0 || kind > 2)
-                return fail(checker.error(species->path,
-                                          "fish " + std::to_string(i) + " has species " +
-                                              std::to_string(kind) +
-                                              "; allowed: 0 (fish), 1 (leader), 2 (predator)"));
+                return fail(checker.error(
+                    kindPath, "fish " + std::to_string(i) + " has kind " + std::to_string(kind) +
+                                  "; allowed: 0 (fish), 1 (leader), 2 (predator)"));
             // FishKind's order is the order of the school: a kind never follows a later one.
             const int rank = kind == 1 ? 0 : kind == 2 ? 1 : 2;
             const FishKind previous = kinds_.empty() ? FishKind::Leader : kinds_.back();
@@ -650,11 +646,11 @@ Result<void> Hdf5TrajectoryReader::load(const fs::path& path) {
                                      : previous == FishKind::Predator ? 1
                                                                       : 2;
             if (rank < previousRank)
-                return fail(checker.error(species->path,
-                                          "fish " + std::to_string(i) + " is a " +
-                                              std::string(toString(static_cast<FishKind>(kind))) +
-                                              " after a " + std::string(toString(previous)) +
-                                              "; leaders come first, then predators, then fish"));
+                return fail(
+                    checker.error(kindPath, "fish " + std::to_string(i) + " is a " +
+                                                std::string(toString(static_cast<FishKind>(kind))) +
+                                                " after a " + std::string(toString(previous)) +
+                                                "; leaders come first, then predators, then fish"));
             kinds_.push_back(static_cast<FishKind>(kind));
         }
     }

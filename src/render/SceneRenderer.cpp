@@ -3,9 +3,11 @@
 #include <glm/gtc/matrix_transform.hpp>
 #include <glm/gtc/type_ptr.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include "Mesh.h"
+#include "core/ParamTable.h"
 #include "gpu/ShaderFiles.h"
 
 namespace fishschool::render {
@@ -17,6 +19,9 @@ constexpr unsigned kCullWorkgroupSize = 256;
 constexpr std::size_t kOneTriangleLevel = 2;
 /// Frames whose draw counts may be on their way back at once; beyond, a frame's go unread.
 constexpr std::size_t kStatsInFlight = 4;
+
+// fish_draw.glsl and fish.vert hold a length and a colour for each of at most 16 species.
+static_assert(kMaxSpecies == 16);
 
 /// GL's DrawArraysIndirectCommand, as fish_cull.comp's DrawCommand writes it.
 struct DrawCommand {
@@ -249,10 +254,19 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
         cullFish(params, fish, viewProjection, camera, height);
         setCommon(fishProgram_);
         glUniform1f(fishProgram_.uniformLocation("time"), wallSeconds);
-        glUniform1f(fishProgram_.uniformLocation("maxVelocity"), params.maxVelocity);
+        glUniform1f(fishProgram_.uniformLocation("maxVelocity"), topSpeedOfSpecies(params));
         setFishSizes(fishProgram_, params);
-        glUniform1i(fishProgram_.uniformLocation("colorMode"),
-                    coloring == FishColoring::ByHeading ? 1 : 0);
+        // fish.vert's colorMode: 0 by speed, 1 by heading, 2 by species (by speed without).
+        const bool bySpecies = coloring == FishColoring::BySpecies && !params.species.empty();
+        const int colorMode = bySpecies ? 2 : coloring == FishColoring::ByHeading ? 1 : 0;
+        glUniform1i(fishProgram_.uniformLocation("colorMode"), colorMode);
+        if (bySpecies) {
+            std::array<glm::vec3, kMaxSpecies> colors{};
+            for (std::size_t s = 0; s < params.species.size() && s < colors.size(); ++s)
+                colors[s] = params.species[s].color;
+            glUniform3fv(fishProgram_.uniformLocation("speciesColor"),
+                         static_cast<GLsizei>(colors.size()), glm::value_ptr(colors[0]));
+        }
         const GLint listStart = fishProgram_.uniformLocation("listStart");
         const GLint meshFirst = fishProgram_.uniformLocation("meshFirstVertex");
         const GLint meshCount = fishProgram_.uniformLocation("meshVertexCount");
@@ -342,7 +356,15 @@ void SceneRenderer::cullFish(const SimParams& params, const FishSource& fish,
 }
 
 void SceneRenderer::setFishSizes(const gpu::GlProgram& program, const SimParams& params) const {
-    glUniform1f(program.uniformLocation("fishLength"), fishLength);
+    glUniform1f(program.uniformLocation("fishLength"), params.bodyLength);
+    const std::size_t kinds = std::min(params.species.size(), kMaxSpecies);
+    glUniform1ui(program.uniformLocation("speciesCount"), static_cast<GLuint>(kinds));
+    if (kinds > 0) {
+        std::array<float, kMaxSpecies> lengths{};
+        for (std::size_t s = 0; s < kinds; ++s) lengths[s] = paramsOfSpecies(params, s).bodyLength;
+        glUniform1fv(program.uniformLocation("speciesLength"), static_cast<GLsizei>(kinds),
+                     lengths.data());
+    }
     // Leaders and predators, the first fish by upload index, are drawn larger.
     glUniform1ui(program.uniformLocation("leaderCount"), static_cast<GLuint>(params.leaders));
     glUniform1ui(program.uniformLocation("specialCount"),

@@ -16,7 +16,7 @@
 
 namespace fishschool::render {
 
-enum class FishColoring { BySpeed, ByHeading };
+enum class FishColoring { BySpeed, ByHeading, BySpecies };
 
 /// Where the fish to draw are: a storage buffer of GpuFish and the range in it.
 struct FishSource {
@@ -44,10 +44,13 @@ class SceneRenderer {
     /// Loads the shaders and assets/fish.obj; needs a current GL 4.5 context.
     [[nodiscard]] static Result<SceneRenderer> create();
 
-    /// Copies a CPU school into the renderer's own fish buffer (one upload a frame), and returns
-    /// where it lies. The gpu backend skips this: its buffer is drawn directly.
+    /// Copies a CPU school into the renderer's own fish buffer (one upload a frame), species
+    /// included, and returns where it lies. The gpu backend skips this: its buffer is drawn
+    /// directly.
     FishSource uploadSchool(std::span<const Fish> school);
 
+    /// Each fish drawn as long as its species' bodyLength (the config's without species);
+    /// BySpecies colours it with its species' colour, the others ignore the species.
     void draw(const SimParams& params, const OrbitCamera& camera, int width, int height,
               const FishSource& fish, float wallSeconds, FishColoring coloring);
 
@@ -57,7 +60,6 @@ class SceneRenderer {
     /// Waits for every frame drawn so far and returns the last one's counts (tests only).
     const std::optional<FishDrawStats>& waitForDrawStats();
 
-    float fishLength = 1.5f;  ///< m, the drawn length of a fish
     /// A fish at least levelPixels[0] pixels long on screen gets the full mesh, one at least
     /// levelPixels[1] the low-poly one, a smaller one two darts. Below about 24 pixels the full
     /// mesh's facets are under a pixel each, so the low-poly one looks the same there.
@@ -76,7 +78,8 @@ class SceneRenderer {
     /// Sorts the fish into the levels' lists and draw commands (fish_cull.comp).
     void cullFish(const SimParams& params, const FishSource& fish, const glm::mat4& viewProjection,
                   const OrbitCamera& camera, int height);
-    /// fish_draw.glsl's uniforms: how long each fish is drawn.
+    /// fish_draw.glsl's uniforms: how long each fish is drawn (its species' bodyLength, or the
+    /// config's, times the leaders' and predators' multiples).
     void setFishSizes(const gpu::GlProgram& program, const SimParams& params) const;
     /// Copies the draw commands for reading back once the GPU is past them.
     void queueDrawStats();

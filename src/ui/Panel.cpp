@@ -12,6 +12,8 @@
 #include <string>
 
 #include "backends/BackendRegistry.h"
+#include "core/Messages.h"
+#include "core/ParamTable.h"
 #include "io/TextInput.h"
 
 namespace fishschool::ui {
@@ -62,6 +64,28 @@ void drawLegend(const char* title, float width, ImVec4 (*color)(float),
         draw->AddText(ImVec2(x, labels.y), ImGui::GetColorU32(ImGuiCol_Text), text.c_str());
     }
     ImGui::Dummy(ImVec2(size.x, ImGui::GetFontSize()));
+}
+
+/// A swatch of each species' colour with its name, and its fish and mean speed once measured.
+void drawSpeciesLegend(const SimParams& params, const std::vector<SpeciesMeasure>& measured) {
+    ImGui::TextUnformatted("colour: species");
+    const float size = ImGui::GetTextLineHeight();
+    for (std::size_t s = 0; s < params.species.size(); ++s) {
+        const Species& species = params.species[s];
+        const ImVec2 a = ImGui::GetCursorScreenPos();
+        ImGui::GetWindowDrawList()->AddRectFilled(
+            a, ImVec2(a.x + size, a.y + size),
+            ImGui::ColorConvertFloat4ToU32(
+                ImVec4(species.color.r, species.color.g, species.color.b, 1.0f)));
+        ImGui::Dummy(ImVec2(size, size));
+        ImGui::SameLine();
+        const std::string name = printable(species.name, 24);
+        if (s < measured.size())
+            ImGui::Text("%s   %lld fish   %.2f m/s", name.c_str(),
+                        static_cast<long long>(measured[s].fish), measured[s].meanSpeed);
+        else
+            ImGui::Text("%s   %lld fish", name.c_str(), static_cast<long long>(species.count));
+    }
 }
 
 /// The overlay's widest, in font sizes: its lines of figures, with the longer notes wrapped.
@@ -142,7 +166,7 @@ PanelActions Panel::draw(const PanelState& state, const FpsRecorder& recorder) {
         // school's controls wait until it is closed.
         drawReplay(*state.replay, actions);
         drawPlots(state);
-        drawView();
+        drawView(state);
         if (widgets_.section("Files", ImGuiTreeNodeFlags_DefaultOpen))
             drawTrajectoryFiles(state, actions);
         ImGui::PopItemWidth();
@@ -309,11 +333,14 @@ void Panel::drawOverlay(const PanelState& state) {
                     state.metrics->meanNearestNeighborDistance, state.metrics->meanNeighbors);
     }
     if (state.params) {
-        if (view.colorByHeading) {
+        const FishColor coloring = view.coloring(*state.params);
+        if (coloring == FishColor::Species) {
+            drawSpeciesLegend(*state.params, state.species);
+        } else if (coloring == FishColor::Heading) {
             drawLegend("colour: heading (seen from above)", graphWidth, headingColor,
                        {{0.0f, "-x"}, {0.25f, "-z"}, {0.5f, "+x"}, {0.75f, "+z"}, {1.0f, "-x"}});
         } else {
-            const float top = state.params->maxVelocity;
+            const float top = topSpeedOfSpecies(*state.params);
             char half[32], most[32], full[32];
             std::snprintf(half, sizeof half, "%.3g", 0.5f * top);
             std::snprintf(most, sizeof most, "%.3g", 0.8f * top);

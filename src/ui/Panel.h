@@ -25,6 +25,12 @@ struct TimedMeasure {
     SchoolMetrics metrics;
 };
 
+/// One species of the running school as measured from a recent copy of it.
+struct SpeciesMeasure {
+    std::int64_t fish = 0;
+    double meanSpeed = 0.0;  ///< m/s; 0 for a species without fish
+};
+
 /// What the panel shows this frame.
 struct PanelState {
     const SimParams* params = nullptr;
@@ -36,6 +42,8 @@ struct PanelState {
     Density density = Density::Fixed;
     std::size_t fishCount = 0;
     const SchoolMetrics* metrics = nullptr;  ///< null while not measured
+    /// Per species of *params, in its order, once measured (empty without species).
+    std::vector<SpeciesMeasure> species;
     double fps = 0.0, frameMs = 0.0, simulationMs = 0.0, renderMs = 0.0;
     bool renderOnGpu = false;  ///< renderMs is the GPU's time (timer queries), not the CPU's
     /// The fish a recent frame drew at each level of detail, and their triangles, once known.
@@ -131,9 +139,21 @@ struct PanelActions {
     bool clearFpsRecords = false;                 ///< forget the rows
 };
 
+/// What gives a fish its colour.
+enum class FishColor { Speed, Heading, Species };
+inline constexpr const char* kFishColorNames[] = {"speed", "heading", "species"};
+
 /// Display settings the panel owns and the renderer reads.
 struct ViewSettings {
-    bool colorByHeading = false;
+    /// Picked in View or by --color; unset: by species when the school has species, else by
+    /// speed.
+    std::optional<FishColor> color;
+    /// The colouring of a school of `params`: species falls back to speed without species.
+    FishColor coloring(const SimParams& params) const {
+        const FishColor asked =
+            color.value_or(params.species.empty() ? FishColor::Speed : FishColor::Species);
+        return asked == FishColor::Species && params.species.empty() ? FishColor::Speed : asked;
+    }
     bool vsync = true;
     bool measureSchool = true;
     bool showPanel = true;
@@ -205,10 +225,18 @@ class Panel {
     void drawParameters(const PanelState& state, PanelActions& actions);
     bool drawSchool(const PanelState& state, SimParams& edited, PanelActions& actions);
     bool drawBehaviour(SimParams& edited);
+    /// The config's values of the per-fish keys, then each species (PanelSpecies.cpp).
+    bool drawSpecies(const PanelState& state, SimParams& edited);
+    bool drawSpeciesList(const PanelState& state, SimParams& edited);
+    /// Species `s`'s name, count, colour, measures and own values; sets `remove` when its remove
+    /// button was clicked.
+    bool drawOneSpecies(const PanelState& state, SimParams& edited, std::size_t s, bool& remove);
+    /// The per-fish keys species `s` sets, each with a box that says whether it sets it.
+    bool drawOwnValues(SimParams& edited, std::size_t s);
     bool drawTargetAndAvoidance(SimParams& edited);
     bool drawTank(SimParams& edited);
     bool drawRocks(SimParams& edited);
-    void drawView();
+    void drawView(const PanelState& state);
     void drawFiles(const PanelState& state, PanelActions& actions);
     /// The replay's timeline and buttons (PanelReplay.cpp).
     void drawReplay(const PanelState::Replay& replay, PanelActions& actions);
@@ -247,6 +275,9 @@ class Panel {
     std::optional<std::uint64_t> resetSeed_;  ///< starts as the running school's seed
     std::array<char, 32> fishText_{};         ///< the fish count field's text
     std::array<char, 32> seedText_{};         ///< the seed field's text
+    /// Per species: the text of its name and count fields.
+    std::vector<std::array<char, 72>> speciesNameText_;
+    std::vector<std::array<char, 32>> speciesCountText_;
     int presetIndex_ = 0;
     std::string sourceName_ = "Default";  ///< the preset or file the parameters came from
     bool presetPicked_ = false;           ///< a preset was picked in the box since

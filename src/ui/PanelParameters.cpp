@@ -31,10 +31,11 @@ bool Panel::drawKeys(const char* section, SimParams& edited, DrawCustom&& drawCu
 void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
     SimParams edited = *state.params;
     bool changed = drawSchool(state, edited, actions);
+    changed |= drawSpecies(state, edited);
     changed |= drawBehaviour(edited);
     changed |= drawTargetAndAvoidance(edited);
     changed |= drawTank(edited);
-    drawView();
+    drawView(state);
     drawFiles(state, actions);
     changed |= drawSteering(edited);
     if (changed) actions.newParams = edited;
@@ -46,12 +47,20 @@ bool Panel::drawSchool(const PanelState& state, SimParams& edited, PanelActions&
         if (std::string_view(info.key) != "fishCount") return false;
         bool fishChanged = false;
         int fish = static_cast<int>(std::min<std::int64_t>(edited.fishCount, kMaxAppFishCount));
+        // With species the count is their sum: a new one is shared among them (setFishCount), so
+        // that the counts still add up.
         if (ImGui::SliderInt(info.panel.label, &fish, 0, static_cast<int>(kMaxAppFishCount), "%d",
                              ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp)) {
-            edited.fishCount = fish;
+            setFishCount(edited, fish);
             fishChanged = true;
         }
-        tip(info.help);
+        const std::string help =
+            edited.species.empty()
+                ? std::string(info.help)
+                : std::string(info.help) +
+                      " With species this is the sum of their counts: a new count is shared "
+                      "among them in proportion to their counts (each one's own is in Species).";
+        tip(help.c_str());
         // A typed count takes effect on Enter, so half-typed numbers never resize the school.
         // While the field is being edited ImGui keeps its own text, so this only seeds it.
         if (auto typed = wholeNumberField("fish count", fishText_, std::to_string(fish))) {
@@ -59,7 +68,7 @@ bool Panel::drawSchool(const PanelState& state, SimParams& edited, PanelActions&
             if (!count) {
                 error_ = count.error();
             } else if (*count != fish) {
-                edited.fishCount = *count;
+                setFishCount(edited, *count);
                 fishChanged = true;
             }
         }
@@ -116,6 +125,21 @@ bool Panel::drawBehaviour(SimParams& edited) {
     return drawKeys("Behaviour", edited, [](const ParamInfo&) { return false; });
 }
 
+bool Panel::drawSpecies(const PanelState& state, SimParams& edited) {
+    // Open the first time the school has species (a mixed school loaded or started from).
+    if (!edited.species.empty()) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
+    if (!widgets_.section("Species")) return false;
+    pushTextWrapWithin(rowRight_);
+    ImGui::TextDisabled(edited.species.empty()
+                            ? "Every fish's values; Add species makes kinds of fish, each with "
+                              "its own count, colour and values."
+                            : "The values of every fish whose species does not set its own:");
+    ImGui::PopTextWrapPos();
+    return drawKeys("Species", edited, [&](const ParamInfo& info) {
+        return std::string_view(info.key) == "species" && drawSpeciesList(state, edited);
+    });
+}
+
 bool Panel::drawTargetAndAvoidance(SimParams& edited) {
     if (!widgets_.section("Target and avoidance")) return false;
     return drawKeys("Target and avoidance", edited, [&](const ParamInfo& info) {
@@ -134,11 +158,14 @@ bool Panel::drawTank(SimParams& edited) {
     });
 }
 
-void Panel::drawView() {
+void Panel::drawView(const PanelState& state) {
     if (!widgets_.section("View")) return;
-    ImGui::Checkbox("colour by heading (else by speed)", &view.colorByHeading);
-    tip("By heading: the direction each fish swims, as a hue. By speed: slow blue to fast "
-        "orange.");
+    int coloring = static_cast<int>(view.coloring(*state.params));
+    if (widgets_.choose("colour fish by", coloring, kFishColorNames,
+                        "Speed: slow blue to fast orange. Heading: the direction each fish swims, "
+                        "as a hue. Species: each species' colour (Species); the default when the "
+                        "school has species, else speed."))
+        view.color = static_cast<FishColor>(coloring);
     ImGui::Checkbox("vsync", &view.vsync);
     tip("Wait for the display's refresh; off to measure the machine.");
     ImGui::Checkbox("measure the school", &view.measureSchool);

@@ -27,8 +27,18 @@ float buttonWidth(const char* label) {
     return ImGui::CalcTextSize(label, nullptr, true).x + 2.0f * ImGui::GetStyle().FramePadding.x;
 }
 
+void pushTextWrapWithin(float rightEdge) {
+    ImGui::PushTextWrapPos(
+        std::min(rightEdge - ImGui::GetWindowPos().x, ImGui::GetWindowContentRegionMax().x));
+}
+
 std::optional<std::string> wholeNumberField(const char* label, std::array<char, 32>& text,
                                             const std::string& current) {
+    return deferredTextField(label, text, current);
+}
+
+std::optional<std::string> deferredTextField(const char* label, std::span<char> text,
+                                             const std::string& current) {
     const ImGuiContext& g = *ImGui::GetCurrentContext();
     const ImGuiID id = ImGui::GetID(label);
     // Kept for the frame the field loses focus, so that what was typed can still be read.
@@ -42,7 +52,7 @@ std::optional<std::string> wholeNumberField(const char* label, std::array<char, 
 
 void Widgets::noteRect(const std::string& label) {
     const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-    rects_[label] = {a.x, a.y, b.x, b.y};
+    rects_[prefix_ + label] = {a.x, a.y, b.x, b.y};
 }
 
 void Widgets::noteWindow(const std::string& label) {

@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "core/ParamTable.h"
 #include "fishschool/SimParams.h"
@@ -27,6 +28,9 @@ inline constexpr float kTooltipWidthEms = 32.0f;
 void sameLineIfFits(float nextWidth, float rightEdge);
 /// The width of a button or a radio's label `label`, its frame padding included.
 float buttonWidth(const char* label);
+/// ImGui::PushTextWrapPos at `rightEdge` (screen x) or the window's right edge, whichever comes
+/// first: a note that wraps there never widens an auto-sized window nor runs under its scrollbar.
+void pushTextWrapWithin(float rightEdge);
 
 /// A field for a whole number, read by TextInput.h's strict parsers when the typing ends (Enter,
 /// or the focus going elsewhere): ImGui's own integer fields would read "0x10" as 0, " 5" as 5
@@ -34,13 +38,19 @@ float buttonWidth(const char* label);
 /// text when the typing ends with a change.
 std::optional<std::string> wholeNumberField(const char* label, std::array<char, 32>& text,
                                             const std::string& current);
+/// The same for any text (a species' name): `text` holds what is typed, at most its size less one.
+std::optional<std::string> deferredTextField(const char* label, std::span<char> text,
+                                             const std::string& current);
 
 /// The controls that remember something between frames: where each was drawn (so that tests can
 /// click it) and what is being typed into a slider. Each panel has its own.
 class Widgets {
   public:
-    /// Notes where the last control was drawn, as `label`.
+    /// Notes where the last control was drawn, as `label` (after the prefix, when one is set).
     void noteRect(const std::string& label);
+    /// Puts `prefix` before the names noted from now on, e.g. "species[1]." for the controls of
+    /// one species, whose labels repeat the table's; "" ends it.
+    void setRectPrefix(std::string prefix) { prefix_ = std::move(prefix); }
     /// Notes the current window's frame, as `label`.
     void noteWindow(const std::string& label);
     /// Where the control `label` was drawn last, {x0, y0, x1, y1}; all zero if it was not.
@@ -74,6 +84,7 @@ class Widgets {
     bool editDeferred(const char* label, float* value, int n, Control&& control);
 
     std::unordered_map<std::string, std::array<float, 4>> rects_;
+    std::string prefix_;
     std::unordered_map<ImGuiID, std::array<float, 4>> typed_;  ///< per slider being typed in
 };
 

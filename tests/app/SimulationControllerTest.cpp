@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -78,6 +79,98 @@ TEST_F(Controller, ChangingTheFishCountKeepsTheOtherFish) {
     const School shrunk = sim->backend().download();
     ASSERT_EQ(shrunk.size(), 200u);
     EXPECT_TRUE(std::equal(shrunk.begin(), shrunk.end(), before.begin()));
+}
+
+/// The fish of `school` whose species is named `name` in `params`, in order.
+School fishOf(const School& school, const SimParams& params, const std::string& name) {
+    School kept;
+    for (const Fish& fish : school)
+        if (fish.species < params.species.size() && params.species[fish.species].name == name)
+            kept.push_back(fish);
+    return kept;
+}
+
+// What the panel's Species section asks for (Panel::drawSpeciesList), carried out through
+// applyParams: a count, a new species, a rename and a removal keep every other fish as it was.
+TEST_F(Controller, ChangingTheSpeciesKeepsTheOtherFish) {
+    SimParams p;
+    p.fishCount = 600;
+    p.species = {{"sardine", 500, {0.25f, 0.5f, 1.0f}, {{"bodyLength", 1.0f}}},
+                 {"tuna", 100, {1.0f, 0.5f, 0.1f}, {{"maxVelocity", 6.0f}}}};
+    auto made = SimulationController::create(p, BackendKind::Cpu);
+    ASSERT_TRUE(made) << made.error();
+    auto& sim = *made;
+    for (int s = 0; s < 5; ++s) sim->stepOnce();
+    const School start = sim->backend().download();
+    const School sardines = fishOf(start, p, "sardine"), tuna = fishOf(start, p, "tuna");
+    ASSERT_EQ(sardines.size(), 500u);
+    ASSERT_EQ(tuna.size(), 100u);
+
+    // More tuna: the sardines stay, the tuna keep theirs and gain new ones.
+    SimParams more = sim->params();
+    more.species[1].count = 150;
+    more.fishCount = 650;
+    ASSERT_TRUE(sim->applyParams(more));
+    School now = sim->backend().download();
+    EXPECT_EQ(fishOf(now, more, "sardine"), sardines);
+    School moreTuna = fishOf(now, more, "tuna");
+    ASSERT_EQ(moreTuna.size(), 150u);
+    EXPECT_TRUE(std::equal(tuna.begin(), tuna.end(), moreTuna.begin()));
+
+    // A new species: new fish, the others as they were.
+    SimParams added = sim->params();
+    added.species.push_back({"cod", 50, {0.3f, 0.8f, 0.35f}, {}});
+    added.fishCount = 700;
+    ASSERT_TRUE(sim->applyParams(added));
+    now = sim->backend().download();
+    EXPECT_EQ(fishOf(now, added, "sardine"), sardines);
+    EXPECT_EQ(fishOf(now, added, "tuna"), moreTuna);
+    EXPECT_EQ(fishOf(now, added, "cod").size(), 50u);
+
+    // Renamed where it stands: the same fish.
+    SimParams renamed = sim->params();
+    renamed.species[1].name = "bluefin";
+    ASSERT_TRUE(sim->applyParams(renamed));
+    now = sim->backend().download();
+    EXPECT_EQ(fishOf(now, renamed, "bluefin"), moreTuna);
+    EXPECT_EQ(fishOf(now, renamed, "sardine"), sardines);
+
+    // Removed: its fish go, the others stay.
+    SimParams removed = sim->params();
+    removed.species.erase(removed.species.begin() + 1);
+    removed.fishCount = 550;
+    ASSERT_TRUE(sim->applyParams(removed));
+    now = sim->backend().download();
+    EXPECT_EQ(sim->fishCount(), 550u);
+    EXPECT_EQ(fishOf(now, removed, "sardine"), sardines);
+    EXPECT_EQ(fishOf(now, removed, "cod").size(), 50u);
+
+    // A repeated name is refused with the rule's reason, and nothing changes.
+    SimParams twice = sim->params();
+    twice.species[1].name = "sardine";
+    const auto refused = sim->applyParams(twice);
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().find("give each species its own name"), std::string::npos)
+        << refused.error();
+    EXPECT_EQ(sim->params().species[1].name, "cod");
+    EXPECT_EQ(sim->backend().download(), now);
+}
+
+// The sweep's counts (and the panel's fish count) are shared among the species.
+TEST_F(Controller, ANewFishCountIsSharedAmongTheSpecies) {
+    SimParams p;
+    p.fishCount = 1000;
+    p.species = {{"a", 900, {0.25f, 0.5f, 1.0f}, {}}, {"b", 100, {1.0f, 0.5f, 0.1f}, {}}};
+    auto made = SimulationController::create(p, BackendKind::Tbb);
+    ASSERT_TRUE(made) << made.error();
+    auto& sim = *made;
+    sim->setDensity(Density::Fixed);
+    ASSERT_TRUE(sim->setScene(BackendKind::Cpu, 3001));
+    EXPECT_EQ(sim->fishCount(), 3001u);
+    EXPECT_EQ(sim->params().species[0].count, 2701);  // 2700.9: the larger remainder
+    EXPECT_EQ(sim->params().species[1].count, 300);
+    EXPECT_EQ(sim->params().rocks.size(), SimParams{}.rocks.size()) << "a rock was left out";
+    expectAllInScene(*sim);
 }
 
 TEST_F(Controller, ShrinkingTheTankMovesFishInsideAndABadValueIsRefused) {

@@ -66,6 +66,17 @@ TEST(AppOptions, ValuesOutOfRangeNameTheFlag) {
     EXPECT_THAT(refusal({"--record", "a.webm"}), HasSubstr(".mp4, .m4v, .mov or .mkv"));
 }
 
+// Unset, the app colours a school of species by species and any other by speed.
+TEST(AppOptions, TheColourIsLeftToTheSchoolUnlessAskedFor) {
+    EXPECT_FALSE(parse({})->color);
+    for (const char* color : {"speed", "heading", "species"}) {
+        const auto options = parse({"--color", color});
+        ASSERT_TRUE(options) << options.error();
+        EXPECT_EQ(options->color, color);
+    }
+    EXPECT_THAT(refusal({"--color", "pink"}), HasSubstr("--color"));
+}
+
 // --fish 5000000 was accepted though the panel refuses more than 1,000,000, and ran
 // at a frame a minute. Every way to give the app a count has the one limit (AppLimits.h).
 TEST(AppOptions, AFishCountBeyondTheAppsLimitIsRefusedNamingTheRange) {

@@ -63,12 +63,11 @@ class FishLevels : public ::testing::Test {
     }
     /// The distance at which an ordinary fish is `pixelLength` pixels long.
     float distanceFor(float pixelLength) const {
-        return renderer_->fishLength * camera_.focalPixels(static_cast<float>(kHeight)) /
-               pixelLength;
+        return params_.bodyLength * camera_.focalPixels(static_cast<float>(kHeight)) / pixelLength;
     }
-    FishDrawStats draw(const School& school) {
+    FishDrawStats draw(const School& school, FishColoring coloring = FishColoring::BySpeed) {
         const FishSource source = renderer_->uploadSchool(school);
-        renderer_->draw(params_, camera_, kWidth, kHeight, source, 0.0f, FishColoring::BySpeed);
+        renderer_->draw(params_, camera_, kWidth, kHeight, source, 0.0f, coloring);
         const auto& stats = renderer_->waitForDrawStats();
         EXPECT_TRUE(stats);
         EXPECT_TRUE(gpu::takeGlErrors("FishLevels::draw"));
@@ -104,7 +103,7 @@ TEST_F(FishLevels, FishOutOfViewAreNotDrawnAndFarOnesTakeTheCheapLevel) {
         ahead(20.0f, 1000.0f),                    // far to the right
         ahead(20.0f, -1000.0f),                   // far to the left
     };
-    ASSERT_GT(pixels(renderer_->fishLength, distanceFor(2.0f * full)), full);
+    ASSERT_GT(pixels(params_.bodyLength, distanceFor(2.0f * full)), full);
     const FishDrawStats stats = draw(school);
     EXPECT_EQ(stats.fishPerLevel[0], 1u);
     EXPECT_EQ(stats.fishPerLevel[1], 1u);
@@ -130,7 +129,7 @@ TEST_F(FishLevels, LeadersArePlacedByTheLengthTheyAreDrawnAt) {
     // is long enough for the low-poly mesh.
     params_.leaders = 1;
     const float distance = distanceFor(0.6f * renderer_->levelPixels[1]);
-    const float leaderPixels = pixels(2.2f * renderer_->fishLength, distance);
+    const float leaderPixels = pixels(2.2f * params_.bodyLength, distance);
     ASSERT_GE(leaderPixels, renderer_->levelPixels[1]);
     ASSERT_LT(leaderPixels, renderer_->levelPixels[0]);
     const FishDrawStats stats = draw({ahead(distance), ahead(distance)});

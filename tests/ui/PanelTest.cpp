@@ -6,10 +6,12 @@
 #include <imgui.h>
 #include <cstdint>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "backends/BackendRegistry.h"
 #include "core/ParamTable.h"
+#include "core/Scenario.h"
 #include "ui/Panel.h"
 
 namespace fishschool::ui {
@@ -89,6 +91,34 @@ class PanelInput : public ::testing::Test {
     }
     static ImVec2 centre(const std::array<float, 4>& r) {
         return ImVec2(0.5f * (r[0] + r[2]), 0.5f * (r[1] + r[3]));
+    }
+    /// Clicks into the text field `label` (the caret lands after a short text), deletes
+    /// `backspaces` characters, types `typed` and presses Enter; what the frame of Enter (or the
+    /// one after) asked for.
+    PanelActions typeInto(const std::string& label, const std::string& typed, int backspaces = 0) {
+        const auto rect = panel_.controlRect(label);
+        EXPECT_GT(rect[2], rect[0]) << label << " was not drawn";
+        ImGuiIO& io = ImGui::GetIO();
+        io.KeyMap[ImGuiKey_Backspace] = 8;
+        for (int k = 0; k < 30; ++k) frame();  // no double-click with an earlier click
+        io.MousePos = centre(rect);
+        frame();
+        io.MouseDown[0] = true;
+        frame();
+        for (int k = 0; k < backspaces; ++k) {
+            io.KeysDown[8] = true;
+            frame();
+            io.KeysDown[8] = false;
+            frame();
+        }
+        for (const char c : typed) {
+            io.AddInputCharacter(static_cast<unsigned>(c));
+            EXPECT_FALSE(frame().newParams) << "applied while typing into " << label;
+        }
+        io.KeysDown[ImGui::GetKeyIndex(ImGuiKey_Enter)] = true;
+        PanelActions entered = frame();
+        if (!entered.newParams) entered = frame();
+        return entered;
     }
 
     SimParams params_;
@@ -333,6 +363,147 @@ TEST_F(PanelInput, LongReasonsWrapAndTheOverlayStaysBesideThePanel) {
         EXPECT_GE(overlay[0], panel_.coveredLeft()) << "the overlay lies under the panel";
         EXPECT_LE(overlay[2], display.x);
     }
+}
+
+/// The mixed school of docs/examples/mixed-school.json: 1,800 sardines and 200 tuna.
+SimParams mixedSchool() {
+    SimParams p;
+    p.fishCount = 2000;
+    p.species = {{"sardine", 1800, {0.25f, 0.5f, 1.0f}, {{"bodyLength", 1.0f}}},
+                 {"tuna", 200, {1.0f, 0.5f, 0.1f}, {{"maxVelocity", 6.0f}, {"bodyLength", 3.0f}}}};
+    EXPECT_TRUE(validate(p)) << validate(p).error();
+    return p;
+}
+
+// The first species is the school as it is; the next ones bring new fish, and every request is
+// a config that validate() takes.
+TEST_F(PanelInput, AddingASpeciesAsksForTheSchoolAsTheFirstAndNewFishForTheNext) {
+    ImGui::GetIO().DisplaySize = ImVec2(1280.0f, 3000.0f);  // every section in view
+    frame();
+    click("Species");  // closed while the school has no species
+    const PanelActions first = click("Add species");
+    ASSERT_TRUE(first.newParams);
+    ASSERT_EQ(first.newParams->species.size(), 1u);
+    EXPECT_EQ(first.newParams->species[0].name, "species 1");
+    EXPECT_EQ(first.newParams->species[0].count, 2000);
+    EXPECT_EQ(first.newParams->fishCount, 2000);
+    EXPECT_TRUE(validate(*first.newParams)) << validate(*first.newParams).error();
+
+    params_ = *first.newParams;  // as the app applies it
+    for (int k = 0; k < 5; ++k) frame();
+    const PanelActions second = click("Add species");
+    ASSERT_TRUE(second.newParams);
+    const SimParams& two = *second.newParams;
+    ASSERT_EQ(two.species.size(), 2u);
+    EXPECT_EQ(two.species[0], params_.species[0]);
+    EXPECT_EQ(two.species[1].name, "species 2");
+    EXPECT_EQ(two.species[1].count, 200);  // a tenth of the school, new fish
+    EXPECT_NE(two.species[1].color, two.species[0].color);
+    EXPECT_EQ(two.fishCount, 2200);
+    EXPECT_TRUE(validate(two)) << validate(two).error();
+}
+
+TEST_F(PanelInput, ASpeciesCountAndTheFishCountKeepTheCountsAddingUp) {
+    ImGui::GetIO().DisplaySize = ImVec2(1280.0f, 3000.0f);
+    params_ = mixedSchool();
+    for (int k = 0; k < 5; ++k) frame();  // the panel takes its size
+    const PanelActions tuna = typeInto("species[1].count", "0");  // 200 -> 2000
+    ASSERT_TRUE(tuna.newParams) << panel_.error();
+    EXPECT_EQ(tuna.newParams->species[1].count, 2000);
+    EXPECT_EQ(tuna.newParams->species[0].count, 1800);
+    EXPECT_EQ(tuna.newParams->fishCount, 3800);
+    EXPECT_TRUE(validate(*tuna.newParams)) << validate(*tuna.newParams).error();
+
+    // The fish count shows the sum and shares a new one among the species.
+    const PanelActions total = typeInto("fish count", "0");  // 2000 -> 20000
+    ASSERT_TRUE(total.newParams) << panel_.error();
+    EXPECT_EQ(total.newParams->fishCount, 20000);
+    EXPECT_EQ(total.newParams->species[0].count, 18000);
+    EXPECT_EQ(total.newParams->species[1].count, 2000);
+    EXPECT_TRUE(validate(*total.newParams)) << validate(*total.newParams).error();
+
+    // A count the panel cannot read is its own error, and asks nothing.
+    EXPECT_FALSE(typeInto("species[0].count", "x").newParams);
+    EXPECT_EQ(panel_.error(),
+              "species 'sardine' count: '1800x' is not allowed; must be a whole number from 0 to "
+              "1000000");
+}
+
+TEST_F(PanelInput, RemovingASpeciesRemovesItsFishAndRemovingTheLastKeepsThem) {
+    ImGui::GetIO().DisplaySize = ImVec2(1280.0f, 3000.0f);
+    params_ = mixedSchool();
+    for (int k = 0; k < 5; ++k) frame();  // the panel takes its size
+    const PanelActions removed = click("species[1].remove");
+    ASSERT_TRUE(removed.newParams);
+    ASSERT_EQ(removed.newParams->species.size(), 1u);
+    EXPECT_EQ(removed.newParams->species[0].name, "sardine");
+    EXPECT_EQ(removed.newParams->fishCount, 1800);
+    EXPECT_TRUE(validate(*removed.newParams)) << validate(*removed.newParams).error();
+
+    params_ = *removed.newParams;
+    for (int k = 0; k < 30; ++k) frame();  // no double-click, and the panel takes its new size
+    const PanelActions last = click("species[0].remove");
+    ASSERT_TRUE(last.newParams);
+    EXPECT_TRUE(last.newParams->species.empty());
+    EXPECT_EQ(last.newParams->fishCount, 1800);  // one kind again, every fish kept
+}
+
+TEST_F(PanelInput, ARenamedSpeciesIsAskedForAndABadNameIsLeftToTheRules) {
+    ImGui::GetIO().DisplaySize = ImVec2(1280.0f, 3000.0f);
+    params_ = mixedSchool();
+    for (int k = 0; k < 5; ++k) frame();  // the panel takes its size
+    const PanelActions renamed = typeInto("species[1].name", "s");
+    ASSERT_TRUE(renamed.newParams);
+    EXPECT_EQ(renamed.newParams->species[1].name, "tunas");
+    EXPECT_EQ(renamed.newParams->species[1].count, 200);
+    // Named as the other: asked for as typed, for the app to refuse with the rule's reason.
+    const PanelActions twice = typeInto("species[1].name", "sardine", 4);
+    ASSERT_TRUE(twice.newParams);
+    EXPECT_EQ(twice.newParams->species[1].name, "sardine");
+    EXPECT_NE(validate(*twice.newParams).error().find("give each species its own name"),
+              std::string::npos)
+        << validate(*twice.newParams).error();
+}
+
+// The per-fish keys a species may set are the table's (perFishParams()), each with a box.
+TEST_F(PanelInput, ASpeciesSetsAndDropsAPerFishKeyThroughItsBox) {
+    ImGui::GetIO().DisplaySize = ImVec2(1280.0f, 3000.0f);
+    params_ = mixedSchool();
+    for (int k = 0; k < 5; ++k) frame();  // the panel takes its size
+    click("species[0].own values");
+    for (int k = 0; k < 5; ++k) frame();
+    for (const ParamInfo* info : perFishParams()) {
+        const std::string control = "species[0]." + std::string(info->panel.label);
+        const auto rect = panel_.controlRect(control);
+        EXPECT_GT(rect[2], rect[0]) << info->key << " is not among the species' own values";
+    }
+    const PanelActions ticked = click("species[0].kCohesion.own");
+    ASSERT_TRUE(ticked.newParams);
+    const Species& sardine = ticked.newParams->species[0];
+    ASSERT_EQ(sardine.settings.size(), 2u);
+    EXPECT_EQ(sardine.settings[1].key, "kCohesion");
+    EXPECT_EQ(sardine.settings[1].number, params_.kCohesion);  // from the value it had
+    EXPECT_TRUE(validate(*ticked.newParams)) << validate(*ticked.newParams).error();
+
+    for (int k = 0; k < 30; ++k) frame();
+    const PanelActions dropped = click("species[0].bodyLength.own");
+    ASSERT_TRUE(dropped.newParams);
+    EXPECT_TRUE(dropped.newParams->species[0].settings.empty());
+}
+
+TEST_F(PanelInput, TheSpeciesMeasuresAreShownWhereTheSchoolHasSpecies) {
+    ImGui::GetIO().DisplaySize = ImVec2(1280.0f, 3000.0f);
+    params_ = mixedSchool();
+    for (int k = 0; k < 5; ++k) frame();  // the panel takes its size
+    EXPECT_GT(panel_.controlRect("species[1].name")[2], 0.0f);
+    EXPECT_EQ(panel_.controlRect("species[1].measures")[2], 0.0f) << "measures before any came";
+    state_.species = {{1800, 2.9}, {200, 5.7}};
+    frame();
+    EXPECT_GT(panel_.controlRect("species[1].measures")[2], 0.0f);
+    EXPECT_EQ(panel_.view.coloring(params_), FishColor::Species);  // the default with species
+    EXPECT_EQ(panel_.view.coloring(SimParams{}), FishColor::Speed);
+    panel_.view.color = FishColor::Species;
+    EXPECT_EQ(panel_.view.coloring(SimParams{}), FishColor::Speed) << "no species to colour by";
 }
 
 }  // namespace
