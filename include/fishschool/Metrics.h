@@ -1,9 +1,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+
+#include <glm/vec3.hpp>
 
 #include "fishschool/Fish.h"
 #include "fishschool/SimParams.h"
@@ -21,15 +24,38 @@ struct SchoolMetrics {
     double meanNearestNeighborDistance = 0.0;
     /// Mean number of other fish within rCohesion.
     double meanNeighbors = 0.0;
+    /// The angle, radians in [0, pi], between the group's direction (the mean of the unit
+    /// headings) and the informed fish's preferred direction (informedDirection); NaN when no
+    /// fish of the school is informed.
+    double directionError = 0.0;
 };
 
 SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& params);
 
+/// The informed fish's preferred direction g, unit length: that of the first species with
+/// kPreferred != 0 and a fish in `school`, or, without species, the config's when kPreferred != 0
+/// and the school has a fish. nullopt when no fish is informed.
+std::optional<glm::vec3> informedDirection(std::span<const Fish> school, const SimParams& params);
+
+/// The angle, radians in [0, pi], between the mean of `unitHeadingSum`'s headings and the unit
+/// vector `g`: pi / 2 for a zero sum (no direction, so none along g).
+double directionErrorOf(const glm::dvec3& unitHeadingSum, const glm::vec3& g);
+
+/// Couzin et al. 2005's accuracy of a group's direction over replicates, from each replicate's
+/// direction error: 1 - S / pi, S = sqrt(2 (1 - mean cos(error))) the angular deviation of the
+/// directions about g (Batschelet's, about g rather than about their mean). 1 when every
+/// replicate goes along g, 1 - sqrt(2) / pi (0.55) for directions at random, 1 - 2 / pi (0.36)
+/// when all go against it. NaN without replicates.
+double directionAccuracy(std::span<const double> directionErrors);
+/// The same from the mean of cos(error) over the replicates.
+double accuracyOfMeanCosine(double meanCosine);
+
 /// The header of a measures CSV (`fishschool-cli simulate --metrics`), without its newline.
 inline constexpr std::string_view kMetricsCsvHeader =
-    "step,time_s,polarization,milling,nearest_neighbor_m,neighbors";
+    "step,time_s,polarization,milling,nearest_neighbor_m,neighbors,direction_error";
 
-/// One row of that CSV, newline included; numbers to 9 significant digits.
+/// One row of that CSV, newline included; numbers to 9 significant digits, an absent (NaN)
+/// direction error as an empty field.
 std::string metricsCsvRow(std::int64_t step, double timeSeconds, const SchoolMetrics& metrics);
 
 /// How many (i, j) distance tests one step makes with the given neighbour search:

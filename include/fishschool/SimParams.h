@@ -245,6 +245,11 @@ struct SimParams {
     /// The species of the school, at most kMaxSpecies; none (the default): every fish is of the
     /// config's one kind. Species k holds the fish after those of species 0 to k-1 in a new school.
     std::vector<Species> species;
+    /// Where a new school starts: uniform in the ball of this radius about the tank's centre
+    /// (within the tank), rather than in the whole tank, so that a group that must start within
+    /// reach of itself (Couzin et al. 2005) can swim in a tank much larger than it. m, finite,
+    /// >= 0; 0, the default: the whole tank.
+    float startRadius = 0.0f;
 
     bool operator==(const SimParams&) const = default;
 };

@@ -71,6 +71,7 @@ struct EnsembleOptions {
     bool dryRun = false;          ///< run --dry-run: every check, then exit
     std::string csvPath;          ///< merge --csv
     std::string timingPath;       ///< merge --timing
+    std::string summaryPath;      ///< merge --summary
     std::string trajectoryPath;   ///< run --trajectory: run --only I's frames
     std::string trajectoryEvery;  ///< run --trajectory-every as typed
     bool validateOnly = false;    ///< as SimulateOptions::validateOnly

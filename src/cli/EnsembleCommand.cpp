@@ -225,9 +225,11 @@ int runEnsembleStatus(const EnsembleOptions& o) {
 }
 
 int runEnsembleMerge(const EnsembleOptions& o) {
-    // Both outputs, or neither: each checked before the folder is read.
+    // Every output, or none: each checked before the folder is read.
     OutputFiles outputs;
-    for (const auto& [flag, path] : {std::pair{"--csv", &o.csvPath}, {"--timing", &o.timingPath}}) {
+    for (const auto& [flag, path] : {std::pair{"--csv", &o.csvPath},
+                                     {"--timing", &o.timingPath},
+                                     {"--summary", &o.summaryPath}}) {
         if (path->empty()) continue;
         if (auto ok = checkNotTheFolders(flag, *path, o.folder); !ok) return badInput(ok.error());
         if (auto ok = o.validateOnly ? outputs.check(flag, *path) : outputs.add(flag, *path); !ok)
@@ -239,10 +241,21 @@ int runEnsembleMerge(const EnsembleOptions& o) {
     auto& [manifest, rows] = *folder;
     // Row by row into the outputs' temporary files: a row's memory, whatever the run count.
     const bool timing = outputs.has("--timing");
+    const bool summary = outputs.has("--summary");
     Result<void> written = outputs.write("--csv", ensembleCsvHeader(manifest.axes, false) + "\n");
     if (written && timing) written = outputs.write("--timing", "run,wall_s\n");
+    if (written && summary)
+        written = outputs.write("--summary", ensembleSummaryHeader(manifest.axes) + "\n");
     std::int64_t failed = 0;
+    // A point's replicates follow each other: its summary is written when the next point starts.
+    PointSummary point;
+    const auto endPoint = [&] {
+        if (written && summary && !point.empty())
+            written = outputs.write("--summary", point.csvRow());
+        point = PointSummary{};
+    };
     for (std::int64_t run = 0; written && run < manifest.runs; ++run) {
+        if (run % manifest.replicates == 0) endPoint();
         if (rows.status(run) == FolderRows::Status::None) continue;
         const auto row = rows.row(run);
         if (!row) return internalFailure(row.error());
@@ -251,8 +264,10 @@ int runEnsembleMerge(const EnsembleOptions& o) {
         std::snprintf(wall, sizeof wall, "%lld,%.6f\n", static_cast<long long>(run),
                       row->wallSeconds);
         if (written && timing) written = outputs.write("--timing", wall);
+        point.add(*row);
         failed += row->ok ? 0 : 1;
     }
+    endPoint();
     if (!written) return internalFailure(written.error());
     if (auto ok = outputs.commit(); !ok) return internalFailure(ok.error());
     const std::int64_t left = manifest.runs - rows.count();
@@ -304,6 +319,11 @@ void addEnsembleCommand(CLI::App& app, EnsembleOptions& o) {
         ->required()
         ->check(nonEmpty());
     merge->add_option("--timing", o.timingPath, "Where to write run,wall_s")->check(nonEmpty());
+    merge
+        ->add_option("--summary", o.summaryPath,
+                     "Where to write a row per point of the grid: its measures' means over the "
+                     "replicates and their accuracy")
+        ->check(nonEmpty());
 }
 
 int runEnsembleCommand(const std::string& command, const EnsembleOptions& options) {

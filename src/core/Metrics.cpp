@@ -1,6 +1,7 @@
 #include "fishschool/Metrics.h"
 
 #include <algorithm>
+#include <array>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -71,9 +72,47 @@ double nearestDistance(std::span<const Fish> school, const CellIndex& index, std
 
 }  // namespace
 
+std::optional<glm::vec3> informedDirection(std::span<const Fish> school, const SimParams& params) {
+    if (params.species.empty()) {
+        if (params.kPreferred == 0.0f || school.empty()) return std::nullopt;
+        return glm::normalize(params.preferredDirection);
+    }
+    // Which species have a fish: a species of kPreferred != 0 but no fish informs nobody.
+    std::array<bool, kMaxSpecies> present{};
+    for (const Fish& f : school)
+        if (f.species < present.size()) present[f.species] = true;
+    for (std::size_t s = 0; s < params.species.size() && s < present.size(); ++s) {
+        if (!present[s]) continue;
+        const SimParams own = paramsOfSpecies(params, s);
+        if (own.kPreferred != 0.0f) return glm::normalize(own.preferredDirection);
+    }
+    return std::nullopt;
+}
+
+double directionErrorOf(const glm::dvec3& unitHeadingSum, const glm::vec3& g) {
+    const glm::dvec3 unitG = glm::normalize(glm::dvec3(g));
+    if (unitHeadingSum == glm::dvec3(0.0)) return std::acos(0.0);
+    // atan2 rather than acos: exact at 0 and pi, where acos loses half the digits.
+    return std::atan2(glm::length(glm::cross(unitHeadingSum, unitG)),
+                      glm::dot(unitHeadingSum, unitG));
+}
+
+double directionAccuracy(std::span<const double> directionErrors) {
+    if (directionErrors.empty()) return std::numeric_limits<double>::quiet_NaN();
+    double cosines = 0.0;
+    for (double error : directionErrors) cosines += std::cos(error);
+    return accuracyOfMeanCosine(cosines / static_cast<double>(directionErrors.size()));
+}
+
+double accuracyOfMeanCosine(double meanCosine) {
+    const double deviation = std::sqrt(std::max(0.0, 2.0 * (1.0 - meanCosine)));
+    return 1.0 - deviation / std::acos(-1.0);
+}
+
 SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& params) {
     SchoolMetrics m;
     const std::size_t n = school.size();
+    m.directionError = std::numeric_limits<double>::quiet_NaN();  // no fish, none informed
     if (n == 0) return m;
 
     glm::dvec3 centre(0.0), meanHeading(0.0);
@@ -84,6 +123,9 @@ SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& param
     }
     centre /= static_cast<double>(n);
     m.polarization = glm::length(meanHeading / static_cast<double>(n));
+    const std::optional<glm::vec3> g = informedDirection(school, params);
+    m.directionError =
+        g ? directionErrorOf(meanHeading, *g) : std::numeric_limits<double>::quiet_NaN();
 
     glm::dvec3 meanMomentum(0.0);
     for (const Fish& f : school) {
@@ -115,9 +157,15 @@ SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& param
 
 std::string metricsCsvRow(std::int64_t step, double timeSeconds, const SchoolMetrics& m) {
     char line[256];
-    std::snprintf(line, sizeof line, "%" PRId64 ",%.9g,%.9g,%.9g,%.9g,%.9g\n", step, timeSeconds,
+    std::snprintf(line, sizeof line, "%" PRId64 ",%.9g,%.9g,%.9g,%.9g,%.9g,", step, timeSeconds,
                   m.polarization, m.milling, m.meanNearestNeighborDistance, m.meanNeighbors);
-    return line;
+    std::string row = line;
+    // An absent direction error (no informed fish) is an empty field, as CSV readers take NaN.
+    if (!std::isnan(m.directionError)) {
+        std::snprintf(line, sizeof line, "%.9g", m.directionError);
+        row += line;
+    }
+    return row + "\n";
 }
 
 std::uint64_t pairsTestedPerStep(std::span<const Fish> school, const SimParams& params) {

@@ -216,6 +216,10 @@ constexpr ParamInfo kParams[] = {
     {.key = "species", .field = &SimParams::species, .crossRule = speciesRule,
      .panel = custom(kSpecies, "species"),
      .help = "Kinds of fish, each with a name, a count, a colour and the per-fish keys it sets."},
+    {.key = "startRadius", .field = &SimParams::startRadius, .unit = "m",
+     .rule = NumberRule::Distance,
+     .help = "A new school starts in the ball of this radius about the tank's centre (0: the "
+             "whole tank)."},
 };
 // clang-format on
 

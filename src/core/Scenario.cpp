@@ -76,11 +76,18 @@ float speciesMaxVelocity(const SimParams& params, std::uint32_t s) {
 Fish makeInitialFish(const SimParams& params, std::uint64_t index) {
     SplitMix64 rng{params.seed ^ (index * 0xD1B54A32D192ED03ull)};
     rng.next();
-    const glm::vec3 spawnExtent = params.bounds * (1.0f - kSpawnMargin);
+    // startRadius: the ball about the centre, by rejection from the cube around it (cut to the
+    // tank); 0 draws exactly as before it was a key.
+    const float radius = params.startRadius;
+    glm::vec3 spawnExtent = params.bounds * (1.0f - kSpawnMargin);
+    if (radius > 0.0f)
+        for (int k = 0; k < 3; ++k) spawnExtent[k] = std::min(spawnExtent[k], radius);
     Fish fish;
     for (int attempt = 0; attempt < kSpawnTries; ++attempt) {
         fish.position = spawnExtent * glm::vec3(rng.symmetric(), rng.symmetric(), rng.symmetric());
-        if (isInScene(fish.position, params)) break;
+        const bool inBall =
+            radius <= 0.0f || glm::dot(fish.position, fish.position) <= radius * radius;
+        if (inBall && isInScene(fish.position, params)) break;
     }
     if (!isInScene(fish.position, params)) {
         School one{fish};

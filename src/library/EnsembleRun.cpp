@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <mutex>
@@ -56,6 +57,8 @@ std::vector<TrajectoryAttribute> ensembleRunAttributes(const EnsembleSpec& spec,
         attributes.push_back({"milling", m.milling});
         attributes.push_back({"nearest_neighbor_m", m.meanNearestNeighborDistance});
         attributes.push_back({"neighbors", m.meanNeighbors});
+        if (!std::isnan(m.directionError))  // absent where no fish is informed
+            attributes.push_back({"direction_error", m.directionError});
     }
     return attributes;
 }

@@ -183,13 +183,14 @@ RunRow runOne(Backend& backend, const EnsembleSpec& spec, RunRow row, const SimP
         sum.milling += m.milling;
         sum.meanNearestNeighborDistance += m.meanNearestNeighborDistance;
         sum.meanNeighbors += m.meanNeighbors;
+        sum.directionError += m.directionError;  // NaN throughout when no fish is informed
     }
     if (window == 0) {
         row.measures = measureSchool(backend.download(), params);
     } else {
         const double n = double(std::min(window, spec.steps));
         row.measures = {sum.polarization / n, sum.milling / n, sum.meanNearestNeighborDistance / n,
-                        sum.meanNeighbors / n};
+                        sum.meanNeighbors / n, sum.directionError / n};
     }
     if (auto ok = backend.health(); !ok) {
         row.ok = false;
@@ -298,7 +299,8 @@ Result<EnsembleSpec> parseEnsemble(std::string_view text, std::string_view sourc
                 if (!canVary(axisKey))
                     return fail(where(source, "axes." + axisKey) +
                                 "this key cannot vary; an axis is orientation-width, "
-                                "attraction-width or a numeric config key (docs/config.md)");
+                                "attraction-width, species[K].share or a numeric config key "
+                                "(docs/config.md)");
                 // Two axes that write one field: in one order or the other, one would change the
                 // value the other set, and a row would name a run that never ran.
                 for (const EnsembleAxis& before : spec.axes)
@@ -306,6 +308,12 @@ Result<EnsembleSpec> parseEnsemble(std::string_view text, std::string_view sourc
                         return fail(where(source, "axes." + axisKey) + "axes " + quote(before.key) +
                                     " and " + quote(axisKey) + " both write " + field +
                                     ": a run could not have both values; vary one of them");
+                // A share is of the run's fishCount: set after it, so that it stays exact.
+                for (const EnsembleAxis& before : spec.axes)
+                    if (speciesShareOf(before.key) && axisKey == "fishCount")
+                        return fail(where(source, "axes.fishCount") + "axis " + quote(before.key) +
+                                    " comes before fishCount, which would deal its fish anew; a "
+                                    "share is of the run's fishCount: put fishCount first");
                 points *= std::max<std::int64_t>(1, std::int64_t(values->size()));
                 spec.axes.push_back({axisKey, std::move(*values)});
             }
@@ -482,7 +490,7 @@ std::string ensembleCsvHeader(const std::vector<EnsembleAxis>& axes, bool withWa
     for (const EnsembleAxis& axis : axes) header += "," + axis.key;
     header += ",replicate,seed,status,steps";
     if (withWall) header += ",wall_s";
-    return header + ",polarization,milling,nearest_neighbor_m,neighbors,message";
+    return header + ",polarization,milling,nearest_neighbor_m,neighbors,direction_error,message";
 }
 
 std::string ensembleCsvRow(const RunRow& row, bool withWall) {
@@ -498,14 +506,15 @@ std::string ensembleCsvRow(const RunRow& row, bool withWall) {
         line.append(wall);
     }
     const SchoolMetrics& m = row.measures;
-    for (double v : {m.polarization, m.milling, m.meanNearestNeighborDistance, m.meanNeighbors})
-        line.append(",").append(row.ok ? formatNumber(v) : std::string());
+    for (double v : {m.polarization, m.milling, m.meanNearestNeighborDistance, m.meanNeighbors,
+                     m.directionError})
+        line.append(",").append(row.ok && !std::isnan(v) ? formatNumber(v) : std::string());
     return line.append(",").append(csvQuoted(row.message)).append("\n");
 }
 
 Result<RunRow> parseEnsembleCsvRow(std::string_view line, std::size_t axisCount) {
     // Every field but the message has no comma; the message is last.
-    const std::size_t plainFields = 1 + axisCount + 5 + 4;
+    const std::size_t plainFields = 1 + axisCount + 5 + 5;
     std::vector<std::string_view> fields;
     for (std::size_t f = 0; f < plainFields; ++f) {
         const std::size_t comma = line.find(',');
@@ -544,9 +553,11 @@ Result<RunRow> parseEnsembleCsvRow(std::string_view line, std::size_t axisCount)
     if (auto ok = whole("steps", row.steps); !ok) return fail(ok.error());
     if (auto ok = number("wall_s", row.wallSeconds); !ok) return fail(ok.error());
     SchoolMetrics& m = row.measures;
-    for (double* v :
-         {&m.polarization, &m.milling, &m.meanNearestNeighborDistance, &m.meanNeighbors}) {
-        if (!row.ok && fields[f].empty()) {
+    for (double* v : {&m.polarization, &m.milling, &m.meanNearestNeighborDistance, &m.meanNeighbors,
+                      &m.directionError}) {
+        // A failed run has no measures; an ok run lacks only a direction error (none informed).
+        if (fields[f].empty() && (!row.ok || v == &m.directionError)) {
+            *v = row.ok ? std::numeric_limits<double>::quiet_NaN() : 0.0;
             ++f;
             continue;
         }
@@ -565,6 +576,47 @@ Result<RunRow> parseEnsembleCsvRow(std::string_view line, std::size_t axisCount)
         }
     }
     return row;
+}
+
+std::string ensembleSummaryHeader(const std::vector<EnsembleAxis>& axes) {
+    std::string header;
+    for (const EnsembleAxis& axis : axes) header += axis.key + ",";
+    return header +
+           "runs,ok,polarization,milling,nearest_neighbor_m,neighbors,direction_error,accuracy";
+}
+
+void PointSummary::add(const RunRow& row) {
+    if (runs_++ == 0) values_ = row.plan.values;
+    if (!row.ok) return;
+    ++ok_;
+    const SchoolMetrics& m = row.measures;
+    sum_.polarization += m.polarization;
+    sum_.milling += m.milling;
+    sum_.meanNearestNeighborDistance += m.meanNearestNeighborDistance;
+    sum_.meanNeighbors += m.meanNeighbors;
+    if (std::isnan(m.directionError)) return;
+    ++directed_;
+    sum_.directionError += m.directionError;
+    cosines_ += std::cos(m.directionError);
+}
+
+std::string PointSummary::csvRow() const {
+    std::string line;
+    for (double v : values_) line.append(formatNumber(v)).append(",");
+    line.append(std::to_string(runs_)).append(",").append(std::to_string(ok_));
+    const auto mean = [&](double sum, std::int64_t count) {
+        line.append(",");
+        if (count > 0) line.append(formatNumber(sum / double(count)));
+    };
+    mean(sum_.polarization, ok_);
+    mean(sum_.milling, ok_);
+    mean(sum_.meanNearestNeighborDistance, ok_);
+    mean(sum_.meanNeighbors, ok_);
+    mean(sum_.directionError, directed_);
+    line.append(",");
+    if (directed_ > 0)
+        line.append(formatNumber(accuracyOfMeanCosine(cosines_ / double(directed_))));
+    return line.append("\n");
 }
 
 }  // namespace fishschool

@@ -122,4 +122,26 @@ std::string ensembleCsvRow(const RunRow& row, bool withWall);
 /// A row of a part file (with wall_s) for `axisCount` axes; the error says what is wrong.
 Result<RunRow> parseEnsembleCsvRow(std::string_view line, std::size_t axisCount);
 
+/// The columns of `ensemble merge --summary`, a row per point of the grid: the axes' keys,
+/// "runs,ok", the measures' means over the ok runs and "accuracy". Without its newline.
+std::string ensembleSummaryHeader(const std::vector<EnsembleAxis>& axes);
+
+/// The rows of one point of the grid (its replicates, which follow each other in run order),
+/// summed in constant memory, as one row of `merge --summary`.
+class PointSummary {
+  public:
+    void add(const RunRow& row);
+    bool empty() const { return runs_ == 0; }
+    /// Newline included: the point's values, its rows and ok rows, each measure's mean over the
+    /// ok rows (empty where none has it), and the accuracy of their direction errors over the
+    /// replicates (directionAccuracy: Couzin et al. 2005's, which a mean of rows cannot give).
+    std::string csvRow() const;
+
+  private:
+    std::vector<double> values_;
+    std::int64_t runs_ = 0, ok_ = 0, directed_ = 0;
+    SchoolMetrics sum_;
+    double cosines_ = 0.0;  ///< of the ok rows' direction errors
+};
+
 }  // namespace fishschool

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 
@@ -24,10 +25,61 @@ bool takesWholeNumbers(std::string_view key) {
     return info && !std::holds_alternative<float SimParams::*>(info->field);
 }
 
+/// withVaried's "species[K].share".
+Result<SimParams> withSpeciesShare(const SimParams& base, std::string_view what,
+                                   std::string_view key, std::size_t k, double share) {
+    const std::string named =
+        std::string(what) + " " + std::string(key) + " = " + formatNumber(share);
+    const std::string species = std::to_string(base.species.size());
+    if (k >= base.species.size())
+        return fail(named + ": the config has " + species +
+                    " species, which is not allowed; species[K] must name one of them (K from 0)");
+    if (!(share >= 0.0 && share <= 1.0))
+        return fail(named + " is not allowed; a share is from 0 to 1");
+    const double fish = share * double(base.fishCount);
+    const double whole = std::nearbyint(fish);
+    // A row says the share that ran: a share that rounds would say another one.
+    if (std::abs(fish - whole) > 1e-9 * std::max(1.0, fish))
+        return fail(named + ": " + formatNumber(share) + " of fishCount " +
+                    std::to_string(base.fishCount) + " is " + formatNumber(fish) +
+                    " fish, which is not allowed; a share must make whole fish");
+    const auto count = static_cast<std::int64_t>(whole);
+    if (base.species.size() == 1 && count != base.fishCount)
+        return fail(named + " is not allowed with one species: the other " +
+                    std::to_string(base.fishCount - count) + " fish need another species");
+    SimParams p = base;
+    p.species[k].count = count;
+    // The rest to the other species as a new fish count would go to them (setFishCount).
+    SimParams others = base;
+    others.species.erase(others.species.begin() + std::ptrdiff_t(k));
+    setFishCount(others, base.fishCount - count);
+    for (std::size_t s = 0, o = 0; s < p.species.size(); ++s)
+        if (s != k) p.species[s].count = others.species[o++].count;
+    if (auto ok = validate(p); !ok) return fail(named + ": " + ok.error());
+    return p;
+}
+
 }  // namespace
+
+std::optional<std::size_t> speciesShareOf(std::string_view key) {
+    constexpr std::string_view kPrefix = "species[", kSuffix = "].share";
+    if (!key.starts_with(kPrefix) || !key.ends_with(kSuffix)) return std::nullopt;
+    const std::string_view digits =
+        key.substr(kPrefix.size(), key.size() - kPrefix.size() - kSuffix.size());
+    if (digits.empty() || digits.size() > 2 || (digits.size() > 1 && digits[0] == '0'))
+        return std::nullopt;
+    std::size_t k = 0;
+    for (const char c : digits) {
+        if (c < '0' || c > '9') return std::nullopt;
+        k = 10 * k + std::size_t(c - '0');
+    }
+    if (k >= kMaxSpecies) return std::nullopt;
+    return k;
+}
 
 bool canVary(std::string_view key) {
     if (key == kOrientationWidth || key == kAttractionWidth) return true;
+    if (speciesShareOf(key)) return true;
     static const nlohmann::json keys = nlohmann::json::parse(configToJson(SimParams{}));
     const auto found = keys.find(std::string(key));
     return found != keys.end() && found->is_number();
@@ -49,10 +101,11 @@ Result<SimParams> withVaried(const SimParams& base, std::string_view what, std::
                         ": " + ok.error());
         return p;
     }
+    if (const auto k = speciesShareOf(key)) return withSpeciesShare(base, what, key, *k, value);
     if (!canVary(key))
         return fail(std::string(what) + ": " + quote(key) +
-                    " is not allowed; must be orientation-width, attraction-width or a numeric "
-                    "config key (docs/config.md)");
+                    " is not allowed; must be orientation-width, attraction-width, "
+                    "species[K].share or a numeric config key (docs/config.md)");
     if (takesWholeNumbers(key) && value != std::floor(value))
         return fail(std::string(what) + " " + std::string(key) + " = " + formatNumber(value) +
                     " is not allowed; " + std::string(key) + " takes whole numbers");
@@ -60,6 +113,13 @@ Result<SimParams> withVaried(const SimParams& base, std::string_view what, std::
         return fail(std::string(what) + " " + std::string(key) + " = " + formatVaried(key, value) +
                     " is not allowed; a varied value is a double, which cannot hold every whole "
                     "number above 2^53, so whole numbers vary up to 9007199254740991 (2^53 - 1)");
+    // The species' counts follow a new fish count, so that they still add up to it.
+    if (key == "fishCount" && !base.species.empty() && value >= 0.0 &&
+        value <= double(kMaxFishCount)) {
+        SimParams dealt = base;
+        setFishCount(dealt, static_cast<std::int64_t>(value));
+        return withConfigNumber(dealt, key, value, std::string(what) + " " + std::string(key));
+    }
     // Straight into the field, as a config file would set it: no JSON text a point (an
     // ensemble checks every point of its grid, up to 10^7).
     return withConfigNumber(base, key, value, std::string(what) + " " + std::string(key));
@@ -93,6 +153,8 @@ std::vector<std::string_view> fieldsChangedBy(std::string_view key) {
 }  // namespace
 
 std::string sharedField(std::string_view a, std::string_view b) {
+    // Each share deals the fish the other one sets.
+    if (speciesShareOf(a) && speciesShareOf(b)) return "the species' counts";
     const auto changedByA = fieldsChangedBy(a), changedByB = fieldsChangedBy(b);
     auto changes = [](const std::vector<std::string_view>& fields, std::string_view field) {
         return std::find(fields.begin(), fields.end(), field) != fields.end();

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,15 +29,23 @@ inline constexpr std::string_view kAttractionWidth = "attraction-width";
 /// one a row says.
 inline constexpr double kMaxVariedWholeNumber = 9007199254740991.0;
 
-/// Whether withVaried takes `key`: the two widths and the numeric config keys.
+/// Whether withVaried takes `key`: the two widths, the numeric config keys and a species' share
+/// ("species[K].share").
 bool canVary(std::string_view key);
+
+/// The species K of a "species[K].share" key (K from 0 to kMaxSpecies - 1, written without sign
+/// or leading zero); nullopt for any other key.
+std::optional<std::size_t> speciesShareOf(std::string_view key);
 
 /// `base` with `key` set to `value`, validated. "orientation-width" (Δr_o) sets
 /// rAlignment = rSeparation + value and moves rCohesion with it, so that r_r and Δr_a
 /// (rCohesion - rAlignment) stay; "attraction-width" (Δr_a) sets rCohesion = rAlignment + value;
-/// any other key must be a numeric key of the config (a whole-number key: a whole number up to
-/// kMaxVariedWholeNumber). The error names `what` (the flag), the key or the value and what is
-/// allowed.
+/// "species[K].share" (0 to 1) gives species K that share of fishCount, which must be a whole
+/// number of fish, and deals the rest to the other species in proportion to their counts (evenly
+/// where all are 0); "fishCount" with species deals the new count to them in proportion to their
+/// counts (the largest remainders rounded up, the first species on a tie); any other key must be a
+/// numeric key of the config (a whole-number key: a whole number up to kMaxVariedWholeNumber). The
+/// error names `what` (the flag), the key or the value and what is allowed.
 [[nodiscard]] Result<SimParams> withVaried(const SimParams& base, std::string_view what,
                                            std::string_view key, double value);
 

@@ -263,7 +263,8 @@ TEST_F(Cli, MetricsAreWrittenAtStepZeroThenEveryNSteps) {
     std::vector<std::string> lines;
     for (std::string line; std::getline(text, line);) lines.push_back(line);
     ASSERT_EQ(lines.size(), 4u);
-    EXPECT_EQ(lines[0], "step,time_s,polarization,milling,nearest_neighbor_m,neighbors");
+    EXPECT_EQ(lines[0],
+              "step,time_s,polarization,milling,nearest_neighbor_m,neighbors,direction_error");
     const double dt = 1.0 / 60.0;
     for (std::size_t row = 1; row < lines.size(); ++row) {
         std::istringstream fields(lines[row]);
@@ -271,6 +272,7 @@ TEST_F(Cli, MetricsAreWrittenAtStepZeroThenEveryNSteps) {
         for (std::string field; std::getline(fields, field, ',');)
             values.push_back(std::stod(field));
         ASSERT_EQ(values.size(), 6u) << lines[row];
+        EXPECT_TRUE(lines[row].ends_with(",")) << "no informed fish: no direction error";
         const double step = 4.0 * static_cast<double>(row - 1);
         EXPECT_EQ(values[0], step);
         EXPECT_NEAR(values[1], step * dt, 1e-6);

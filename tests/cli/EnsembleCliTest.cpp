@@ -73,7 +73,8 @@ TEST_F(Ensemble, TheMergedCsvIsTheSameWhateverTheJobsAndShards) {
     EXPECT_EQ(lines(one), 13u);
     EXPECT_THAT(one, ::testing::StartsWith(
                          "run,orientation-width,attraction-width,replicate,seed,status,steps,"
-                         "polarization,milling,nearest_neighbor_m,neighbors,message\n0,0,2,0,"));
+                         "polarization,milling,nearest_neighbor_m,neighbors,direction_error,"
+                         "message\n0,0,2,0,"));
     // Runs by index; the first axis varies slowest, the replicates fastest.
     EXPECT_THAT(one, HasSubstr("\n3,0,8,0,"));
     EXPECT_THAT(one, HasSubstr("\n11,4,8,2,"));
@@ -90,6 +91,39 @@ TEST_F(Ensemble, TheMergedCsvIsTheSameWhateverTheJobsAndShards) {
     EXPECT_EQ(alone.substr(alone.find('\n') + 1), one.substr(at, one.find('\n', at) + 1 - at));
     // The measures are the school's: different seeds, different schools.
     EXPECT_NE(one.substr(one.find("\n0,"), 40), one.substr(one.find("\n1,"), 40));
+}
+
+TEST_F(Ensemble, TheSummaryHasARowPerPointWithItsAccuracy) {
+    // Half of 20 fish informed (along x), or none: the first point whole, 3 of 4 of the second.
+    write("informed.json", R"({
+      "base": {"fishCount": 20, "steering": "couzin", "rSeparation": 1, "rAlignment": 6,
+               "rCohesion": 6, "dt": 0.2, "maxVelocity": 1, "noise": 0.01, "startRadius": 3,
+               "bounds": [30, 30, 30], "rocks": [], "species": [
+                 {"name": "informed", "count": 4, "kPreferred": 0.5,
+                  "preferredDirection": [1, 0, 0]}, {"name": "naive", "count": 16}]},
+      "axes": {"species[0].share": [0.5, 0]}, "replicates": 4, "steps": 100, "seed": 3})");
+    const CliRun run = cli("ensemble run " + path("informed.json") + " --out " + path("i") +
+                           " --only 0,1,2,3,4,5,6");
+    ASSERT_EQ(run.status, 0) << run.err;
+    const CliRun merge = cli("ensemble merge " + path("i") + " --csv " + path("i.csv") +
+                             " --summary " + path("s.csv"));
+    ASSERT_EQ(merge.status, 0) << merge.err;
+    const std::string summary = read(path("s.csv"));
+    ASSERT_EQ(lines(summary), 3u) << summary;
+    EXPECT_THAT(summary, ::testing::StartsWith(
+                             "species[0].share,runs,ok,polarization,milling,nearest_neighbor_m,"
+                             "neighbors,direction_error,accuracy\n0.5,4,4,"));
+    // No fish informed at share 0: neither a direction error nor an accuracy.
+    EXPECT_THAT(summary, HasSubstr("\n0,3,3,"));
+    EXPECT_TRUE(summary.ends_with(",,\n")) << summary;
+    const std::string first = summary.substr(summary.find('\n') + 1);
+    const double accuracy = std::stod(first.substr(first.rfind(',', first.find('\n')) + 1));
+    EXPECT_GT(accuracy, 0.5);
+    EXPECT_LE(accuracy, 1.0);
+    // The summary is an output as the others: never the CSV's file.
+    const CliRun same = cli("ensemble merge " + path("i") + " --csv " + path("i.csv") +
+                            " --summary " + path("i.csv"));
+    EXPECT_EQ(same.status, 2) << same.err;
 }
 
 TEST_F(Ensemble, AKilledRunResumesIgnoringATornLastLine) {
@@ -160,7 +194,7 @@ TEST_F(Ensemble, AFailedRunIsARowAndRetryFailedRunsItAgain) {
                                       "8, replicate 0): a fault injected"));
     ASSERT_EQ(cli("ensemble merge " + path("f") + " --csv " + path("f.csv")).status, 0);
     EXPECT_THAT(read(path("f.csv")),
-                HasSubstr(",failed,30,,,,,\"a fault injected by FISHSCHOOL_FAULT_RUNS\"\n"));
+                HasSubstr(",failed,30,,,,,,\"a fault injected by FISHSCHOOL_FAULT_RUNS\"\n"));
     // Without --retry-failed a failed run counts as done; with it, it runs again.
     const CliRun done = cli("ensemble run " + path("e.json") + " --out " + path("f"));
     EXPECT_EQ(done.status, 0);
@@ -427,7 +461,9 @@ TEST_F(Ensemble, ARowOfAnotherEnsembleOrShardIsRefusedByEveryCommand) {
     const std::string ours = read(path("f/part-0of2-w0.csv"));
     const std::string header = ours.substr(0, ours.find('\n') + 1);
     const auto rowOf = [](const std::string& text, int run) {
-        const std::size_t at = text.find("\n" + std::to_string(run) + ",") + 1;
+        // append() rather than "\n" + text: GCC 12 warns (-Wrestrict) on the latter, wrongly.
+        const std::size_t at =
+            text.find(std::string("\n").append(std::to_string(run)).append(",")) + 1;
         return text.substr(at, text.find('\n', at) + 1 - at);
     };
     struct Case {

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <glm/geometric.hpp>
 
@@ -117,6 +119,98 @@ TEST(Metrics, NearestNeighbourFarAwayIsFound) {
     p.rCohesion = 1.0f;
     const School school{{{-30, 0, 0}, {1, 0, 0}, {}}, {{30, 0, 0}, {1, 0, 0}, {}}};
     EXPECT_NEAR(measureSchool(school, p).meanNearestNeighborDistance, 60.0, 1e-6);
+}
+
+TEST(Scenario, AStartRadiusStartsTheSchoolInABallAboutTheCentre) {
+    SimParams p;
+    p.fishCount = 500;
+    p.startRadius = 3.0f;
+    const School school = makeInitialSchool(p);
+    float farthest = 0.0f;
+    for (const Fish& f : school) {
+        EXPECT_LE(glm::length(f.position), 3.0f);
+        EXPECT_TRUE(isInScene(f.position, p));
+        farthest = std::max(farthest, glm::length(f.position));
+    }
+    EXPECT_GT(farthest, 2.5f);  // the whole ball, not a point
+    // A ball holding the whole tank draws exactly as the whole tank does.
+    p.startRadius = 1e5f;
+    SimParams whole = p;
+    whole.startRadius = 0.0f;
+    EXPECT_EQ(makeInitialSchool(p), makeInitialSchool(whole));
+}
+
+/// `count` fish along `heading` (any length: a measure takes unit headings), of species `s`.
+School heading(int count, glm::vec3 velocity, std::uint32_t s = 0) {
+    School school;
+    for (int i = 0; i < count; ++i) school.push_back({{float(i), 0, 0}, velocity, {}, s});
+    return school;
+}
+
+TEST(Metrics, TheDirectionErrorIsTheAngleBetweenTheMeanHeadingAndThePreferredDirection) {
+    SimParams p;
+    p.kPreferred = 0.5f;
+    p.preferredDirection = {2.0f, 0.0f, 0.0f};  // only its direction counts
+    const double pi = std::acos(-1.0);
+    EXPECT_EQ(measureSchool(heading(10, {3, 0, 0}), p).directionError, 0.0);
+    EXPECT_EQ(measureSchool(heading(10, {-0.5f, 0, 0}), p).directionError, pi);
+    EXPECT_NEAR(measureSchool(heading(10, {0, 0, 1}), p).directionError, pi / 2, 1e-12);
+    // Unit headings: a fast fish counts as much as a slow one. (1, 1, 0) / sqrt(2) is 45 degrees.
+    School mixed = heading(5, {4, 0, 0});
+    const School up = heading(5, {0, 0.1f, 0});
+    mixed.insert(mixed.end(), up.begin(), up.end());
+    EXPECT_NEAR(measureSchool(mixed, p).directionError, pi / 4, 1e-12);
+    // No mean heading (opposed fish, or none moving): no part of it along g.
+    School opposed = heading(5, {0, 0, 1});
+    const School back = heading(5, {0, 0, -1});
+    opposed.insert(opposed.end(), back.begin(), back.end());
+    EXPECT_NEAR(measureSchool(opposed, p).directionError, pi / 2, 1e-12);
+    EXPECT_NEAR(measureSchool(heading(3, {0, 0, 0}), p).directionError, pi / 2, 1e-12);
+}
+
+TEST(Metrics, WithoutInformedFishTheDirectionErrorIsAbsent) {
+    SimParams p;  // kPreferred 0
+    const SchoolMetrics m = measureSchool(heading(4, {1, 0, 0}), p);
+    EXPECT_TRUE(std::isnan(m.directionError));
+    EXPECT_EQ(metricsCsvRow(7, 0.5, m).back(), '\n');
+    EXPECT_TRUE(metricsCsvRow(7, 0.5, m).ends_with(",\n")) << "an empty field, not nan";
+    EXPECT_TRUE(std::isnan(measureSchool({}, p).directionError));
+    p.kPreferred = 1.0f;
+    EXPECT_TRUE(metricsCsvRow(7, 0.5, measureSchool(heading(4, {1, 0, 0}), p)).ends_with(",0\n"));
+}
+
+TEST(Metrics, TheInformedFishAreTheFirstSpeciesWithAPreferenceThatHasFish) {
+    SimParams p;
+    p.fishCount = 6;
+    Species naive{"naive", 2, {0.5f, 0.5f, 0.5f}, {}};
+    Species empty{"empty", 0, {0.5f, 0.5f, 0.5f}, {{"kPreferred", 1.0f}}};
+    Species informed{"informed", 4, {0.5f, 0.5f, 0.5f}, {{"kPreferred", 0.5f}}};
+    SpeciesSetting up{"preferredDirection"};
+    up.vector = {0.0f, 1.0f, 0.0f};
+    informed.settings.push_back(up);
+    p.species = {naive, empty, informed};
+    ASSERT_TRUE(validate(p)) << validate(p).error();
+    School school = heading(2, {0, 1, 0}, 0);
+    EXPECT_TRUE(std::isnan(measureSchool(school, p).directionError)) << "only naive fish";
+    const School fish = heading(4, {0, 1, 0}, 2);
+    school.insert(school.end(), fish.begin(), fish.end());
+    ASSERT_TRUE(informedDirection(school, p));
+    EXPECT_EQ(*informedDirection(school, p), glm::vec3(0, 1, 0));  // species 2's, not 1's
+    EXPECT_EQ(measureSchool(school, p).directionError, 0.0);
+}
+
+TEST(Metrics, AccuracyIsOneMinusTheAngularDeviationAboutGOverPi) {
+    const double pi = std::acos(-1.0);
+    EXPECT_EQ(directionAccuracy(std::vector<double>{0, 0, 0}), 1.0);
+    EXPECT_NEAR(directionAccuracy(std::vector<double>{pi}), 1.0 - 2.0 / pi, 1e-12);
+    // Half along g, half against it: mean cosine 0, as directions at random.
+    EXPECT_NEAR(directionAccuracy(std::vector<double>{0, pi}), 1.0 - std::sqrt(2.0) / pi, 1e-12);
+    EXPECT_NEAR(directionAccuracy(std::vector<double>{pi / 2, pi / 2}), 1.0 - std::sqrt(2.0) / pi,
+                1e-12);
+    // Every replicate 0.3 rad off: S = sqrt(2 (1 - cos 0.3)) = 2 sin(0.15).
+    EXPECT_NEAR(directionAccuracy(std::vector<double>{0.3, 0.3}), 1.0 - 2 * std::sin(0.15) / pi,
+                1e-12);
+    EXPECT_TRUE(std::isnan(directionAccuracy(std::vector<double>{})));
 }
 
 TEST(Metrics, PairsTestedCountsAllPairsOrGridCandidates) {

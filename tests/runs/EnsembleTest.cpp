@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -10,6 +11,8 @@
 #include <sstream>
 
 #include "core/CpuBackends.h"
+#include "core/Messages.h"
+#include "fishschool/Metrics.h"
 #include "runs/Ensemble.h"
 
 namespace fishschool {
@@ -184,6 +187,159 @@ TEST(Ensemble, ARowReadsBackAsItWasWritten) {
     EXPECT_EQ(back->message, "fish 3 at (1, 2, 3): not \"finite\", then more");
     EXPECT_FALSE(parseEnsembleCsvRow("1,2,3", 2));
     EXPECT_FALSE(parseEnsembleCsvRow(text.substr(0, 20), 2));
+}
+
+/// A base of 10 fish: 2 informed (kPreferred 0.5 along x) and 8 naive.
+constexpr const char* kInformedBase = R"({"fishCount": 10, "rocks": [], "species": [
+    {"name": "informed", "count": 2, "kPreferred": 0.5, "preferredDirection": [1, 0, 0]},
+    {"name": "naive", "count": 8}]})";
+
+TEST(Ensemble, AShareAxisGivesASpeciesItsShareOfEachRunsFishCount) {
+    const auto spec = parseEnsemble(std::string(R"({"base": )") + kInformedBase +
+                                        R"(, "axes": {"fishCount": [10, 40],
+        "species[0].share": [0, 0.5, 1]}, "steps": 1})",
+                                    "e.json", ".");
+    ASSERT_TRUE(spec) << spec.error();
+    ASSERT_EQ(spec->runCount(), 6);
+    for (std::int64_t i = 0; i < spec->runCount(); ++i) {
+        const RunPlan plan = planRun(*spec, i);
+        const auto p = runParams(*spec, plan);
+        ASSERT_TRUE(p) << p.error();
+        EXPECT_EQ(p->fishCount, plan.values[0]);
+        EXPECT_EQ(p->species[0].count, plan.values[0] * plan.values[1]) << "run " << i;
+        EXPECT_EQ(p->species[0].count + p->species[1].count, p->fishCount);
+    }
+}
+
+TEST(Ensemble, AShareThatIsNotWholeFishOrComesBeforeFishCountIsRefused) {
+    const auto spec = [](const std::string& axes) {
+        return parseEnsemble(std::string(R"({"base": )") + kInformedBase + R"(, "axes": {)" + axes +
+                                 R"(}, "steps": 1})",
+                             "e.json", ".");
+    };
+    auto bad = spec(R"("fishCount": [20, 10], "species[0].share": [0.05])");
+    ASSERT_FALSE(bad);
+    EXPECT_THAT(bad.error(), HasSubstr("run 1 (fishCount = 10, species[0].share = 0.05): axes "
+                                       "species[0].share = 0.05: 0.05 of fishCount 10 is 0.5 "
+                                       "fish, which is not allowed; a share must make whole fish"));
+    bad = spec(R"("species[0].share": [0.5], "fishCount": [20])");
+    ASSERT_FALSE(bad);
+    EXPECT_THAT(bad.error(), HasSubstr("key 'axes.fishCount': axis 'species[0].share' comes "
+                                       "before fishCount"));
+    bad = spec(R"("species[0].share": [0.5], "species[1].share": [0.5])");
+    ASSERT_FALSE(bad);
+    EXPECT_THAT(bad.error(), HasSubstr("axes 'species[0].share' and 'species[1].share' both "
+                                       "write the species' counts"));
+    bad = spec(R"("species[2].share": [0.5])");
+    ASSERT_FALSE(bad);
+    EXPECT_THAT(bad.error(), HasSubstr("the config has 2 species"));
+    bad = spec(R"("species[0].share": [1.5])");
+    ASSERT_FALSE(bad);
+    EXPECT_THAT(bad.error(), HasSubstr("a share is from 0 to 1"));
+    bad = spec(R"("species[01].share": [0.5])");
+    ASSERT_FALSE(bad);
+    EXPECT_THAT(bad.error(), HasSubstr("this key cannot vary"));
+}
+
+TEST(Ensemble, ARowWithoutInformedFishHasNoDirectionErrorAndReadsBack) {
+    const EnsembleSpec spec = twoAxes();
+    RunRow row;
+    row.plan = planRun(spec, 3);
+    row.steps = 6;
+    row.measures = {0.5, 0.25, 1.5, 3.0, std::nan("")};
+    const std::string text = ensembleCsvRow(row, false);
+    EXPECT_THAT(text, HasSubstr(",ok,6,0.5,0.25,1.5,3,,\n"));
+    const std::string withWall = ensembleCsvRow(row, true);
+    auto back = parseEnsembleCsvRow(withWall.substr(0, withWall.size() - 1), 2);
+    ASSERT_TRUE(back) << back.error();
+    EXPECT_TRUE(std::isnan(back->measures.directionError));
+    EXPECT_EQ(ensembleCsvRow(*back, true), withWall);
+    row.measures.directionError = 0.125;
+    const std::string directed = ensembleCsvRow(row, true);
+    back = parseEnsembleCsvRow(directed.substr(0, directed.size() - 1), 2);
+    ASSERT_TRUE(back) << back.error();
+    EXPECT_EQ(back->measures.directionError, 0.125);
+    // Only the direction error may be absent from an ok row.
+    std::string noPolarization = directed;
+    noPolarization.replace(noPolarization.find(",0.5,"), 5, ",,");
+    EXPECT_FALSE(parseEnsembleCsvRow(noPolarization.substr(0, noPolarization.size() - 1), 2));
+}
+
+TEST(Ensemble, APointsSummaryIsTheMeanOfItsRowsAndTheAccuracyOverThem) {
+    const double pi = std::acos(-1.0);
+    EXPECT_EQ(ensembleSummaryHeader({{"fishCount", {}}, {"species[0].share", {}}}),
+              "fishCount,species[0].share,runs,ok,polarization,milling,nearest_neighbor_m,"
+              "neighbors,direction_error,accuracy");
+    PointSummary point;
+    EXPECT_TRUE(point.empty());
+    RunRow row;
+    row.plan.values = {50, 0.1};
+    row.measures = {1.0, 0.5, 2.0, 4.0, 0.0};
+    point.add(row);
+    row.measures = {0.5, 0.0, 1.0, 2.0, pi};
+    point.add(row);
+    RunRow failed = row;
+    failed.ok = false;
+    point.add(failed);
+    // Along g once, against it once: accuracy 1 - sqrt(2) / pi, not the mean of 1 and 1 - 2/pi.
+    EXPECT_EQ(point.csvRow(), "50,0.1,3,2,0.75,0.25,1.5,3," + formatNumber(pi / 2) + "," +
+                                  formatNumber(1.0 - std::sqrt(2.0) / pi) + "\n");
+    PointSummary uninformed;
+    row.measures.directionError = std::nan("");
+    uninformed.add(row);
+    EXPECT_EQ(uninformed.csvRow(), "50,0.1,1,1,0.5,0,1,2,,\n");
+}
+
+/// Couzin et al. 2005 in short (docs/validation.md has the whole): the example's school, one
+/// group size, a few informed fish or half of them. More informed fish steer the group closer to
+/// their preferred direction, and half of them steer it almost exactly.
+TEST(Ensemble, TheCouzin2005ExampleInShortIsMoreAccurateWithMoreInformedFish) {
+    auto spec = loadEnsemble(std::filesystem::path(FISHSCHOOL_SOURCE_DIR) / "docs" / "examples" /
+                             "couzin2005.json");
+    ASSERT_TRUE(spec) << spec.error();
+    ASSERT_EQ(spec->axes.size(), 2u);
+    ASSERT_EQ(spec->axes[0].key, "fishCount");
+    ASSERT_EQ(spec->axes[1].key, "species[0].share");
+    // Its small shares (for groups of 50 and more) are the same school on another grid.
+    const auto small = loadEnsemble(std::filesystem::path(FISHSCHOOL_SOURCE_DIR) / "docs" /
+                                    "examples" / "couzin2005-small-shares.json");
+    ASSERT_TRUE(small) << small.error();
+    EXPECT_TRUE(small->base == spec->base);
+    EXPECT_EQ(small->steps, spec->steps);
+    EXPECT_EQ(small->window, spec->window);
+    EXPECT_EQ(small->replicates, spec->replicates);
+    spec->axes[0].values = {50};
+    spec->axes[1].values = {0.02, 0.5};
+    spec->replicates = 12;
+    spec->steps = 600;
+    spec->window = 200;
+    std::vector<std::unique_ptr<Backend>> backends(2);
+    std::vector<PointSummary> points(2);
+    std::vector<std::string> texts(2);
+    std::mutex mutex;
+    EnsembleWork work{.runs = {}, .jobs = 2, .backendFor = {}, .onRow = {}};
+    for (std::int64_t i = 0; i < spec->runCount(); ++i) work.runs.push_back(i);
+    work.backendFor = [&](std::size_t w, const SimParams&) -> Result<Backend*> {
+        if (!backends[w]) backends[w] = makeCpuBackend();
+        return backends[w].get();
+    };
+    std::vector<RunRow> rows(std::size_t(spec->runCount()));
+    work.onRow = [&](std::size_t, const RunRow& row) -> Result<void> {
+        const std::lock_guard lock(mutex);
+        rows[std::size_t(row.plan.index)] = row;
+        return {};
+    };
+    ASSERT_TRUE(runEnsemble(*spec, work));
+    std::vector<std::vector<double>> errors(2);
+    for (const RunRow& row : rows) {
+        ASSERT_TRUE(row.ok) << row.message;
+        ASSERT_FALSE(std::isnan(row.measures.directionError));
+        errors[std::size_t(row.plan.index / spec->replicates)].push_back(
+            row.measures.directionError);
+    }
+    const double few = directionAccuracy(errors[0]), half = directionAccuracy(errors[1]);
+    EXPECT_GT(half, 0.99);
+    EXPECT_LT(few, half - 0.05) << "one informed fish in 50 guides the group as well as 25";
 }
 
 TEST(Ensemble, RunsGiveTheSameRowsOnOneThreadOrThree) {

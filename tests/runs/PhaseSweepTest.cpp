@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <utility>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "core/CpuBackends.h"
@@ -30,6 +33,60 @@ TEST(PhaseSweep, OrientationWidthHoldsTheRepulsionRadiusAndTheAttractionWidth) {
     EXPECT_EQ(p->rSeparation, 1.0f);
     EXPECT_EQ(p->rAlignment, 6.0f);
     EXPECT_EQ(p->rCohesion, 20.0f);
+}
+
+/// Three species of 1, 2 and 0 fish.
+SimParams threeSpecies() {
+    SimParams p;
+    p.fishCount = 3;
+    for (const auto& [name, count] : {std::pair{"a", 1}, {"b", 2}, {"c", 0}})
+        p.species.push_back({name, count, {0.5f, 0.5f, 0.5f}, {}});
+    return p;
+}
+
+std::vector<std::int64_t> countsOf(const SimParams& p) {
+    std::vector<std::int64_t> counts;
+    for (const Species& s : p.species) counts.push_back(s.count);
+    return counts;
+}
+
+TEST(PhaseSweep, AFishCountDealsTheFishToTheSpeciesInProportion) {
+    // 10 fish as 1 : 2 : 0 is 3.33, 6.67 and 0: the larger remainder gets the fish left over.
+    auto p = withVaried(threeSpecies(), "--vary", "fishCount", 10.0);
+    ASSERT_TRUE(p) << p.error();
+    EXPECT_EQ(countsOf(*p), (std::vector<std::int64_t>{3, 7, 0}));
+    p = withVaried(threeSpecies(), "--vary", "fishCount", 0.0);
+    ASSERT_TRUE(p) << p.error();
+    EXPECT_EQ(countsOf(*p), (std::vector<std::int64_t>{0, 0, 0}));
+    EXPECT_FALSE(withVaried(threeSpecies(), "--vary", "fishCount", 2.5));
+}
+
+TEST(PhaseSweep, AShareDealsTheOtherFishToTheOtherSpeciesInProportion) {
+    SimParams base = threeSpecies();
+    base.fishCount = 30;
+    base.species[0].count = 10;
+    base.species[1].count = 15;
+    base.species[2].count = 5;
+    auto p = withVaried(base, "--vary", "species[0].share", 0.2);
+    ASSERT_TRUE(p) << p.error();
+    EXPECT_EQ(countsOf(*p), (std::vector<std::int64_t>{6, 18, 6}));  // 24 as 15 : 5
+    p = withVaried(base, "--vary", "species[2].share", 1.0);
+    ASSERT_TRUE(p) << p.error();
+    EXPECT_EQ(countsOf(*p), (std::vector<std::int64_t>{0, 0, 30}));
+    // The others all empty: the rest is dealt evenly.
+    p = withVaried(*p, "--vary", "species[2].share", 0.0);
+    ASSERT_TRUE(p) << p.error();
+    EXPECT_EQ(countsOf(*p), (std::vector<std::int64_t>{15, 15, 0}));
+    SimParams one;
+    one.fishCount = 4;
+    one.species = {{"a", 4, {0.5f, 0.5f, 0.5f}, {}}};
+    const auto oneSpecies = withVaried(one, "--vary", "species[0].share", 0.5);
+    ASSERT_FALSE(oneSpecies);
+    EXPECT_THAT(oneSpecies.error(), HasSubstr("the other 2 fish need another species"));
+    EXPECT_TRUE(canVary("species[15].share"));
+    EXPECT_FALSE(canVary("species[16].share"));
+    EXPECT_FALSE(canVary("species[-1].share"));
+    EXPECT_FALSE(canVary("species[0].count"));
 }
 
 TEST(PhaseSweep, AttractionWidthMovesTheCohesionRadiusAlone) {
