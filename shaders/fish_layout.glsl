@@ -4,7 +4,16 @@
 #include "step_params.h"
 #include "gpu_layout.h"
 
+#ifdef STEP_PACK_PER_FISH
+// The step shaders: each fish steps with its species' pack, which step_rule.h reads as `params`.
+// main sets stepSpecies from the fish when kFeatureSpecies is on; otherwise it stays 0, a
+// constant, and every read is of the one pack at a fixed offset, as from a plain block.
+layout(std140, binding = 14) uniform SpeciesParams { SpeciesTable speciesTable; };
+uint stepSpecies = 0u;
+#define params speciesTable.packs[stepSpecies]
+#else
 layout(std140, binding = 0) uniform StepParams { StepParamsData params; };
+#endif
 
 layout(std430, binding = 1) buffer FishBuffer { Fish fish[]; };
 layout(std430, binding = 2) readonly buffer RockBuffer { vec4 rocks[]; };  // xyz centre, w radius

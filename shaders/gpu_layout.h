@@ -10,9 +10,18 @@ struct Fish {
     vec3 position;  // m
     uint id;        // upload index, so a reordered school downloads in upload order
     vec3 velocity;  // m/s
-    float padding0;
+    uint species;   // index into SimParams::species, as uploaded
     vec3 acceleration;  // m/s^2
     float padding1;
+};
+
+// The parameter packs the step shaders read (makeSpeciesStepParams, with the step's grid, halves
+// and index in each): the fish of species s step with packs[min(s, count - 1)]. Without species
+// the one pack is the school's. The uniform block SpeciesParams (std140).
+const uint kSpeciesTableSize = 16u;  // kMaxSpecies
+struct SpeciesTable {
+    uvec4 counts;  // x the packs in use (1 to kSpeciesTableSize); y, z, w unused
+    StepParamsData packs[kSpeciesTableSize];
 };
 
 // Binding points. The shaders' layout(binding = ...) qualifiers repeat them as literals (GLSL
@@ -31,3 +40,4 @@ const uint kSpecialBinding = 10u;        // buffer Specials: leaders and predato
 const uint kDrawCommandBinding = 11u;    // buffer DrawCommands: the fish draws, one per level
 const uint kDrawListBinding = 12u;       // buffer DrawLists: the fish of each level, to draw
 const uint kMeshVertexBinding = 13u;     // buffer MeshVertices: the fish meshes of every level
+const uint kSpeciesParamsBinding = 14u;  // uniform SpeciesParams: the step's packs, per species

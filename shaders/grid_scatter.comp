@@ -1,6 +1,7 @@
 #version 430
 // Grid pass 3: copies each fish from the half it was read from into the other half, in cell
-// order, so that the fish of a row of cells sit together for the search, and packs their positions.
+// order, so that the fish of a row of cells sit together for the search (the whole fish, species
+// too), and packs their positions.
 layout(local_size_x = WORKGROUP_SIZE) in;
 
 #include "fish_layout.glsl"
@@ -17,6 +18,7 @@ void main() {
     Fish f = fish[STEP_FIRST_FISH_READ(params) + i];
     fish[STEP_FIRST_FISH_WRITTEN(params) + slot] = f;
     // A packed copy of the positions: the search reads every candidate's position but only the
-    // velocities of alignment neighbours.
-    sortedPositions[slot] = vec4(f.position, 0.0);
+    // velocities of alignment neighbours. w: the species (schoolsWith "own" reads every
+    // candidate's), as a float, exact up to the table's size.
+    sortedPositions[slot] = vec4(f.position, float(min(f.species, kSpeciesTableSize)));
 }

@@ -27,42 +27,114 @@ NeighborSums emptySums() {
     return NeighborSums(vec3(0.0), vec3(0.0), vec3(0.0), vec3(0.0), 0u, 0u, 0u);
 }
 
+// The species the step tells apart: one past the table steps as the last (as on the CPU).
+uint tableSpecies(uint species) {
+    return min(species, speciesTable.counts.x - 1u);
+}
+
+// KE = m |v|^2 / 2 with the mass of `species` (a table species), for separationScaling
+// "kinetic-energy".
+float kineticEnergy(vec3 v, uint species) {
+    return 0.5 * STEP_MASS(speciesTable.packs[species]) * dot(v, v);
+}
+
+// The fish whose sums are taken, as addNeighbor reads it: what it compares each candidate with,
+// read from its pack once rather than per candidate (as the CPU's SearchConstants): with species
+// the pack is indexed by each fish's species, a load that differs from lane to lane.
+struct Searcher {
+    vec3 heading;   // unit, or zero standing still: the field of view's axis, and the sidestep's
+    vec3 velocity;  // for the closing speeds of the sidestep
+    float cohesionRadius2, separationRadius2, alignmentRadius2;
+    uint species;        // kFeatureSpecies: its table species
+    float energy;        // kFeatureSpecies: its kinetic energy
+    bool ownSpecies;     // kFeatureSpecies: schoolsWith "own"
+    bool energyScaling;  // kFeatureSpecies: separationScaling "kinetic-energy"
+    bool sidestep;       // kFeatureSpecies: kSidestep != 0
+};
+
+Searcher searcherOf(Fish self) {
+    Searcher me;
+    me.heading = vec3(0.0);
+    if (STEP_HAS(kFeatureFieldOfView) || STEP_HAS(kFeatureSpecies))
+        me.heading = normalizeOrZero(self.velocity);
+    me.velocity = self.velocity;
+    me.cohesionRadius2 = STEP_COHESION_RADIUS2(params);
+    me.separationRadius2 = STEP_SEPARATION_RADIUS2(params);
+    me.alignmentRadius2 = STEP_ALIGNMENT_RADIUS2(params);
+    me.species = 0u;
+    me.energy = 0.0;
+    me.ownSpecies = me.energyScaling = me.sidestep = false;
+    if (STEP_HAS(kFeatureSpecies)) {
+        me.species = tableSpecies(self.species);
+        me.energy = kineticEnergy(self.velocity, me.species);
+        me.ownSpecies = STEP_OWN_SPECIES(params) != 0.0;
+        me.energyScaling = STEP_ENERGY_SCALING(params) != 0.0;
+        me.sidestep = STEP_K_SIDESTEP(params) != 0.0;
+    }
+    return me;
+}
+
+// kFeatureSpecies, separationScaling "kinetic-energy": j's separation offset weighted by
+// KE_j / KE_i, at most 100 (100 for a moving j when the fish stands still, 1 when both do).
+// CpuSolver.cpp's RangeAccumulator does the same, eight lanes at a time.
+vec3 scaledByEnergy(Searcher me, vec3 offset, uint j) {
+    if (!STEP_HAS(kFeatureSpecies) || !me.energyScaling) return offset;
+    float theirs = NEIGHBOR_ENERGY(j);
+    float ratio = me.energy > 0.0 ? min(theirs / me.energy, 100.0) : (theirs > 0.0 ? 100.0 : 1.0);
+    return offset * ratio;
+}
+
+// kFeatureSpecies, kSidestep: a separation neighbour that closes in (d . (v_j - v_i) < 0) adds
+// the part of its offset across the heading, times the closing speed over d^2.
+void addSidestep(Searcher me, vec3 d, float d2, uint j, inout NeighborSums s) {
+    if (!me.sidestep) return;
+    float closing = -dot(d, NEIGHBOR_VELOCITY(j) - me.velocity);
+    if (closing > 0.0 && d2 > 0.0)
+        s.sidestep += (d - dot(me.heading, d) * me.heading) * (closing / d2);
+}
+
 // pj: the candidate's position; d = pj - pi, d2 = |d|^2; j: where NEIGHBOR_VELOCITY(j), a macro
-// of the including shader, finds its velocity (read only for an alignment neighbour).
-void addNeighbor(vec3 heading, vec3 pj, vec3 d, float d2, uint j, inout NeighborSums s) {
-    if (STEP_HAS(kFeatureFieldOfView) && !inView(heading, d, d2)) return;
+// of the including shader, finds its velocity (read only for an alignment or, with kSidestep or
+// energy scaling, a separation neighbour); with kFeatureSpecies NEIGHBOR_SPECIES(j) its table
+// species and NEIGHBOR_ENERGY(j) its kinetic energy.
+void addNeighbor(Searcher me, vec3 pj, vec3 d, float d2, uint j, inout NeighborSums s) {
+    if (STEP_HAS(kFeatureFieldOfView) && !inView(me.heading, d, d2)) return;
+    // schoolsWith "own": cohesion and alignment count the fish's own species only.
+    bool schools = true;
+    if (STEP_HAS(kFeatureSpecies) && me.ownSpecies) schools = NEIGHBOR_SPECIES(j) == me.species;
+    if (STEP_HAS(kFeatureSpecies) && d2 < me.separationRadius2) addSidestep(me, d, d2, j, s);
     if (STEP_HAS(kFeatureCouzin)) {
         // The paper's zones: unit offsets (none for a neighbour at the same point), attraction
         // from the shell beyond the orientation zone.
         vec3 unit = d2 > 0.0 ? d * inversesqrt(d2) : vec3(0.0);
-        if (d2 < STEP_COHESION_RADIUS2(params) && d2 >= STEP_ALIGNMENT_RADIUS2(params)) {
+        if (schools && d2 < me.cohesionRadius2 && d2 >= me.alignmentRadius2) {
             s.cohesion += unit;
             s.cohesionCount++;
         }
-        if (d2 < STEP_SEPARATION_RADIUS2(params)) {
-            s.separation += unit;
+        if (d2 < me.separationRadius2) {
+            s.separation += scaledByEnergy(me, unit, j);
             s.separationCount++;
         }
-        if (d2 < STEP_ALIGNMENT_RADIUS2(params)) {
+        if (schools && d2 < me.alignmentRadius2) {
             s.alignment += NEIGHBOR_VELOCITY(j);
             s.alignmentCount++;
         }
         return;
     }
-    if (d2 < STEP_COHESION_RADIUS2(params)) {
+    if (schools && d2 < me.cohesionRadius2) {
         s.cohesion += pj;
         s.cohesionCount++;
     }
-    if (d2 < STEP_SEPARATION_RADIUS2(params)) {
+    if (d2 < me.separationRadius2) {
         // separationFalloff "inverse-square": each offset over its squared length (0 at d2 = 0).
         if (STEP_HAS(kFeatureInverseSquare)) {
-            if (d2 > 0.0) s.separation += d / d2;
+            if (d2 > 0.0) s.separation += scaledByEnergy(me, d / d2, j);
         } else {
-            s.separation += d;
+            s.separation += scaledByEnergy(me, d, j);
         }
         s.separationCount++;
     }
-    if (d2 < STEP_ALIGNMENT_RADIUS2(params)) {
+    if (schools && d2 < me.alignmentRadius2) {
         s.alignment += NEIGHBOR_VELOCITY(j);
         s.alignmentCount++;
     }

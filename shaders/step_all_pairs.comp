@@ -4,13 +4,17 @@
 // WORKGROUP_SIZE and STEP_FEATURES are defined by the backend.
 layout(local_size_x = WORKGROUP_SIZE) in;
 
+#define STEP_PACK_PER_FISH
 #include "fish_layout.glsl"
 #include "step_rule.h"
 
+// xyz the position and velocity; with kFeatureSpecies, w the table species and kinetic energy.
 shared vec4 tilePosition[WORKGROUP_SIZE];
 shared vec4 tileVelocity[WORKGROUP_SIZE];
 
 #define NEIGHBOR_VELOCITY(k) tileVelocity[k].xyz
+#define NEIGHBOR_SPECIES(k) uint(tilePosition[k].w)
+#define NEIGHBOR_ENERGY(k) tileVelocity[k].w
 #include "neighbor_sums.glsl"
 
 void main() {
@@ -19,22 +23,30 @@ void main() {
     uint src = STEP_FIRST_FISH_READ(params);
     bool inRange = i < n;
     Fish self = fish[src + min(i, n - 1u)];
-    vec3 heading = vec3(0.0);  // the field of view is centred on it
-    if (STEP_HAS(kFeatureFieldOfView)) heading = normalizeOrZero(self.velocity);
+    // From here on `params` is the pack of this fish's species.
+    if (STEP_HAS(kFeatureSpecies)) stepSpecies = tableSpecies(self.species);
+    Searcher me = searcherOf(self);
     NeighborSums sums = emptySums();
 
     for (uint tileStart = 0u; tileStart < n; tileStart += WORKGROUP_SIZE) {
         uint j = tileStart + gl_LocalInvocationID.x;
         if (j < n) {
-            tilePosition[gl_LocalInvocationID.x] = vec4(fish[src + j].position, 0.0);
-            tileVelocity[gl_LocalInvocationID.x] = vec4(fish[src + j].velocity, 0.0);
+            Fish other = fish[src + j];
+            uint species = 0u;
+            float energy = 0.0;
+            if (STEP_HAS(kFeatureSpecies)) {
+                species = tableSpecies(other.species);
+                energy = kineticEnergy(other.velocity, species);
+            }
+            tilePosition[gl_LocalInvocationID.x] = vec4(other.position, float(species));
+            tileVelocity[gl_LocalInvocationID.x] = vec4(other.velocity, energy);
         }
         barrier();
         uint tileCount = min(uint(WORKGROUP_SIZE), n - tileStart);
         for (uint k = 0u; k < tileCount; ++k) {
             vec3 pj = tilePosition[k].xyz;
             vec3 d = pj - self.position;
-            if (tileStart + k != i) addNeighbor(heading, pj, d, dot(d, d), k, sums);
+            if (tileStart + k != i) addNeighbor(me, pj, d, dot(d, d), k, sums);
         }
         barrier();
     }
@@ -43,6 +55,7 @@ void main() {
         prey = nearestPrey(min(i, n - 1u), self.position);
     if (inRange) {
         FishUpdate next = integrateFish(self.position, self.velocity, sums, self.id, prey);
-        fish[STEP_FIRST_FISH_WRITTEN(params) + i] = Fish(next.position, self.id, next.velocity, 0.0, next.acceleration, 0.0);
+        fish[STEP_FIRST_FISH_WRITTEN(params) + i] =
+            Fish(next.position, self.id, next.velocity, self.species, next.acceleration, 0.0);
     }
 }

@@ -4,22 +4,27 @@
 // WORKGROUP_SIZE and STEP_FEATURES are defined by the backend.
 layout(local_size_x = WORKGROUP_SIZE) in;
 
+#define STEP_PACK_PER_FISH
 #include "fish_layout.glsl"
 #include "step_rule.h"
 #include "grid.glsl"
 
 layout(std430, binding = 4) readonly buffer CellStarts { uint cellStarts[]; };
+// xyz the position, w the species (at most kSpeciesTableSize), in cell order (grid_scatter.comp).
 layout(std430, binding = 7) readonly buffer SortedPositions { vec4 sortedPositions[]; };
 
 #define NEIGHBOR_VELOCITY(j) fish[STEP_FIRST_FISH_READ(params) + (j)].velocity
+#define NEIGHBOR_SPECIES(j) tableSpecies(uint(sortedPositions[j].w))
+#define NEIGHBOR_ENERGY(j) kineticEnergy(NEIGHBOR_VELOCITY(j), NEIGHBOR_SPECIES(j))
 #include "neighbor_sums.glsl"
 
 void main() {
     uint i = gl_GlobalInvocationID.x;
     if (i >= STEP_FISH_COUNT(params)) return;
     Fish self = fish[STEP_FIRST_FISH_READ(params) + i];
-    vec3 heading = vec3(0.0);  // the field of view is centred on it
-    if (STEP_HAS(kFeatureFieldOfView)) heading = normalizeOrZero(self.velocity);
+    // From here on `params` is the pack of this fish's species.
+    if (STEP_HAS(kFeatureSpecies)) stepSpecies = tableSpecies(self.species);
+    Searcher me = searcherOf(self);
     NeighborSums sums = emptySums();
     ivec3 cell = ivec3(cellOf(self.position));
     ivec3 dims = ivec3(STEP_GRID_DIMS(params));
@@ -32,7 +37,7 @@ void main() {
             for (uint j = first; j < last; ++j) {
                 vec3 pj = sortedPositions[j].xyz;
                 vec3 d = pj - self.position;
-                if (j != i) addNeighbor(heading, pj, d, dot(d, d), j, sums);
+                if (j != i) addNeighbor(me, pj, d, dot(d, d), j, sums);
             }
         }
     }
@@ -40,5 +45,6 @@ void main() {
     if (STEP_HAS(kFeatureKinds) && kindOf(self.id) == kKindPredator)
         prey = nearestPrey(i, self.position);
     FishUpdate next = integrateFish(self.position, self.velocity, sums, self.id, prey);
-    fish[STEP_FIRST_FISH_WRITTEN(params) + i] = Fish(next.position, self.id, next.velocity, 0.0, next.acceleration, 0.0);
+    fish[STEP_FIRST_FISH_WRITTEN(params) + i] =
+        Fish(next.position, self.id, next.velocity, self.species, next.acceleration, 0.0);
 }

@@ -97,6 +97,8 @@ Result<std::unique_ptr<GpuBackend>> GpuBackend::create(
 
     backend->paramsBuffer_ =
         GlBuffer::create(sizeof(GpuStepParams), nullptr, GL_DYNAMIC_STORAGE_BIT);
+    backend->speciesBuffer_ =
+        GlBuffer::create(sizeof(GpuSpeciesTable), nullptr, GL_DYNAMIC_STORAGE_BIT);
     if (auto programs = backend->stepProgramsFor(stepFeatures(params)); !programs)
         return fail(programs.error());
     if (auto ok = backend->setParams(params); !ok) return fail(ok.error());
@@ -121,6 +123,7 @@ Result<void> GpuBackend::setParams(const SimParams& params) {
         flow_ = std::move(flow);
     }
     stepParams_ = makeStepParams(params, flow_.get());
+    speciesParams_ = makeSpeciesStepParams(params, flow_.get());
     const auto specialBytes = static_cast<GLsizeiptr>(
         (2 * std::size_t{STEP_PREDATORS_END(stepParams_)} + 2) * sizeof(glm::vec4));
     if (!specialBuffer_ || specialBuffer_.size() < specialBytes)
@@ -186,7 +189,7 @@ Result<void> GpuBackend::upload(std::span<const Fish> school) {
     std::vector<GpuFish> data(std::max<std::size_t>(2 * n, 1), GpuFish{});
     for (std::size_t i = 0; i < n; ++i) {
         const Fish& f = school[i];
-        data[i] = {f.position, static_cast<std::uint32_t>(i), f.velocity, 0.0f, f.acceleration,
+        data[i] = {f.position, static_cast<std::uint32_t>(i), f.velocity, f.species, f.acceleration,
                    0.0f};
     }
     (void)checkGlErrors("before GpuBackend::upload");  // on stderr, in runs with GL debugging
@@ -244,7 +247,7 @@ School GpuBackend::download() {
     std::vector<GpuFish> data(fishCount_);
     glGetNamedBufferSubData(readbackBuffer_.id(), 0, bytes, data.data());
     for (const GpuFish& g : data) {
-        if (g.id < fishCount_) school[g.id] = {g.position, g.velocity, g.acceleration};
+        if (g.id < fishCount_) school[g.id] = {g.position, g.velocity, g.acceleration, g.species};
     }
     noteGlErrors("GpuBackend::download");
     return school;
@@ -262,6 +265,7 @@ class MappedSnapshot final : public SchoolSnapshot {
         for (std::size_t k = 0; k < count_; ++k) {
             school[k].position = fish_[k].position;
             school[k].velocity = fish_[k].velocity;
+            school[k].species = fish_[k].species;
         }
         return school;
     }
@@ -349,14 +353,29 @@ std::shared_ptr<const SchoolSnapshot> GpuBackend::takeSnapshot() {
 
 void GpuBackend::writeStepParams(std::size_t readFirst, std::size_t writeFirst,
                                  const GridShape& grid) {
-    GpuStepParams p = stepParams_;
-    p.gridOrigin = glm::vec4(glm::vec3(grid.origin), static_cast<float>(grid.cellSize));
-    p.gridDims = {static_cast<unsigned>(grid.dimX), static_cast<unsigned>(grid.dimY),
-                  static_cast<unsigned>(grid.dimZ), static_cast<unsigned>(grid.reach)};
-    STEP_FISH_COUNT(p) = static_cast<unsigned>(fishCount_);
-    STEP_FIRST_FISH_READ(p) = static_cast<unsigned>(readFirst);
-    STEP_FIRST_FISH_WRITTEN(p) = static_cast<unsigned>(writeFirst);
+    // The fields of this step, the same in every pack (the CPU sets the step's index in each
+    // species' pack too).
+    auto forThisStep = [&](GpuStepParams p) {
+        p.gridOrigin = glm::vec4(glm::vec3(grid.origin), static_cast<float>(grid.cellSize));
+        p.gridDims = {static_cast<unsigned>(grid.dimX), static_cast<unsigned>(grid.dimY),
+                      static_cast<unsigned>(grid.dimZ), static_cast<unsigned>(grid.reach)};
+        STEP_FISH_COUNT(p) = static_cast<unsigned>(fishCount_);
+        STEP_FIRST_FISH_READ(p) = static_cast<unsigned>(readFirst);
+        STEP_FIRST_FISH_WRITTEN(p) = static_cast<unsigned>(writeFirst);
+        STEP_INDEX(p) = STEP_INDEX(stepParams_);
+        return p;
+    };
+    const GpuStepParams p = forThisStep(stepParams_);
     glNamedBufferSubData(paramsBuffer_.id(), 0, sizeof p, &p);
+    // The packs in use only: the shaders never read past counts.x.
+    GpuSpeciesTable table{};
+    const std::size_t packs = std::min(speciesParams_.size(), std::size_t{kMaxSpecies});
+    table.counts = glm::uvec4(static_cast<unsigned>(packs), 0u, 0u, 0u);
+    for (std::size_t s = 0; s < packs; ++s) table.packs[s] = forThisStep(speciesParams_[s]);
+    glNamedBufferSubData(
+        speciesBuffer_.id(), 0,
+        static_cast<GLsizeiptr>(offsetof(GpuSpeciesTable, packs) + packs * sizeof(GpuStepParams)),
+        &table);
 }
 
 void GpuBackend::ensureGridBuffers(std::size_t cells) {
@@ -402,6 +421,7 @@ void GpuBackend::dispatchStep() {
     const std::size_t n = fishCount_;
     const std::size_t read = currentHalf_ * n, other = (1 - currentHalf_) * n;
     glBindBufferBase(GL_UNIFORM_BUFFER, kParamsBinding, paramsBuffer_.id());
+    glBindBufferBase(GL_UNIFORM_BUFFER, kSpeciesParamsBinding, speciesBuffer_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kFishBinding, fishBuffer_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kRockBinding, rockBuffer_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kFlowBinding, flowBuffer_.id());

@@ -94,6 +94,8 @@ class GpuBackend final : public Backend {
     /// Fails when 2 * fishCount fish exceed GL_MAX_SHADER_STORAGE_BLOCK_SIZE, or one invocation
     /// per fish exceeds GL_MAX_COMPUTE_WORK_GROUP_COUNT.
     [[nodiscard]] Result<void> checkStorageFits(std::size_t fishCount) const;
+    /// The school's pack (StepParams) and each species' (SpeciesParams), with the step's grid,
+    /// halves and index.
     void writeStepParams(std::size_t readFirst, std::size_t writeFirst, const GridShape& grid);
     void ensureGridBuffers(std::size_t cells);
     void dispatchOverFish(const GlProgram& program);
@@ -122,7 +124,10 @@ class GpuBackend final : public Backend {
     std::map<std::uint32_t, StepPrograms> stepProgramCache_;
     const StepPrograms* stepPrograms_ = nullptr;  ///< those of params_, from the cache
     GpuStepParams stepParams_{};                  ///< params_ as the step reads them
-    GlBuffer paramsBuffer_, fishBuffer_, rockBuffer_;
+    /// Each species' pack (makeSpeciesStepParams: one without species), which the step shaders
+    /// read from speciesBuffer_ by the species of each fish.
+    std::vector<GpuStepParams> speciesParams_;
+    GlBuffer paramsBuffer_, speciesBuffer_, fishBuffer_, rockBuffer_;
     std::shared_ptr<const FlowField> flow_;  ///< when seeking along a flow field
     GlBuffer specialBuffer_;  ///< leaders and predators, by upload index (two vec4 each)
     GlProgram gatherSpecials_;

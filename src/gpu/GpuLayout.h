@@ -23,6 +23,8 @@ namespace fishschool::gpu {
 using GpuFish = glsl::Fish;
 /// The step's parameters (the std140 uniform block StepParams).
 using GpuStepParams = glsl::StepParamsData;
+/// Each species' pack, as the step shaders read them (the std140 uniform block SpeciesParams).
+using GpuSpeciesTable = glsl::SpeciesTable;
 /// A rock: xyz centre, w radius.
 using GpuRock = glm::vec4;
 
@@ -39,15 +41,22 @@ using glsl::kParamsBinding;
 using glsl::kRockBinding;
 using glsl::kSortedPositionBinding;
 using glsl::kSpecialBinding;
+using glsl::kSpeciesParamsBinding;
 using glsl::kStagingBinding;
 
 static_assert(sizeof(GpuFish) == 48, "Fish in gpu_layout.h: std430 size");
 static_assert(offsetof(GpuFish, position) == 0);
 static_assert(offsetof(GpuFish, id) == 12);
 static_assert(offsetof(GpuFish, velocity) == 16);
-static_assert(offsetof(GpuFish, padding0) == 28);
+static_assert(offsetof(GpuFish, species) == 28);
 static_assert(offsetof(GpuFish, acceleration) == 32);
 static_assert(offsetof(GpuFish, padding1) == 44);
+
+static_assert(glsl::kSpeciesTableSize == kMaxSpecies, "the table holds every species allowed");
+static_assert(offsetof(GpuSpeciesTable, counts) == 0);
+static_assert(offsetof(GpuSpeciesTable, packs) == 16);
+static_assert(sizeof(GpuSpeciesTable) == 16 + kMaxSpecies * sizeof(GpuStepParams),
+              "SpeciesTable in gpu_layout.h: std140 size (an array of structs, stride 288)");
 
 static_assert(sizeof(GpuRock) == 16, "RockBuffer in fish_layout.glsl: std430 vec4");
 

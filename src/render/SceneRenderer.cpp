@@ -166,8 +166,8 @@ FishSource SceneRenderer::uploadSchool(std::span<const Fish> school) {
     staging_.resize(school.size());
     for (std::size_t i = 0; i < school.size(); ++i) {
         const Fish& f = school[i];
-        staging_[i] = {f.position, static_cast<std::uint32_t>(i), f.velocity, 0.0f, f.acceleration,
-                       0.0f};
+        staging_[i] = {
+            f.position, static_cast<std::uint32_t>(i), f.velocity, f.species, f.acceleration, 0.0f};
     }
     const auto bytes =
         static_cast<GLsizeiptr>(std::max<std::size_t>(school.size(), 1) * sizeof(gpu::GpuFish));

@@ -7,8 +7,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <glm/geometric.hpp>
@@ -395,12 +397,13 @@ TEST_F(Gpu, TheShaderLayoutMatchesGpuLayout) {
     auto program = gpu::GlProgram::fromFiles({{GL_COMPUTE_SHADER, "step_grid.comp"}},
                                              "#define WORKGROUP_SIZE 64u\n" + kEveryFeature);
     ASSERT_TRUE(program) << program.error();
+    GLuint inspected = program->id();
     auto property = [&](GLenum interface, const char* name, GLenum what) {
-        const GLuint index = glGetProgramResourceIndex(program->id(), interface, name);
+        const GLuint index = glGetProgramResourceIndex(inspected, interface, name);
         EXPECT_NE(index, GL_INVALID_INDEX) << name;
         GLint value = -1;
         if (index != GL_INVALID_INDEX)
-            glGetProgramResourceiv(program->id(), interface, index, 1, &what, 1, nullptr, &value);
+            glGetProgramResourceiv(inspected, interface, index, 1, &what, 1, nullptr, &value);
         return value;
     };
     EXPECT_EQ(property(GL_BUFFER_VARIABLE, "fish[0].position", GL_OFFSET),
@@ -409,10 +412,33 @@ TEST_F(Gpu, TheShaderLayoutMatchesGpuLayout) {
               GLint(offsetof(gpu::GpuFish, id)));
     EXPECT_EQ(property(GL_BUFFER_VARIABLE, "fish[0].velocity", GL_OFFSET),
               GLint(offsetof(gpu::GpuFish, velocity)));
+    EXPECT_EQ(property(GL_BUFFER_VARIABLE, "fish[0].species", GL_OFFSET),
+              GLint(offsetof(gpu::GpuFish, species)));
     EXPECT_EQ(property(GL_BUFFER_VARIABLE, "fish[0].acceleration", GL_OFFSET),
               GLint(offsetof(gpu::GpuFish, acceleration)));
     EXPECT_EQ(property(GL_BUFFER_VARIABLE, "fish[0].position", GL_TOP_LEVEL_ARRAY_STRIDE),
               GLint(sizeof(gpu::GpuFish)));
+    // The step reads each fish's pack from the species table.
+    EXPECT_EQ(property(GL_UNIFORM_BLOCK, "SpeciesParams", GL_BUFFER_DATA_SIZE),
+              GLint(sizeof(gpu::GpuSpeciesTable)));
+    EXPECT_EQ(property(GL_UNIFORM, "speciesTable.counts", GL_OFFSET),
+              GLint(offsetof(gpu::GpuSpeciesTable, counts)));
+    const GLint second = GLint(offsetof(gpu::GpuSpeciesTable, packs) + sizeof(gpu::GpuStepParams));
+    EXPECT_EQ(property(GL_UNIFORM, "speciesTable.packs[1].limits", GL_OFFSET),
+              second + GLint(offsetof(gpu::GpuStepParams, limits)));
+    EXPECT_EQ(property(GL_UNIFORM, "speciesTable.packs[1].gridOrigin", GL_OFFSET),
+              second + GLint(offsetof(gpu::GpuStepParams, gridOrigin)));
+    EXPECT_EQ(property(GL_UNIFORM, "speciesTable.packs[1].counts", GL_OFFSET),
+              second + GLint(offsetof(gpu::GpuStepParams, counts)));
+    EXPECT_EQ(property(GL_UNIFORM, "speciesTable.packs[15].preferred", GL_OFFSET),
+              GLint(offsetof(gpu::GpuSpeciesTable, packs) + 15 * sizeof(gpu::GpuStepParams) +
+                    offsetof(gpu::GpuStepParams, preferred)));
+
+    // The other passes read the school's one pack.
+    auto gather = gpu::GlProgram::fromFiles({{GL_COMPUTE_SHADER, "gather_specials.comp"}},
+                                            "#define WORKGROUP_SIZE 64u\n");
+    ASSERT_TRUE(gather) << gather.error();
+    inspected = gather->id();
     EXPECT_EQ(property(GL_UNIFORM_BLOCK, "StepParams", GL_BUFFER_DATA_SIZE),
               GLint(sizeof(gpu::GpuStepParams)));
     EXPECT_EQ(property(GL_UNIFORM, "params.limits", GL_OFFSET),
@@ -438,6 +464,7 @@ TEST_F(Gpu, TheShaderBindingsMatchGpuLayout) {
         GLenum stage = GL_COMPUTE_SHADER;
     };
     const Block params{GL_UNIFORM_BLOCK, "StepParams", gpu::kParamsBinding};
+    const Block species{GL_UNIFORM_BLOCK, "SpeciesParams", gpu::kSpeciesParamsBinding};
     const Block fish{GL_SHADER_STORAGE_BLOCK, "FishBuffer", gpu::kFishBinding};
     const Block rocks{GL_SHADER_STORAGE_BLOCK, "RockBuffer", gpu::kRockBinding};
     const Block cellCounts{GL_SHADER_STORAGE_BLOCK, "CellCounts", gpu::kCellCountBinding};
@@ -453,10 +480,10 @@ TEST_F(Gpu, TheShaderBindingsMatchGpuLayout) {
     const Block drawLists{GL_SHADER_STORAGE_BLOCK, "DrawLists", gpu::kDrawListBinding};
     const Block meshVertices{GL_SHADER_STORAGE_BLOCK, "MeshVertices", gpu::kMeshVertexBinding};
     const std::vector<Shader> shaders = {
-        {"step_all_pairs.comp", kEveryFeature.c_str(), {params, fish, rocks, flow, specials}},
+        {"step_all_pairs.comp", kEveryFeature.c_str(), {species, fish, rocks, flow, specials}},
         {"step_grid.comp",
          kEveryFeature.c_str(),
-         {params, fish, rocks, cellStarts, sortedPositions, flow, specials}},
+         {species, fish, rocks, cellStarts, sortedPositions, flow, specials}},
         {"gather_specials.comp", "", {params, fish, specials}},
         {"grid_count.comp", "", {params, fish, cellCounts, fishCells}},
         {"grid_scan.comp", "#define SCAN_PASS 0\n", {cellCounts, cellStarts, blockSums}},
@@ -587,6 +614,225 @@ TEST_F(Gpu, ALowerStorageLimitCanBeAskedForAndIsNamed) {
     EXPECT_TRUE((*fits)->upload(School(1000)));
     ASSERT_FALSE(bad);
     EXPECT_THAT(bad.error(), ::testing::HasSubstr("'lots' is not allowed"));
+}
+
+}  // namespace
+}  // namespace fishschool
+
+namespace fishschool {
+namespace {
+
+SpeciesSetting numberSetting(const std::string& key, float value) {
+    return {key, value, glm::vec3(0.0f), 0};
+}
+
+/// 1,200 fish of two species that differ in limits, radii, weights, view and mass ("tuna" fast,
+/// heavy, sees all around and keeps further apart), with rocks to avoid and a target to seek.
+SimParams twoSpecies() {
+    SimParams p;
+    p.fishCount = 1200;
+    p.seed = 17;
+    p.bounds = {24.0f, 12.0f, 24.0f};
+    p.rocks = {{{-8.0f, -4.0f, 3.0f}, 3.0f}, {{9.0f, 2.0f, -6.0f}, 2.0f}};
+    p.kAvoidance = 2.0f;
+    p.avoidanceDistance = 4.0f;
+    p.kTarget = 0.5f;
+    p.target = {5.0f, 0.0f, -5.0f};
+    p.rCohesion = 6.0f;
+    p.rSeparation = 1.5f;
+    p.rAlignment = 4.0f;
+    p.viewAngle = 240.0f;
+    p.dt = 0.05f;
+    p.species = {{"sardine", 900, {0.55f, 0.7f, 0.9f}, {}},
+                 {"tuna",
+                  300,
+                  {0.9f, 0.45f, 0.2f},
+                  {numberSetting("maxVelocity", 6.0f), numberSetting("maxAcceleration", 9.0f),
+                   numberSetting("rCohesion", 9.0f), numberSetting("rSeparation", 2.5f),
+                   numberSetting("kSeparation", 3.0f), numberSetting("kAlignment", 0.5f),
+                   numberSetting("viewAngle", 360.0f), numberSetting("mass", 20.0f)}}};
+    return p;
+}
+
+/// p's school (every 40th fish at rest: no heading, no kinetic energy) stepped `steps` times on
+/// the gpu and the cpu, with each search: they agree, every fish keeps its species, and the
+/// behaviour under test shows: `without` it the cpu's school ends elsewhere.
+void expectSpeciesStepAsOnCpu(const SimParams& p, const SimParams& without, int steps = 8) {
+    ASSERT_TRUE(validate(p)) << validate(p).error();
+    ASSERT_TRUE(validate(without)) << validate(without).error();
+    School school = makeInitialSchool(p);
+    for (std::size_t i = 0; i < school.size(); i += 40) school[i].velocity = glm::vec3(0.0f);
+    for (NeighborSearch search : {NeighborSearch::AllPairs, NeighborSearch::Grid}) {
+        SimParams with = p, off = without;
+        with.neighborSearch = off.neighborSearch = search;
+        auto cpu = test::makeBackend(BackendKind::Cpu, with);
+        auto gpu = test::makeBackend(BackendKind::Gpu, with);
+        auto cpuOff = test::makeBackend(BackendKind::Cpu, off);
+        ASSERT_TRUE(cpu && gpu && cpuOff);
+        ASSERT_TRUE(cpu->upload(school) && gpu->upload(school) && cpuOff->upload(school));
+        for (int s = 0; s < steps; ++s) {
+            cpu->step();
+            gpu->step();
+            cpuOff->step();
+        }
+        const School expected = cpu->download(), actual = gpu->download();
+        ASSERT_TRUE(gpu->health()) << gpu->health().error();
+        ASSERT_EQ(actual.size(), school.size());
+        const char* name = search == NeighborSearch::Grid ? "grid" : "all-pairs";
+        EXPECT_LT(maxRelativeError(actual, expected, with), 1e-4) << name;
+        EXPECT_GT(maxRelativeError(cpuOff->download(), expected, with), 1e-2)
+            << name << ": the behaviour under test changes nothing in this scene";
+        for (std::size_t i = 0; i < school.size(); ++i)
+            ASSERT_EQ(actual[i].species, school[i].species) << name << ", fish " << i;
+    }
+}
+
+TEST_F(Gpu, EachSpeciesStepsWithItsOwnLimitsRadiiWeightsAndViewAsOnCpu) {
+    const SimParams p = twoSpecies();
+    SimParams oneKind = p;
+    oneKind.species.clear();
+    expectSpeciesStepAsOnCpu(p, oneKind);
+}
+
+TEST_F(Gpu, SchoolingWithTheOwnSpeciesOnlyStepsAsOnCpu) {
+    SimParams p = twoSpecies();
+    p.schoolsWith = SchoolsWith::Own;
+    SimParams all = p;
+    all.schoolsWith = SchoolsWith::All;
+    expectSpeciesStepAsOnCpu(p, all);
+    // One species schools with its own, the other with all.
+    SimParams mixed = all;
+    mixed.species[0].settings.push_back({"schoolsWith", 0.0f, glm::vec3(0.0f), 1});
+    expectSpeciesStepAsOnCpu(mixed, all);
+}
+
+TEST_F(Gpu, SeparationScaledByKineticEnergyStepsAsOnCpu) {
+    SimParams p = twoSpecies();
+    p.separationScaling = SeparationScaling::KineticEnergy;
+    SimParams unscaled = p;
+    unscaled.separationScaling = SeparationScaling::None;
+    expectSpeciesStepAsOnCpu(p, unscaled);
+    // With inverse-square offsets, and alone (no species: the config's one kind).
+    p.separationFalloff = unscaled.separationFalloff = SeparationFalloff::InverseSquare;
+    expectSpeciesStepAsOnCpu(p, unscaled);
+    p.species.clear();
+    p.separationFalloff = SeparationFalloff::None;
+    p.rSeparation = 2.5f;
+    unscaled = p;
+    unscaled.separationScaling = SeparationScaling::None;
+    expectSpeciesStepAsOnCpu(p, unscaled);
+}
+
+TEST_F(Gpu, TheSidestepStepsAsOnCpu) {
+    SimParams p = twoSpecies();
+    p.kSidestep = 2.0f;
+    p.species[1].settings.push_back(numberSetting("kSidestep", 0.0f));  // tuna do not give way
+    SimParams none = p;
+    none.kSidestep = 0.0f;
+    expectSpeciesStepAsOnCpu(p, none);
+}
+
+TEST_F(Gpu, InformedFishStepAsOnCpu) {
+    // Article steering: the force kPreferred g added, for the sardines alone.
+    SimParams p = twoSpecies();
+    p.preferredDirection = {0.0f, 0.3f, 1.0f};
+    p.species[0].settings.push_back(numberSetting("kPreferred", 1.5f));
+    SimParams naive = p;
+    naive.species[0].settings.pop_back();
+    expectSpeciesStepAsOnCpu(p, naive);
+    // Couzin steering: (d + omega g) / |d + omega g|, with each species' turn rate and speed.
+    SimParams couzin = twoSpecies();
+    couzin.steering = Steering::Couzin;
+    couzin.rSeparation = 1.0f;
+    couzin.maxTurnRate = 120.0f;
+    couzin.preferredDirection = {1.0f, 0.0f, 0.0f};
+    couzin.species[0].settings.push_back(numberSetting("kPreferred", 0.8f));
+    couzin.species[1].settings.push_back(numberSetting("maxTurnRate", 60.0f));
+    SimParams uninformed = couzin;
+    uninformed.species[0].settings.pop_back();
+    expectSpeciesStepAsOnCpu(couzin, uninformed);
+}
+
+/// Every behaviour at once, with leaders and predators, noise (drawn with the step's index in
+/// every species' pack), the prioritised sum, avoidance by rays and a minimum speed.
+TEST_F(Gpu, SpeciesWithEveryOtherBehaviourStepAsOnCpu) {
+    SimParams p = twoSpecies();
+    p.schoolsWith = SchoolsWith::Own;
+    p.separationScaling = SeparationScaling::KineticEnergy;
+    p.kSidestep = 1.0f;
+    p.kPreferred = 0.5f;
+    p.leaders = 3;
+    p.predators = 2;
+    p.noise = 0.05f;
+    p.combine = Combine::Prioritized;
+    p.avoidance = Avoidance::Rays;
+    p.minVelocity = 0.5f;
+    p.species[1].settings.push_back(numberSetting("minVelocity", 1.0f));
+    SimParams plain = p;
+    plain.species.clear();
+    expectSpeciesStepAsOnCpu(p, plain, 6);
+}
+
+/// A full table: each of kMaxSpecies species at its own speed and separation radius.
+TEST_F(Gpu, EverySpeciesOfAFullTableStepsWithItsOwnPack) {
+    SimParams p = twoSpecies();
+    p.species.clear();
+    for (std::size_t s = 0; s < kMaxSpecies; ++s) {
+        const float k = static_cast<float>(s);
+        p.species.push_back({std::to_string(s),
+                             75,
+                             glm::vec3(0.5f),
+                             {numberSetting("maxVelocity", 1.0f + 0.3f * k),
+                              numberSetting("rSeparation", 0.5f + 0.15f * k),
+                              numberSetting("kCohesion", 0.1f * k)}});
+    }
+    SimParams oneKind = p;
+    oneKind.species.clear();
+    expectSpeciesStepAsOnCpu(p, oneKind);
+}
+
+/// Fish::species goes up and comes back as it was, after the grid has reordered the school and
+/// in a snapshot; a species past the table (a school uploaded before its species were set) is
+/// kept too, and steps as the last, as on the cpu.
+TEST_F(Gpu, SpeciesComeBackThroughUploadDownloadTheGridAndSnapshots) {
+    SimParams p = twoSpecies();
+    p.neighborSearch = NeighborSearch::Grid;
+    School school = makeInitialSchool(p);
+    school[3].species = 2;
+    school[4].species = 15;
+    school[5].species = 1000;
+    auto gpu = makeGpu(p);
+    ASSERT_TRUE(gpu);
+    ASSERT_TRUE(gpu->upload(school));
+    School back = gpu->download();
+    ASSERT_EQ(back.size(), school.size());
+    EXPECT_EQ(std::memcmp(back.data(), school.data(), school.size() * sizeof(Fish)), 0);
+
+    auto cpu = test::makeBackend(BackendKind::Cpu, p);
+    ASSERT_TRUE(cpu && cpu->upload(school));
+    for (int s = 0; s < 4; ++s) {
+        gpu->step();
+        cpu->step();
+    }
+    back.clear();
+    gpu->downloadInto(back);
+    ASSERT_EQ(back.size(), school.size());
+    for (std::size_t i = 0; i < school.size(); ++i)
+        ASSERT_EQ(back[i].species, school[i].species) << "fish " << i;
+    EXPECT_LT(maxRelativeError(back, cpu->download(), p), 1e-4);
+
+    // A snapshot holds the school in the backend's order: the same species, as many of each.
+    gpu->requestSnapshot();
+    std::shared_ptr<const SchoolSnapshot> snapshot;
+    for (int tries = 0; tries < 1000 && !snapshot; ++tries) {
+        gpu->finish();
+        snapshot = gpu->takeSnapshot();
+    }
+    ASSERT_TRUE(snapshot);
+    std::map<std::uint32_t, std::size_t> counted, expected;
+    for (const Fish& f : snapshot->fish()) ++counted[f.species];
+    for (const Fish& f : school) ++expected[f.species];
+    EXPECT_EQ(counted, expected);
 }
 
 }  // namespace
