@@ -264,7 +264,7 @@ void CpuSolver::upload(std::span<const Fish> school) {
     for (std::size_t i = 0; i < n; ++i) {
         current_->store(i, school[i].position, school[i].velocity, school[i].acceleration);
         ids_[i] = static_cast<std::uint32_t>(i);
-        speciesOfId_[i] = static_cast<std::int32_t>(school[i].species);
+        speciesOfId_[i] = school[i].species;
     }
 }
 
@@ -281,7 +281,7 @@ void CpuSolver::downloadInto(School& school) const {
         f.position = {current_->px[k], current_->py[k], current_->pz[k]};
         f.velocity = {current_->vx[k], current_->vy[k], current_->vz[k]};
         f.acceleration = {current_->ax[k], current_->ay[k], current_->az[k]};
-        f.species = static_cast<std::uint32_t>(speciesOfId_[ids_[k]]);
+        f.species = speciesOfId_[ids_[k]];
     }
 }
 
@@ -422,7 +422,7 @@ void CpuSolver::gatherSpecies(std::uint64_t stepIndex) {
     // Padded as the arrays are: the search reads whole blocks.
     slotSpecies_.assign(n + kLanes, 0);
     slotEnergy_.assign(n + kLanes, 0.0f);
-    const auto last = static_cast<std::int32_t>(speciesParams_.size()) - 1;
+    const auto last = static_cast<std::uint32_t>(speciesParams_.size() - 1);
     for (StepParamsData& pack : speciesParams_)
         STEP_INDEX(pack) = static_cast<std::uint32_t>(stepIndex);
     const Arrays& a = *current_;
@@ -430,8 +430,8 @@ void CpuSolver::gatherSpecies(std::uint64_t stepIndex) {
         for (std::size_t k = begin; k < end; ++k) {
             // A species past the table (a school uploaded before its species were set) steps
             // as the last.
-            const std::int32_t s = std::min(speciesOfId_[ids_[k]], last);
-            slotSpecies_[k] = s;
+            const std::uint32_t s = std::min(speciesOfId_[ids_[k]], last);
+            slotSpecies_[k] = static_cast<std::int32_t>(s);
             const float speed2 = a.vx[k] * a.vx[k] + a.vy[k] * a.vy[k] + a.vz[k] * a.vz[k];
             slotEnergy_[k] = 0.5f * STEP_MASS(speciesParams_[static_cast<std::size_t>(s)]) * speed2;
         }

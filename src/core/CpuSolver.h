@@ -139,7 +139,7 @@ class CpuSolver {
     std::vector<glm::vec4> specials_;        ///< leaders and predators, as the step rule reads them
     /// Each species' parameter pack (one without species): what its fish step with.
     std::vector<StepParamsData> speciesParams_;
-    std::vector<std::int32_t> speciesOfId_;  ///< the species of each fish, by upload index
+    std::vector<std::uint32_t> speciesOfId_;  ///< the species of each fish, by upload index
     std::vector<std::int32_t> slotSpecies_;  ///< kFeatureSpecies: the species of each slot
     std::vector<float> slotEnergy_;          ///< kFeatureSpecies: the kinetic energy of each slot
 

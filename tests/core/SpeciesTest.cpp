@@ -192,6 +192,22 @@ TEST_P(SpeciesRules, OneSpeciesThatSetsNothingStepsAsNoSpecies) {
     }
 }
 
+/// A backend given a fish of a species past its table (no Simulation checks a backend's upload)
+/// steps it as the last species, whatever the index: never past the table's end.
+TEST_P(SpeciesRules, ASpeciesPastTheTableStepsAsTheLast) {
+    SimParams p = quiet();
+    p.kCohesion = 10.0f;
+    p.rCohesion = 4.0f;
+    p.species = {species("first", 1), species("last", 1, {{"maxAcceleration", 3.0f}})};
+    p.fishCount = 2;
+    for (const std::uint32_t beyond : {2u, 1000u, 0x80000001u, 0xffffffffu}) {
+        const School next =
+            step(p, {ofSpecies({{0, 0, 0}, {}, {}}, beyond), ofSpecies({{3, 0, 0}, {}, {}}, 0)});
+        expectVec(next[0].acceleration, {3, 0, 0});  // the last species' limit
+        EXPECT_EQ(next[0].species, beyond);          // kept as given
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryBackend, SpeciesRules, ::testing::ValuesIn(test::everyBuiltBackend()),
                          test::setupName);
 
