@@ -17,8 +17,9 @@ uniform bool pulled;           // this level's vertices are pulled from meshVert
 layout(location = 0) in vec3 instancedPosition;  // the mesh of an instanced level
 layout(location = 1) in vec3 instancedNormal;
 uniform float time;        // s, wall clock
-uniform float maxVelocity;
-uniform int colorMode;     // 0 by speed, 1 by heading
+uniform float maxVelocity;  // the fastest fish's limit, the top of the speed colours
+uniform int colorMode;     // 0 by speed, 1 by heading, 2 by species
+uniform vec3 speciesColor[16];  // each species' colour (colorMode 2)
 uniform bool faceCamera;   // turn the mesh's y-z plane to the camera (the one-triangle level)
 uniform vec3 cameraPosition;
 
@@ -68,7 +69,7 @@ void main() {
     vec3 local = meshPosition;
     local.x += tail * tail * sway * sin(time * rate + phase);
 
-    float size = drawnLength(id);
+    float size = drawnLength(f);
     worldPosition = f.position + basis * (local * size);
     // Lit as the upright fish would be, whichever way the triangle was turned.
     worldNormal = faceCamera ? up : basis * meshNormal;
@@ -81,8 +82,10 @@ void main() {
         float t = speedRatio * speedRatio * speedRatio;
         baseColor = t < 0.5 ? mix(vec3(0.15, 0.25, 0.85), vec3(0.2, 0.85, 0.75), t * 2.0)
                             : mix(vec3(0.2, 0.85, 0.75), vec3(1.0, 0.55, 0.15), t * 2.0 - 1.0);
-    } else {
+    } else if (colorMode == 1) {
         baseColor = hsv(atan(forward.z, forward.x) / 6.2831853 + 0.5, 0.65, 0.95);
+    } else {
+        baseColor = speciesColor[min(f.species, max(speciesCount, 1u) - 1u)];
     }
     // Hues the speed colours never take: the orange of a fast fish would hide a red predator.
     if (id < leaderCount) baseColor = vec3(1.0, 0.92, 0.2);

@@ -33,7 +33,7 @@ void main() {
     uint i = gl_GlobalInvocationID.x;
     if (i >= fishCount) return;
     Fish f = fish[firstFish + i];
-    float length = drawnLength(f.id);
+    float length = drawnLength(f);
     // Every mesh lies within 0.6 lengths of the fish's position, sway included.
     float radius = 0.6 * length;
     for (int k = 0; k < 6; ++k)

@@ -335,6 +335,36 @@ TEST_F(AppOnDisplay, ConfigOutWritesTheParametersTheAppEndsWith) {
     EXPECT_EQ(*again, expected);
 }
 
+// A school of species is coloured by species without being asked (--color speed asks for the
+// speed colours), each fish in its species' colour as the tbb backend hands it to the renderer.
+TEST_F(AppOnDisplay, ASchoolOfSpeciesIsColouredBySpecies) {
+    // docs/examples/mixed-school.json with green small fish: no speed colour is green.
+    {
+        std::ofstream config(path("mixed.json"));
+        config << R"({"fishCount": 2000, "species": [
+            {"name": "small", "count": 1800, "color": [0.1, 1.0, 0.1], "bodyLength": 1.5},
+            {"name": "big", "count": 200, "color": [1.0, 0.5, 0.1], "bodyLength": 3,
+             "maxVelocity": 6}]})";
+    }
+    const std::string common =
+        "--frames 4 --msaa 0 --width 640 --height 360 --hide-ui --backend "
+        "tbb --config " +
+        path("mixed.json");
+    ASSERT_EQ(app(common + " --screenshot " + path("species.png")), 0) << err_;
+    ASSERT_EQ(app(common + " --color speed --screenshot " + path("speed.png")), 0) << err_;
+    const auto green = [](const Image& image) {
+        std::size_t count = 0;
+        for (std::size_t p = 0; p < image.rgb.size(); p += 3)
+            if (image.rgb[p + 1] > image.rgb[p] + 60 && image.rgb[p + 1] > image.rgb[p + 2] + 40)
+                ++count;
+        return count;
+    };
+    const std::size_t bySpecies = green(load(path("species.png")));
+    const std::size_t bySpeed = green(load(path("speed.png")));
+    EXPECT_GT(bySpecies, 500u) << "the small fish are not green";
+    EXPECT_LT(bySpeed * 20, bySpecies) << bySpeed << " green pixels coloured by speed";
+}
+
 TEST_F(AppOnDisplay, TheWindowFitsTheDisplay) {
     // The screen is 1024 x 768: the default 1600 x 900 would overflow it.
     ASSERT_EQ(app("--frames 2 --msaa 0 --fish 100 --screenshot " + path("fit.png")), 0) << err_;

@@ -154,5 +154,54 @@ TEST_F(FishLevels, ACountReadBackLateIsOfAFrameTheGpuFinished) {
     EXPECT_EQ(last->fishDrawn(), 5u);
 }
 
+// Each fish is drawn as long as its species' bodyLength, and the config's without species.
+TEST_F(FishLevels, EachFishIsPlacedByItsSpeciesBodyLength) {
+    // Where a fish of the config's length is one triangle, one three times as long gets the full
+    // mesh.
+    const float distance = distanceFor(0.6f * renderer_->levelPixels[1]);
+    ASSERT_GE(pixels(3.0f * params_.bodyLength, distance), renderer_->levelPixels[0]);
+    params_.fishCount = 2;
+    params_.species = {{"small", 1, {0.2f, 0.4f, 1.0f}, {}},
+                       {"big", 1, {1.0f, 0.5f, 0.1f}, {{"bodyLength", 3.0f * params_.bodyLength}}}};
+    ASSERT_TRUE(validate(params_)) << validate(params_).error();
+    Fish small = ahead(distance), big = ahead(distance);
+    big.species = 1;
+    FishDrawStats stats = draw({small, big});
+    EXPECT_EQ(stats.fishPerLevel[0], 1u);
+    EXPECT_EQ(stats.fishPerLevel[2], 1u);
+    // Without species the config's bodyLength sizes every fish.
+    params_.species.clear();
+    params_.bodyLength *= 3.0f;
+    stats = draw({ahead(distance), ahead(distance)});
+    EXPECT_EQ(stats.fishPerLevel[0], 2u);
+}
+
+// Coloured by species, a fish takes its species' colour from the fish buffer.
+TEST_F(FishLevels, BySpeciesAFishTakesItsSpeciesColour) {
+    params_.fishCount = 2;
+    params_.species = {{"red", 1, {1.0f, 0.0f, 0.0f}, {}}, {"green", 1, {0.0f, 1.0f, 0.0f}, {}}};
+    ASSERT_TRUE(validate(params_)) << validate(params_).error();
+    // One large fish across the middle of the picture, broadside on.
+    Fish fish = ahead(3.0f);
+    fish.velocity = glm::normalize(glm::cross(camera_.forward(), glm::vec3(0, 1, 0)));
+    const auto centre = [&] {
+        std::array<unsigned char, 4 * 9> rgba{};
+        glReadPixels(kWidth / 2 - 1, kHeight / 2 - 1, 3, 3, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+        glm::vec3 sum(0.0f);
+        for (std::size_t p = 0; p < 9; ++p)
+            sum += glm::vec3(rgba[4 * p], rgba[4 * p + 1], rgba[4 * p + 2]);
+        return sum / 9.0f;
+    };
+    for (const std::uint32_t species : {0u, 1u}) {
+        fish.species = species;
+        draw({fish}, FishColoring::BySpecies);
+        const glm::vec3 colour = centre();
+        if (species == 0)
+            EXPECT_GT(colour.r, colour.g + 30.0f) << colour.r << " " << colour.g << " " << colour.b;
+        else
+            EXPECT_GT(colour.g, colour.r + 30.0f) << colour.r << " " << colour.g << " " << colour.b;
+    }
+}
+
 }  // namespace
 }  // namespace fishschool::render
