@@ -134,7 +134,7 @@ int runBench(const BenchOptions& o) {
     // Check every scene before the first long run.
     auto sceneFor = [&](std::int64_t n, NeighborSearch search) {
         SimParams p = o.density == "fixed" ? fixedDensityParams(n, *base) : *base;
-        p.fishCount = n;
+        setFishCount(p, n);
         p.neighborSearch = search;
         return p;
     };

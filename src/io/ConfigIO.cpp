@@ -18,6 +18,7 @@
 #include "TextFiles.h"
 #include "TextInput.h"
 #include "core/ParamTable.h"
+#include "core/Scenario.h"
 
 namespace fishschool {
 namespace {
@@ -504,7 +505,7 @@ Result<SimParams> loadParams(const ParamFlags& flags, const SimParams& base) {
     if (flags.fish) {
         auto fish = parseFishCount("--fish", *flags.fish);
         if (!fish) return fail(fish.error());
-        params.fishCount = *fish;
+        setFishCount(params, *fish);  // a mixed school keeps its shares
     }
     if (flags.seed) {
         auto seed = parseUnsigned64("--seed", *flags.seed);

@@ -86,6 +86,24 @@ TEST(SpeciesConfig, BadSpeciesAreRefusedNamingTheSpeciesAndTheKey) {
     EXPECT_THAT(error(many), HasSubstr("17 species are not allowed; at most 16"));
 }
 
+/// --fish on a mixed school shares the new count among the species as they were.
+TEST(SpeciesConfig, ANewFishCountIsSharedAmongTheSpecies) {
+    auto p = parseConfig(kTwoSpecies, "two.json");
+    ASSERT_TRUE(p) << p.error();
+    ParamFlags flags;
+    flags.fish = "300";
+    auto more = loadParams(flags, *p);
+    ASSERT_TRUE(more) << more.error();
+    EXPECT_EQ(more->fishCount, 300);
+    EXPECT_EQ(more->species[0].count, 200);
+    EXPECT_EQ(more->species[1].count, 100);
+    flags.fish = "31";  // 20.67 and 10.33: the larger remainder gets the odd fish
+    auto odd = loadParams(flags, *p);
+    ASSERT_TRUE(odd) << odd.error();
+    EXPECT_EQ(odd->species[0].count, 21);
+    EXPECT_EQ(odd->species[1].count, 10);
+}
+
 TEST(SpeciesState, TheSpeciesColumnIsWrittenAndReadBack) {
     auto p = parseConfig(kTwoSpecies, "two.json");
     ASSERT_TRUE(p) << p.error();
