@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <type_traits>
 #include <utility>
 
 namespace fishschool {
@@ -520,36 +521,54 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
     for (std::size_t i = begin; i < end; ++i) {
         const glm::vec3 p(px[i], py[i], pz[i]);
         const glm::vec3 v(vx[i], vy[i], vz[i]);
-        RangeAccumulator<kFieldOfView, kInverseSquare, kCouzin, kSpecies> acc;
-        acc.skipFarBlocks = !useGrid;
         // With species, each fish steps with its species' parameters.
         const StepParamsData& own = kSpecies ? speciesParams_[slotSpecies_[i]] : stepParams_;
         StepRule<kFeatures> rule(own, rocks_.data(), flowNodes, specials_.data());
         const SearchConstants search = kSpecies ? SearchConstants(own) : schoolSearch;
-        if constexpr (kFieldOfView || kSpecies) {
-            acc.heading = rule.normalizeOrZero(v);
-            acc.seesAllAround = acc.heading == glm::vec3(0.0f) || STEP_VIEW_COS(own) <= -1.0f;
-        }
+        const glm::vec3 heading =
+            kFieldOfView || kSpecies ? rule.normalizeOrZero(v) : glm::vec3(0.0f);
+        // The sums, with the neighbours' species and energies read (kReadsSpecies) only where
+        // this fish's species asks for them: a species that sets only values sums as no species.
+        const auto sumsOf = [&]<bool kReadsSpecies>(std::bool_constant<kReadsSpecies>) {
+            RangeAccumulator<kFieldOfView, kInverseSquare, kCouzin, kReadsSpecies> acc;
+            acc.skipFarBlocks = !useGrid;
+            if constexpr (kFieldOfView) {
+                acc.heading = heading;
+                acc.seesAllAround = heading == glm::vec3(0.0f) || STEP_VIEW_COS(own) <= -1.0f;
+            }
+            if constexpr (kReadsSpecies) {
+                acc.heading = heading;
+                acc.slotSpecies = slotSpecies_.data();
+                acc.slotEnergy = slotEnergy_.data();
+                acc.species = slotSpecies_[i];
+                acc.ownSpeciesOnly = STEP_OWN_SPECIES(own) != 0.0f;
+                acc.energyScaling = STEP_ENERGY_SCALING(own) != 0.0f;
+                acc.energy = slotEnergy_[i];
+                acc.sidestep = STEP_K_SIDESTEP(own) != 0.0f;
+                acc.velocity = v;
+            }
+            // Inlined whole, so that the accumulators stay in registers across the rows.
+            forCandidateRanges(
+                i,
+                useGrid, [&](std::size_t first, std::size_t last) __attribute__((always_inline)) {
+                    acc.add(search, px, py, pz, vx, vy, vz, first, last, i, p.x, p.y, p.z);
+                });
+            return acc.sums();
+        };
+        NeighborSums sums;
         if constexpr (kSpecies) {
-            acc.slotSpecies = slotSpecies_.data();
-            acc.slotEnergy = slotEnergy_.data();
-            acc.species = slotSpecies_[i];
-            acc.ownSpeciesOnly = STEP_OWN_SPECIES(own) != 0.0f;
-            acc.energyScaling = STEP_ENERGY_SCALING(own) != 0.0f;
-            acc.energy = slotEnergy_[i];
-            acc.sidestep = STEP_K_SIDESTEP(own) != 0.0f;
-            acc.velocity = v;
+            const bool readsSpecies = STEP_OWN_SPECIES(own) != 0.0f ||
+                                      STEP_ENERGY_SCALING(own) != 0.0f ||
+                                      STEP_K_SIDESTEP(own) != 0.0f;
+            sums = readsSpecies ? sumsOf(std::true_type{}) : sumsOf(std::false_type{});
+        } else {
+            sums = sumsOf(std::false_type{});
         }
-        // Inlined whole, so that the accumulators stay in registers across the rows.
-        forCandidateRanges(
-            i, useGrid, [&](std::size_t first, std::size_t last) __attribute__((always_inline)) {
-                acc.add(search, px, py, pz, vx, vy, vz, first, last, i, p.x, p.y, p.z);
-            });
         glm::vec3 prey = p;
         if constexpr (kKinds) {
             if (rule.kindOf(ids_[i]) == glsl::kKindPredator) prey = nearestPrey(i);
         }
-        const FishUpdate u = rule.integrateFish(p, v, acc.sums(), ids_[i], prey);
+        const FishUpdate u = rule.integrateFish(p, v, sums, ids_[i], prey);
         out.store(i, u.position, u.velocity, u.acceleration);
         // The fish as it was, by upload index: a miss or two the step's arithmetic hides.
         if (frame.positions != nullptr) frame.store(ids_[i], p, v);
