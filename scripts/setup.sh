@@ -50,6 +50,10 @@ use_afl_compilers() {
     local scratch="$1"
     mkdir -p "$scratch"
     export AFL_QUIET=1 CC=afl-gcc-fast CXX=afl-g++-fast
+    # AFL++ appends -g -funroll-loops to every compile (and -O3 where none is given), after the
+    # build's own flags: full debug information where the fuzz build asks for -g1 (line tables),
+    # 30 to 70 % more CPU a file for nothing the fuzzing needs. The build's flags alone:
+    export AFL_DONT_OPTIMIZE=1
     echo 'int main(void) { return 0; }' >"$scratch/probe.c"
     if afl-gcc-fast "$scratch/probe.c" -o "$scratch/probe" >/dev/null 2>&1; then
         unset AFL_PATH
