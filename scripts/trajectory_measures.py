@@ -8,8 +8,11 @@ Recomputes, with NumPy from the file's positions and velocities, the school's me
 an observable, and compares them with the file's observables:
 
 - polarization and milling, always;
-- nearest_neighbor and neighbors by comparing every pair of fish (O(N^2) work a frame), unless
-  --no-pairs is given or the school has more than 10,000 fish (then skipped, saying so).
+- nearest_neighbor, neighbors, groups and largest_group_share by comparing every pair of fish
+  (O(N^2) work a frame), unless --no-pairs is given or the school has more than 10,000 fish (then
+  skipped, saying so). The groups are the connected parts of the graph of pairs closer than
+  groupDistance (rCohesion where it is 0), found by label propagation rather than the program's
+  union-find over a grid.
 
 A value agrees when |recomputed - file| <= 1e-5 * max(1, |file|): an absolute tolerance for
 polarization and milling (both within [0, 1]), a relative one for the distances (m) and the
@@ -41,8 +44,9 @@ except ImportError as missing:  # said by main(), so that --help works without i
 TOLERANCE = 1e-5
 PAIRS_LIMIT = 10_000  # fish; above it the O(N^2) measures take too long to be worth it
 MAX_FISH = 20_000_000  # a frame's positions and velocities in float64: 960 MB
-MEASURES = ("polarization", "milling", "nearest_neighbor", "neighbors")
-PAIR_MEASURES = ("nearest_neighbor", "neighbors")
+MEASURES = ("polarization", "milling", "nearest_neighbor", "neighbors", "groups",
+            "largest_group_share")
+PAIR_MEASURES = ("nearest_neighbor", "neighbors", "groups", "largest_group_share")
 PAIR_BLOCK = 1_000_000  # pairs a block of the pair computation: about 24 MB of float64 vectors
 
 
@@ -102,8 +106,9 @@ def read_configs(file):
     return configs
 
 
-def radii_at(configs, step):
-    """The rCohesion values that may have been in force when the measures of `step` were taken:
+def radii_at(configs, step, linking=False):
+    """The rCohesion values (with `linking`, the group distances: groupDistance, or rCohesion
+    where it is 0 or absent) that may have been in force when the measures of `step` were taken:
     the last config changed before `step`, and one changed at `step` itself (whether the measures
     of that step came before or after the change is the writer's order)."""
     radii = []
@@ -116,7 +121,10 @@ def radii_at(configs, step):
     for config in radii:
         if "rCohesion" not in config:
             raise BadFile("parameters: a config without rCohesion")
-        out.append(float(np.float32(config["rCohesion"])))
+        radius = float(np.float32(config["rCohesion"]))
+        if linking and float(config.get("groupDistance", 0.0)) > 0.0:
+            radius = float(np.float32(config["groupDistance"]))
+        out.append(radius)
     return out
 
 
@@ -141,16 +149,37 @@ def polarization_and_milling(positions, velocities):
     return polarization, milling
 
 
-def pair_measures(positions, radii):
-    """(mean nearest-neighbour distance, {radius: mean neighbour count}) by every pair, as
-    src/core/Metrics.cpp computes them: the neighbour test in float32, (dx*dx + dy*dy) + dz*dz,
-    against the double square of the radius; the nearest distance in double."""
+def groups_of(n, pairs):
+    """(the number of groups, the largest group's share) of fish 0..n-1 linked by `pairs`
+    (arrays i, j): each fish takes the smallest label among its links until none changes."""
+    if n == 0:
+        return 0.0, 0.0
+    label = np.arange(n)
+    i, j = pairs
+    while True:
+        lowest = np.minimum(label[i], label[j])
+        before = label.copy()
+        np.minimum.at(label, i, lowest)
+        np.minimum.at(label, j, lowest)
+        label = label[label]  # jump along chains
+        if np.array_equal(label, before):
+            break
+    sizes = np.bincount(label, minlength=n)
+    return float(np.count_nonzero(sizes)), float(sizes.max()) / n
+
+
+def pair_measures(positions, radii, links=()):
+    """(mean nearest-neighbour distance, {radius: mean neighbour count}, {distance: (groups,
+    largest group's share)}) by every pair, as src/core/Metrics.cpp computes them: the neighbour
+    and link tests in float32, (dx*dx + dy*dy) + dz*dz, against the double square of the
+    distance; the nearest distance in double."""
     n = len(positions)
     if n < 2:
-        return 0.0, {radius: 0.0 for radius in radii}
+        return 0.0, {radius: 0.0 for radius in radii}, {link: (float(n), 1.0) for link in links}
     p32 = positions.astype(np.float32)
     p64 = positions.astype(np.float64)
     counts = {radius: 0 for radius in radii}
+    linked = {link: ([], []) for link in links}
     nearest_sum = 0.0
     block = max(1, PAIR_BLOCK // n)
     for start in range(0, n, block):
@@ -162,11 +191,17 @@ def pair_measures(positions, radii):
         d2[own - rows.start, own] = np.inf  # a fish is not its own neighbour
         for radius in radii:
             counts[radius] += int(np.count_nonzero(d2.astype(np.float64) < radius * radius))
+        for link in links:
+            a, b = np.nonzero(d2.astype(np.float64) < link * link)
+            linked[link][0].append(a + rows.start)
+            linked[link][1].append(b)
         e = p64[None, :, :] - p64[rows, None, :]
         e2 = np.einsum("ijk,ijk->ij", e, e)
         e2[own - rows.start, own] = np.inf
         nearest_sum += float(np.sqrt(e2.min(axis=1)).sum())
-    return nearest_sum / n, {radius: count / n for radius, count in counts.items()}
+    groups = {link: groups_of(n, (np.concatenate(a), np.concatenate(b)))
+              for link, (a, b) in linked.items()}
+    return nearest_sum / n, {radius: count / n for radius, count in counts.items()}, groups
 
 
 def agrees(recomputed, recorded):
@@ -212,7 +247,8 @@ def check(path, pairs_wanted):
                 raise BadFile(f"{observables[name].name.lstrip('/')}: {len(steps)} steps but "
                               f"{len(values)} values")
             recorded[name] = dict(zip(steps.tolist(), values.tolist()))
-        configs = read_configs(file) if "neighbors" in names else []
+        by_pairs = {"neighbors", "groups", "largest_group_share"}
+        configs = read_configs(file) if by_pairs & set(names) else []
 
         frame_of_step = {int(step): k for k, step in enumerate(frame_steps)}
         steps = sorted(set().union(*(recorded[name] for name in names)) & set(frame_of_step))
@@ -231,9 +267,13 @@ def check(path, pairs_wanted):
             ours = {"polarization": [polarization], "milling": [milling]}
             if pairs:
                 radii = radii_at(configs, step) if "neighbors" in names else []
-                nearest, neighbors = pair_measures(p, radii)
+                links = (radii_at(configs, step, linking=True)
+                         if {"groups", "largest_group_share"} & set(names) else [])
+                nearest, neighbors, groups = pair_measures(p, radii, links)
                 ours["nearest_neighbor"] = [nearest]
                 ours["neighbors"] = list(neighbors.values())
+                ours["groups"] = [count for count, _ in groups.values()]
+                ours["largest_group_share"] = [share for _, share in groups.values()]
             for name in names:
                 if step not in recorded[name]:
                     continue
@@ -257,15 +297,15 @@ def check(path, pairs_wanted):
               f"recorded): not compared")
     if not pairs and any(name in present for name in PAIR_MEASURES):
         reason = "--no-pairs" if not pairs_wanted else f"more than {PAIRS_LIMIT:,} fish"
-        print(f"  nearest_neighbor and neighbors not compared ({reason})")
-    print(f"  {'measure':<18}{'compared':>9}{'max |diff|':>14}{'max rel diff':>14}"
+        print(f"  nearest_neighbor, neighbors and the groups not compared ({reason})")
+    print(f"  {'measure':<21}{'compared':>9}{'max |diff|':>14}{'max rel diff':>14}"
           f"{'at step':>10}  result")
     for name in names:
         entry = stats[name]
         bad = sum(1 for failure in failures if failure[0] == name)
         result = "ok" if bad == 0 else f"FAIL ({bad})"
         worst = "-" if entry["worst"] is None else str(entry["worst"])
-        print(f"  {name:<18}{entry['compared']:>9}{entry['abs']:>14.3e}{entry['rel']:>14.3e}"
+        print(f"  {name:<21}{entry['compared']:>9}{entry['abs']:>14.3e}{entry['rel']:>14.3e}"
               f"{worst:>10}  {result}")
     for name, step, theirs, ours in failures[:20]:
         print(f"  step {step}: {name} is {theirs!r} in the file, {ours!r} recomputed")
@@ -281,7 +321,7 @@ def main(argv):
                     "differ by more than 1e-5 (relative above 1); 2: bad usage or file.")
     parser.add_argument("file", help="an H5MD trajectory (fishschool-cli simulate --trajectory)")
     parser.add_argument("--no-pairs", action="store_true",
-                        help="skip nearest_neighbor and neighbors (O(N^2) a frame)")
+                        help="skip nearest_neighbor, neighbors and the groups (O(N^2) a frame)")
     args = parser.parse_args(argv)  # exits 2 on bad usage
     if h5py is None:
         print(f"trajectory_measures.py: needs h5py (Debian: python3-h5py): {H5PY_MISSING}",

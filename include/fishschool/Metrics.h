@@ -1,10 +1,12 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <glm/vec3.hpp>
 
@@ -28,7 +30,63 @@ struct SchoolMetrics {
     /// headings) and the informed fish's preferred direction (informedDirection); NaN when no
     /// fish of the school is informed.
     double directionError = 0.0;
+    /// The number of groups: fish linked by chains of neighbours closer than groupDistance(). A
+    /// double, as the mean over a window of steps is one.
+    double groups = 0.0;
+    /// The share of the fish in the largest group, in (0, 1] (0 with no fish).
+    double largestGroupShare = 0.0;
+    /// Per species of the config, in its order: the share of its fish in the largest group (0
+    /// for a species without fish); empty without species.
+    std::vector<double> largestGroupShareBySpecies{};
 };
+
+/// One measure of SchoolMetrics as the files, the plots and Python name it. Every writer and
+/// reader of measures walks kSchoolMeasures, so a new measure is a line there.
+struct SchoolMeasure {
+    const char* column;      ///< column of --metrics and ensemble CSVs, key in Python
+    const char* observable;  ///< H5MD trajectories: observables/<observable>
+    const char* unit;        ///< H5MD unit: "1" for none
+    const char* label;       ///< the app's plot
+    const char* help;        ///< what it measures, in a sentence
+    double SchoolMetrics::*member;
+    /// NaN where it does not apply (an empty field, no observable); the others are always there.
+    bool mayBeAbsent = false;
+    /// The top of its plot's scale; 0: the largest value plotted.
+    double plotHigh = 0.0;
+};
+
+inline constexpr std::array<SchoolMeasure, 7> kSchoolMeasures{{
+    {"polarization", "polarization", "1", "polarization",
+     "Length of the mean heading: 0 disordered, 1 all fish parallel.", &SchoolMetrics::polarization,
+     false, 1.0},
+    {"milling", "milling", "1", "milling",
+     "Mean angular momentum about the school's centre: 1 for fish circling it.",
+     &SchoolMetrics::milling, false, 1.0},
+    {"nearest_neighbor_m", "nearest_neighbor", "m", "nearest",
+     "Mean distance from each fish to the closest other fish.",
+     &SchoolMetrics::meanNearestNeighborDistance},
+    {"neighbors", "neighbors", "1", "neighbours", "Mean number of other fish within rCohesion.",
+     &SchoolMetrics::meanNeighbors},
+    {"direction_error", "direction_error", "rad", "direction error",
+     "Angle between the group's heading and the informed fish's preferred direction.",
+     &SchoolMetrics::directionError, true, 3.14159265358979},
+    {"groups", "groups", "1", "groups",
+     "Groups of fish linked by chains of neighbours closer than groupDistance.",
+     &SchoolMetrics::groups},
+    {"largest_group_share", "largest_group_share", "1", "largest group",
+     "Share of the fish in the largest group.", &SchoolMetrics::largestGroupShare, false, 1.0},
+}};
+
+/// The index in kSchoolMeasures of the measure of this column (its size for none).
+constexpr std::size_t schoolMeasureIndex(std::string_view column) {
+    for (std::size_t k = 0; k < kSchoolMeasures.size(); ++k)
+        if (column == kSchoolMeasures[k].column) return k;
+    return kSchoolMeasures.size();
+}
+
+/// The distance that links two fish into one group: params.groupDistance, or rCohesion when it
+/// is 0.
+float groupDistance(const SimParams& params);
 
 SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& params);
 
@@ -36,6 +94,10 @@ SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& param
 /// kPreferred != 0 and a fish in `school`, or, without species, the config's when kPreferred != 0
 /// and the school has a fish. nullopt when no fish is informed.
 std::optional<glm::vec3> informedDirection(std::span<const Fish> school, const SimParams& params);
+
+/// Whether any fish of `params` is informed (kPreferred != 0 in the config or a species): a
+/// school of them has a direction error.
+bool hasInformedFish(const SimParams& params);
 
 /// The angle, radians in [0, pi], between the mean of `unitHeadingSum`'s headings and the unit
 /// vector `g`: pi / 2 for a zero sum (no direction, so none along g).
@@ -50,12 +112,12 @@ double directionAccuracy(std::span<const double> directionErrors);
 /// The same from the mean of cos(error) over the replicates.
 double accuracyOfMeanCosine(double meanCosine);
 
-/// The header of a measures CSV (`fishschool-cli simulate --metrics`), without its newline.
-inline constexpr std::string_view kMetricsCsvHeader =
-    "step,time_s,polarization,milling,nearest_neighbor_m,neighbors,direction_error";
+/// The header of a measures CSV (`fishschool-cli simulate --metrics`), without its newline:
+/// step, time_s and kSchoolMeasures' columns.
+std::string metricsCsvHeader();
 
 /// One row of that CSV, newline included; numbers to 9 significant digits, an absent (NaN)
-/// direction error as an empty field.
+/// measure as an empty field.
 std::string metricsCsvRow(std::int64_t step, double timeSeconds, const SchoolMetrics& metrics);
 
 /// How many (i, j) distance tests one step makes with the given neighbour search:

@@ -121,9 +121,9 @@ struct SpeciesSetting {
 /// A kind of fish: its count, its colour and the per-fish keys it sets; the keys it does not set
 /// are the config's (docs/model.md "Species").
 struct Species {
-    std::string name;         ///< 1 to 64 printable characters, unique in the school
-    std::int64_t count = 0;   ///< its fish; the species' counts add up to fishCount
-    glm::vec3 color{1.0f};    ///< linear RGB, each in [0, 1]
+    std::string name;                      ///< 1 to 64 printable characters, unique in the school
+    std::int64_t count = 0;                ///< its fish; the species' counts add up to fishCount
+    glm::vec3 color{1.0f};                 ///< linear RGB, each in [0, 1]
     std::vector<SpeciesSetting> settings;  ///< each key at most once
 
     bool operator==(const Species&) const = default;
@@ -223,6 +223,10 @@ struct SimParams {
 
     /// Neighbour search: "all-pairs" (the article's, the reference) or "grid".
     NeighborSearch neighborSearch = NeighborSearch::Grid;
+    /// The groups measure (docs/model.md "Measures of the school"): fish closer than this are
+    /// in one group, and so are the fish linked by chains of such pairs. m, finite, >= 0; 0, the
+    /// default, takes rCohesion. Measures only: the step does not read it.
+    float groupDistance = 0.0f;
 
     /// A fish's mass, for its kinetic energy (separationScaling "kinetic-energy"). kg, finite, > 0,
     /// at most 1e6.

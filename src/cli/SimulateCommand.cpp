@@ -54,7 +54,7 @@ void addSimulateCommand(CLI::App& app, SimulateOptions& o) {
                     "Where to write the state CSV (required unless --metrics is given)")
         ->check(nonEmpty());
     cmd->add_option("--metrics", o.metricsPath,
-                    "Write the school's measures as CSV: " + std::string(kMetricsCsvHeader))
+                    "Write the school's measures as CSV: " + metricsCsvHeader())
         ->check(nonEmpty());
     cmd->add_option("--metrics-every", o.metricsEvery,
                     "A --metrics row at step 0, then every N steps (default 1)")
@@ -215,11 +215,11 @@ int runSimulate(const SimulateOptions& o) {
     if (!o.trajectoryPath.empty()) {
         auto made = TrajectoryWriter::create(
             trajectoryFile, sim.params(), sim.fishCount(),
-            TrajectoryWriterOptions{
-                .queueBytes = TrajectoryWriterOptions{}.queueBytes,
-                .name = o.trajectoryPath,
-                .species = sim.params().species.empty() ? std::vector<std::uint32_t>{}
-                                                        : speciesOfSchool(sim.school())});
+            TrajectoryWriterOptions{.queueBytes = TrajectoryWriterOptions{}.queueBytes,
+                                    .name = o.trajectoryPath,
+                                    .species = sim.params().species.empty()
+                                                   ? std::vector<std::uint32_t>{}
+                                                   : speciesOfSchool(sim.school())});
         if (!made) return internalFailure("--trajectory: " + made.error());
         trajectory = std::move(*made);
     }
@@ -300,7 +300,7 @@ int runSimulate(const SimulateOptions& o) {
         return check(step, "the change after step ");
     };
     if (!o.metricsPath.empty())
-        if (auto ok = outputs.write("--metrics", std::string(kMetricsCsvHeader) + "\n"); !ok)
+        if (auto ok = outputs.write("--metrics", metricsCsvHeader() + "\n"); !ok)
             return internalFailure(ok.error());
     if (auto ok = measureAndRecord(0); !ok) return internalFailure(ok.error());
     // Ctrl+C or SIGTERM stops the run between two steps; what ran is written as a whole run's.

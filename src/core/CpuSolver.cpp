@@ -300,18 +300,21 @@ void CpuSolver::downloadFrame(std::span<float> positions, std::span<float> veloc
 namespace {
 
 /// The solver's state at one step, shared with it: the solver writes its next states elsewhere
-/// for as long as the snapshot lives (claimNext).
+/// for as long as the snapshot lives (claimNext). The species of each slot are copied (the slots
+/// are sorted again each step), and only where there are species: the measures read them.
 template <class Arrays>
 class SharedArraysSnapshot final : public SchoolSnapshot {
   public:
-    SharedArraysSnapshot(std::shared_ptr<const Arrays> arrays, std::size_t count)
-        : arrays_(std::move(arrays)), count_(count) {}
+    SharedArraysSnapshot(std::shared_ptr<const Arrays> arrays, std::size_t count,
+                         std::vector<std::uint32_t> slotSpecies)
+        : arrays_(std::move(arrays)), count_(count), slotSpecies_(std::move(slotSpecies)) {}
     School fish() const override {
         School school(count_);
         const Arrays& a = *arrays_;
         for (std::size_t k = 0; k < count_; ++k) {
             school[k].position = {a.px[k], a.py[k], a.pz[k]};
             school[k].velocity = {a.vx[k], a.vy[k], a.vz[k]};
+            if (!slotSpecies_.empty()) school[k].species = slotSpecies_[k];
         }
         return school;
     }
@@ -319,12 +322,18 @@ class SharedArraysSnapshot final : public SchoolSnapshot {
   private:
     std::shared_ptr<const Arrays> arrays_;
     std::size_t count_;
+    std::vector<std::uint32_t> slotSpecies_;
 };
 
 }  // namespace
 
 std::shared_ptr<const SchoolSnapshot> CpuSolver::snapshot() const {
-    return std::make_shared<SharedArraysSnapshot<Arrays>>(current_, size());
+    std::vector<std::uint32_t> slotSpecies;
+    if (!params_.species.empty()) {
+        slotSpecies.resize(ids_.size());
+        for (std::size_t k = 0; k < ids_.size(); ++k) slotSpecies[k] = speciesOfId_[ids_[k]];
+    }
+    return std::make_shared<SharedArraysSnapshot<Arrays>>(current_, size(), std::move(slotSpecies));
 }
 
 void CpuSolver::claimNext() {

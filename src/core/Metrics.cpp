@@ -70,7 +70,63 @@ double nearestDistance(std::span<const Fish> school, const CellIndex& index, std
     return std::sqrt(best2);
 }
 
+/// Disjoint sets of fish (union by size, path halving): the groups of measureSchool.
+class FishGroups {
+  public:
+    explicit FishGroups(std::size_t n) : parent_(n), size_(n, 1) {
+        std::iota(parent_.begin(), parent_.end(), std::uint32_t{0});
+    }
+
+    std::uint32_t root(std::uint32_t i) {
+        while (parent_[i] != i) i = parent_[i] = parent_[parent_[i]];
+        return i;
+    }
+
+    void unite(std::uint32_t a, std::uint32_t b) {
+        a = root(a);
+        b = root(b);
+        if (a == b) return;
+        if (size_[a] < size_[b]) std::swap(a, b);
+        parent_[b] = a;
+        size_[a] += size_[b];
+    }
+
+    /// The groups' count, the largest group's share of the fish and, per species of `kinds`, the
+    /// share of its fish in that group (ties: the group of the lowest fish).
+    void measure(std::span<const Fish> school, std::size_t kinds, SchoolMetrics& m) {
+        const std::size_t n = parent_.size();
+        std::size_t groups = 0;
+        std::uint32_t largest = root(0);
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const std::uint32_t group = root(i);
+            if (group == i) ++groups;
+            if (size_[group] > size_[largest]) largest = group;
+        }
+        m.groups = static_cast<double>(groups);
+        m.largestGroupShare = static_cast<double>(size_[largest]) / static_cast<double>(n);
+        if (kinds == 0) return;
+        std::vector<double> members(kinds, 0.0), inLargest(kinds, 0.0);
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const std::uint32_t s = school[i].species;
+            if (s >= kinds) continue;
+            members[s] += 1.0;
+            if (root(i) == largest) inLargest[s] += 1.0;
+        }
+        m.largestGroupShareBySpecies.resize(kinds);
+        for (std::size_t s = 0; s < kinds; ++s)
+            m.largestGroupShareBySpecies[s] = members[s] > 0.0 ? inLargest[s] / members[s] : 0.0;
+    }
+
+  private:
+    std::vector<std::uint32_t> parent_;
+    std::vector<std::uint32_t> size_;
+};
+
 }  // namespace
+
+float groupDistance(const SimParams& params) {
+    return params.groupDistance > 0.0f ? params.groupDistance : params.rCohesion;
+}
 
 std::optional<glm::vec3> informedDirection(std::span<const Fish> school, const SimParams& params) {
     if (params.species.empty()) {
@@ -87,6 +143,13 @@ std::optional<glm::vec3> informedDirection(std::span<const Fish> school, const S
         if (own.kPreferred != 0.0f) return glm::normalize(own.preferredDirection);
     }
     return std::nullopt;
+}
+
+bool hasInformedFish(const SimParams& params) {
+    if (params.species.empty()) return params.kPreferred != 0.0f;
+    for (std::size_t s = 0; s < params.species.size(); ++s)
+        if (paramsOfSpecies(params, s).kPreferred != 0.0f) return true;
+    return false;
 }
 
 double directionErrorOf(const glm::dvec3& unitHeadingSum, const glm::vec3& g) {
@@ -136,34 +199,71 @@ SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& param
     }
     m.milling = glm::length(meanMomentum / static_cast<double>(n));
 
+    m.groups = 1.0;
+    m.largestGroupShare = 1.0;
+    m.largestGroupShareBySpecies.assign(params.species.size(), 0.0);
+    if (n == 1 && school[0].species < params.species.size())
+        m.largestGroupShareBySpecies[school[0].species] = 1.0;
     if (n < 2) return m;
     const float radius = params.rCohesion;
-    const CellIndex index(school, params.bounds, std::max(radius, 1e-3f * params.bounds.x));
+    const float linking = groupDistance(params);
+    // One grid for both when they are the same distance (the default): the groups cost a union
+    // per pair of neighbours.
+    const auto cellWidth = [&](float r) { return std::max(r, 1e-3f * params.bounds.x); };
+    const CellIndex index(school, params.bounds, cellWidth(radius));
     const double r2 = static_cast<double>(radius) * radius;
+    const double linking2 = static_cast<double>(linking) * linking;
+    const bool sameDistance = linking == radius;
+    FishGroups groups(n);
     double neighbors = 0.0, nearestSum = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
         const glm::vec3 p = school[i].position;
         index.forCellsAround(index.shape.cellOf(p.x, p.y, p.z), 1, [&](std::uint32_t j) {
             if (j == i) return;
             const glm::vec3 d = school[j].position - p;
-            if (glm::dot(d, d) < r2) neighbors += 1.0;
+            const double d2 = glm::dot(d, d);
+            if (d2 < r2) neighbors += 1.0;
+            if (sameDistance && d2 < linking2 && j > i)
+                groups.unite(static_cast<std::uint32_t>(i), j);
         });
         nearestSum += nearestDistance(school, index, i);
     }
+    if (!sameDistance) {
+        const CellIndex linkIndex(school, params.bounds, cellWidth(linking));
+        for (std::size_t i = 0; i < n; ++i) {
+            const glm::vec3 p = school[i].position;
+            linkIndex.forCellsAround(linkIndex.shape.cellOf(p.x, p.y, p.z), 1,
+                                     [&](std::uint32_t j) {
+                                         const glm::vec3 d = school[j].position - p;
+                                         if (j > i && glm::dot(d, d) < linking2)
+                                             groups.unite(static_cast<std::uint32_t>(i), j);
+                                     });
+        }
+    }
+    groups.measure(school, params.species.size(), m);
     m.meanNeighbors = neighbors / static_cast<double>(n);
     m.meanNearestNeighborDistance = nearestSum / static_cast<double>(n);
     return m;
 }
 
+std::string metricsCsvHeader() {
+    std::string header = "step,time_s";
+    for (const SchoolMeasure& measure : kSchoolMeasures) header.append(",").append(measure.column);
+    return header;
+}
+
 std::string metricsCsvRow(std::int64_t step, double timeSeconds, const SchoolMetrics& m) {
-    char line[256];
-    std::snprintf(line, sizeof line, "%" PRId64 ",%.9g,%.9g,%.9g,%.9g,%.9g,", step, timeSeconds,
-                  m.polarization, m.milling, m.meanNearestNeighborDistance, m.meanNeighbors);
-    std::string row = line;
-    // An absent direction error (no informed fish) is an empty field, as CSV readers take NaN.
-    if (!std::isnan(m.directionError)) {
-        std::snprintf(line, sizeof line, "%.9g", m.directionError);
-        row += line;
+    char field[64];
+    std::snprintf(field, sizeof field, "%" PRId64 ",%.9g", step, timeSeconds);
+    std::string row = field;
+    for (const SchoolMeasure& measure : kSchoolMeasures) {
+        row += ',';
+        // An absent measure (a direction error with no informed fish) is an empty field, as CSV
+        // readers take NaN.
+        const double value = m.*measure.member;
+        if (std::isnan(value)) continue;
+        std::snprintf(field, sizeof field, "%.9g", value);
+        row += field;
     }
     return row + "\n";
 }

@@ -1,9 +1,9 @@
 #include "ParamTable.h"
 
 #include <algorithm>
-#include <type_traits>
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -181,6 +181,11 @@ constexpr ParamInfo kParams[] = {
      .panel = control(kSchool, "neighbours"),
      .help = "all-pairs: every fish tests every other (the article's, O(N^2)); grid: only nearby "
              "cells (O(N)). Both find the same neighbours."},
+    {.key = "groupDistance", .field = &SimParams::groupDistance, .unit = "m",
+     .rule = NumberRule::Distance,
+     .panel = slider(kSchool, "group distance (m)", 0.0f, 60.0f),
+     .help = "The groups measure: fish closer than this are in one group, as are fish linked by "
+             "chains of such pairs. 0 takes rCohesion."},
     {.key = "mass", .field = &SimParams::mass, .unit = "kg", .rule = NumberRule::Limit,
      .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_MASS),
      .panel = slider(kSpecies, "mass (kg)", 0.01f, 100.0f, "%.2f", true),
@@ -288,17 +293,16 @@ Result<void> kindsRule(const SimParams& p) {
 }
 
 Result<void> preferredRule(const SimParams& p) {
-    if (p.kPreferred != 0.0f &&
-        geometry().normalizeOrZero(p.preferredDirection) == glm::vec3(0.0f))
+    if (p.kPreferred != 0.0f && geometry().normalizeOrZero(p.preferredDirection) == glm::vec3(0.0f))
         return refuse("preferredDirection", vec3Text(p.preferredDirection),
                       "must have a direction (not [0, 0, 0]) while kPreferred is not 0");
     return {};
 }
 
 bool printableName(const std::string& name) {
-    return !name.empty() && name.size() <= 64 &&
-           std::all_of(name.begin(), name.end(),
-                       [](char c) { return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f; });
+    return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+        return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f;
+    });
 }
 
 Result<void> speciesRule(const SimParams& p) {
@@ -340,8 +344,7 @@ Result<void> speciesRule(const SimParams& p) {
                                 " is given twice; give each key once");
             if (const auto* choice = std::get_if<ChoiceField>(&info->field))
                 if (setting.choice < 0 || setting.choice >= static_cast<int>(choice->names.size()))
-                    return fail(named + ": key " + quote(setting.key, 40) +
-                                ": no such choice");
+                    return fail(named + ": key " + quote(setting.key, 40) + ": no such choice");
         }
         // Every rule of the config, for the values this species' fish step with.
         if (auto ok = validate(paramsOfSpecies(p, s)); !ok) return fail(named + ": " + ok.error());
@@ -507,8 +510,7 @@ SimParams paramsOfSpecies(const SimParams& params, std::size_t s) {
     SimParams own = params;
     own.species.clear();
     if (s < params.species.size()) {
-        for (const SpeciesSetting& setting : params.species[s].settings)
-            applySetting(own, setting);
+        for (const SpeciesSetting& setting : params.species[s].settings) applySetting(own, setting);
     }
     return own;
 }

@@ -728,14 +728,22 @@ Result<void> Hdf5TrajectoryReader::loadMeasures(Checker& checker) {
     auto there = checker.exists("observables/polarization");
     if (!there) return fail(there.error());
     if (!*there) return {};
-    constexpr std::array<std::pair<const char*, double SchoolMetrics::*>, 4> kMeasures{{
-        {"polarization", &SchoolMetrics::polarization},
-        {"milling", &SchoolMetrics::milling},
-        {"nearest_neighbor", &SchoolMetrics::meanNearestNeighborDistance},
-        {"neighbors", &SchoolMetrics::meanNeighbors},
-    }};
-    for (const auto& [name, field] : kMeasures) {
-        const std::string base = group + "/" + name;
+    // The four measures of the first files are in every file with measures; the others may be
+    // missing (older files, or no fish informed), and are then NaN.
+    constexpr std::size_t kInEveryFile = 4;
+    for (std::size_t m = 0; m < kSchoolMeasures.size(); ++m) {
+        const SchoolMeasure& measure = kSchoolMeasures[m];
+        const auto field = measure.member;
+        const std::string base = group + "/" + measure.observable;
+        if (m >= kInEveryFile) {
+            auto present = checker.exists(base);
+            if (!present) return fail(present.error());
+            if (!*present) {
+                for (SchoolMetrics& values : measures_.values)
+                    values.*field = std::numeric_limits<double>::quiet_NaN();
+                continue;
+            }
+        }
         auto step = checker.openDataset(base + "/step", Kind::Integer, 1);
         if (!step) return fail(step.error());
         auto time = checker.openDataset(base + "/time", Kind::Float, 1);
@@ -764,13 +772,15 @@ Result<void> Hdf5TrajectoryReader::loadMeasures(Checker& checker) {
                                       "was taken at other steps or times than "
                                       "particles/school/position's; observables are "
                                       "taken at the frames"));
-        if (field == kMeasures[0].second) {
+        if (m == 0) {
             measures_.step = std::move(*steps);
             measures_.time = std::move(*times);
             measures_.values.resize(count);
         }
         for (std::size_t k = 0; k < count; ++k) {
-            if (!std::isfinite((*values)[k]))
+            // NaN only where the measure may be absent (a direction error, no fish informed).
+            const bool absent = measure.mayBeAbsent && std::isnan((*values)[k]);
+            if (!std::isfinite((*values)[k]) && !absent)
                 return fail(checker.error(value->path, "value " + std::to_string(k) + " is " +
                                                            formatNumber((*values)[k]) +
                                                            "; measures must be finite"));

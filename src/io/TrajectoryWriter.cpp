@@ -8,6 +8,7 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -157,7 +158,9 @@ class Hdf5TrajectoryWriter final : public TrajectoryWriter {
     void waitForRoom(std::unique_lock<std::mutex>& lock, std::size_t bytes);
     Result<void> enqueue(Item item);
 
-    Result<void> makeObservables();
+    /// observables/NAME for each measure of kSchoolMeasures that the first frame's `measures`
+    /// have (a direction error only where a fish is informed).
+    Result<void> makeObservables(const SchoolMetrics& measures);
     void run();
     Result<void> write(const Item& item);
     Result<void> writeFrame(const Item& item);
@@ -175,8 +178,10 @@ class Hdf5TrajectoryWriter final : public TrajectoryWriter {
 
     hdf5::File h5_;
     hdf5::Dataset positionStep_, positionTime_, positionValue_, velocityValue_, edgesValue_;
-    std::array<float, 3> edges_{};              ///< the tank's, as the caller last gave it
-    std::array<hdf5::Dataset, 4> observables_;  ///< values; step and time are position's
+    std::array<float, 3> edges_{};  ///< the tank's, as the caller last gave it
+    /// Per measure of kSchoolMeasures, its values (none where the file has it not); step and
+    /// time are position's.
+    std::array<hdf5::Dataset, kSchoolMeasures.size()> observables_;
     Series changes_;
     hsize_t framesWritten_ = 0, changesWritten_ = 0;
 
@@ -292,26 +297,24 @@ std::array<float, 3> tankEdges(const SimParams& params) {
     return {2 * params.bounds.x, 2 * params.bounds.y, 2 * params.bounds.z};
 }
 
-Result<void> Hdf5TrajectoryWriter::makeObservables() {
-    constexpr std::array<std::pair<const char*, const char*>, 4> names{
-        {{"observables/polarization", "1"},
-         {"observables/milling", "1"},
-         {"observables/nearest_neighbor", "m"},
-         {"observables/neighbors", "1"}}};
+Result<void> Hdf5TrajectoryWriter::makeObservables(const SchoolMetrics& measures) {
     const std::array<hsize_t, 1> extent{0}, chunk{kSeriesChunk};
-    for (std::size_t k = 0; k < names.size(); ++k) {
-        const hdf5::Group group = makeGroup(h5_.get(), names[k].first);
+    for (std::size_t k = 0; k < kSchoolMeasures.size(); ++k) {
+        const SchoolMeasure& measure = kSchoolMeasures[k];
+        if (measure.mayBeAbsent && std::isnan(measures.*measure.member)) continue;
+        const std::string name = std::string("observables/") + measure.observable;
+        const hdf5::Group group = makeGroup(h5_.get(), name.c_str());
         // One value a frame: step and time are position's, as box/edges' are.
         if (!group.valid() ||
             !(observables_[k] = makeGrowing(group.get(), "value", H5T_IEEE_F64LE, extent, chunk,
                                             kSeriesChunk * 8 * 2))
                  .valid() ||
-            !writeUnit(observables_[k].get(), names[k].second) ||
+            !writeUnit(observables_[k].get(), measure.unit) ||
             H5Lcreate_hard(h5_.get(), "particles/school/position/step", group.get(), "step",
                            H5P_DEFAULT, H5P_DEFAULT) < 0 ||
             H5Lcreate_hard(h5_.get(), "particles/school/position/time", group.get(), "time",
                            H5P_DEFAULT, H5P_DEFAULT) < 0)
-            return failure(std::string("cannot write ") + names[k].first);
+            return failure("cannot write " + name);
     }
     return {};
 }
@@ -645,13 +648,13 @@ Result<void> Hdf5TrajectoryWriter::writeFrame(const Item& item) {
         // Made with the first frame: a file without measures has no observables group, which
         // MDAnalysis would otherwise read at every frame.
         if (framesWritten_ == 0)
-            if (auto ok = makeObservables(); !ok) return ok;
-        const SchoolMetrics& m = *item.measures;
-        const std::array<double, 4> values{m.polarization, m.milling, m.meanNearestNeighborDistance,
-                                           m.meanNeighbors};
-        for (std::size_t k = 0; k < values.size(); ++k)
-            if (!appendAt(observables_[k].get(), framesWritten_, H5T_NATIVE_DOUBLE, &values[k]))
+            if (auto ok = makeObservables(*item.measures); !ok) return ok;
+        for (std::size_t k = 0; k < kSchoolMeasures.size(); ++k) {
+            if (!observables_[k].valid()) continue;
+            const double value = (*item.measures).*kSchoolMeasures[k].member;
+            if (!appendAt(observables_[k].get(), framesWritten_, H5T_NATIVE_DOUBLE, &value))
                 return failure("writing failed");
+        }
     }
     ++framesWritten_;
     return {};

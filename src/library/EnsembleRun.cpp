@@ -52,13 +52,9 @@ std::vector<TrajectoryAttribute> ensembleRunAttributes(const EnsembleSpec& spec,
             }))
             attributes.push_back({spec.axes[a].key, row.plan.values[a]});
     if (row.ok) {
-        const SchoolMetrics& m = row.measures;
-        attributes.push_back({"polarization", m.polarization});
-        attributes.push_back({"milling", m.milling});
-        attributes.push_back({"nearest_neighbor_m", m.meanNearestNeighborDistance});
-        attributes.push_back({"neighbors", m.meanNeighbors});
-        if (!std::isnan(m.directionError))  // absent where no fish is informed
-            attributes.push_back({"direction_error", m.directionError});
+        for (const SchoolMeasure& measure : kSchoolMeasures)
+            if (const double value = row.measures.*measure.member; !std::isnan(value))
+                attributes.push_back({measure.column, value});  // absent: none informed
     }
     return attributes;
 }

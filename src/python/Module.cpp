@@ -184,6 +184,34 @@ School fishFrom(const py::handle& positions, const py::handle& velocities) {
     return fish;
 }
 
+/// Gives `fish` the species of `species` (None: keep 0): whole numbers, one a fish, each below the
+/// config's count of species `kinds` (1 without species).
+void setSpeciesFrom(School& fish, const py::handle& species, std::size_t kinds) {
+    if (species.is_none()) return;
+    const py::module_ numpy = py::module_::import("numpy");
+    const py::array array = numpy.attr("asarray")(species);
+    const char kind = array.dtype().kind();
+    if (array.size() > 0 && kind != 'i' && kind != 'u')
+        raise(PyExc_TypeError, "species: dtype " + text(array.dtype()) +
+                                   " is not allowed; must be whole numbers (int)");
+    if (array.ndim() != 1 || static_cast<std::size_t>(array.size()) != fish.size())
+        raise(PyExc_ValueError, "species: shape " + text(array.attr("shape")) +
+                                    " is not allowed; must be (" + std::to_string(fish.size()) +
+                                    ",), one a fish");
+    const auto typed = py::array_t<std::int64_t>::ensure(array);
+    if (!typed) throw py::error_already_set();
+    const auto view = typed.unchecked<1>();
+    for (py::ssize_t i = 0; i < view.shape(0); ++i) {
+        if (view(i) < 0 || static_cast<std::uint64_t>(view(i)) >= kinds)
+            raise(PyExc_ValueError, "species: " + std::to_string(view(i)) + " (fish " +
+                                        std::to_string(i) + ") is not allowed; must be from 0 to " +
+                                        std::to_string(kinds - 1) +
+                                        ", an index into "
+                                        "params['species']");
+        fish[static_cast<std::size_t>(i)].species = static_cast<std::uint32_t>(view(i));
+    }
+}
+
 std::vector<std::size_t> indicesFrom(const py::handle& value) {
     const py::module_ numpy = py::module_::import("numpy");
     const py::array array = numpy.attr("asarray")(value);
@@ -393,10 +421,9 @@ PySimulation construct(const py::object& config, const std::string& backend,
 
 py::dict measuresDict(const SchoolMetrics& m) {
     py::dict d;
-    d["polarization"] = m.polarization;
-    d["milling"] = m.milling;
-    d["nearest_neighbor_m"] = m.meanNearestNeighborDistance;
-    d["neighbors"] = m.meanNeighbors;
+    for (const SchoolMeasure& measure : kSchoolMeasures) d[measure.column] = m.*measure.member;
+    if (!m.largestGroupShareBySpecies.empty())
+        d["largest_group_share_by_species"] = m.largestGroupShareBySpecies;
     return d;
 }
 
@@ -588,11 +615,9 @@ py::dict trajectoryMeasures(const TrajectoryMeasures& m) {
     py::dict d;
     d["step"] = arrayOf<std::int64_t>(n, [&](std::size_t i) { return m.step[i]; });
     d["time"] = arrayOf<double>(n, [&](std::size_t i) { return m.time[i]; });
-    d["polarization"] = arrayOf<double>(n, [&](std::size_t i) { return m.values[i].polarization; });
-    d["milling"] = arrayOf<double>(n, [&](std::size_t i) { return m.values[i].milling; });
-    d["nearest_neighbor_m"] =
-        arrayOf<double>(n, [&](std::size_t i) { return m.values[i].meanNearestNeighborDistance; });
-    d["neighbors"] = arrayOf<double>(n, [&](std::size_t i) { return m.values[i].meanNeighbors; });
+    for (const SchoolMeasure& measure : kSchoolMeasures)
+        d[measure.column] =
+            arrayOf<double>(n, [&](std::size_t i) { return m.values[i].*measure.member; });
     return d;
 }
 
@@ -682,7 +707,9 @@ then goes into a new buffer); with none alive, a step's school is read into the 
             "others stay. ValueError naming the key, the value and what is allowed.")
         .def(
             "measures", [](PySimulation& self) { return measuresDict(self.get().measures()); },
-            "The school's measures now: {polarization, milling, nearest_neighbor_m, neighbors}.")
+            "The school's measures now: {polarization, milling, nearest_neighbor_m, neighbors, "
+            "direction_error (NaN: none informed), groups, largest_group_share}, and with species "
+            "largest_group_share_by_species, a list in the species' order.")
         .def(
             "save_state",
             [](PySimulation& self, const py::object& path) {
@@ -735,23 +762,31 @@ then goes into a new buffer); with none alive, a step's school is read into the 
             "A fresh school of the same size from seed (default: the running seed).")
         .def(
             "set_school",
-            [](PySimulation& self, const py::object& positions, const py::object& velocities) {
+            [](PySimulation& self, const py::object& positions, const py::object& velocities,
+               const py::object& species) {
                 Simulation& sim = self.get();
-                const School school = fishFrom(positions, velocities);
+                School school = fishFrom(positions, velocities);
+                setSpeciesFrom(school, species, speciesCount(sim.params()));
                 if (auto ok = sim.setSchool(school); !ok) raiseInputError(ok.error());
             },
             py::arg("positions"), py::arg("velocities") = py::none(),
+            py::arg("species") = py::none(),
             "Replaces the school: float32 or float64 arrays of shape (N, 3) (velocities zero "
-            "when None). time starts again from 0.")
+            "when None), and each fish's species, an int array (N,) (all 0 when None); the "
+            "species' counts become the fish of each. time starts again from 0.")
         .def(
             "add_fish",
-            [](PySimulation& self, const py::object& positions, const py::object& velocities) {
+            [](PySimulation& self, const py::object& positions, const py::object& velocities,
+               const py::object& species) {
                 Simulation& sim = self.get();
-                const School fish = fishFrom(positions, velocities);
+                School fish = fishFrom(positions, velocities);
+                setSpeciesFrom(fish, species, speciesCount(sim.params()));
                 if (auto ok = sim.addFish(fish); !ok) raiseInputError(ok.error());
             },
             py::arg("positions"), py::arg("velocities") = py::none(),
-            "Adds fish at the end of the school: arrays of shape (N, 3).")
+            py::arg("species") = py::none(),
+            "Adds fish at the end of the school: arrays of shape (N, 3), and their species, an "
+            "int array (N,) (all 0 when None).")
         .def(
             "remove_fish",
             [](PySimulation& self, const py::object& indices) {
@@ -830,7 +865,8 @@ frame k, read-only float32 (N, 3) arrays; k may be negative, as a list's index.)
             "measures",
             [](const PyTrajectory& self) { return trajectoryMeasures(self.get().measures()); },
             "The measures recorded: a dict of arrays {step, time, polarization, milling, "
-            "nearest_neighbor_m, neighbors}, one value a time they were taken.")
+            "nearest_neighbor_m, neighbors, direction_error, groups, largest_group_share}, one "
+            "value a time they were taken; NaN for a measure the file lacks.")
         .def("frame", &PyTrajectory::frame, py::arg("k"),
              "(positions, velocities) of frame k: read-only float32 (N, 3) arrays, m and m/s.")
         .def("close", &PyTrajectory::close, "Closes the file; arrays read before stay readable.")

@@ -179,18 +179,16 @@ RunRow runOne(Backend& backend, const EnsembleSpec& spec, RunRow row, const SimP
             }
         if (!measured) continue;
         const SchoolMetrics m = measureSchool(school, params);
-        sum.polarization += m.polarization;
-        sum.milling += m.milling;
-        sum.meanNearestNeighborDistance += m.meanNearestNeighborDistance;
-        sum.meanNeighbors += m.meanNeighbors;
-        sum.directionError += m.directionError;  // NaN throughout when no fish is informed
+        // A direction error is NaN throughout when no fish is informed, and so is its mean.
+        for (const SchoolMeasure& measure : kSchoolMeasures)
+            sum.*measure.member += m.*measure.member;
     }
     if (window == 0) {
         row.measures = measureSchool(backend.download(), params);
     } else {
         const double n = double(std::min(window, spec.steps));
-        row.measures = {sum.polarization / n, sum.milling / n, sum.meanNearestNeighborDistance / n,
-                        sum.meanNeighbors / n, sum.directionError / n};
+        for (const SchoolMeasure& measure : kSchoolMeasures)
+            row.measures.*measure.member = sum.*measure.member / n;
     }
     if (auto ok = backend.health(); !ok) {
         row.ok = false;
@@ -490,7 +488,8 @@ std::string ensembleCsvHeader(const std::vector<EnsembleAxis>& axes, bool withWa
     for (const EnsembleAxis& axis : axes) header += "," + axis.key;
     header += ",replicate,seed,status,steps";
     if (withWall) header += ",wall_s";
-    return header + ",polarization,milling,nearest_neighbor_m,neighbors,direction_error,message";
+    for (const SchoolMeasure& measure : kSchoolMeasures) header.append(",").append(measure.column);
+    return header + ",message";
 }
 
 std::string ensembleCsvRow(const RunRow& row, bool withWall) {
@@ -506,15 +505,16 @@ std::string ensembleCsvRow(const RunRow& row, bool withWall) {
         line.append(wall);
     }
     const SchoolMetrics& m = row.measures;
-    for (double v : {m.polarization, m.milling, m.meanNearestNeighborDistance, m.meanNeighbors,
-                     m.directionError})
+    for (const SchoolMeasure& measure : kSchoolMeasures) {
+        const double v = m.*measure.member;
         line.append(",").append(row.ok && !std::isnan(v) ? formatNumber(v) : std::string());
+    }
     return line.append(",").append(csvQuoted(row.message)).append("\n");
 }
 
 Result<RunRow> parseEnsembleCsvRow(std::string_view line, std::size_t axisCount) {
     // Every field but the message has no comma; the message is last.
-    const std::size_t plainFields = 1 + axisCount + 5 + 5;
+    const std::size_t plainFields = 1 + axisCount + 5 + kSchoolMeasures.size();
     std::vector<std::string_view> fields;
     for (std::size_t f = 0; f < plainFields; ++f) {
         const std::size_t comma = line.find(',');
@@ -553,15 +553,16 @@ Result<RunRow> parseEnsembleCsvRow(std::string_view line, std::size_t axisCount)
     if (auto ok = whole("steps", row.steps); !ok) return fail(ok.error());
     if (auto ok = number("wall_s", row.wallSeconds); !ok) return fail(ok.error());
     SchoolMetrics& m = row.measures;
-    for (double* v : {&m.polarization, &m.milling, &m.meanNearestNeighborDistance, &m.meanNeighbors,
-                      &m.directionError}) {
-        // A failed run has no measures; an ok run lacks only a direction error (none informed).
-        if (fields[f].empty() && (!row.ok || v == &m.directionError)) {
-            *v = row.ok ? std::numeric_limits<double>::quiet_NaN() : 0.0;
+    for (const SchoolMeasure& measure : kSchoolMeasures) {
+        double& v = m.*measure.member;
+        // A failed run has no measures; an ok run lacks only those that may be absent (a
+        // direction error where none is informed).
+        if (fields[f].empty() && (!row.ok || measure.mayBeAbsent)) {
+            v = row.ok ? std::numeric_limits<double>::quiet_NaN() : 0.0;
             ++f;
             continue;
         }
-        if (auto ok = number("measure", *v); !ok) return fail(ok.error());
+        if (auto ok = number(measure.column, v); !ok) return fail(ok.error());
     }
     if (!line.empty()) {
         if (line.size() < 2 || line.front() != '"' || line.back() != '"')
@@ -581,42 +582,40 @@ Result<RunRow> parseEnsembleCsvRow(std::string_view line, std::size_t axisCount)
 std::string ensembleSummaryHeader(const std::vector<EnsembleAxis>& axes) {
     std::string header;
     for (const EnsembleAxis& axis : axes) header += axis.key + ",";
-    return header +
-           "runs,ok,polarization,milling,nearest_neighbor_m,neighbors,direction_error,accuracy";
+    header += "runs,ok";
+    for (const SchoolMeasure& measure : kSchoolMeasures) header.append(",").append(measure.column);
+    return header + ",accuracy";
 }
 
 void PointSummary::add(const RunRow& row) {
     if (runs_++ == 0) values_ = row.plan.values;
     if (!row.ok) return;
     ++ok_;
-    const SchoolMetrics& m = row.measures;
-    sum_.polarization += m.polarization;
-    sum_.milling += m.milling;
-    sum_.meanNearestNeighborDistance += m.meanNearestNeighborDistance;
-    sum_.meanNeighbors += m.meanNeighbors;
-    if (std::isnan(m.directionError)) return;
-    ++directed_;
-    sum_.directionError += m.directionError;
-    cosines_ += std::cos(m.directionError);
+    for (std::size_t k = 0; k < kSchoolMeasures.size(); ++k) {
+        const double value = row.measures.*kSchoolMeasures[k].member;
+        if (std::isnan(value)) continue;  // absent: no fish informed
+        sums_[k] += value;
+        ++counts_[k];
+    }
+    if (!std::isnan(row.measures.directionError)) cosines_ += std::cos(row.measures.directionError);
 }
 
 std::string PointSummary::csvRow() const {
     std::string line;
     for (double v : values_) line.append(formatNumber(v)).append(",");
     line.append(std::to_string(runs_)).append(",").append(std::to_string(ok_));
-    const auto mean = [&](double sum, std::int64_t count) {
+    for (std::size_t k = 0; k < kSchoolMeasures.size(); ++k) {
         line.append(",");
-        if (count > 0) line.append(formatNumber(sum / double(count)));
-    };
-    mean(sum_.polarization, ok_);
-    mean(sum_.milling, ok_);
-    mean(sum_.meanNearestNeighborDistance, ok_);
-    mean(sum_.meanNeighbors, ok_);
-    mean(sum_.directionError, directed_);
+        if (counts_[k] > 0) line.append(formatNumber(sums_[k] / double(counts_[k])));
+    }
     line.append(",");
-    if (directed_ > 0)
-        line.append(formatNumber(accuracyOfMeanCosine(cosines_ / double(directed_))));
+    if (directed() > 0)
+        line.append(formatNumber(accuracyOfMeanCosine(cosines_ / double(directed()))));
     return line.append("\n");
+}
+
+std::int64_t PointSummary::directed() const {
+    return counts_[schoolMeasureIndex("direction_error")];
 }
 
 }  // namespace fishschool

@@ -4,6 +4,7 @@
 // seeds. The file says what every run is; run i's parameters and seed follow from it and i
 // alone. The one run loop of the ensemble and of `fishschool-cli phase` is runEnsemble().
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -138,9 +139,14 @@ class PointSummary {
     std::string csvRow() const;
 
   private:
+    /// The ok rows with a direction error.
+    std::int64_t directed() const;
+
     std::vector<double> values_;
-    std::int64_t runs_ = 0, ok_ = 0, directed_ = 0;
-    SchoolMetrics sum_;
+    std::int64_t runs_ = 0, ok_ = 0;
+    /// Per measure of kSchoolMeasures, over the ok rows that have it.
+    std::array<double, kSchoolMeasures.size()> sums_{};
+    std::array<std::int64_t, kSchoolMeasures.size()> counts_{};
     double cosines_ = 0.0;  ///< of the ok rows' direction errors
 };
 

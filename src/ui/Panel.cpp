@@ -331,6 +331,8 @@ void Panel::drawOverlay(const PanelState& state) {
                     state.metrics->milling);
         ImGui::Text("nearest neighbour %.2f m   neighbours %.1f",
                     state.metrics->meanNearestNeighborDistance, state.metrics->meanNeighbors);
+        ImGui::Text("groups %.0f   largest group %.0f%%", state.metrics->groups,
+                    100.0 * state.metrics->largestGroupShare);
     }
     if (state.params) {
         const FishColor coloring = view.coloring(*state.params);
@@ -397,9 +399,18 @@ void Panel::drawPlots(const PanelState& state) {
                              [](double t, const Measure& m) { return t < m.seconds; });
         current = after == plotted.begin() ? &plotted.front() : &*(after - 1);
     }
-    const auto plot = [&](const char* name, const char* unit, double low, double high,
-                          double (*value)(const SchoolMetrics&), const char* help) {
-        for (const Measure& m : plotted) high = std::max(high, value(m.metrics));
+    for (const SchoolMeasure& measure : kSchoolMeasures) {
+        const auto value = [&](const Measure& m) { return m.metrics.*measure.member; };
+        // A measure that applies to none of the plotted (a direction error with no fish
+        // informed) is not drawn; before the first measures, the params say whether it will be.
+        if (measure.mayBeAbsent && (empty ? !(state.params && hasInformedFish(*state.params))
+                                          : std::ranges::all_of(plotted, [&](const Measure& m) {
+                                                return std::isnan(value(m));
+                                            })))
+            continue;
+        double high = measure.plotHigh > 0.0 ? measure.plotHigh : 1e-9;
+        for (const Measure& m : plotted)
+            if (!std::isnan(value(m))) high = std::max(high, value(m));
         const ImVec2 size(ImGui::CalcItemWidth(), ImGui::GetFontSize() * 2.6f);
         const ImVec2 a = ImGui::GetCursorScreenPos();
         const ImVec2 b(a.x + size.x, a.y + size.y);
@@ -407,47 +418,41 @@ void Panel::drawPlots(const PanelState& state) {
         draw->AddRectFilled(a, b, IM_COL32(20, 30, 45, 255));
         const auto at = [&](const Measure& m) {
             const double u = t1 > t0 ? (m.seconds - t0) / (t1 - t0) : 1.0;
-            const double v = (value(m.metrics) - low) / std::max(high - low, 1e-9);
+            const double v = value(m) / high;
             return ImVec2(a.x + float(u) * size.x, b.y - float(std::clamp(v, 0.0, 1.0)) * size.y);
         };
-        // A long recording is drawn a few points a pixel, not every measure.
+        // A long recording is drawn a few points a pixel, not every measure; no line to or from
+        // a measure that is absent.
         const std::size_t stride = std::max<std::size_t>(plotted.size() / 1024, 1);
         for (std::size_t k = stride; k < plotted.size(); k += stride)
-            draw->AddLine(at(plotted[k - stride]), at(plotted[k]), IM_COL32(120, 200, 255, 255),
-                          1.5f);
+            if (!std::isnan(value(plotted[k - stride])) && !std::isnan(value(plotted[k])))
+                draw->AddLine(at(plotted[k - stride]), at(plotted[k]), IM_COL32(120, 200, 255, 255),
+                              1.5f);
         if (state.replay && t1 > t0) {
             const double u = std::clamp((state.replay->seconds - t0) / (t1 - t0), 0.0, 1.0);
             const float x = a.x + float(u) * size.x;
             draw->AddLine(ImVec2(x, a.y), ImVec2(x, b.y), IM_COL32(255, 210, 90, 255), 1.5f);
         }
         ImGui::Dummy(size);
-        tip(help);
+        tip(measure.help);
         ImGui::SameLine();
         ImGui::BeginGroup();
+        const std::string unit =
+            std::string_view(measure.unit) == "1" ? "" : std::string(" ") + measure.unit;
         if (empty) {
-            ImGui::TextUnformatted(name);
+            ImGui::TextUnformatted(measure.label);
             ImGui::TextDisabled(state.replay         ? "not in the file"
                                 : view.measureSchool ? "measuring..."
                                                      : "off: see View");
+        } else if (std::isnan(value(*current))) {
+            ImGui::Text("%s: none", measure.label);
+            ImGui::TextDisabled("0 to %.3g, %.0f s", high, t1 - t0);
         } else {
-            ImGui::Text("%s %.2f%s", name, value(current->metrics), unit);
+            ImGui::Text("%s %.2f%s", measure.label, value(*current), unit.c_str());
             ImGui::TextDisabled("0 to %.3g, %.0f s", high, t1 - t0);
         }
         ImGui::EndGroup();
-    };
-    plot(
-        "polarization", "", 0.0, 1.0, [](const SchoolMetrics& m) { return m.polarization; },
-        "Length of the mean heading: 0 disordered, 1 all fish parallel.");
-    plot(
-        "milling", "", 0.0, 1.0, [](const SchoolMetrics& m) { return m.milling; },
-        "Mean angular momentum about the school's centre: 1 for fish circling it.");
-    plot(
-        "nearest", " m", 0.0, 1e-9,
-        [](const SchoolMetrics& m) { return m.meanNearestNeighborDistance; },
-        "Mean distance from each fish to the closest other fish.");
-    plot(
-        "neighbours", "", 0.0, 1e-9, [](const SchoolMetrics& m) { return m.meanNeighbors; },
-        "Mean number of other fish within rCohesion.");
+    }
 }
 
 void Panel::drawNotices() {

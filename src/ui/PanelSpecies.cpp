@@ -163,6 +163,13 @@ bool Panel::drawOneSpecies(const PanelState& state, SimParams& edited, std::size
         widgets_.noteRect("measures");
         tip("Measured from a recent copy of the school, about twice a second.");
     }
+    if (state.metrics && s < state.metrics->largestGroupShareBySpecies.size()) {
+        ImGui::TextDisabled("%.0f%% of its fish in the largest group",
+                            100.0 * state.metrics->largestGroupShareBySpecies[s]);
+        widgets_.noteRect("largest group");
+        tip("Of this species' fish, the share in the school's largest group (groupDistance in "
+            "School): two species that sort themselves show one near 100% and one near 0%.");
+    }
 
     // The per-fish keys it sets: each one's box and control when opened, else what it sets in
     // a few wrapped lines.

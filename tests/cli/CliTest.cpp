@@ -264,15 +264,20 @@ TEST_F(Cli, MetricsAreWrittenAtStepZeroThenEveryNSteps) {
     for (std::string line; std::getline(text, line);) lines.push_back(line);
     ASSERT_EQ(lines.size(), 4u);
     EXPECT_EQ(lines[0],
-              "step,time_s,polarization,milling,nearest_neighbor_m,neighbors,direction_error");
+              "step,time_s,polarization,milling,nearest_neighbor_m,neighbors,direction_error,"
+              "groups,largest_group_share");
     const double dt = 1.0 / 60.0;
     for (std::size_t row = 1; row < lines.size(); ++row) {
         std::istringstream fields(lines[row]);
         std::vector<double> values;
+        // No informed fish: no direction error (NaN here, an empty field).
         for (std::string field; std::getline(fields, field, ',');)
-            values.push_back(std::stod(field));
-        ASSERT_EQ(values.size(), 6u) << lines[row];
-        EXPECT_TRUE(lines[row].ends_with(",")) << "no informed fish: no direction error";
+            values.push_back(field.empty() ? std::nan("") : std::stod(field));
+        ASSERT_EQ(values.size(), 9u) << lines[row];
+        EXPECT_TRUE(std::isnan(values[6])) << lines[row];
+        EXPECT_GE(values[7], 1.0) << "groups";
+        EXPECT_GT(values[8], 0.0) << "the largest group's share";
+        EXPECT_LE(values[8], 1.0) << "the largest group's share";
         const double step = 4.0 * static_cast<double>(row - 1);
         EXPECT_EQ(values[0], step);
         EXPECT_NEAR(values[1], step * dt, 1e-6);

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <numeric>
+#include <string>
 #include <vector>
 
 #include <glm/geometric.hpp>
@@ -121,6 +124,95 @@ TEST(Metrics, NearestNeighbourFarAwayIsFound) {
     EXPECT_NEAR(measureSchool(school, p).meanNearestNeighborDistance, 60.0, 1e-6);
 }
 
+/// `count` fish in a row along x from `start`, `spacing` apart, of species `s`.
+School row(int count, glm::vec3 start, float spacing, std::uint32_t s = 0) {
+    School school;
+    for (int i = 0; i < count; ++i)
+        school.push_back({start + glm::vec3(spacing * float(i), 0, 0), {1, 0, 0}, {}, s});
+    return school;
+}
+
+TEST(Metrics, GroupsAreFishLinkedByChainsOfNeighbours) {
+    SimParams p;
+    p.rCohesion = 2.0f;
+    // A row 1.5 apart is one group end to end (43.5 m long); a second row 10 m away is another.
+    School school = row(30, {-30, 0, 0}, 1.5f);
+    const School second = row(10, {-30, 0, 10}, 1.5f);
+    school.insert(school.end(), second.begin(), second.end());
+    SchoolMetrics m = measureSchool(school, p);
+    EXPECT_EQ(m.groups, 2.0);
+    EXPECT_DOUBLE_EQ(m.largestGroupShare, 30.0 / 40.0);
+    EXPECT_TRUE(m.largestGroupShareBySpecies.empty()) << "no species";
+
+    // groupDistance overrides rCohesion: closer than the spacing, every fish is a group; past
+    // 10 m both rows are one.
+    p.groupDistance = 1.4f;
+    m = measureSchool(school, p);
+    EXPECT_EQ(m.groups, 40.0);
+    EXPECT_DOUBLE_EQ(m.largestGroupShare, 1.0 / 40.0);
+    p.groupDistance = 10.5f;
+    m = measureSchool(school, p);
+    EXPECT_EQ(m.groups, 1.0);
+    EXPECT_EQ(m.largestGroupShare, 1.0);
+    SimParams byCohesion = p;
+    byCohesion.groupDistance = 0.0f;
+    EXPECT_EQ(m.meanNeighbors, measureSchool(school, byCohesion).meanNeighbors)
+        << "the neighbours count within rCohesion, whatever groupDistance";
+
+    const School one = row(1, {}, 1.0f);
+    m = measureSchool(one, SimParams{});
+    EXPECT_EQ(m.groups, 1.0);
+    EXPECT_EQ(m.largestGroupShare, 1.0);
+    EXPECT_EQ(measureSchool(School{}, SimParams{}).groups, 0.0);
+}
+
+TEST(Metrics, EachSpeciesShareInTheLargestGroup) {
+    SimParams p;
+    p.rCohesion = 2.0f;
+    p.fishCount = 45;
+    p.species = {{"a", 35, {1, 0, 0}, {}}, {"b", 10, {0, 0, 1}, {}}};
+    // The largest group: 30 of species a; the other: 5 of a and the 10 of b.
+    School school = row(30, {-30, 0, 0}, 1.5f, 0);
+    for (const School& part : {row(5, {-30, 0, 10}, 1.5f, 0), row(10, {-22.5f, 0, 10}, 1.5f, 1)})
+        school.insert(school.end(), part.begin(), part.end());
+    const SchoolMetrics m = measureSchool(school, p);
+    EXPECT_EQ(m.groups, 2.0);
+    ASSERT_EQ(m.largestGroupShareBySpecies.size(), 2u);
+    EXPECT_DOUBLE_EQ(m.largestGroupShareBySpecies[0], 30.0 / 35.0);
+    EXPECT_EQ(m.largestGroupShareBySpecies[1], 0.0);
+}
+
+TEST(Metrics, GroupsOnTheGridAreThoseOfEveryPairTested) {
+    // A random school across many cells against the groups of all pairs, by hand.
+    SimParams p;
+    p.fishCount = 600;
+    p.seed = 11;
+    p.groupDistance = 4.0f;
+    const School school = makeInitialSchool(p);
+    const std::size_t n = school.size();
+    std::vector<int> label(n);
+    std::iota(label.begin(), label.end(), 0);
+    for (bool merged = true; merged;) {  // relabel each pair by the smaller label until none moves
+        merged = false;
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 0; j < n; ++j) {
+                const glm::vec3 d = school[j].position - school[i].position;
+                if (glm::dot(d, d) < 16.0f && label[j] > label[i]) {
+                    label[j] = label[i];
+                    merged = true;
+                }
+            }
+    }
+    std::map<int, int> sizes;
+    for (int l : label) ++sizes[l];
+    int largest = 0;
+    for (const auto& [l, size] : sizes) largest = std::max(largest, size);
+    const SchoolMetrics m = measureSchool(school, p);
+    ASSERT_GT(sizes.size(), 5u) << "a school of several groups";
+    EXPECT_EQ(m.groups, double(sizes.size()));
+    EXPECT_DOUBLE_EQ(m.largestGroupShare, double(largest) / double(n));
+}
+
 TEST(Scenario, AStartRadiusStartsTheSchoolInABallAboutTheCentre) {
     SimParams p;
     p.fishCount = 500;
@@ -172,11 +264,24 @@ TEST(Metrics, WithoutInformedFishTheDirectionErrorIsAbsent) {
     SimParams p;  // kPreferred 0
     const SchoolMetrics m = measureSchool(heading(4, {1, 0, 0}), p);
     EXPECT_TRUE(std::isnan(m.directionError));
-    EXPECT_EQ(metricsCsvRow(7, 0.5, m).back(), '\n');
-    EXPECT_TRUE(metricsCsvRow(7, 0.5, m).ends_with(",\n")) << "an empty field, not nan";
+    // The CSV's direction_error field, after step and time_s.
+    const auto directionField = [](const SchoolMetrics& measured) {
+        std::string row = metricsCsvRow(7, 0.5, measured);
+        EXPECT_EQ(row.back(), '\n');
+        std::vector<std::string> fields(1);
+        for (char c : row.substr(0, row.size() - 1)) {
+            if (c == ',')
+                fields.emplace_back();
+            else
+                fields.back().push_back(c);
+        }
+        EXPECT_EQ(fields.size(), 2 + kSchoolMeasures.size());
+        return fields.at(2 + schoolMeasureIndex("direction_error"));
+    };
+    EXPECT_EQ(directionField(m), "") << "an empty field, not nan";
     EXPECT_TRUE(std::isnan(measureSchool({}, p).directionError));
     p.kPreferred = 1.0f;
-    EXPECT_TRUE(metricsCsvRow(7, 0.5, measureSchool(heading(4, {1, 0, 0}), p)).ends_with(",0\n"));
+    EXPECT_EQ(directionField(measureSchool(heading(4, {1, 0, 0}), p)), "0");
 }
 
 TEST(Metrics, TheInformedFishAreTheFirstSpeciesWithAPreferenceThatHasFish) {

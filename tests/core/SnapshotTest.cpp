@@ -69,6 +69,34 @@ TEST_P(Snapshots, HoldTheSchoolAsItWasWhileTheBackendStepsOn) {
         EXPECT_EQ(backend->download(), reference->download());
 }
 
+TEST_P(Snapshots, HoldEachFishsSpecies) {
+    // The measures per species (the share in the largest group) read them from the snapshot.
+    SimParams p;
+    p.fishCount = 300;
+    p.neighborSearch = GetParam().search;
+    p.species = {{"a", 100, {1.0f, 0.0f, 0.0f}, {}}, {"b", 200, {0.0f, 0.0f, 1.0f}, {}}};
+    auto backend = test::makeBackend(GetParam().backend, p);
+    ASSERT_TRUE(backend);
+    ASSERT_TRUE(backend->upload(makeInitialSchool(p)));
+    for (int s = 0; s < 2; ++s) backend->step();
+    const School atRequest = backend->download();
+    backend->requestSnapshot();
+    const auto snapshot = awaitSnapshot(*backend);
+    ASSERT_TRUE(snapshot);
+    // Each fish, found by its position, has its species.
+    const auto bySpecies = [](const School& school) {
+        std::vector<std::pair<std::array<float, 3>, std::uint32_t>> rows;
+        for (const Fish& f : school)
+            rows.push_back({{f.position.x, f.position.y, f.position.z}, f.species});
+        std::sort(rows.begin(), rows.end());
+        return rows;
+    };
+    const auto held = bySpecies(snapshot->fish());
+    EXPECT_EQ(held, bySpecies(atRequest));
+    EXPECT_EQ(std::ranges::count(held, 1u, &std::pair<std::array<float, 3>, std::uint32_t>::second),
+              200);
+}
+
 TEST_P(Snapshots, OfAnEmptySchoolHoldNoFish) {
     SimParams p;
     p.fishCount = 0;

@@ -291,6 +291,9 @@ TEST_F(TrajectoryReaderTest, ReadsEveryFrameTheFileHolds) {
     ASSERT_EQ(r.measures().values.size(), 3u);
     EXPECT_EQ(r.measures().step[1], 10);
     EXPECT_DOUBLE_EQ(r.measures().values[2].milling, 0.25);
+    // A file of the first four measures: the later ones are absent, NaN.
+    EXPECT_TRUE(std::isnan(r.measures().values[2].groups));
+    EXPECT_TRUE(std::isnan(r.measures().values[2].directionError));
     School school(7);  // resized to the file's fish
     for (std::size_t f = 0; f < 3; ++f) {
         ASSERT_TRUE((*reader)->readFrame(f, school));
@@ -380,6 +383,35 @@ TEST_F(TrajectoryReaderTest, ReadsTheWritersFiles) {
     for (std::size_t i = 0; i < 5; ++i) {
         EXPECT_EQ(back[i].position, school[i].position);
         EXPECT_EQ(back[i].velocity, school[i].velocity);
+    }
+}
+
+TEST_F(TrajectoryReaderTest, ReadsEveryMeasureBackAndADirectionErrorOnlyWhereAFishIsInformed) {
+    for (const bool informed : {false, true}) {
+        SimParams params;
+        params.fishCount = 3;
+        params.rocks.clear();
+        const fs::path file = at(informed ? "informed.h5" : "uninformed.h5");
+        auto writer = TrajectoryWriter::create(file, params, 3);
+        ASSERT_TRUE(writer) << writer.error();
+        for (int s = 0; s < 2; ++s) {
+            SchoolMetrics m{0.5, 0.25, 1.5, 3.0};
+            m.directionError = informed ? 0.125 * s : std::nan("");
+            m.groups = 2.0 + s;
+            m.largestGroupShare = 0.5 + 0.25 * s;
+            ASSERT_TRUE((*writer)->addFrame(5 * s, 0.1 * s, School(3), m));
+        }
+        ASSERT_TRUE((*writer)->finish());
+        auto reader = TrajectoryReader::open(file);
+        ASSERT_TRUE(reader) << reader.error();
+        const TrajectoryMeasures& read = (*reader)->measures();
+        ASSERT_EQ(read.values.size(), 2u);
+        EXPECT_EQ(read.values[1].groups, 3.0);
+        EXPECT_EQ(read.values[1].largestGroupShare, 0.75);
+        if (informed)
+            EXPECT_EQ(read.values[1].directionError, 0.125);
+        else
+            EXPECT_TRUE(std::isnan(read.values[1].directionError));
     }
 }
 

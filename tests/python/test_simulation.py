@@ -363,8 +363,34 @@ def test_polarization_from_numpy_matches_measures(fishschool):
         unit = v / np.linalg.norm(v, axis=1, keepdims=True)
         polarization = np.linalg.norm(unit.mean(axis=0))
         m = sim.measures()
-        assert set(m) == {"polarization", "milling", "nearest_neighbor_m", "neighbors"}
+        assert set(m) == {"polarization", "milling", "nearest_neighbor_m", "neighbors",
+                          "direction_error", "groups", "largest_group_share"}
         assert m["polarization"] == pytest.approx(polarization, abs=1e-5)
+        assert math.isnan(m["direction_error"])  # no fish informed
+        assert m["groups"] >= 1 and 0 < m["largest_group_share"] <= 1
+
+
+def test_each_species_share_in_the_largest_group(fishschool):
+    # Two species apart, each its own group: the larger one is the largest.
+    with fishschool.Simulation(fishCount=30, seed=1, rocks=[], startRadius=0,
+                               species=[{"name": "a", "count": 20}, {"name": "b", "count": 10}],
+                               groupDistance=1.5) as sim:
+        # Species a's 20 fish in a row 1 m apart at x = -20, b's 10 at x = +10; linked at 1.5 m.
+        positions = np.zeros((30, 3))
+        positions[:20, 0] = -20.0 + np.arange(20)
+        positions[20:, 0] = 10.0 + np.arange(10)
+        sim.set_school(positions, np.tile([1.0, 0.0, 0.0], (30, 1)), species=[0] * 20 + [1] * 10)
+        assert list(sim.species) == [0] * 20 + [1] * 10
+        assert [s["count"] for s in sim.params["species"]] == [20, 10]
+        with pytest.raises(ValueError, match=r"species: 2 \(fish 0\) is not allowed; must be "
+                                             r"from 0 to 1"):
+            sim.add_fish([[0.0, 5.0, 0.0]], species=[2])
+        with pytest.raises(ValueError, match=r"species: shape \(2,\) is not allowed"):
+            sim.add_fish([[0.0, 5.0, 0.0]], species=[1, 1])
+        m = sim.measures()
+        assert m["groups"] == 2
+        assert m["largest_group_share"] == pytest.approx(20 / 30)
+        assert m["largest_group_share_by_species"] == pytest.approx([1.0, 0.0])
 
 
 # ---- closing ----------------------------------------------------------------------------------

@@ -210,7 +210,8 @@ def measures_main():
 def test_measures_script_agrees_with_the_file(run):
     result = measures_script(run["trajectory"])
     assert result.returncode == 0, result.stdout + result.stderr
-    for name in ("polarization", "milling", "nearest_neighbor", "neighbors"):
+    for name in ("polarization", "milling", "nearest_neighbor", "neighbors", "groups",
+                 "largest_group_share"):
         assert any(line.split()[:1] == [name] and line.endswith("ok")
                    for line in result.stdout.splitlines()), result.stdout
 

@@ -326,6 +326,7 @@ TEST_F(PanelInput, TheFirstMeasuresMoveNoControl) {
     const auto before = panel_.controlRect("fish count");
     ASSERT_GT(before[2], before[0]);
     SchoolMetrics m;
+    m.directionError = std::nan("");  // as measured: no fish is informed
     panel_.addMeasures(0.0, m);
     panel_.addMeasures(0.5, m);  // two measures: the plots have lines to draw
     ASSERT_EQ(panel_.measures().size(), 2u);
@@ -406,7 +407,7 @@ TEST_F(PanelInput, AddingASpeciesAsksForTheSchoolAsTheFirstAndNewFishForTheNext)
 TEST_F(PanelInput, ASpeciesCountAndTheFishCountKeepTheCountsAddingUp) {
     ImGui::GetIO().DisplaySize = ImVec2(1280.0f, 3000.0f);
     params_ = mixedSchool();
-    for (int k = 0; k < 5; ++k) frame();  // the panel takes its size
+    for (int k = 0; k < 5; ++k) frame();                          // the panel takes its size
     const PanelActions tuna = typeInto("species[1].count", "0");  // 200 -> 2000
     ASSERT_TRUE(tuna.newParams) << panel_.error();
     EXPECT_EQ(tuna.newParams->species[1].count, 2000);
