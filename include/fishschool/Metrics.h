@@ -38,6 +38,10 @@ struct SchoolMetrics {
     /// Per species of the config, in its order: the share of its fish in the largest group (0
     /// for a species without fish); empty without species.
     std::vector<double> largestGroupShareBySpecies{};
+    /// Where the school is and goes, for a camera that follows it: the mean position of every
+    /// fish and of the largest group's, m, and the mean velocity of each, m/s.
+    glm::dvec3 centre{0.0}, velocity{0.0};
+    glm::dvec3 largestGroupCentre{0.0}, largestGroupVelocity{0.0};
 };
 
 /// One measure of SchoolMetrics as the files, the plots and Python name it. Every writer and

@@ -217,6 +217,10 @@ class App {
     /// The tank the camera was last fitted to: a new tank (a slider, a preset, a fish count at
     /// fixed density, a sweep's case) moves the camera back to frame it.
     glm::vec3 cameraBounds_{};
+    /// Where a camera that follows the school looks (View's "camera follows"), from the latest
+    /// measures; nullopt when it does not follow or nothing is measured yet.
+    std::optional<glm::vec3> followPoint_;
+    double followedAt_ = 0.0;  ///< wall seconds of the last follow step
     /// The mean neighbours of a measure taken last frame, and the fish count it measured, for
     /// the recorder's next sample.
     std::optional<std::pair<std::int64_t, double>> newNeighbors_;
@@ -278,6 +282,13 @@ bool App::handleViewKey(const SDL_Keysym& key) {
             camera_.reset(shownParams().bounds);
             cameraBounds_ = shownParams().bounds;
             return true;
+        case SDLK_g: {
+            auto& follow = panel_.view.follow;
+            follow = static_cast<ui::CameraFollow>((static_cast<int>(follow) + 1) %
+                                                   std::ssize(ui::kCameraFollowNames));
+            if (follow != ui::CameraFollow::Off) panel_.view.measureSchool = true;
+            return true;
+        }
         case SDLK_F1:
         case SDLK_QUESTION:
             panel_.view.showHelp = !panel_.view.showHelp;
@@ -733,6 +744,16 @@ ui::PanelState App::panelState(double frameSeconds) {
     // A replay shows the file's measures; the live school waits unmeasured.
     state.metrics = panel_.view.measureSchool && !replay_ ? &sim_->metrics(lastSeconds_) : nullptr;
     measureMs_ = state.metrics ? sim_->lastMeasureMilliseconds() : 0.0;
+    followPoint_.reset();
+    if (state.metrics && sim_->measureCount() > 0 && panel_.view.follow != ui::CameraFollow::Off) {
+        const SchoolMetrics& m = *state.metrics;
+        const bool group = panel_.view.follow == ui::CameraFollow::LargestGroup;
+        // The measures are of the school up to a second ago: carried on at its velocity.
+        const double since =
+            std::clamp(sim_->simulatedSeconds() - sim_->measuredSeconds(), 0.0, 2.0);
+        followPoint_ = glm::vec3((group ? m.largestGroupCentre : m.centre) +
+                                 (group ? m.largestGroupVelocity : m.velocity) * since);
+    }
     if (state.metrics && sim_->measureCount() != plottedMeasures_) {
         plottedMeasures_ = sim_->measureCount();
         panel_.addMeasures(sim_->measuredSeconds(), *state.metrics);
@@ -855,6 +876,10 @@ void App::render() {
         camera_.fit(params.bounds);
         cameraBounds_ = params.bounds;
     }
+    // From the first frame that follows: no jump for the time it did not.
+    if (followPoint_ && followedAt_ > 0.0)
+        camera_.follow(*followPoint_, static_cast<float>(start - followedAt_));
+    followedAt_ = followPoint_ ? start : 0.0;
     renderTimer_.begin();
     renderer_.draw(params, camera_, width_, height_, fishSource(),
                    static_cast<float>(lastSeconds_ - startSeconds_),

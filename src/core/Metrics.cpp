@@ -104,6 +104,14 @@ class FishGroups {
         }
         m.groups = static_cast<double>(groups);
         m.largestGroupShare = static_cast<double>(size_[largest]) / static_cast<double>(n);
+        glm::dvec3 position(0.0), velocity(0.0);
+        for (std::uint32_t i = 0; i < n; ++i)
+            if (root(i) == largest) {
+                position += glm::dvec3(school[i].position);
+                velocity += glm::dvec3(school[i].velocity);
+            }
+        m.largestGroupCentre = position / static_cast<double>(size_[largest]);
+        m.largestGroupVelocity = velocity / static_cast<double>(size_[largest]);
         if (kinds == 0) return;
         std::vector<double> members(kinds, 0.0), inLargest(kinds, 0.0);
         for (std::uint32_t i = 0; i < n; ++i) {
@@ -178,13 +186,16 @@ SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& param
     m.directionError = std::numeric_limits<double>::quiet_NaN();  // no fish, none informed
     if (n == 0) return m;
 
-    glm::dvec3 centre(0.0), meanHeading(0.0);
+    glm::dvec3 centre(0.0), meanHeading(0.0), velocity(0.0);
     for (const Fish& f : school) {
         centre += glm::dvec3(f.position);
+        velocity += glm::dvec3(f.velocity);
         const double speed = glm::length(glm::dvec3(f.velocity));
         if (speed > 0.0) meanHeading += glm::dvec3(f.velocity) / speed;
     }
     centre /= static_cast<double>(n);
+    m.centre = m.largestGroupCentre = centre;
+    m.velocity = m.largestGroupVelocity = velocity / static_cast<double>(n);
     m.polarization = glm::length(meanHeading / static_cast<double>(n));
     const std::optional<glm::vec3> g = informedDirection(school, params);
     m.directionError =

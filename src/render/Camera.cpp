@@ -61,6 +61,13 @@ void OrbitCamera::zoom(float steps) {
     distance_ = std::clamp(distance_ * std::pow(0.9f, steps), 1.0f, farPlane_ * 0.5f);
 }
 
+void OrbitCamera::follow(const glm::vec3& point, float seconds) {
+    if (!(seconds > 0.0f) || !std::isfinite(point.x + point.y + point.z)) return;
+    framed_ = false;
+    // Exponential smoothing: the same path whatever the frame rate.
+    target_ = point + (target_ - point) * std::exp(-seconds / kFollowSeconds);
+}
+
 glm::vec3 OrbitCamera::eye() const {
     return target_ + distance_ * glm::vec3(std::cos(pitch_) * std::sin(yaw_), std::sin(pitch_),
                                            std::cos(pitch_) * std::cos(yaw_));

@@ -22,6 +22,12 @@ class OrbitCamera {
     void orbit(float dxPixels, float dyPixels);
     void pan(float dxPixels, float dyPixels, float viewportHeight);
     void zoom(float wheelSteps);
+    /// Moves the point looked at toward `point` over `seconds` of wall time, smoothly (most of
+    /// the way in kFollowSeconds), at the same angle and distance: a camera that follows a
+    /// school in open water.
+    void follow(const glm::vec3& point, float seconds);
+    static constexpr float kFollowSeconds = 0.4f;
+    glm::vec3 target() const { return target_; }
 
     glm::vec3 eye() const;
     /// The unit direction the camera looks along.

@@ -518,6 +518,7 @@ void Panel::drawHelp() {
         {"right or middle drag", "pan"},
         {"wheel", "zoom"},
         {"C", "reset the camera"},
+        {"G", "camera follows the school, its largest group, or stays"},
         {backendKeys, backendLabels},
         {"Space", "pause or resume"},
         {"N", "one step (held, it keeps stepping)"},

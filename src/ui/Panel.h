@@ -143,6 +143,11 @@ struct PanelActions {
 enum class FishColor { Speed, Heading, Species };
 inline constexpr const char* kFishColorNames[] = {"speed", "heading", "species"};
 
+/// Where the camera looks: where the user put it, or following the school's centre or its
+/// largest group (from the measures), as a school in open water needs.
+enum class CameraFollow { Off, School, LargestGroup };
+inline constexpr const char* kCameraFollowNames[] = {"off", "the school", "its largest group"};
+
 /// Display settings the panel owns and the renderer reads.
 struct ViewSettings {
     /// Picked in View or by --color; unset: by species when the school has species, else by
@@ -156,6 +161,7 @@ struct ViewSettings {
     }
     bool vsync = true;
     bool measureSchool = true;
+    CameraFollow follow = CameraFollow::Off;
     bool showPanel = true;
     bool showOverlay = true;
     bool showHelp = false;

@@ -170,6 +170,14 @@ void Panel::drawView(const PanelState& state) {
     tip("Wait for the display's refresh; off to measure the machine.");
     ImGui::Checkbox("measure the school", &view.measureSchool);
     tip("Polarization, milling and nearest-neighbour distance in the overlay.");
+    int follow = static_cast<int>(view.follow);
+    if (widgets_.choose("camera follows", follow, kCameraFollowNames,
+                        "Keep the school in view as it swims: the camera looks at the centre of "
+                        "every fish or of the largest group, from the same angle and distance "
+                        "(it reads the measures, which it turns on). G cycles through them.")) {
+        view.follow = static_cast<CameraFollow>(follow);
+        if (view.follow != CameraFollow::Off) view.measureSchool = true;
+    }
 }
 
 void Panel::drawFiles(const PanelState& state, PanelActions& actions) {

@@ -143,6 +143,10 @@ TEST(Metrics, GroupsAreFishLinkedByChainsOfNeighbours) {
     EXPECT_EQ(m.groups, 2.0);
     EXPECT_DOUBLE_EQ(m.largestGroupShare, 30.0 / 40.0);
     EXPECT_TRUE(m.largestGroupShareBySpecies.empty()) << "no species";
+    // Where a following camera looks: the first row's middle, or the whole school's.
+    EXPECT_NEAR(glm::distance(m.largestGroupCentre, glm::dvec3(-30 + 1.5 * 14.5, 0, 0)), 0.0, 1e-9);
+    EXPECT_NEAR(glm::distance(m.centre, glm::dvec3(-12, 0, 2.5)), 0.0, 1e-9);
+    EXPECT_EQ(m.largestGroupVelocity, glm::dvec3(1, 0, 0));
 
     // groupDistance overrides rCohesion: closer than the spacing, every fish is a group; past
     // 10 m both rows are one.

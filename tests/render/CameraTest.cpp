@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include <glm/geometric.hpp>
 #include <glm/vec4.hpp>
 
 #include "render/Camera.h"
@@ -54,6 +57,30 @@ TEST(OrbitCamera, AFramedCameraFollowsTheFramingAMovedOneStays) {
     camera.reset(tank);  // key C
     EXPECT_TRUE(camera.framed());
     EXPECT_LE(cornersExtent(camera, tank, 1.5f).x, 1.0f);
+}
+
+TEST(OrbitCamera, AFollowingCameraClosesOnThePointAtItsAngleAndDistance) {
+    OrbitCamera camera;
+    camera.reset({40.0f, 20.0f, 40.0f});
+    const glm::vec3 point(5000.0f, -30.0f, 200.0f);
+    const glm::vec3 offset = camera.eye() - camera.target();
+    // Sixty frames of 1/60 s or three of 1/3 s: the same place after a second.
+    OrbitCamera fast = camera, slow = camera;
+    for (int frame = 0; frame < 60; ++frame) fast.follow(point, 1.0f / 60.0f);
+    for (int frame = 0; frame < 3; ++frame) slow.follow(point, 1.0f / 3.0f);
+    EXPECT_LT(glm::length(fast.target() - slow.target()), 1e-2f * glm::length(point));
+    const float left = std::exp(-1.0f / OrbitCamera::kFollowSeconds);
+    EXPECT_NEAR(glm::length(fast.target() - point), left * glm::length(point - camera.target()),
+                1.0f);
+    for (int frame = 0; frame < 600; ++frame) fast.follow(point, 1.0f / 60.0f);
+    EXPECT_LT(glm::length(fast.target() - point), 1e-5f * glm::length(point));  // float
+    EXPECT_LT(glm::length((fast.eye() - fast.target()) - offset), 1e-3f) << "angle and distance";
+    EXPECT_FALSE(fast.framed());
+    // A point not there (NaN) or no time leaves it where it is.
+    const glm::vec3 before = fast.target();
+    fast.follow(glm::vec3(std::nanf("")), 0.1f);
+    fast.follow(glm::vec3(0.0f), 0.0f);
+    EXPECT_EQ(fast.target(), before);
 }
 
 }  // namespace
