@@ -76,6 +76,7 @@ struct StepParamsData {
 // the same for every fish of the step, so walls run the step they ran before it existed.
 const float kBoundaryWalls = 0.0f;     // reflect a fish back inside
 const float kBoundaryPeriodic = 1.0f;  // a periodic box: wrap, and the nearest image of every offset
+const float kBoundaryOpen = 2.0f;      // no walls; the GPU grid is hashed (grid.glsl)
 
 // Named reads of the packed parameters: `p` is a StepParamsData (`params` in the step rule).
 // Every reader names a value by these, never by its slot; in C++ they can be assigned too
@@ -121,14 +122,14 @@ const float kBoundaryPeriodic = 1.0f;  // a periodic box: wrap, and the nearest 
 #define STEP_K_PREFERRED(p) ((p).preferred.w)
 #define STEP_PREFERRED_DIRECTION(p) vec3((p).preferred)  // a unit vector
 #define STEP_HALF_EXTENT(p, k) ((p).bounds[k])  // the tank's half extent on axis k
-#define STEP_BOUNDARY(p) ((p).bounds.w)          // kBoundaryWalls or kBoundaryPeriodic
+#define STEP_BOUNDARY(p) ((p).bounds.w)          // kBoundaryWalls, kBoundaryPeriodic or kBoundaryOpen
 #define STEP_TARGET(p) vec3((p).target)         // the point the school seeks
 #define STEP_FLOW_ORIGIN(p) vec3((p).flowOrigin)  // the flow field's first node
 #define STEP_FLOW_SPACING(p) ((p).flowOrigin.w)   // between its nodes
 #define STEP_FLOW_DIMS(p) uvec3((p).flowDims)     // nodes per axis
 #define STEP_GRID_ORIGIN(p) vec3((p).gridOrigin)  // GPU grid: its lowest corner
 #define STEP_GRID_CELL_SIZE(p) ((p).gridOrigin.w)
-#define STEP_GRID_DIMS(p) uvec3((p).gridDims)  // GPU grid: cells per axis
+#define STEP_GRID_DIMS(p) uvec3((p).gridDims)  // GPU grid: cells per axis (open: x the buckets)
 #define STEP_GRID_REACH(p) ((p).gridDims.w)    // GPU grid: cells searched on each side
 
 // docs/model.md "One step", step 1: the sums over the neighbours of one fish.

@@ -480,7 +480,8 @@ FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
     }
 
     // Step 7: reflect at the walls, or in a periodic tank come in by the opposite face, the
-    // velocity kept (a step moves a fish less than the tank's size: one wrap is enough).
+    // velocity kept (a step moves a fish less than the tank's size: one wrap is enough). Open
+    // water has neither.
     if (STEP_BOUNDARY(params) == kBoundaryPeriodic) {
         for (int k = 0; k < 3; ++k) {
             float b = STEP_HALF_EXTENT(params, k);
@@ -490,7 +491,7 @@ FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
                 pNext[k] += 2.0f * b;
             }
         }
-    } else {
+    } else if (STEP_BOUNDARY(params) != kBoundaryOpen) {
         for (int k = 0; k < 3; ++k) {
             float b = STEP_HALF_EXTENT(params, k);
             if (pNext[k] > b) {

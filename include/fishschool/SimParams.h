@@ -39,9 +39,10 @@ std::optional<NeighborSearch> parseNeighborSearch(std::string_view text);
 enum class Boundary {
     Walls,     ///< fish are reflected back inside (the article's tank)
     Periodic,  ///< a periodic box: a fish leaving by a face comes in by the opposite one
+    Open,      ///< no walls: the school swims anywhere; the rocks still stand
 };
 
-inline constexpr const char* kBoundaryNames[] = {"walls", "periodic"};
+inline constexpr const char* kBoundaryNames[] = {"walls", "periodic", "open"};
 std::string_view toString(Boundary boundary);
 std::optional<Boundary> parseBoundary(std::string_view text);
 
@@ -175,7 +176,7 @@ struct SimParams {
 
     /// Half extents of the tank [-bx,bx] x [-by,by] x [-bz,bz]; y is up. m, finite, > 0.
     glm::vec3 bounds{40.0f, 20.0f, 40.0f};
-    /// "walls" (the default) or "periodic": what a fish meets at the tank's faces.
+    /// "walls" (the default), "periodic" or "open": what a fish meets at the tank's faces.
     Boundary boundary = Boundary::Walls;
     /// When true the vertical (y) component of the acceleration is zeroed.
     bool lockVerticalSteering = false;

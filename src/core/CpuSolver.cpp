@@ -415,7 +415,7 @@ void CpuSolver::buildGrid(bool keepAccelerations) {
     cells_.build(
         n, cells,
         [&](std::size_t i) {
-            return grid_.index(grid_.cellOf(current_->px[i], current_->py[i], current_->pz[i]));
+            return grid_.slotOf(current_->px[i], current_->py[i], current_->pz[i]);
         },
         [&](std::uint32_t a, std::uint32_t b) { return ids_[a] < ids_[b]; }, parallelFor_);
 
@@ -495,6 +495,8 @@ glm::vec3 CpuSolver::nearestPrey(std::size_t i) const {
 }
 
 GridShape CpuSolver::gridShape() const {
+    if (params_.boundary == Boundary::Open)
+        return GridShape::forOpenWater(maxRadius(params_), 2 * size() + 64, kCellsPerRadius);
     return GridShape::forTank(params_.bounds, maxRadius(params_), 2 * size() + 64, kCellsPerRadius,
                               params_.boundary == Boundary::Periodic);
 }
@@ -513,13 +515,13 @@ template <class Visit>
         if (maxRadius(params_) > 0.0f) visit(std::size_t{0}, size(), kNoShift);
         return;
     }
-    const glm::ivec3 cell = grid_.cellOf(current_->px[i], current_->py[i], current_->pz[i]);
     const int r = grid_.reach;
     const auto rowRange = [&](int x0, int x1, int y, int z) {
         return std::pair{std::size_t{cells_.cellStart[grid_.index({x0, y, z})]},
                          std::size_t{cells_.cellStart[grid_.index({x1, y, z}) + 1]}};
     };
-    if (params_.boundary != Boundary::Periodic) {
+    if (params_.boundary == Boundary::Walls) {
+        const glm::ivec3 cell = grid_.cellOf(current_->px[i], current_->py[i], current_->pz[i]);
         const int x0 = std::max(cell.x - r, 0), x1 = std::min(cell.x + r, grid_.dimX - 1);
         for (int z = std::max(cell.z - r, 0); z <= std::min(cell.z + r, grid_.dimZ - 1); ++z) {
             for (int y = std::max(cell.y - r, 0); y <= std::min(cell.y + r, grid_.dimY - 1); ++y) {
@@ -530,9 +532,8 @@ template <class Visit>
         }
         return;
     }
-    // A periodic tank: the cells wrap round (the grid holds at least 2r + 1 on each axis, so none
-    // is visited twice), and a wrapped cell's fish are seen at their image one tank size away.
-    // The ranges are gathered first so that the search is inlined at one place.
+    // Periodic and open water: the ranges are gathered first so that the search is inlined at
+    // one place.
     struct ShiftedRange {
         std::size_t first, last;
         glm::vec3 shift;
@@ -540,29 +541,75 @@ template <class Visit>
     static_assert(kCellsPerRadius == 1, "ranges holds the rows of a reach of 1");
     std::array<ShiftedRange, 2 * 3 * 3> ranges;
     std::size_t count = 0;
-    const glm::vec3 size = 2.0f * params_.bounds;
-    const auto wrapped = [](int c, int dim, float extent, float& shift) {
-        shift = c < 0 ? -extent : (c >= dim ? extent : 0.0f);
-        return c < 0 ? c + dim : (c >= dim ? c - dim : c);
-    };
-    const int x0 = cell.x - r, x1 = cell.x + r;
-    for (int dz = -r; dz <= r; ++dz) {
-        float shiftZ = 0.0f;
-        const int z = wrapped(cell.z + dz, grid_.dimZ, size.z, shiftZ);
-        for (int dy = -r; dy <= r; ++dy) {
-            float shiftY = 0.0f;
-            const int y = wrapped(cell.y + dy, grid_.dimY, size.y, shiftY);
-            // The row within the grid, then the part past either end (one at most: the grid
-            // holds 2r + 1 cells), from the other end.
-            const auto [first, last] =
-                rowRange(std::max(x0, 0), std::min(x1, grid_.dimX - 1), y, z);
-            ranges[count++] = {first, last, glm::vec3(0.0f, shiftY, shiftZ)};
-            if (x0 < 0) {
-                const auto [low, high] = rowRange(x0 + grid_.dimX, grid_.dimX - 1, y, z);
-                ranges[count++] = {low, high, glm::vec3(-size.x, shiftY, shiftZ)};
-            } else if (x1 >= grid_.dimX) {
-                const auto [low, high] = rowRange(0, x1 - grid_.dimX, y, z);
-                ranges[count++] = {low, high, glm::vec3(size.x, shiftY, shiftZ)};
+    if (grid_.hashed) {
+        // Open water: each row of 3 cells is a run of 3 buckets (two runs past the table's end).
+        // Rows of distinct (y, z) may share buckets: the runs are merged so that no bucket is
+        // searched twice.
+        const glm::ivec3 cell = grid_.openCellOf(current_->px[i], current_->py[i], current_->pz[i]);
+        const std::uint32_t mask = grid_.bucketMask();
+        std::array<std::pair<std::uint32_t, std::uint32_t>, 2 * 3 * 3> runs;  // first, last
+        std::size_t runCount = 0;
+        for (int dz = -r; dz <= r; ++dz) {
+            for (int dy = -r; dy <= r; ++dy) {
+                const std::uint32_t first = grid_.bucket({cell.x - r, cell.y + dy, cell.z + dz});
+                const std::uint32_t last = first + static_cast<std::uint32_t>(2 * r);
+                if (last > mask) {
+                    runs[runCount++] = {first, mask};
+                    runs[runCount++] = {0u, last & mask};
+                } else {
+                    runs[runCount++] = {first, last};
+                }
+            }
+        }
+        // Mostly no run wraps or overlaps another: then they are searched as they come, unsorted.
+        bool apart = runCount == static_cast<std::size_t>((2 * r + 1) * (2 * r + 1));
+        for (std::size_t a = 0; a < runCount && apart; ++a)
+            for (std::size_t b = a + 1; b < runCount; ++b)
+                apart &= (runs[a].first > runs[b].first
+                              ? runs[a].first - runs[b].first
+                              : runs[b].first - runs[a].first) > static_cast<std::uint32_t>(2 * r);
+        if (apart) {
+            for (std::size_t k = 0; k < runCount; ++k)
+                ranges[count++] = {cells_.cellStart[runs[k].first],
+                                   cells_.cellStart[runs[k].second + 1u], kNoShift};
+            runCount = 0;
+        }
+        std::sort(runs.begin(), runs.begin() + static_cast<std::ptrdiff_t>(runCount));
+        for (std::size_t k = 0; k < runCount;) {
+            std::uint32_t first = runs[k].first, last = runs[k].second;
+            for (++k; k < runCount && runs[k].first <= last + 1u; ++k)
+                last = std::max(last, runs[k].second);
+            ranges[count++] = {cells_.cellStart[first], cells_.cellStart[last + 1u], kNoShift};
+        }
+    } else {
+        // A periodic tank: the cells wrap round (the grid holds at least 2r + 1 on each axis, so
+        // none is visited twice), and a wrapped cell's fish are seen at their image one tank
+        // size away.
+        const glm::ivec3 cell = grid_.cellOf(current_->px[i], current_->py[i], current_->pz[i]);
+        const glm::vec3 size = 2.0f * params_.bounds;
+        const auto wrapped = [](int c, int dim, float extent, float& shift) {
+            shift = c < 0 ? -extent : (c >= dim ? extent : 0.0f);
+            return c < 0 ? c + dim : (c >= dim ? c - dim : c);
+        };
+        const int x0 = cell.x - r, x1 = cell.x + r;
+        for (int dz = -r; dz <= r; ++dz) {
+            float shiftZ = 0.0f;
+            const int z = wrapped(cell.z + dz, grid_.dimZ, size.z, shiftZ);
+            for (int dy = -r; dy <= r; ++dy) {
+                float shiftY = 0.0f;
+                const int y = wrapped(cell.y + dy, grid_.dimY, size.y, shiftY);
+                // The row within the grid, then the part past either end (one at most: the grid
+                // holds 2r + 1 cells), from the other end.
+                const auto [first, last] =
+                    rowRange(std::max(x0, 0), std::min(x1, grid_.dimX - 1), y, z);
+                ranges[count++] = {first, last, glm::vec3(0.0f, shiftY, shiftZ)};
+                if (x0 < 0) {
+                    const auto [low, high] = rowRange(x0 + grid_.dimX, grid_.dimX - 1, y, z);
+                    ranges[count++] = {low, high, glm::vec3(-size.x, shiftY, shiftZ)};
+                } else if (x1 >= grid_.dimX) {
+                    const auto [low, high] = rowRange(0, x1 - grid_.dimX, y, z);
+                    ranges[count++] = {low, high, glm::vec3(size.x, shiftY, shiftZ)};
+                }
             }
         }
     }

@@ -17,7 +17,8 @@ namespace fishschool {
 namespace {
 
 /// The school's fish sorted by grid cell (CellSort, on this thread), for neighbour queries. In a
-/// periodic tank the cells wrap round it and offsets are taken to the nearest image.
+/// periodic tank the cells wrap round it and offsets are taken to the nearest image; in open water
+/// the cells are hashed (GridShape::forOpenWater), wherever the fish are.
 struct CellIndex {
     GridShape shape;
     CellSort sorted;
@@ -27,12 +28,15 @@ struct CellIndex {
     CellIndex(std::span<const Fish> school, const SimParams& params, float cellWidth)
         : periodic(params.boundary == Boundary::Periodic),
           tankSize(2.0 * glm::dvec3(params.bounds)) {
-        shape = GridShape::forTank(params.bounds, cellWidth, 2 * school.size() + 64, 1, periodic);
+        shape =
+            params.boundary == Boundary::Open
+                ? GridShape::forOpenWater(cellWidth, 2 * school.size() + 64)
+                : GridShape::forTank(params.bounds, cellWidth, 2 * school.size() + 64, 1, periodic);
         sorted.build(
             school.size(), shape.cellCount(),
             [&](std::size_t i) {
                 const glm::vec3& p = school[i].position;
-                return shape.index(shape.cellOf(p.x, p.y, p.z));
+                return shape.slotOf(p.x, p.y, p.z);
             },
             std::less<std::uint32_t>(),
             [](std::size_t count, std::size_t, auto&& body) {
@@ -48,11 +52,28 @@ struct CellIndex {
         return d;
     }
 
+    glm::ivec3 cellOf(const glm::vec3& p) const {
+        return shape.hashed ? shape.openCellOf(p.x, p.y, p.z) : shape.cellOf(p.x, p.y, p.z);
+    }
+
     /// Calls visit(j) for every fish in the cells within `ring` cells of `cell` (a cube), each
     /// cell once: in a periodic tank the cube wraps round, and covers an axis whole once it is as
-    /// wide as the grid.
+    /// wide as the grid. In open water each bucket once (with whatever other cells share it).
     template <class Visit>
     void forCellsAround(const glm::ivec3& cell, int ring, Visit&& visit) const {
+        if (shape.hashed) {
+            std::vector<std::uint32_t> buckets;
+            for (int z = -ring; z <= ring; ++z)
+                for (int y = -ring; y <= ring; ++y)
+                    for (int x = -ring; x <= ring; ++x)
+                        buckets.push_back(shape.bucket(cell + glm::ivec3(x, y, z)));
+            std::sort(buckets.begin(), buckets.end());
+            buckets.erase(std::unique(buckets.begin(), buckets.end()), buckets.end());
+            for (std::uint32_t b : buckets)
+                for (std::uint32_t k = sorted.cellStart[b]; k < sorted.cellStart[b + 1]; ++k)
+                    visit(sorted.order[k]);
+            return;
+        }
         if (periodic) {
             const auto span = [&](int c, int dim) {
                 return 2 * ring + 1 >= dim ? std::pair{0, dim - 1} : std::pair{c - ring, c + ring};
@@ -88,9 +109,26 @@ struct CellIndex {
 /// fish can remain.
 double nearestDistance(std::span<const Fish> school, const CellIndex& index, std::size_t i) {
     const glm::vec3 p = school[i].position;
-    const glm::ivec3 cell = index.shape.cellOf(p.x, p.y, p.z);
-    const int maxRing = std::max({index.shape.dimX, index.shape.dimY, index.shape.dimZ});
+    const glm::ivec3 cell = index.cellOf(p);
     double best2 = std::numeric_limits<double>::infinity();
+    if (index.shape.hashed) {
+        // Open water: the 27 cells around, then, for a fish with none closer than a cell (alone
+        // in open water), every fish.
+        index.forCellsAround(cell, 1, [&](std::uint32_t j) {
+            if (j == i) return;
+            const glm::dvec3 d = index.offset(p, school[j].position);
+            best2 = std::min(best2, glm::dot(d, d));
+        });
+        if (best2 > index.shape.cellSize * index.shape.cellSize) {
+            for (std::size_t j = 0; j < school.size(); ++j) {
+                if (j == i) continue;
+                const glm::dvec3 d = index.offset(p, school[j].position);
+                best2 = std::min(best2, glm::dot(d, d));
+            }
+        }
+        return std::sqrt(best2);
+    }
+    const int maxRing = std::max({index.shape.dimX, index.shape.dimY, index.shape.dimZ});
     for (int ring = 1; ring <= maxRing; ++ring) {
         index.forCellsAround(cell, ring, [&](std::uint32_t j) {
             if (j == i) return;
@@ -177,7 +215,7 @@ SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& param
     double neighbors = 0.0, nearestSum = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
         const glm::vec3 p = school[i].position;
-        index.forCellsAround(index.shape.cellOf(p.x, p.y, p.z), 1, [&](std::uint32_t j) {
+        index.forCellsAround(index.cellOf(p), 1, [&](std::uint32_t j) {
             if (j == i) return;
             if (index.periodic) {
                 const glm::dvec3 d = index.offset(p, school[j].position);
@@ -219,7 +257,7 @@ std::uint64_t pairsTestedPerStep(std::span<const Fish> school, const SimParams& 
     std::uint64_t pairs = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const glm::vec3 p = school[i].position;
-        index.forCellsAround(index.shape.cellOf(p.x, p.y, p.z), 1, [&](std::uint32_t) { ++pairs; });
+        index.forCellsAround(index.cellOf(p), 1, [&](std::uint32_t) { ++pairs; });
         --pairs;
     }
     return pairs;

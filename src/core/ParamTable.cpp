@@ -99,7 +99,8 @@ constexpr ParamInfo kParams[] = {
     {.key = "boundary", .field = choiceOf<&SimParams::boundary>(kBoundaryNames),
      .panel = control(kTank, "boundary"),
      .help = "walls: fish are reflected back inside; periodic: a fish leaving by a face comes in "
-             "by the opposite one, and neighbours and rocks are seen across the faces."},
+             "by the opposite one, and neighbours and rocks are seen across the faces; open: no "
+             "walls, the school swims anywhere."},
     {.key = "lockVerticalSteering", .field = &SimParams::lockVerticalSteering,
      .panel = control(kBehaviour, "lockVerticalSteering"),
      .help = "Fish steer only horizontally, as in the article."},

@@ -50,9 +50,10 @@ StepParamsData makeStepParams(const SimParams& params, const FlowField* flow) {
     STEP_ALIGNMENT_RADIUS2(p) = params.rAlignment * params.rAlignment;
     STEP_VIEW_COS(p) = std::cos(params.viewAngle * 0.5f * 0.017453292519943295f);
     STEP_LOCK_VERTICAL(p) = params.lockVerticalSteering ? 1.0f : 0.0f;
-    p.bounds =
-        glm::vec4(params.bounds, params.boundary == Boundary::Periodic ? glsl::kBoundaryPeriodic
-                                                                       : glsl::kBoundaryWalls);
+    const float boundary = params.boundary == Boundary::Periodic ? glsl::kBoundaryPeriodic
+                           : params.boundary == Boundary::Open   ? glsl::kBoundaryOpen
+                                                                 : glsl::kBoundaryWalls;
+    p.bounds = glm::vec4(params.bounds, boundary);
     STEP_ROCK_COUNT(p) = static_cast<std::uint32_t>(params.rocks.size());
     p.target = glm::vec4(params.target, params.kTarget);
     // Steering "couzin" is a set of behaviours of its own (kFeatureCouzin), not a mode here.

@@ -432,8 +432,12 @@ void GpuBackend::dispatchStep() {
     // dispatch of the scan covers.
     const std::size_t maxCells = std::min(2 * n + 64, maxWorkgroups_ * kWorkgroupSize - 1);
     const bool periodic = params_.boundary == Boundary::Periodic;
-    const GridShape grid = GridShape::forTank(params_.bounds, maxRadius(params_) * kGpuCellMargin,
-                                              maxCells, 1, periodic);
+    // Open water hashes its cells (a reach of 1: step_grid.comp's 27 buckets).
+    const GridShape grid =
+        params_.boundary == Boundary::Open
+            ? GridShape::forOpenWater(maxRadius(params_) * kGpuCellMargin, maxCells)
+            : GridShape::forTank(params_.bounds, maxRadius(params_) * kGpuCellMargin, maxCells, 1,
+                                 periodic);
     // A periodic tank too small for the wrapped grid search is searched pair by pair, through
     // the nearest image (docs/model.md "Neighbour search").
     const bool useGrid = params_.neighborSearch == NeighborSearch::Grid &&

@@ -11,6 +11,7 @@
 
 #include "HandBuiltScenes.h"
 #include "core/CpuBackends.h"
+#include "core/GridShape.h"
 #include "core/Invariants.h"
 #include "core/Scenario.h"
 #include "core/StepRule.h"
@@ -192,6 +193,102 @@ TEST(PeriodicTank, TheMeasuresTakeTheNearestImage) {
     const School small{{{0.9f, 0, 0}, {1, 0, 0}, {}}, {{-0.9f, 0, 0}, {1, 0, 0}, {}}};
     EXPECT_NEAR(measureSchool(small, p).meanNearestNeighborDistance, 0.2, 1e-5);
     EXPECT_EQ(measureSchool(small, p).meanNeighbors, 1.0);
+}
+
+/// boundary "open": no walls, on every backend and both searches.
+class OpenWater : public test::PerBackend {
+  protected:
+    SimParams open() const {
+        SimParams p = test::quietScene(GetParam().search);
+        p.boundary = Boundary::Open;
+        p.bounds = {10.0f, 10.0f, 10.0f};
+        return p;
+    }
+};
+
+TEST_P(OpenWater, AFishPastTheTankSwimsOn) {
+    SimParams p = open();
+    p.kCohesion = 1.0f;
+    p.rCohesion = 2.0f;
+    const School school{{{9.99f, 0, 0}, {3, 0, 0}, {}}, {{-30, 5, 40}, {0, 0, -1}, {}}};
+    const School next = step(p, school);
+    expectVec(next[0].position, {10.02f, 0, 0});
+    expectVec(next[0].velocity, {3, 0, 0});
+    expectVec(next[1].position, {-30, 5, 39.99f});
+    EXPECT_TRUE(checkInvariants(next, p));
+    // Neighbours far outside the tank still find each other.
+    const School far{{{500, -700, 900}, {}, {}}, {{501, -700, 900}, {}, {}}};
+    expectVec(step(p, far)[0].acceleration, {1, 0, 0});
+}
+
+TEST_P(OpenWater, ASchoolFarFromTheOriginStepsAsAtTheOrigin) {
+    SimParams p;
+    p.boundary = Boundary::Open;
+    p.neighborSearch = GetParam().search;
+    p.rocks.clear();
+    p.bounds = {15.0f, 10.0f, 15.0f};
+    p.rCohesion = p.rAlignment = 4.0f;
+    p.fishCount = 300;
+    p.dt = 0.05f;
+    const School school = makeInitialSchool(p);
+    const glm::vec3 offset{5000.0f, -5000.0f, 5000.0f};
+    School far = school;
+    for (Fish& f : far) f.position += offset;
+    auto atOrigin = test::makeBackend(GetParam().backend, p);
+    auto faraway = test::makeBackend(GetParam().backend, p);
+    ASSERT_TRUE(atOrigin && faraway);
+    ASSERT_TRUE(atOrigin->upload(school));
+    ASSERT_TRUE(faraway->upload(far));
+    for (int s = 0; s < 3; ++s) {
+        atOrigin->step();
+        faraway->step();
+    }
+    School back = faraway->download();
+    for (Fish& f : back) f.position -= offset;
+    // A float at 5 km holds its position to about 0.5 mm.
+    const School expected = atOrigin->download();
+    ASSERT_EQ(back.size(), expected.size());
+    for (std::size_t i = 0; i < back.size(); ++i) {
+        expectVec(back[i].position, expected[i].position, 2e-3f);
+        expectVec(back[i].velocity, expected[i].velocity, 2e-2f);
+    }
+    EXPECT_NE(expected, school);
+}
+
+TEST_P(OpenWater, TwoGroupsFarApartStepAsEachAlone) {
+    SimParams p;
+    p.boundary = Boundary::Open;
+    p.neighborSearch = GetParam().search;
+    p.rocks.clear();
+    p.bounds = {15.0f, 10.0f, 15.0f};
+    p.rCohesion = p.rAlignment = 4.0f;
+    p.fishCount = 200;
+    const School group = makeInitialSchool(p);
+    School both = group;
+    for (Fish f : group) {
+        f.position += glm::vec3(10000.0f, 0.0f, 0.0f);
+        both.push_back(f);
+    }
+    const School alone = step(p, group);
+    const School together = step(p, both);
+    for (std::size_t i = 0; i < group.size(); ++i) {
+        expectVec(together[i].position, alone[i].position);
+        expectVec(together[i].velocity, alone[i].velocity);
+        expectVec(together[group.size() + i].velocity, alone[i].velocity, 1e-3f);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryBackend, OpenWater, ::testing::ValuesIn(test::everyBuiltBackend()),
+                         test::setupName);
+
+TEST(OpenWaterGrid, HoldsAboutTwoBucketsAFishWhereverTheFishAre) {
+    const GridShape shape = GridShape::forOpenWater(20.0f, 2 * 1000 + 64);
+    EXPECT_EQ(shape.cellCount(), 2048u);
+    // Cells 10 km apart are found, each row of a cell's neighbours in consecutive buckets.
+    const glm::ivec3 cell = shape.openCellOf(10000.0f, -5.0f, 3.0f);
+    EXPECT_EQ(cell, glm::ivec3(499, -1, 0));
+    EXPECT_EQ(shape.bucket(cell + glm::ivec3(1, 0, 0)), (shape.bucket(cell) + 1u) & 2047u);
+    EXPECT_EQ(shape.openCellOf(NAN, 1e30f, -1e30f), glm::ivec3(0, 1 << 30, -(1 << 30)));
 }
 
 }  // namespace

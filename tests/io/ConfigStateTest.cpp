@@ -543,6 +543,19 @@ TEST(State, AFishIsCheckedAgainstTheConfigItIsLoadedInto) {
     EXPECT_FALSE(parseStateCsv(csv, rock));
 }
 
+TEST(State, OpenWaterTakesAFishAnywhereOutsideTheRocks) {
+    const std::string far = "x,y,z,vx,vy,vz\n5000,-30,12000,1,0,0\n";
+    SimParams open;
+    open.rocks.clear();
+    EXPECT_FALSE(parseStateCsv(far, open));
+    open.boundary = Boundary::Open;
+    auto school = parseStateCsv(far, open);
+    ASSERT_TRUE(school) << school.error();
+    EXPECT_EQ((*school)[0].position, glm::vec3(5000.0f, -30.0f, 12000.0f));
+    open.rocks.push_back(Rock{glm::vec3(5000.0f, -30.0f, 12001.0f), 2.0f});
+    EXPECT_FALSE(parseStateCsv(far, open));
+}
+
 TEST(AtomicWrite, ReplacesTheFileAndLeavesNoTemporary) {
     const TempDir dir;
     const fs::path path = dir.path() / "school.csv";
