@@ -70,7 +70,7 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessageAndWritesNoFile) {
         {"simulate --steps 5 --config " + path("bad.json") + out, "rCohesion"},
         {"simulate --steps 5 --config " + path("twice.json") + out, "'dt'"},
         {"simulate --steps 5 --config " + path("torus.json") + out,
-         R"('boundary': '"torus"' is not allowed; must be "walls" or "periodic")"},
+         R"('boundary': '"torus"' is not allowed; must be "walls", "periodic" or "open")"},
         {"simulate --steps 5 --config " + path("missing.json") + out, "missing.json"},
         {"simulate --steps 5 --config ''" + out, "--config"},
         {"simulate --steps 5 --state-in " + path("bad.csv") + out, "bad.csv:1"},

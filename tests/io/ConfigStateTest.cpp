@@ -224,7 +224,7 @@ const BadConfig kBadConfigs[] = {
     {"NeighborSearchNotAString", R"({"neighborSearch": 1})", {"'neighborSearch'"}},
     {"BoundaryUnknown",
      R"({"boundary": "torus"})",
-     {"'boundary'", "torus", R"("walls" or "periodic")"}},
+     {"'boundary'", "torus", R"("walls", "periodic" or "open")"}},
     {"BoundaryNotAString", R"({"boundary": true})", {"'boundary'"}},
     {"UnknownKey", R"({"kCohesoin": 1})", {"'kCohesoin'", "unknown key"}},
     {"DuplicateKey", R"({"dt": 0.01, "dt": 0.02})", {"'dt'", "more than once"}},
