@@ -11,6 +11,6 @@ layout(std430, binding = 5) writeonly buffer FishCells { uvec2 fishCells[]; };
 void main() {
     uint i = gl_GlobalInvocationID.x;
     if (i >= STEP_FISH_COUNT(params)) return;
-    uint cell = cellIndex(cellOf(fish[STEP_FIRST_FISH_READ(params) + i].position));
+    uint cell = gridSlotOf(fish[STEP_FIRST_FISH_READ(params) + i].position);
     fishCells[i] = uvec2(cell, atomicAdd(cellCounts[cell], 1u));
 }

@@ -52,7 +52,7 @@ struct StepParamsData {
     vec4 radiiSquared;  // cohesion, separation, alignment; w: cos(viewAngle / 2)
     vec4 weights;       // kCohesion, kSeparation, kAlignment; w unused
     vec4 limits;        // maxAcceleration, maxVelocity, dt, lockVerticalSteering (0 or 1)
-    vec4 bounds;        // xyz half extents of the tank
+    vec4 bounds;        // xyz half extents of the tank; w the boundary (kBoundary*)
     vec4 gridOrigin;    // GPU grid: xyz origin, w cell size
     uvec4 gridDims;     // GPU grid: xyz cells per axis, w cells searched on each side (reach)
     uvec4 counts;       // fish, rocks, first fish read, first fish written (GPU halves)
@@ -71,6 +71,12 @@ struct StepParamsData {
                         // w 1 when the fish schools with its own species only, else 0
     vec4 preferred;     // xyz the preferred direction (a unit vector), w kPreferred
 };
+
+// What the tank's faces are (STEP_BOUNDARY, boundary in the config): a branch on a value that is
+// the same for every fish of the step, so walls run the step they ran before it existed.
+const float kBoundaryWalls = 0.0f;     // reflect a fish back inside
+const float kBoundaryPeriodic = 1.0f;  // a periodic box: wrap, and the nearest image of every offset
+const float kBoundaryOpen = 2.0f;      // no walls; the GPU grid is hashed (grid.glsl)
 
 // Named reads of the packed parameters: `p` is a StepParamsData (`params` in the step rule).
 // Every reader names a value by these, never by its slot; in C++ they can be assigned too
@@ -116,13 +122,14 @@ struct StepParamsData {
 #define STEP_K_PREFERRED(p) ((p).preferred.w)
 #define STEP_PREFERRED_DIRECTION(p) vec3((p).preferred)  // a unit vector
 #define STEP_HALF_EXTENT(p, k) ((p).bounds[k])  // the tank's half extent on axis k
+#define STEP_BOUNDARY(p) ((p).bounds.w)          // kBoundaryWalls, kBoundaryPeriodic or kBoundaryOpen
 #define STEP_TARGET(p) vec3((p).target)         // the point the school seeks
 #define STEP_FLOW_ORIGIN(p) vec3((p).flowOrigin)  // the flow field's first node
 #define STEP_FLOW_SPACING(p) ((p).flowOrigin.w)   // between its nodes
 #define STEP_FLOW_DIMS(p) uvec3((p).flowDims)     // nodes per axis
 #define STEP_GRID_ORIGIN(p) vec3((p).gridOrigin)  // GPU grid: its lowest corner
 #define STEP_GRID_CELL_SIZE(p) ((p).gridOrigin.w)
-#define STEP_GRID_DIMS(p) uvec3((p).gridDims)  // GPU grid: cells per axis
+#define STEP_GRID_DIMS(p) uvec3((p).gridDims)  // GPU grid: cells per axis (open: x the buckets)
 #define STEP_GRID_REACH(p) ((p).gridDims.w)    // GPU grid: cells searched on each side
 
 // docs/model.md "One step", step 1: the sums over the neighbours of one fish.

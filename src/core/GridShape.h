@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -47,11 +48,80 @@ struct GridShape {
     /// How many cells around a fish's own cell hold every fish within the radius.
     int reach = 1;
 
+    /// Open water (boundary "open", docs/model.md "Neighbour search"): cells of cellSize over all
+    /// of space, never clamped, hashed into a table of dimX buckets (a power of two; dimY = dimZ
+    /// = 1): memory bounded by the fish count, however far apart the fish swim. The cells of a
+    /// row along x fall in consecutive buckets, so a row of 2 reach + 1 cells is one run of
+    /// buckets (two where it passes the table's end).
+    bool hashed = false;
+
+    /// Open water: the cell of a position along one axis, clamped to +-2^30 (NaN to 0).
+    static int openAxisCell(float p, double cellSize) {
+        constexpr double kLimit = 1 << 30;
+        const double f = std::floor(static_cast<double>(p) / cellSize);
+        if (!(f > -kLimit)) return std::isnan(f) ? 0 : -(1 << 30);
+        return f < kLimit ? static_cast<int>(f) : (1 << 30);
+    }
+
+    glm::ivec3 openCellOf(float x, float y, float z) const {
+        return {openAxisCell(x, cellSize), openAxisCell(y, cellSize), openAxisCell(z, cellSize)};
+    }
+
+    /// Open water: the bucket of cell x of the row (y, z) is rowStart(y, z) + x, wrapped.
+    static std::uint32_t rowStart(int y, int z) {
+        // lowbias32 (as step_rule.h's hashBits) of the two coordinates.
+        auto mix = [](std::uint32_t h) {
+            h ^= h >> 16;
+            h *= 0x7feb352du;
+            h ^= h >> 15;
+            h *= 0x846ca68bu;
+            h ^= h >> 16;
+            return h;
+        };
+        return mix(static_cast<std::uint32_t>(y) * 0x9e3779b1u +
+                   mix(static_cast<std::uint32_t>(z)));
+    }
+
+    std::uint32_t bucketMask() const { return static_cast<std::uint32_t>(dimX) - 1u; }
+
+    std::uint32_t bucket(const glm::ivec3& c) const {
+        return (rowStart(c.y, c.z) + static_cast<std::uint32_t>(c.x)) & bucketMask();
+    }
+
+    /// The cell (or, open water, the bucket) a position is sorted into.
+    std::uint32_t slotOf(float x, float y, float z) const {
+        return hashed ? bucket(openCellOf(x, y, z)) : index(cellOf(x, y, z));
+    }
+
+    /// Open water: cells at least `radius / cellsPerRadius` wide (1 m without a radius), hashed
+    /// into the largest power of two of buckets up to `maxCells`.
+    static GridShape forOpenWater(float radius, std::size_t maxCells, int cellsPerRadius = 1) {
+        constexpr double kRoundingMargin = 1.0 + 1e-4;
+        GridShape shape;
+        shape.hashed = true;
+        shape.reach = cellsPerRadius;
+        const double cell = static_cast<double>(radius) * kRoundingMargin / cellsPerRadius;
+        shape.cellSize = cell > 0.0 && std::isfinite(cell) ? cell : 1.0;
+        shape.dimX =
+            static_cast<int>(std::bit_floor(std::clamp<std::size_t>(maxCells, 1, 1u << 30)));
+        return shape;
+    }
+
+    /// Whether the search of the cells within `reach` of a fish's own, wrapped round a periodic
+    /// tank, visits each cell once: at least 2 * reach + 1 cells on every axis.
+    bool holdsWrappedSearch() const {
+        const int least = 2 * reach + 1;
+        return dimX >= least && dimY >= least && dimZ >= least;
+    }
+
     /// A grid for a tank of half extents `bounds`, with cells at least `radius / cellsPerRadius`
     /// wide, so that the fish within `radius` lie within `cellsPerRadius` cells, and at most about
     /// `maxCells` cells (the cells grow when the tank is large for the radius).
+    /// `periodic`: the cells tile the tank exactly, the last of each axis wider than the others
+    /// (by less than a cell), so that the fish within `radius` of a face lie in its border cell
+    /// and a search wrapped round the tank finds them (docs/model.md "Neighbour search").
     static GridShape forTank(const glm::vec3& bounds, float radius, std::size_t maxCells,
-                             int cellsPerRadius = 1) {
+                             int cellsPerRadius = 1, bool periodic = false) {
         constexpr double kRoundingMargin = 1.0 + 1e-4;
         constexpr int kMaxDim = 1 << 12;
         GridShape shape;
@@ -65,7 +135,8 @@ struct GridShape {
         maxCells = std::max<std::size_t>(maxCells, 1);
         for (;;) {
             auto dim = [&](double e) {
-                return static_cast<int>(std::clamp(std::ceil(e / cell), 1.0, double(kMaxDim)));
+                const double cells = periodic ? std::floor(e / cell) : std::ceil(e / cell);
+                return static_cast<int>(std::clamp(cells, 1.0, double(kMaxDim)));
             };
             shape.dimX = dim(extent.x);
             shape.dimY = dim(extent.y);

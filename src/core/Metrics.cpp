@@ -16,18 +16,27 @@
 namespace fishschool {
 namespace {
 
-/// The school's fish sorted by grid cell (CellSort, on this thread), for neighbour queries.
+/// The school's fish sorted by grid cell (CellSort, on this thread), for neighbour queries. In a
+/// periodic tank the cells wrap round it and offsets are taken to the nearest image; in open water
+/// the cells are hashed (GridShape::forOpenWater), wherever the fish are.
 struct CellIndex {
     GridShape shape;
     CellSort sorted;
+    bool periodic = false;
+    glm::dvec3 tankSize{0.0};  ///< periodic: the tank's size on each axis
 
-    CellIndex(std::span<const Fish> school, const glm::vec3& bounds, float cellWidth) {
-        shape = GridShape::forTank(bounds, cellWidth, 2 * school.size() + 64);
+    CellIndex(std::span<const Fish> school, const SimParams& params, float cellWidth)
+        : periodic(params.boundary == Boundary::Periodic),
+          tankSize(2.0 * glm::dvec3(params.bounds)) {
+        shape =
+            params.boundary == Boundary::Open
+                ? GridShape::forOpenWater(cellWidth, 2 * school.size() + 64)
+                : GridShape::forTank(params.bounds, cellWidth, 2 * school.size() + 64, 1, periodic);
         sorted.build(
             school.size(), shape.cellCount(),
             [&](std::size_t i) {
                 const glm::vec3& p = school[i].position;
-                return shape.index(shape.cellOf(p.x, p.y, p.z));
+                return shape.slotOf(p.x, p.y, p.z);
             },
             std::less<std::uint32_t>(),
             [](std::size_t count, std::size_t, auto&& body) {
@@ -35,9 +44,55 @@ struct CellIndex {
             });
     }
 
-    /// Calls visit(j) for every fish in the cells within `ring` cells of `cell` (a cube).
+    /// The offset from a to b: to b's nearest image in a periodic tank (docs/model.md "The school
+    /// and the tank").
+    glm::dvec3 offset(const glm::vec3& a, const glm::vec3& b) const {
+        glm::dvec3 d = glm::dvec3(b) - glm::dvec3(a);
+        if (periodic) d -= tankSize * glm::floor(d / tankSize + 0.5);
+        return d;
+    }
+
+    glm::ivec3 cellOf(const glm::vec3& p) const {
+        return shape.hashed ? shape.openCellOf(p.x, p.y, p.z) : shape.cellOf(p.x, p.y, p.z);
+    }
+
+    /// Calls visit(j) for every fish in the cells within `ring` cells of `cell` (a cube), each
+    /// cell once: in a periodic tank the cube wraps round, and covers an axis whole once it is as
+    /// wide as the grid. In open water each bucket once (with whatever other cells share it).
     template <class Visit>
     void forCellsAround(const glm::ivec3& cell, int ring, Visit&& visit) const {
+        if (shape.hashed) {
+            std::vector<std::uint32_t> buckets;
+            for (int z = -ring; z <= ring; ++z)
+                for (int y = -ring; y <= ring; ++y)
+                    for (int x = -ring; x <= ring; ++x)
+                        buckets.push_back(shape.bucket(cell + glm::ivec3(x, y, z)));
+            std::sort(buckets.begin(), buckets.end());
+            buckets.erase(std::unique(buckets.begin(), buckets.end()), buckets.end());
+            for (std::uint32_t b : buckets)
+                for (std::uint32_t k = sorted.cellStart[b]; k < sorted.cellStart[b + 1]; ++k)
+                    visit(sorted.order[k]);
+            return;
+        }
+        if (periodic) {
+            const auto span = [&](int c, int dim) {
+                return 2 * ring + 1 >= dim ? std::pair{0, dim - 1} : std::pair{c - ring, c + ring};
+            };
+            const auto wrap = [](int c, int dim) { return ((c % dim) + dim) % dim; };
+            const auto [z0, z1] = span(cell.z, shape.dimZ);
+            const auto [y0, y1] = span(cell.y, shape.dimY);
+            const auto [x0, x1] = span(cell.x, shape.dimX);
+            for (int z = z0; z <= z1; ++z)
+                for (int y = y0; y <= y1; ++y)
+                    for (int x = x0; x <= x1; ++x) {
+                        const std::uint32_t c = shape.index(
+                            {wrap(x, shape.dimX), wrap(y, shape.dimY), wrap(z, shape.dimZ)});
+                        for (std::uint32_t k = sorted.cellStart[c]; k < sorted.cellStart[c + 1];
+                             ++k)
+                            visit(sorted.order[k]);
+                    }
+            return;
+        }
         for (int z = std::max(cell.z - ring, 0); z <= std::min(cell.z + ring, shape.dimZ - 1); ++z)
             for (int y = std::max(cell.y - ring, 0); y <= std::min(cell.y + ring, shape.dimY - 1);
                  ++y) {
@@ -54,13 +109,30 @@ struct CellIndex {
 /// fish can remain.
 double nearestDistance(std::span<const Fish> school, const CellIndex& index, std::size_t i) {
     const glm::vec3 p = school[i].position;
-    const glm::ivec3 cell = index.shape.cellOf(p.x, p.y, p.z);
-    const int maxRing = std::max({index.shape.dimX, index.shape.dimY, index.shape.dimZ});
+    const glm::ivec3 cell = index.cellOf(p);
     double best2 = std::numeric_limits<double>::infinity();
+    if (index.shape.hashed) {
+        // Open water: the 27 cells around, then, for a fish with none closer than a cell (alone
+        // in open water), every fish.
+        index.forCellsAround(cell, 1, [&](std::uint32_t j) {
+            if (j == i) return;
+            const glm::dvec3 d = index.offset(p, school[j].position);
+            best2 = std::min(best2, glm::dot(d, d));
+        });
+        if (best2 > index.shape.cellSize * index.shape.cellSize) {
+            for (std::size_t j = 0; j < school.size(); ++j) {
+                if (j == i) continue;
+                const glm::dvec3 d = index.offset(p, school[j].position);
+                best2 = std::min(best2, glm::dot(d, d));
+            }
+        }
+        return std::sqrt(best2);
+    }
+    const int maxRing = std::max({index.shape.dimX, index.shape.dimY, index.shape.dimZ});
     for (int ring = 1; ring <= maxRing; ++ring) {
         index.forCellsAround(cell, ring, [&](std::uint32_t j) {
             if (j == i) return;
-            const glm::dvec3 d = glm::dvec3(school[j].position) - glm::dvec3(p);
+            const glm::dvec3 d = index.offset(p, school[j].position);
             best2 = std::min(best2, glm::dot(d, d));
         });
         // Every fish not yet seen lies at least `ring` whole cells away.
@@ -221,18 +293,25 @@ SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& param
     // One grid for both when they are the same distance (the default): the groups cost a union
     // per pair of neighbours.
     const auto cellWidth = [&](float r) { return std::max(r, 1e-3f * params.bounds.x); };
-    const CellIndex index(school, params.bounds, cellWidth(radius));
+    const CellIndex index(school, params, cellWidth(radius));
     const double r2 = static_cast<double>(radius) * radius;
     const double linking2 = static_cast<double>(linking) * linking;
     const bool sameDistance = linking == radius;
+    // |pj - pi|^2: to the nearest image in a periodic tank, else in float as the step tests it.
+    const auto distance2 = [&](const CellIndex& cells, std::size_t i, std::uint32_t j) {
+        if (cells.periodic) {
+            const glm::dvec3 d = cells.offset(school[i].position, school[j].position);
+            return glm::dot(d, d);
+        }
+        const glm::vec3 d = school[j].position - school[i].position;
+        return static_cast<double>(glm::dot(d, d));
+    };
     FishGroups groups(n);
     double neighbors = 0.0, nearestSum = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
-        const glm::vec3 p = school[i].position;
-        index.forCellsAround(index.shape.cellOf(p.x, p.y, p.z), 1, [&](std::uint32_t j) {
+        index.forCellsAround(index.cellOf(school[i].position), 1, [&](std::uint32_t j) {
             if (j == i) return;
-            const glm::vec3 d = school[j].position - p;
-            const double d2 = glm::dot(d, d);
+            const double d2 = distance2(index, i, j);
             if (d2 < r2) neighbors += 1.0;
             if (sameDistance && d2 < linking2 && j > i)
                 groups.unite(static_cast<std::uint32_t>(i), j);
@@ -240,16 +319,13 @@ SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& param
         nearestSum += nearestDistance(school, index, i);
     }
     if (!sameDistance) {
-        const CellIndex linkIndex(school, params.bounds, cellWidth(linking));
-        for (std::size_t i = 0; i < n; ++i) {
-            const glm::vec3 p = school[i].position;
-            linkIndex.forCellsAround(linkIndex.shape.cellOf(p.x, p.y, p.z), 1,
+        const CellIndex linkIndex(school, params, cellWidth(linking));
+        for (std::size_t i = 0; i < n; ++i)
+            linkIndex.forCellsAround(linkIndex.cellOf(school[i].position), 1,
                                      [&](std::uint32_t j) {
-                                         const glm::vec3 d = school[j].position - p;
-                                         if (j > i && glm::dot(d, d) < linking2)
+                                         if (j > i && distance2(linkIndex, i, j) < linking2)
                                              groups.unite(static_cast<std::uint32_t>(i), j);
                                      });
-        }
     }
     groups.measure(school, params.species.size(), m);
     m.meanNeighbors = neighbors / static_cast<double>(n);
@@ -285,11 +361,13 @@ std::uint64_t pairsTestedPerStep(std::span<const Fish> school, const SimParams& 
     if (params.neighborSearch == NeighborSearch::AllPairs) return n * (n - 1);
     if (maxRadius(params) <= 0.0f) return 0;  // the grid search is skipped
     // The grid search tests every fish of the 27 cells around a fish, itself excluded.
-    const CellIndex index(school, params.bounds, maxRadius(params));
+    const CellIndex index(school, params, maxRadius(params));
+    // A periodic tank too small for the wrapped grid search is searched pair by pair.
+    if (index.periodic && !index.shape.holdsWrappedSearch()) return n * (n - 1);
     std::uint64_t pairs = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const glm::vec3 p = school[i].position;
-        index.forCellsAround(index.shape.cellOf(p.x, p.y, p.z), 1, [&](std::uint32_t) { ++pairs; });
+        index.forCellsAround(index.cellOf(p), 1, [&](std::uint32_t) { ++pairs; });
         --pairs;
     }
     return pairs;

@@ -96,6 +96,11 @@ constexpr ParamInfo kParams[] = {
      .panel = slider(kTank, "bounds (m)", 1.0f, 500.0f, "%.1f", true),
      .help = "Half extents of the tank (x, y up, z). Fish outside a smaller tank are moved "
              "inside."},
+    {.key = "boundary", .field = choiceOf<&SimParams::boundary>(kBoundaryNames),
+     .panel = control(kTank, "boundary"),
+     .help = "walls: fish are reflected back inside; periodic: a fish leaving by a face comes in "
+             "by the opposite one, and neighbours and rocks are seen across the faces; open: no "
+             "walls, the school swims anywhere."},
     {.key = "lockVerticalSteering", .field = &SimParams::lockVerticalSteering,
      .panel = control(kBehaviour, "lockVerticalSteering"),
      .help = "Fish steer only horizontally, as in the article."},

@@ -54,7 +54,10 @@ glm::vec3 pushOutOfRock(const glm::vec3& p, const Rock& rock) {
 
 bool isInScene(const glm::vec3& position, const SimParams& params) {
     for (int k = 0; k < 3; ++k) {
-        if (!(std::abs(position[k]) <= params.bounds[k])) return false;
+        // Open water has no walls: any finite position (the rocks still stand).
+        if (params.boundary == Boundary::Open ? !std::isfinite(position[k])
+                                              : !(std::abs(position[k]) <= params.bounds[k]))
+            return false;
     }
     return std::none_of(params.rocks.begin(), params.rocks.end(),
                         [&](const Rock& rock) { return insideRock(position, rock); });
@@ -225,7 +228,8 @@ std::size_t moveIntoScene(School& school, const SimParams& params) {
         for (int round = 0; round < 8 && !isInScene(p, params); ++round) {
             for (int k = 0; k < 3; ++k) {
                 const float b = params.bounds[k];
-                p[k] = std::isfinite(p[k]) ? std::clamp(p[k], -b, b) : 0.0f;
+                if (!std::isfinite(p[k])) p[k] = 0.0f;
+                if (params.boundary != Boundary::Open) p[k] = std::clamp(p[k], -b, b);
             }
             for (const Rock& rock : params.rocks) {
                 if (insideRock(p, rock)) p = pushOutOfRock(p, rock);
@@ -238,7 +242,8 @@ std::size_t moveIntoScene(School& school, const SimParams& params) {
 }
 
 Result<bool> changeParams(Backend& backend, const SimParams& running, const SimParams& next) {
-    const bool sceneChanged = next.bounds != running.bounds || next.rocks != running.rocks;
+    const bool sceneChanged = next.bounds != running.bounds || next.rocks != running.rocks ||
+                              next.boundary != running.boundary;
     const bool speciesChanged = !sameSpeciesCounts(running, next);
     const bool countChanged =
         static_cast<std::size_t>(next.fishCount) != backend.fishCount() || speciesChanged;

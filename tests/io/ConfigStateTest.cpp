@@ -109,6 +109,7 @@ TEST(Config, RoundTripsTheArticlesKeysExactly) {
     p.rocks = {{{1.1f, -2.2f, 3.3f}, 1.7f}, {{-10.01f, 0.1f, 0.2f}, 0.9f}};
     p.neighborSearch = NeighborSearch::AllPairs;
     p.viewAngle = 123.456f;
+    p.boundary = Boundary::Periodic;
     ASSERT_TRUE(validate(p)) << validate(p).error();
     auto back = parseConfig(configToJson(p));
     ASSERT_TRUE(back) << back.error();
@@ -221,6 +222,10 @@ const BadConfig kBadConfigs[] = {
      R"({"neighborSearch": "octree"})",
      {"'neighborSearch'", "octree", R"("all-pairs" or "grid")"}},
     {"NeighborSearchNotAString", R"({"neighborSearch": 1})", {"'neighborSearch'"}},
+    {"BoundaryUnknown",
+     R"({"boundary": "torus"})",
+     {"'boundary'", "torus", R"("walls", "periodic" or "open")"}},
+    {"BoundaryNotAString", R"({"boundary": true})", {"'boundary'"}},
     {"UnknownKey", R"({"kCohesoin": 1})", {"'kCohesoin'", "unknown key"}},
     {"DuplicateKey", R"({"dt": 0.01, "dt": 0.02})", {"'dt'", "more than once"}},
     {"DuplicateKeyInARock",
@@ -536,6 +541,19 @@ TEST(State, AFishIsCheckedAgainstTheConfigItIsLoadedInto) {
     rock.bounds = SimParams{}.bounds;
     rock.rocks.push_back(Rock{glm::vec3(0.0f, 0.0f, 29.0f), 2.0f});
     EXPECT_FALSE(parseStateCsv(csv, rock));
+}
+
+TEST(State, OpenWaterTakesAFishAnywhereOutsideTheRocks) {
+    const std::string far = "x,y,z,vx,vy,vz\n5000,-30,12000,1,0,0\n";
+    SimParams open;
+    open.rocks.clear();
+    EXPECT_FALSE(parseStateCsv(far, open));
+    open.boundary = Boundary::Open;
+    auto school = parseStateCsv(far, open);
+    ASSERT_TRUE(school) << school.error();
+    EXPECT_EQ((*school)[0].position, glm::vec3(5000.0f, -30.0f, 12000.0f));
+    open.rocks.push_back(Rock{glm::vec3(5000.0f, -30.0f, 12001.0f), 2.0f});
+    EXPECT_FALSE(parseStateCsv(far, open));
 }
 
 TEST(AtomicWrite, ReplacesTheFileAndLeavesNoTemporary) {
