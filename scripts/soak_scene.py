@@ -114,6 +114,8 @@ def scene(seed, case, backends, backend=None):
         p["predators"] = min(rng.randrange(0, 4), fish - p["leaders"])
     else:
         p["leaders"] = p["predators"] = 0
+    # The tank's faces, drawn last so that the draws above stay those of earlier seeds.
+    p["boundary"] = rng.choice(["walls", "walls", "periodic", "open"])
     return p, fish, steps, backend
 
 
