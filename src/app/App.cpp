@@ -101,6 +101,9 @@ class App {
             for (std::size_t k = 0; k < std::size(ui::kFishColorNames); ++k)
                 if (*options.color == ui::kFishColorNames[k])
                     panel_.view.color = static_cast<ui::FishColor>(k);
+        if (options.follow)
+            panel_.view.follow = *options.follow == "group" ? ui::CameraFollow::LargestGroup
+                                                            : ui::CameraFollow::School;
         panel_.view.showPanel = panel_.view.showOverlay = !options.hideUi;
         // The preset box names the config the app started from.
         if (options.params.configPath)

@@ -137,6 +137,11 @@ Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool check
                    "Colour the fish by speed, heading or species (default: species when the "
                    "school has species, else speed)")
         ->check(CLI::IsMember({"speed", "heading", "species"}));
+    std::string follow;
+    cli.add_option("--follow", follow,
+                   "The camera follows the school's centre (school) or its largest group (group) "
+                   "as it swims, as View's \"camera follows\" does (default: it stays)")
+        ->check(CLI::IsMember({"school", "group"}));
     cli.add_option("--msaa", options.msaaSamples,
                    "Multisampling: 0 (off), 2, 4 or 8 samples (default 4, or 0 on software GL "
                    "such as llvmpipe)")
@@ -179,6 +184,7 @@ Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool check
     options.vsync = !noVsync;
     options.msaaGiven = cli.count("--msaa") > 0;
     if (cli.count("--color")) options.color = color;
+    if (cli.count("--follow")) options.follow = follow;
     if (cli.count("--sweep")) {
         auto counts = parseFishCounts("--sweep", sweep);
         if (!counts) return fail(counts.error());

@@ -48,6 +48,9 @@ struct AppOptions {
     /// --color: "speed", "heading" or "species"; unset: by species when the school has species,
     /// else by speed.
     std::optional<std::string> color;
+    /// --follow: "school" or "group": the camera follows the school's centre or its largest
+    /// group from the start (View's "camera follows"); unset: it stays.
+    std::optional<std::string> follow;
     int msaaSamples = 4;        ///< multisampling of the window; 0 turns it off
     bool msaaGiven = false;     ///< --msaa was given: kept even on software GL
     int width = 0, height = 0;  ///< 0: fit the display's usable area, at most 1600 x 900

@@ -214,8 +214,17 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
     const GLint opacity = sceneProgram_.uniformLocation("opacity");
     glUniform1f(opacity, 1.0f);
     const glm::vec3& b = params.bounds;
-    glm::mat4 floor = glm::translate(glm::mat4(1.0f), {0.0f, -b.y - 0.01f, 0.0f});
-    floor = glm::scale(floor, {b.x * 1.6f, 1.0f, b.z * 1.6f});
+    // In open water the sea floor lies under the camera wherever it looks, far wider than the
+    // fog lets one see, and its ripples stay put in the world: they scroll past as the camera
+    // follows a school, so its motion reads. A tank (walls or periodic) has its own floor.
+    const bool openWater = params.boundary == Boundary::Open;
+    const glm::vec3 floorCentre =
+        openWater ? glm::vec3(camera.target().x, -b.y - 0.01f, camera.target().z)
+                  : glm::vec3(0.0f, -b.y - 0.01f, 0.0f);
+    const float floorReach = openWater ? 4.0f * std::max(camera.distance(), glm::length(b)) : 0.0f;
+    glm::mat4 floor = glm::translate(glm::mat4(1.0f), floorCentre);
+    floor = openWater ? glm::scale(floor, {floorReach, 1.0f, floorReach})
+                      : glm::scale(floor, {b.x * 1.6f, 1.0f, b.z * 1.6f});
     glUniformMatrix4fv(model, 1, GL_FALSE, glm::value_ptr(floor));
     glUniform3f(color, 0.76f, 0.70f, 0.52f);
     glUniform1i(unlit, 0);
@@ -243,10 +252,17 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
         glUniform1i(unlit, 1);
         drawMesh(sphereMesh_, GL_TRIANGLES);
     }
-    glUniformMatrix4fv(model, 1, GL_FALSE, glm::value_ptr(glm::scale(glm::mat4(1.0f), b)));
-    glUniform3f(color, 0.55f, 0.85f, 0.95f);
-    glUniform1i(unlit, 1);
-    drawMesh(edgeMesh_, GL_LINES);
+    // The tank's edges: the walls, or the periodic box's faces where fish wrap round (then
+    // dimmer); none in open water.
+    if (!openWater) {
+        glUniformMatrix4fv(model, 1, GL_FALSE, glm::value_ptr(glm::scale(glm::mat4(1.0f), b)));
+        if (params.boundary == Boundary::Periodic)
+            glUniform3f(color, 0.35f, 0.6f, 0.7f);
+        else
+            glUniform3f(color, 0.55f, 0.85f, 0.95f);
+        glUniform1i(unlit, 1);
+        drawMesh(edgeMesh_, GL_LINES);
+    }
 
     // Fish, straight from the storage buffer: sorted into levels on the GPU, then one indirect
     // draw per level.
@@ -290,19 +306,22 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
         queueDrawStats();
     }
 
-    // Glass walls last, blended over everything, so the school shows through them.
-    setCommon(sceneProgram_);
-    glUniformMatrix4fv(model, 1, GL_FALSE, glm::value_ptr(glm::scale(glm::mat4(1.0f), b)));
-    glUniform3f(color, 0.6f, 0.9f, 1.0f);
-    glUniform1i(unlit, 0);
-    glUniform1i(sand, 0);
-    glUniform1f(opacity, 0.07f);
-    glEnable(GL_BLEND);
-    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
-    glDepthMask(GL_FALSE);
-    drawMesh(wallMesh_, GL_TRIANGLES);
-    glDepthMask(GL_TRUE);
-    glDisable(GL_BLEND);
+    // Glass walls last, blended over everything, so the school shows through them; only where
+    // there are walls.
+    if (params.boundary == Boundary::Walls) {
+        setCommon(sceneProgram_);
+        glUniformMatrix4fv(model, 1, GL_FALSE, glm::value_ptr(glm::scale(glm::mat4(1.0f), b)));
+        glUniform3f(color, 0.6f, 0.9f, 1.0f);
+        glUniform1i(unlit, 0);
+        glUniform1i(sand, 0);
+        glUniform1f(opacity, 0.07f);
+        glEnable(GL_BLEND);
+        glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+        glDepthMask(GL_FALSE);
+        drawMesh(wallMesh_, GL_TRIANGLES);
+        glDepthMask(GL_TRUE);
+        glDisable(GL_BLEND);
+    }
     glBindVertexArray(0);
     glUseProgram(0);
     (void)gpu::checkGlErrors("SceneRenderer::draw");  // on stderr, in runs with GL debugging

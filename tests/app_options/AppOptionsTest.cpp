@@ -77,6 +77,16 @@ TEST(AppOptions, TheColourIsLeftToTheSchoolUnlessAskedFor) {
     EXPECT_THAT(refusal({"--color", "pink"}), HasSubstr("--color"));
 }
 
+TEST(AppOptions, TheCameraFollowsOnlyWhenAsked) {
+    EXPECT_FALSE(parse({})->follow);
+    for (const char* follow : {"school", "group"}) {
+        const auto options = parse({"--follow", follow});
+        ASSERT_TRUE(options) << options.error();
+        EXPECT_EQ(options->follow, follow);
+    }
+    EXPECT_THAT(refusal({"--follow", "fish"}), HasSubstr("--follow"));
+}
+
 // --fish 5000000 was accepted though the panel refuses more than 1,000,000, and ran
 // at a frame a minute. Every way to give the app a count has the one limit (AppLimits.h).
 TEST(AppOptions, AFishCountBeyondTheAppsLimitIsRefusedNamingTheRange) {
