@@ -373,7 +373,8 @@ void CpuSolver::step(std::uint64_t stepIndex, StepFrameCopy frame) {
 /// the fish of a cell, and of a row of cells, sit together in memory.
 void CpuSolver::buildGrid(bool keepAccelerations) {
     const std::size_t n = size();
-    grid_ = GridShape::forTank(params_.bounds, maxRadius(params_), 2 * n + 64, kCellsPerRadius);
+    grid_ =
+        GridShape::forTank(gridBounds(params_), maxRadius(params_), 2 * n + 64, kCellsPerRadius);
     const std::size_t cells = grid_.cellCount();
     // Within a cell by upload index, so the sums depend only on the school, not on how threads
     // or earlier steps ordered it (a school saved and loaded again steps to the same bits).

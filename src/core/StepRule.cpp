@@ -47,12 +47,15 @@ StepParamsData makeStepParams(const SimParams& params, const FlowField* flow) {
     STEP_SEPARATION_RADIUS2(p) = params.rSeparation * params.rSeparation;
     STEP_ALIGNMENT_RADIUS2(p) = params.rAlignment * params.rAlignment;
     STEP_VIEW_COS(p) = std::cos(params.viewAngle * 0.5f * 0.017453292519943295f);
-    STEP_LOCK_VERTICAL(p) = params.lockVerticalSteering ? 1.0f : 0.0f;
+    // Two dimensions steer as lockVerticalSteering does: a school in the plane y = 0 stays there.
+    STEP_LOCK_VERTICAL(p) = params.lockVerticalSteering || params.dimensions == 2 ? 1.0f : 0.0f;
     p.bounds = glm::vec4(params.bounds, 0.0f);
     STEP_ROCK_COUNT(p) = static_cast<std::uint32_t>(params.rocks.size());
     p.target = glm::vec4(params.target, params.kTarget);
     // Steering "couzin" is a set of behaviours of its own (kFeatureCouzin), not a mode here.
     STEP_REYNOLDS(p) = params.steering == Steering::Reynolds ? 1.0f : 0.0f;
+    // Steering "vicsek" reads the sums every set has (alignment): a branch on this, not a set.
+    STEP_VICSEK(p) = params.steering == Steering::Vicsek ? 1.0f : 0.0f;
     STEP_PRIORITIZED(p) = params.combine == Combine::Prioritized ? 1.0f : 0.0f;
     STEP_RAYS(p) = params.avoidance == Avoidance::Rays ? 1.0f : 0.0f;
     STEP_LEADERS_END(p) = static_cast<std::uint32_t>(params.leaders);

@@ -445,7 +445,7 @@ void GpuBackend::dispatchStep() {
     // dispatch of the scan covers.
     const std::size_t maxCells = std::min(2 * n + 64, maxWorkgroups_ * kWorkgroupSize - 1);
     const GridShape grid =
-        GridShape::forTank(params_.bounds, maxRadius(params_) * kGpuCellMargin, maxCells);
+        GridShape::forTank(gridBounds(params_), maxRadius(params_) * kGpuCellMargin, maxCells);
     writeStepParams(read, other, grid);
     const std::size_t cells = grid.cellCount();
     ensureGridBuffers(cells);
