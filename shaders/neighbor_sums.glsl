@@ -13,7 +13,7 @@ vec3 nearestPrey(uint self, vec3 p) {
         bool predator =
             other.id >= STEP_LEADERS_END(params) && other.id < STEP_PREDATORS_END(params);
         if (j == self || predator) continue;
-        vec3 d = other.position - p;
+        vec3 d = nearestImage(other.position - p);
         float d2 = dot(d, d);
         if (d2 < nearest) {
             nearest = d2;

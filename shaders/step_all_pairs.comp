@@ -46,6 +46,11 @@ void main() {
         for (uint k = 0u; k < tileCount; ++k) {
             vec3 pj = tilePosition[k].xyz;
             vec3 d = pj - self.position;
+            // A periodic tank: the neighbour's nearest image.
+            if (STEP_BOUNDARY(params) == kBoundaryPeriodic) {
+                d = nearestImage(d);
+                pj = self.position + d;
+            }
             if (tileStart + k != i) addNeighbor(me, pj, d, dot(d, d), k, sums);
         }
         barrier();

@@ -29,15 +29,33 @@ void main() {
     ivec3 cell = ivec3(cellOf(self.position));
     ivec3 dims = ivec3(STEP_GRID_DIMS(params));
     int reach = int(STEP_GRID_REACH(params));
-    int x0 = max(cell.x - reach, 0), x1 = min(cell.x + reach, dims.x - 1);
-    for (int z = max(cell.z - reach, 0); z <= min(cell.z + reach, dims.z - 1); ++z) {
-        for (int y = max(cell.y - reach, 0); y <= min(cell.y + reach, dims.y - 1); ++y) {
-            uint first = cellStarts[cellIndex(uvec3(x0, y, z))];
-            uint last = cellStarts[cellIndex(uvec3(x1, y, z)) + 1u];
-            for (uint j = first; j < last; ++j) {
-                vec3 pj = sortedPositions[j].xyz;
-                vec3 d = pj - self.position;
-                if (j != i) addNeighbor(me, pj, d, dot(d, d), j, sums);
+    if (STEP_BOUNDARY(params) == kBoundaryPeriodic) {
+        // A periodic tank: the cells wrap round (the grid holds at least 2 reach + 1 on each
+        // axis, so none is visited twice) and each candidate is seen at its nearest image.
+        for (int dz = -reach; dz <= reach; ++dz) {
+            for (int dy = -reach; dy <= reach; ++dy) {
+                for (int dx = -reach; dx <= reach; ++dx) {
+                    uvec3 c = uvec3((cell + ivec3(dx, dy, dz) + dims) % dims);
+                    uint first = cellStarts[cellIndex(c)];
+                    uint last = cellStarts[cellIndex(c) + 1u];
+                    for (uint j = first; j < last; ++j) {
+                        vec3 d = nearestImage(sortedPositions[j].xyz - self.position);
+                        if (j != i) addNeighbor(me, self.position + d, d, dot(d, d), j, sums);
+                    }
+                }
+            }
+        }
+    } else {
+        int x0 = max(cell.x - reach, 0), x1 = min(cell.x + reach, dims.x - 1);
+        for (int z = max(cell.z - reach, 0); z <= min(cell.z + reach, dims.z - 1); ++z) {
+            for (int y = max(cell.y - reach, 0); y <= min(cell.y + reach, dims.y - 1); ++y) {
+                uint first = cellStarts[cellIndex(uvec3(x0, y, z))];
+                uint last = cellStarts[cellIndex(uvec3(x1, y, z)) + 1u];
+                for (uint j = first; j < last; ++j) {
+                    vec3 pj = sortedPositions[j].xyz;
+                    vec3 d = pj - self.position;
+                    if (j != i) addNeighbor(me, pj, d, dot(d, d), j, sums);
+                }
             }
         }
     }

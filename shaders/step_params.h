@@ -53,7 +53,7 @@ struct StepParamsData {
     vec4 radiiSquared;  // cohesion, separation, alignment; w: cos(viewAngle / 2)
     vec4 weights;       // kCohesion, kSeparation, kAlignment; w unused
     vec4 limits;        // maxAcceleration, maxVelocity, dt, lockVerticalSteering (0 or 1)
-    vec4 bounds;        // xyz half extents of the tank
+    vec4 bounds;        // xyz half extents of the tank; w the boundary (kBoundary*)
     vec4 gridOrigin;    // GPU grid: xyz origin, w cell size
     uvec4 gridDims;     // GPU grid: xyz cells per axis, w cells searched on each side (reach)
     uvec4 counts;       // fish, rocks, first fish read, first fish written (GPU halves)
@@ -73,6 +73,11 @@ struct StepParamsData {
                         // w 1 when the fish schools with its own species only, else 0
     vec4 preferred;     // xyz the preferred direction (a unit vector), w kPreferred
 };
+
+// What the tank's faces are (STEP_BOUNDARY, boundary in the config): a branch on a value that is
+// the same for every fish of the step, so walls run the step they ran before it existed.
+const float kBoundaryWalls = 0.0f;     // reflect a fish back inside
+const float kBoundaryPeriodic = 1.0f;  // a periodic box: wrap, and the nearest image of every offset
 
 // Named reads of the packed parameters: `p` is a StepParamsData (`params` in the step rule).
 // Every reader names a value by these, never by its slot; in C++ they can be assigned too
@@ -119,6 +124,7 @@ struct StepParamsData {
 #define STEP_K_PREFERRED(p) ((p).preferred.w)
 #define STEP_PREFERRED_DIRECTION(p) vec3((p).preferred)  // a unit vector
 #define STEP_HALF_EXTENT(p, k) ((p).bounds[k])  // the tank's half extent on axis k
+#define STEP_BOUNDARY(p) ((p).bounds.w)          // kBoundaryWalls or kBoundaryPeriodic
 #define STEP_TARGET(p) vec3((p).target)         // the point the school seeks
 #define STEP_FLOW_ORIGIN(p) vec3((p).flowOrigin)  // the flow field's first node
 #define STEP_FLOW_SPACING(p) ((p).flowOrigin.w)   // between its nodes

@@ -37,6 +37,21 @@ vec3 clampLength(vec3 x, float m) {
     return x * (m / len);
 }
 
+// docs/model.md "The school and the tank": the offset d from one point to another, taken to the
+// nearest image of the other in a periodic tank (each component within half the tank's size);
+// d itself between walls. Every offset the step measures goes through it.
+vec3 nearestImage(vec3 d) {
+    if (STEP_BOUNDARY(params) != kBoundaryPeriodic) return d;
+    vec3 size = 2.0f * vec3(params.bounds);
+    return d - size * floor(d / size + 0.5f);
+}
+
+// The centre of rock r, or in a periodic tank its image nearest to p.
+vec3 rockCenterNear(uint r, vec3 p) {
+    if (STEP_BOUNDARY(params) != kBoundaryPeriodic) return vec3(rocks[r]);
+    return p + nearestImage(vec3(rocks[r]) - p);
+}
+
 // Whether some point of the segment a -> b lies strictly inside the sphere.
 bool segmentEntersSphere(vec3 a, vec3 b, vec3 center, float radius) {
     vec3 ab = b - a;
@@ -71,7 +86,7 @@ vec3 rockAvoidance(vec3 p) {
     vec3 away = vec3(0.0f);
     float reach = STEP_AVOIDANCE_DISTANCE(params);
     for (uint r = 0u; r < STEP_ROCK_COUNT(params); ++r) {
-        vec3 offset = p - vec3(rocks[r]);
+        vec3 offset = p - rockCenterNear(r, p);
         float distance = length(offset);
         float gap = distance - rocks[r].w;
         if (gap < reach && distance > 0.0f)
@@ -110,7 +125,7 @@ vec3 sampleFlow(vec3 p) {
 // Whether the segment from p to p + ray enters a rock.
 bool rayBlocked(vec3 p, vec3 ray) {
     for (uint r = 0u; r < STEP_ROCK_COUNT(params); ++r)
-        if (segmentEntersSphere(p, p + ray, vec3(rocks[r]), rocks[r].w)) return true;
+        if (segmentEntersSphere(p, p + ray, rockCenterNear(r, p), rocks[r].w)) return true;
     return false;
 }
 
@@ -166,7 +181,7 @@ vec3 towardNearestLeader(vec3 p, vec3 v) {
     float nearest = STEP_COHESION_RADIUS2(params);
     vec3 toward = vec3(0.0f);
     for (uint l = 0u; l < STEP_LEADERS_END(params); ++l) {
-        vec3 d = vec3(specials[2u * l]) - p;
+        vec3 d = nearestImage(vec3(specials[2u * l]) - p);
         float d2 = dot(d, d);
         if (d2 < nearest && (!STEP_HAS(kFeatureFieldOfView) || inView(heading, d, d2))) {
             nearest = d2;
@@ -182,7 +197,7 @@ vec3 awayFromPredators(vec3 p) {
     vec3 away = vec3(0.0f);
     float radius = STEP_FLEE_RADIUS(params);
     for (uint q = STEP_LEADERS_END(params); q < STEP_PREDATORS_END(params); ++q) {
-        vec3 d = p - vec3(specials[2u * q]);
+        vec3 d = nearestImage(p - vec3(specials[2u * q]));
         float distance = length(d);
         if (distance < radius && distance > 0.0f) away += d / distance * (1.0f - distance / radius);
     }
@@ -235,8 +250,8 @@ vec3 steeringAcceleration(vec3 p, vec3 v, NeighborSums s, uint kind, vec3 prey) 
     // for every species), so each also asks whether it is on.
     vec3 targetForce = vec3(0.0f);
     if (STEP_HAS(kFeatureSeek) && STEP_K_TARGET(params) != 0.0f)
-        targetForce =
-            STEP_K_TARGET(params) * ruleForce(normalizeOrZero(STEP_TARGET(params) - p), v, speed);
+        targetForce = STEP_K_TARGET(params) *
+                      ruleForce(normalizeOrZero(nearestImage(STEP_TARGET(params) - p)), v, speed);
     if (STEP_HAS(kFeatureFlowField) && STEP_K_TARGET(params) != 0.0f)
         targetForce = STEP_K_TARGET(params) * ruleForce(normalizeOrZero(sampleFlow(p)), v, speed);
     vec3 avoidanceForce = vec3(0.0f);
@@ -254,8 +269,8 @@ vec3 steeringAcceleration(vec3 p, vec3 v, NeighborSums s, uint kind, vec3 prey) 
             fleeForce = STEP_K_FLEE(params) * ruleForce(awayFromPredators(p), v, speed);
         } else {
             // A predator chases its prey at full acceleration, in place of seeking.
-            targetForce =
-                STEP_MAX_ACCELERATION(params) * ruleForce(normalizeOrZero(prey - p), v, speed);
+            targetForce = STEP_MAX_ACCELERATION(params) *
+                          ruleForce(normalizeOrZero(nearestImage(prey - p)), v, speed);
         }
     }
 
@@ -495,14 +510,14 @@ FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
 
     // Step 6: the first rock, in list order, that the segment enters bounces the fish back.
     for (uint r = 0u; r < STEP_ROCK_COUNT(params); ++r) {
-        if (segmentEntersSphere(p, pNext, vec3(rocks[r]), rocks[r].w)) {
+        if (segmentEntersSphere(p, pNext, rockCenterNear(r, p), rocks[r].w)) {
             pNext = p - vNext * dt;
             vNext = -vNext;
             // The gap between rocks (one step) keeps the way back clear only while a fish turns
             // less than a right angle in a step. A sharper turn (steering "couzin", a huge
             // maxAcceleration) can send it back into another rock: it then waits where it is.
             for (uint other = 0u; other < STEP_ROCK_COUNT(params); ++other) {
-                vec3 fromCenter = pNext - vec3(rocks[other]);
+                vec3 fromCenter = pNext - rockCenterNear(other, pNext);
                 if (dot(fromCenter, fromCenter) < rocks[other].w * rocks[other].w) {
                     pNext = p;
                     break;
@@ -512,15 +527,27 @@ FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
         }
     }
 
-    // Step 7: reflect at the walls.
-    for (int k = 0; k < 3; ++k) {
-        float b = STEP_HALF_EXTENT(params, k);
-        if (pNext[k] > b) {
-            pNext[k] = 2.0f * b - pNext[k];
-            vNext[k] = -abs(vNext[k]);
-        } else if (pNext[k] < -b) {
-            pNext[k] = -2.0f * b - pNext[k];
-            vNext[k] = abs(vNext[k]);
+    // Step 7: reflect at the walls, or in a periodic tank come in by the opposite face, the
+    // velocity kept (a step moves a fish less than the tank's size: one wrap is enough).
+    if (STEP_BOUNDARY(params) == kBoundaryPeriodic) {
+        for (int k = 0; k < 3; ++k) {
+            float b = STEP_HALF_EXTENT(params, k);
+            if (pNext[k] >= b) {
+                pNext[k] -= 2.0f * b;
+            } else if (pNext[k] < -b) {
+                pNext[k] += 2.0f * b;
+            }
+        }
+    } else {
+        for (int k = 0; k < 3; ++k) {
+            float b = STEP_HALF_EXTENT(params, k);
+            if (pNext[k] > b) {
+                pNext[k] = 2.0f * b - pNext[k];
+                vNext[k] = -abs(vNext[k]);
+            } else if (pNext[k] < -b) {
+                pNext[k] = -2.0f * b - pNext[k];
+                vNext[k] = abs(vNext[k]);
+            }
         }
     }
     FishUpdate next;

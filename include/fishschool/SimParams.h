@@ -35,6 +35,16 @@ inline constexpr const char* kNeighborSearchNames[] = {"all-pairs", "grid"};
 std::string_view toString(NeighborSearch search);
 std::optional<NeighborSearch> parseNeighborSearch(std::string_view text);
 
+/// What the faces of the tank [-bounds, bounds] are (docs/model.md "The school and the tank").
+enum class Boundary {
+    Walls,     ///< fish are reflected back inside (the article's tank)
+    Periodic,  ///< a periodic box: a fish leaving by a face comes in by the opposite one
+};
+
+inline constexpr const char* kBoundaryNames[] = {"walls", "periodic"};
+std::string_view toString(Boundary boundary);
+std::optional<Boundary> parseBoundary(std::string_view text);
+
 /// How seeking (kTarget) finds its way to the target.
 enum class TargetPath {
     Straight,   ///< straight at the target, into any rock in the way (then the bounce)
@@ -167,6 +177,8 @@ struct SimParams {
 
     /// Half extents of the tank [-bx,bx] x [-by,by] x [-bz,bz]; y is up. m, finite, > 0.
     glm::vec3 bounds{40.0f, 20.0f, 40.0f};
+    /// "walls" (the default) or "periodic": what a fish meets at the tank's faces.
+    Boundary boundary = Boundary::Walls;
     /// 3 (the default) or 2: a flat school in the plane y = 0, where positions, velocities, the
     /// noise and every rule stay (docs/model.md, "Two dimensions"); 2 steers as
     /// lockVerticalSteering does.

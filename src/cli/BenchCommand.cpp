@@ -9,6 +9,7 @@
 #include "Commands.h"
 #include "backends/BackendRegistry.h"
 #include "core/Scenario.h"
+#include "core/StepRule.h"
 #include "fishschool/Metrics.h"
 #include "io/ConfigIO.h"
 #include "io/ExitStatus.h"
@@ -169,6 +170,9 @@ int runBench(const BenchOptions& o) {
         for (NeighborSearch search : searches) {
             for (std::int64_t n : *counts) {
                 const SimParams params = sceneFor(n, search);
+                if (const std::string note = searchNotice(params, static_cast<std::size_t>(n));
+                    !note.empty())
+                    std::cerr << "bench: note: " << note << "\n";
                 auto backend = createBackend(kind, params);
                 if (!backend) return backendFailure(kind, backend.error());
                 Backend& b = **backend;

@@ -10,6 +10,7 @@
 #include "backends/BackendRegistry.h"
 #include "core/Invariants.h"
 #include "core/Scenario.h"
+#include "core/StepRule.h"
 #include "fishschool/Metrics.h"
 #include "fishschool/Simulation.h"
 #include "fishschool/Trajectory.h"
@@ -208,6 +209,8 @@ int runSimulate(const SimulateOptions& o) {
     if (!simulation) return backendFailure(*kind, simulation.error());
     school = {};
     Simulation& sim = *simulation;
+    if (const std::string note = searchNotice(sim.params(), sim.fishCount()); !note.empty())
+        std::cerr << "simulate: note: " << note << "\n";
     // From a trajectory's frame, the noise goes on from that frame's step, as in the run that
     // wrote it (its steps and times here still count from 0).
     if (start) sim.backend().setStepCount(static_cast<std::uint64_t>(start->step));

@@ -48,6 +48,14 @@ inline bool none(Ints mask) {
     return any == 0;
 }
 
+/// The nearest image of offsets d in a periodic tank of size `size` on that axis (step_rule.h's
+/// nearestImage, eight lanes at a time).
+inline Floats nearestImageLanes(Floats d, float size) {
+    Floats whole;
+    for (int l = 0; l < kLanes; ++l) whole[l] = std::floor(d[l] / size + 0.5f);
+    return d - size * whole;
+}
+
 /// The step's radii and view cone, in the form the lanes compare against.
 struct SearchConstants {
     float cohesionRadius2 = 0.0f, separationRadius2 = 0.0f, alignmentRadius2 = 0.0f;
@@ -74,8 +82,11 @@ struct SearchConstants {
 template <bool kFieldOfView, bool kInverseSquare, bool kCouzin, bool kSpecies>
 struct RangeAccumulator {
     bool skipFarBlocks = false;  ///< test whole blocks against maxRadius2 first
-    bool seesAllAround = true;   ///< this fish stands still: no view test
-    glm::vec3 heading{0.0f};     ///< unit heading of the fish, for the field of view
+    /// Every pair of a periodic tank without the wrapped grid: each offset to its nearest image.
+    bool nearestImage = false;
+    glm::vec3 tankSize{0.0f};   ///< with nearestImage: the periodic tank's size on each axis
+    bool seesAllAround = true;  ///< this fish stands still: no view test
+    glm::vec3 heading{0.0f};    ///< unit heading of the fish, for the field of view
     Floats cx{}, cy{}, cz{}, sx{}, sy{}, sz{}, ax{}, ay{}, az{};
     Ints nc{}, ns{}, na{};
 
@@ -113,11 +124,28 @@ struct RangeAccumulator {
         }
     }
 
+    /// After add() of a range whose fish are seen at their images, position + shift (a range of
+    /// the grid wrapped round a periodic tank, added with the fish moved by -shift): moves the
+    /// cohesion sum of positions by +shift for every neighbour taken in since `countBefore`.
+    void shiftCohesion(Ints countBefore, const glm::vec3& shift) {
+        if constexpr (!kCouzin) {
+            const Floats taken = __builtin_convertvector(nc - countBefore, Floats);
+            cx += taken * shift.x;
+            cy += taken * shift.y;
+            cz += taken * shift.z;
+        }
+    }
+
     [[gnu::always_inline]] void accumulateBlock(const SearchConstants& c, const float* px,
                                                 const float* py, const float* pz, const float* vx,
                                                 const float* vy, const float* vz, std::size_t j,
                                                 Ints use, float pix, float piy, float piz) {
-        const Floats dx = load(px + j) - pix, dy = load(py + j) - piy, dz = load(pz + j) - piz;
+        Floats dx = load(px + j) - pix, dy = load(py + j) - piy, dz = load(pz + j) - piz;
+        if (nearestImage) {
+            dx = nearestImageLanes(dx, tankSize.x);
+            dy = nearestImageLanes(dy, tankSize.y);
+            dz = nearestImageLanes(dz, tankSize.z);
+        }
         const Floats d2 = dx * dx + dy * dy + dz * dz;
         // In an all-pairs sweep most blocks lie outside every radius: skipping one with none
         // inside changes no bit (it would add zeros). In the grid's short runs most blocks hold
@@ -147,9 +175,16 @@ struct RangeAccumulator {
             cohesionZ = separationZ = dz * inverse;
         } else {
             inC = (d2 < c.cohesionRadius2) & use;
-            cohesionX = load(px + j);
-            cohesionY = load(py + j);
-            cohesionZ = load(pz + j);
+            if (nearestImage) {
+                // The neighbour's nearest image.
+                cohesionX = pix + dx;
+                cohesionY = piy + dy;
+                cohesionZ = piz + dz;
+            } else {
+                cohesionX = load(px + j);
+                cohesionY = load(py + j);
+                cohesionZ = load(pz + j);
+            }
             if constexpr (kInverseSquare) {
                 // Lanes with d2 == 0 divide to NaN and are masked off.
                 separating = inS & (d2 > 0.0f);
@@ -373,8 +408,7 @@ void CpuSolver::step(std::uint64_t stepIndex, StepFrameCopy frame) {
 /// the fish of a cell, and of a row of cells, sit together in memory.
 void CpuSolver::buildGrid(bool keepAccelerations) {
     const std::size_t n = size();
-    grid_ =
-        GridShape::forTank(gridBounds(params_), maxRadius(params_), 2 * n + 64, kCellsPerRadius);
+    grid_ = gridShape();
     const std::size_t cells = grid_.cellCount();
     // Within a cell by upload index, so the sums depend only on the school, not on how threads
     // or earlier steps ordered it (a school saved and loaded again steps to the same bits).
@@ -442,6 +476,7 @@ void CpuSolver::gatherSpecies(std::uint64_t stepIndex) {
 
 glm::vec3 CpuSolver::nearestPrey(std::size_t i) const {
     const glm::vec3 p(current_->px[i], current_->py[i], current_->pz[i]);
+    StepRule<0u> rule(stepParams_, nullptr, nullptr);
     glm::vec3 prey = p;
     float nearest = std::numeric_limits<float>::max();
     for (std::size_t j = 0; j < size(); ++j) {
@@ -449,7 +484,7 @@ glm::vec3 CpuSolver::nearestPrey(std::size_t i) const {
             (ids_[j] >= STEP_LEADERS_END(stepParams_) && ids_[j] < STEP_PREDATORS_END(stepParams_)))
             continue;
         const glm::vec3 q(current_->px[j], current_->py[j], current_->pz[j]);
-        const glm::vec3 d = q - p;
+        const glm::vec3 d = rule.nearestImage(q - p);
         const float d2 = d.x * d.x + d.y * d.y + d.z * d.z;
         if (d2 < nearest) {
             nearest = d2;
@@ -459,27 +494,79 @@ glm::vec3 CpuSolver::nearestPrey(std::size_t i) const {
     return prey;
 }
 
+GridShape CpuSolver::gridShape() const {
+    return GridShape::forTank(gridBounds(params_), maxRadius(params_), 2 * size() + 64,
+                              kCellsPerRadius, params_.boundary == Boundary::Periodic);
+}
+
 bool CpuSolver::usesGrid() const {
-    return params_.neighborSearch == NeighborSearch::Grid && maxRadius(params_) > 0.0f;
+    if (params_.neighborSearch != NeighborSearch::Grid || !(maxRadius(params_) > 0.0f))
+        return false;
+    return params_.boundary != Boundary::Periodic || gridShape().holdsWrappedSearch();
 }
 
 template <class Visit>
 [[gnu::always_inline]] inline void CpuSolver::forCandidateRanges(std::size_t i, bool useGrid,
                                                                  Visit&& visit) const {
+    constexpr glm::vec3 kNoShift{0.0f};
     if (!useGrid) {
-        if (maxRadius(params_) > 0.0f) visit(std::size_t{0}, size());
+        if (maxRadius(params_) > 0.0f) visit(std::size_t{0}, size(), kNoShift);
         return;
     }
     const glm::ivec3 cell = grid_.cellOf(current_->px[i], current_->py[i], current_->pz[i]);
     const int r = grid_.reach;
-    const int x0 = std::max(cell.x - r, 0), x1 = std::min(cell.x + r, grid_.dimX - 1);
-    for (int z = std::max(cell.z - r, 0); z <= std::min(cell.z + r, grid_.dimZ - 1); ++z) {
-        for (int y = std::max(cell.y - r, 0); y <= std::min(cell.y + r, grid_.dimY - 1); ++y) {
-            // The cells x-r..x+r of one row are contiguous, hence one contiguous range of slots.
-            visit(std::size_t{cells_.cellStart[grid_.index({x0, y, z})]},
-                  std::size_t{cells_.cellStart[grid_.index({x1, y, z}) + 1]});
+    const auto rowRange = [&](int x0, int x1, int y, int z) {
+        return std::pair{std::size_t{cells_.cellStart[grid_.index({x0, y, z})]},
+                         std::size_t{cells_.cellStart[grid_.index({x1, y, z}) + 1]}};
+    };
+    if (params_.boundary != Boundary::Periodic) {
+        const int x0 = std::max(cell.x - r, 0), x1 = std::min(cell.x + r, grid_.dimX - 1);
+        for (int z = std::max(cell.z - r, 0); z <= std::min(cell.z + r, grid_.dimZ - 1); ++z) {
+            for (int y = std::max(cell.y - r, 0); y <= std::min(cell.y + r, grid_.dimY - 1); ++y) {
+                // The cells x-r..x+r of one row are contiguous, hence one contiguous range.
+                const auto [first, last] = rowRange(x0, x1, y, z);
+                visit(first, last, kNoShift);
+            }
+        }
+        return;
+    }
+    // A periodic tank: the cells wrap round (the grid holds at least 2r + 1 on each axis, so none
+    // is visited twice), and a wrapped cell's fish are seen at their image one tank size away.
+    // The ranges are gathered first so that the search is inlined at one place.
+    struct ShiftedRange {
+        std::size_t first, last;
+        glm::vec3 shift;
+    };
+    static_assert(kCellsPerRadius == 1, "ranges holds the rows of a reach of 1");
+    std::array<ShiftedRange, 2 * 3 * 3> ranges;
+    std::size_t count = 0;
+    const glm::vec3 size = 2.0f * params_.bounds;
+    const auto wrapped = [](int c, int dim, float extent, float& shift) {
+        shift = c < 0 ? -extent : (c >= dim ? extent : 0.0f);
+        return c < 0 ? c + dim : (c >= dim ? c - dim : c);
+    };
+    const int x0 = cell.x - r, x1 = cell.x + r;
+    for (int dz = -r; dz <= r; ++dz) {
+        float shiftZ = 0.0f;
+        const int z = wrapped(cell.z + dz, grid_.dimZ, size.z, shiftZ);
+        for (int dy = -r; dy <= r; ++dy) {
+            float shiftY = 0.0f;
+            const int y = wrapped(cell.y + dy, grid_.dimY, size.y, shiftY);
+            // The row within the grid, then the part past either end (one at most: the grid
+            // holds 2r + 1 cells), from the other end.
+            const auto [first, last] =
+                rowRange(std::max(x0, 0), std::min(x1, grid_.dimX - 1), y, z);
+            ranges[count++] = {first, last, glm::vec3(0.0f, shiftY, shiftZ)};
+            if (x0 < 0) {
+                const auto [low, high] = rowRange(x0 + grid_.dimX, grid_.dimX - 1, y, z);
+                ranges[count++] = {low, high, glm::vec3(-size.x, shiftY, shiftZ)};
+            } else if (x1 >= grid_.dimX) {
+                const auto [low, high] = rowRange(0, x1 - grid_.dimX, y, z);
+                ranges[count++] = {low, high, glm::vec3(size.x, shiftY, shiftZ)};
+            }
         }
     }
+    for (std::size_t k = 0; k < count; ++k) visit(ranges[k].first, ranges[k].last, ranges[k].shift);
 }
 
 std::vector<std::uint32_t> CpuSolver::neighborsOf(std::uint32_t uploadIndex, float radius) {
@@ -490,11 +577,15 @@ std::vector<std::uint32_t> CpuSolver::neighborsOf(std::uint32_t uploadIndex, flo
     std::vector<std::uint32_t> found;
     if (slot >= size()) return found;
     const float r2 = radius * radius;
-    forCandidateRanges(slot, useGrid, [&](std::size_t first, std::size_t last) {
+    StepRule<0u> rule(stepParams_, nullptr, nullptr);
+    forCandidateRanges(slot, useGrid, [&](std::size_t first, std::size_t last, glm::vec3 shift) {
         for (std::size_t j = first; j < last; ++j) {
-            const float dx = current_->px[j] - current_->px[slot];
-            const float dy = current_->py[j] - current_->py[slot];
-            const float dz = current_->pz[j] - current_->pz[slot];
+            // The image at the shift of a wrapped cell, or between walls the fish itself; every
+            // pair of a periodic tank's all-pairs search through the nearest image.
+            const glm::vec3 d = rule.nearestImage(
+                glm::vec3(current_->px[j], current_->py[j], current_->pz[j]) + shift -
+                glm::vec3(current_->px[slot], current_->py[slot], current_->pz[slot]));
+            const float dx = d.x, dy = d.y, dz = d.z;
             if (j != slot && dx * dx + dy * dy + dz * dz < r2) found.push_back(ids_[j]);
         }
     });
@@ -533,6 +624,8 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
         const auto sumsOf = [&]<bool kReadsSpecies>(std::bool_constant<kReadsSpecies>) {
             RangeAccumulator<kFieldOfView, kInverseSquare, kCouzin, kReadsSpecies> acc;
             acc.skipFarBlocks = !useGrid;
+            acc.nearestImage = !useGrid && params_.boundary == Boundary::Periodic;
+            acc.tankSize = 2.0f * params_.bounds;
             if constexpr (kFieldOfView) {
                 acc.heading = heading;
                 acc.seesAllAround = heading == glm::vec3(0.0f) || STEP_VIEW_COS(own) <= -1.0f;
@@ -549,11 +642,17 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
                 acc.velocity = v;
             }
             // Inlined whole, so that the accumulators stay in registers across the rows.
+            // A shifted range (periodic) is added with the fish moved by -shift: p - 0 is p, bit
+            // for bit.
             forCandidateRanges(
-                i,
-                useGrid, [&](std::size_t first, std::size_t last) __attribute__((always_inline)) {
-                    acc.add(search, px, py, pz, vx, vy, vz, first, last, i, p.x, p.y, p.z);
-                });
+                i, useGrid,
+                [&](std::size_t first, std::size_t last, const glm::vec3& shift)
+                    __attribute__((always_inline)) {
+                        const auto countBefore = acc.nc;
+                        acc.add(search, px, py, pz, vx, vy, vz, first, last, i, p.x - shift.x,
+                                p.y - shift.y, p.z - shift.z);
+                        if (shift != glm::vec3(0.0f)) acc.shiftCohesion(countBefore, shift);
+                    });
             return acc.sums();
         };
         NeighborSums sums;

@@ -98,7 +98,11 @@ class CpuSolver {
         }
     };
 
+    /// Whether the step searches the grid: grid search with a radius, and in a periodic tank a
+    /// grid that holds the wrapped search (else every pair, through the nearest image).
     bool usesGrid() const;
+    /// The grid of the step for the current fish count.
+    GridShape gridShape() const;
     /// Makes next_ a buffer no snapshot reads, before a step writes it.
     void claimNext();
     /// Sorts current_ by cell. The accelerations are reordered only when `keepAccelerations`:
@@ -126,7 +130,9 @@ class CpuSolver {
     /// The position of the fish nearest to slot i that is not a predator (slot i's own position
     /// when there is none). Ties go to the lower slot.
     glm::vec3 nearestPrey(std::size_t i) const;
-    /// Calls visit(first, last) for the ranges of slots that may hold neighbours of slot i.
+    /// Calls visit(first, last, shift) for the ranges of slots that may hold neighbours of slot i:
+    /// in a periodic tank the images of those fish nearest to it lie at their position + shift.
+    /// Between walls, and for every range of all-pairs, shift is zero.
     template <class Visit>
     void forCandidateRanges(std::size_t i, bool useGrid, Visit&& visit) const;
 

@@ -47,11 +47,21 @@ struct GridShape {
     /// How many cells around a fish's own cell hold every fish within the radius.
     int reach = 1;
 
+    /// Whether the search of the cells within `reach` of a fish's own, wrapped round a periodic
+    /// tank, visits each cell once: at least 2 * reach + 1 cells on every axis.
+    bool holdsWrappedSearch() const {
+        const int least = 2 * reach + 1;
+        return dimX >= least && dimY >= least && dimZ >= least;
+    }
+
     /// A grid for a tank of half extents `bounds`, with cells at least `radius / cellsPerRadius`
     /// wide, so that the fish within `radius` lie within `cellsPerRadius` cells, and at most about
     /// `maxCells` cells (the cells grow when the tank is large for the radius).
+    /// `periodic`: the cells tile the tank exactly, the last of each axis wider than the others
+    /// (by less than a cell), so that the fish within `radius` of a face lie in its border cell
+    /// and a search wrapped round the tank finds them (docs/model.md "Neighbour search").
     static GridShape forTank(const glm::vec3& bounds, float radius, std::size_t maxCells,
-                             int cellsPerRadius = 1) {
+                             int cellsPerRadius = 1, bool periodic = false) {
         constexpr double kRoundingMargin = 1.0 + 1e-4;
         constexpr int kMaxDim = 1 << 12;
         GridShape shape;
@@ -65,7 +75,8 @@ struct GridShape {
         maxCells = std::max<std::size_t>(maxCells, 1);
         for (;;) {
             auto dim = [&](double e) {
-                return static_cast<int>(std::clamp(std::ceil(e / cell), 1.0, double(kMaxDim)));
+                const double cells = periodic ? std::floor(e / cell) : std::ceil(e / cell);
+                return static_cast<int>(std::clamp(cells, 1.0, double(kMaxDim)));
             };
             shape.dimX = dim(extent.x);
             shape.dimY = dim(extent.y);

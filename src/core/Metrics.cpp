@@ -16,13 +16,18 @@
 namespace fishschool {
 namespace {
 
-/// The school's fish sorted by grid cell (CellSort, on this thread), for neighbour queries.
+/// The school's fish sorted by grid cell (CellSort, on this thread), for neighbour queries. In a
+/// periodic tank the cells wrap round it and offsets are taken to the nearest image.
 struct CellIndex {
     GridShape shape;
     CellSort sorted;
+    bool periodic = false;
+    glm::dvec3 tankSize{0.0};  ///< periodic: the tank's size on each axis
 
-    CellIndex(std::span<const Fish> school, const glm::vec3& bounds, float cellWidth) {
-        shape = GridShape::forTank(bounds, cellWidth, 2 * school.size() + 64);
+    CellIndex(std::span<const Fish> school, const SimParams& params, float cellWidth)
+        : periodic(params.boundary == Boundary::Periodic),
+          tankSize(2.0 * glm::dvec3(params.bounds)) {
+        shape = GridShape::forTank(params.bounds, cellWidth, 2 * school.size() + 64, 1, periodic);
         sorted.build(
             school.size(), shape.cellCount(),
             [&](std::size_t i) {
@@ -35,9 +40,38 @@ struct CellIndex {
             });
     }
 
-    /// Calls visit(j) for every fish in the cells within `ring` cells of `cell` (a cube).
+    /// The offset from a to b: to b's nearest image in a periodic tank (docs/model.md "The school
+    /// and the tank").
+    glm::dvec3 offset(const glm::vec3& a, const glm::vec3& b) const {
+        glm::dvec3 d = glm::dvec3(b) - glm::dvec3(a);
+        if (periodic) d -= tankSize * glm::floor(d / tankSize + 0.5);
+        return d;
+    }
+
+    /// Calls visit(j) for every fish in the cells within `ring` cells of `cell` (a cube), each
+    /// cell once: in a periodic tank the cube wraps round, and covers an axis whole once it is as
+    /// wide as the grid.
     template <class Visit>
     void forCellsAround(const glm::ivec3& cell, int ring, Visit&& visit) const {
+        if (periodic) {
+            const auto span = [&](int c, int dim) {
+                return 2 * ring + 1 >= dim ? std::pair{0, dim - 1} : std::pair{c - ring, c + ring};
+            };
+            const auto wrap = [](int c, int dim) { return ((c % dim) + dim) % dim; };
+            const auto [z0, z1] = span(cell.z, shape.dimZ);
+            const auto [y0, y1] = span(cell.y, shape.dimY);
+            const auto [x0, x1] = span(cell.x, shape.dimX);
+            for (int z = z0; z <= z1; ++z)
+                for (int y = y0; y <= y1; ++y)
+                    for (int x = x0; x <= x1; ++x) {
+                        const std::uint32_t c = shape.index(
+                            {wrap(x, shape.dimX), wrap(y, shape.dimY), wrap(z, shape.dimZ)});
+                        for (std::uint32_t k = sorted.cellStart[c]; k < sorted.cellStart[c + 1];
+                             ++k)
+                            visit(sorted.order[k]);
+                    }
+            return;
+        }
         for (int z = std::max(cell.z - ring, 0); z <= std::min(cell.z + ring, shape.dimZ - 1); ++z)
             for (int y = std::max(cell.y - ring, 0); y <= std::min(cell.y + ring, shape.dimY - 1);
                  ++y) {
@@ -60,7 +94,7 @@ double nearestDistance(std::span<const Fish> school, const CellIndex& index, std
     for (int ring = 1; ring <= maxRing; ++ring) {
         index.forCellsAround(cell, ring, [&](std::uint32_t j) {
             if (j == i) return;
-            const glm::dvec3 d = glm::dvec3(school[j].position) - glm::dvec3(p);
+            const glm::dvec3 d = index.offset(p, school[j].position);
             best2 = std::min(best2, glm::dot(d, d));
         });
         // Every fish not yet seen lies at least `ring` whole cells away.
@@ -138,13 +172,18 @@ SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& param
 
     if (n < 2) return m;
     const float radius = params.rCohesion;
-    const CellIndex index(school, params.bounds, std::max(radius, 1e-3f * params.bounds.x));
+    const CellIndex index(school, params, std::max(radius, 1e-3f * params.bounds.x));
     const double r2 = static_cast<double>(radius) * radius;
     double neighbors = 0.0, nearestSum = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
         const glm::vec3 p = school[i].position;
         index.forCellsAround(index.shape.cellOf(p.x, p.y, p.z), 1, [&](std::uint32_t j) {
             if (j == i) return;
+            if (index.periodic) {
+                const glm::dvec3 d = index.offset(p, school[j].position);
+                if (glm::dot(d, d) < r2) neighbors += 1.0;
+                return;
+            }
             const glm::vec3 d = school[j].position - p;
             if (glm::dot(d, d) < r2) neighbors += 1.0;
         });
@@ -174,7 +213,9 @@ std::uint64_t pairsTestedPerStep(std::span<const Fish> school, const SimParams& 
     if (params.neighborSearch == NeighborSearch::AllPairs) return n * (n - 1);
     if (maxRadius(params) <= 0.0f) return 0;  // the grid search is skipped
     // The grid search tests every fish of the 27 cells around a fish, itself excluded.
-    const CellIndex index(school, params.bounds, maxRadius(params));
+    const CellIndex index(school, params, maxRadius(params));
+    // A periodic tank too small for the wrapped grid search is searched pair by pair.
+    if (index.periodic && !index.shape.holdsWrappedSearch()) return n * (n - 1);
     std::uint64_t pairs = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const glm::vec3 p = school[i].position;

@@ -96,6 +96,10 @@ constexpr ParamInfo kParams[] = {
      .panel = slider(kTank, "bounds (m)", 1.0f, 500.0f, "%.1f", true),
      .help = "Half extents of the tank (x, y up, z). Fish outside a smaller tank are moved "
              "inside."},
+    {.key = "boundary", .field = choiceOf<&SimParams::boundary>(kBoundaryNames),
+     .panel = control(kTank, "boundary"),
+     .help = "walls: fish are reflected back inside; periodic: a fish leaving by a face comes in "
+             "by the opposite one, and neighbours and rocks are seen across the faces."},
     {.key = "dimensions", .field = &SimParams::dimensions, .rule = NumberRule::Interval,
      .low = 2.0f, .high = 3.0f, .panel = slider(kTank, "dimensions", 2.0f, 3.0f),
      .help = "3: fish swim in the whole tank; 2: a flat school in the plane y = 0 (steering as "

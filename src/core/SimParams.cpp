@@ -32,6 +32,14 @@ std::optional<NeighborSearch> parseNeighborSearch(std::string_view text) {
     return parseName<NeighborSearch>(kNeighborSearchNames, text);
 }
 
+std::string_view toString(Boundary boundary) {
+    return kBoundaryNames[static_cast<std::size_t>(boundary)];
+}
+
+std::optional<Boundary> parseBoundary(std::string_view text) {
+    return parseName<Boundary>(kBoundaryNames, text);
+}
+
 std::string_view toString(TargetPath path) {
     return kTargetPathNames[static_cast<std::size_t>(path)];
 }

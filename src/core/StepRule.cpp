@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "FlowField.h"
+#include "GridShape.h"
+#include "Messages.h"
 #include "ParamTable.h"
 
 namespace fishschool {
@@ -49,7 +51,9 @@ StepParamsData makeStepParams(const SimParams& params, const FlowField* flow) {
     STEP_VIEW_COS(p) = std::cos(params.viewAngle * 0.5f * 0.017453292519943295f);
     // Two dimensions steer as lockVerticalSteering does: a school in the plane y = 0 stays there.
     STEP_LOCK_VERTICAL(p) = params.lockVerticalSteering || params.dimensions == 2 ? 1.0f : 0.0f;
-    p.bounds = glm::vec4(params.bounds, 0.0f);
+    p.bounds =
+        glm::vec4(params.bounds, params.boundary == Boundary::Periodic ? glsl::kBoundaryPeriodic
+                                                                       : glsl::kBoundaryWalls);
     STEP_ROCK_COUNT(p) = static_cast<std::uint32_t>(params.rocks.size());
     p.target = glm::vec4(params.target, params.kTarget);
     // Steering "couzin" is a set of behaviours of its own (kFeatureCouzin), not a mode here.
@@ -89,6 +93,20 @@ std::vector<StepParamsData> makeSpeciesStepParams(const SimParams& params, const
             packs.push_back(makeStepParams(paramsOfSpecies(params, s), flow));
     }
     return packs;
+}
+
+std::string searchNotice(const SimParams& params, std::size_t fishCount) {
+    if (params.boundary != Boundary::Periodic || params.neighborSearch != NeighborSearch::Grid ||
+        !(maxRadius(params) > 0.0f))
+        return {};
+    const GridShape grid =
+        GridShape::forTank(gridBounds(params), maxRadius(params), 2 * fishCount + 64, 1, true);
+    if (grid.holdsWrappedSearch()) return {};
+    return "boundary \"periodic\": the tank holds " + std::to_string(grid.dimX) + " x " +
+           std::to_string(grid.dimY) + " x " + std::to_string(grid.dimZ) + " cells of " +
+           formatNumber(grid.cellSize) +
+           " m, fewer than the 3 a side that the wrapped grid search needs; every pair is "
+           "searched instead (all-pairs through the nearest image)";
 }
 
 std::vector<glm::vec4> packRocks(const SimParams& params) {

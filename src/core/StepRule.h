@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <glm/common.hpp>
@@ -123,6 +124,12 @@ StepParamsData makeStepParams(const SimParams& params, const FlowField* flow);
 /// The parameter pack of each species (paramsOfSpecies), in the order of params.species; one
 /// pack, makeStepParams(params), without species. The GPU backend keeps them in a small buffer.
 std::vector<StepParamsData> makeSpeciesStepParams(const SimParams& params, const FlowField* flow);
+
+/// Why the step searches every pair where the config asks for the grid: a periodic tank with fewer
+/// than 3 cells as wide as the largest radius on some axis, which the wrapped search of the 27
+/// cells around a fish cannot cover (docs/model.md "Neighbour search"). Empty when the grid is
+/// searched as asked.
+std::string searchNotice(const SimParams& params, std::size_t fishCount);
 
 /// The rocks as the step reads them: xyz centre, w radius.
 std::vector<glm::vec4> packRocks(const SimParams& params);

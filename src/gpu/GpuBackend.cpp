@@ -428,8 +428,16 @@ void GpuBackend::dispatchStep() {
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kSpecialBinding, specialBuffer_.id());
     const bool kinds = (stepFeatures(params_) & glsl::kFeatureKinds) != 0u;
 
-    const bool useGrid =
-        params_.neighborSearch == NeighborSearch::Grid && maxRadius(params_) > 0.0f;
+    // At most about 2 cells per fish, so the scan stays cheap, and no more cells than one
+    // dispatch of the scan covers.
+    const std::size_t maxCells = std::min(2 * n + 64, maxWorkgroups_ * kWorkgroupSize - 1);
+    const bool periodic = params_.boundary == Boundary::Periodic;
+    const GridShape grid = GridShape::forTank(
+        gridBounds(params_), maxRadius(params_) * kGpuCellMargin, maxCells, 1, periodic);
+    // A periodic tank too small for the wrapped grid search is searched pair by pair, through
+    // the nearest image (docs/model.md "Neighbour search").
+    const bool useGrid = params_.neighborSearch == NeighborSearch::Grid &&
+                         maxRadius(params_) > 0.0f && (!periodic || grid.holdsWrappedSearch());
     if (!useGrid) {
         writeStepParams(read, other, GridShape{});
         if (kinds) dispatchOverFish(gatherSpecials_);
@@ -441,11 +449,6 @@ void GpuBackend::dispatchStep() {
 
     // Sort into the other half by cell, then step from there back into this half: the current
     // half stays the same, and the fish in it are in cell order.
-    // At most about 2 cells per fish, so the scan stays cheap, and no more cells than one
-    // dispatch of the scan covers.
-    const std::size_t maxCells = std::min(2 * n + 64, maxWorkgroups_ * kWorkgroupSize - 1);
-    const GridShape grid =
-        GridShape::forTank(gridBounds(params_), maxRadius(params_) * kGpuCellMargin, maxCells);
     writeStepParams(read, other, grid);
     const std::size_t cells = grid.cellCount();
     ensureGridBuffers(cells);

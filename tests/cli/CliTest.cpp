@@ -55,6 +55,7 @@ TEST_F(Cli, SimulateRoundTripsThroughStateFiles) {
 TEST_F(Cli, BadInputExitsTwoWithOneMessageAndWritesNoFile) {
     write("bad.json", R"({"rCohesion": -4})");
     write("twice.json", R"({"dt": 0.01, "dt": 0.02})");
+    write("torus.json", R"({"boundary": "torus"})");
     write("small.json", R"({"bounds": [25, 20, 25], "rocks": []})");
     write("bad.csv", "x,y,z\n1,2,3\n");
     write("far.csv", "x,y,z,vx,vy,vz\n0,0,30,0,0,0\n");  // inside the default tank only
@@ -68,6 +69,8 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessageAndWritesNoFile) {
     const Case cases[] = {
         {"simulate --steps 5 --config " + path("bad.json") + out, "rCohesion"},
         {"simulate --steps 5 --config " + path("twice.json") + out, "'dt'"},
+        {"simulate --steps 5 --config " + path("torus.json") + out,
+         R"('boundary': '"torus"' is not allowed; must be "walls" or "periodic")"},
         {"simulate --steps 5 --config " + path("missing.json") + out, "missing.json"},
         {"simulate --steps 5 --config ''" + out, "--config"},
         {"simulate --steps 5 --state-in " + path("bad.csv") + out, "bad.csv:1"},

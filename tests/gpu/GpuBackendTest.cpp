@@ -18,7 +18,9 @@
 #include "backends/BackendRegistry.h"
 #include "core/CpuBackends.h"
 #include "core/HandBuiltScenes.h"
+#include "core/Invariants.h"
 #include "core/Scenario.h"
+#include "core/StepRule.h"
 #include "gpu/GpuBackend.h"
 #include "gpu/HeadlessGlContext.h"
 
@@ -159,6 +161,36 @@ TEST_F(Gpu, OneAllPairsStepAgreesWithCpu) {
 }
 TEST_F(Gpu, OneGridStepAgreesWithCpu) {
     expectOneStepAgrees(NeighborSearch::Grid);
+}
+
+// boundary "periodic": the wrapped grid, all-pairs through the nearest image and, in a tank under
+// 3 cells a side, the grid's fallback to it; the random scenes' fish on the faces heading out
+// cross them, and avoidance and the kinds look across them.
+TEST_F(Gpu, PeriodicStepsAgreeWithCpu) {
+    for (NeighborSearch search : {NeighborSearch::AllPairs, NeighborSearch::Grid}) {
+        for (std::uint32_t seed : {1u, 3u, 21u, 22u}) {
+            auto [p, school] = randomScene(seed, search);
+            p.boundary = Boundary::Periodic;
+            if (seed == 22u) {
+                p.rCohesion = p.bounds.y * 0.8f;  // fewer than 3 cells on y: every pair
+                EXPECT_EQ(searchNotice(p, school.size()).empty(), search != NeighborSearch::Grid);
+            }
+            auto gpu = gpu::GpuBackend::create(p);
+            ASSERT_TRUE(gpu) << gpu.error();
+            auto cpu = makeCpuBackend();
+            ASSERT_TRUE(cpu->setParams(p));
+            ASSERT_TRUE(cpu->upload(school));
+            ASSERT_TRUE((*gpu)->upload(school));
+            for (int s = 0; s < 2; ++s) {
+                cpu->step();
+                (*gpu)->step();
+            }
+            const School expected = cpu->download(), actual = (*gpu)->download();
+            EXPECT_LT(maxRelativeError(actual, expected, p), 1e-4)
+                << "seed " << seed << ", " << toString(search);
+            EXPECT_TRUE(checkInvariants(actual, p)) << checkInvariants(actual, p).error();
+        }
+    }
 }
 
 /// docs/model.md's guarantees (What a step guarantees) after every one of 500 steps.

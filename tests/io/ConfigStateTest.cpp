@@ -109,6 +109,7 @@ TEST(Config, RoundTripsTheArticlesKeysExactly) {
     p.rocks = {{{1.1f, -2.2f, 3.3f}, 1.7f}, {{-10.01f, 0.1f, 0.2f}, 0.9f}};
     p.neighborSearch = NeighborSearch::AllPairs;
     p.viewAngle = 123.456f;
+    p.boundary = Boundary::Periodic;
     ASSERT_TRUE(validate(p)) << validate(p).error();
     auto back = parseConfig(configToJson(p));
     ASSERT_TRUE(back) << back.error();
@@ -221,6 +222,10 @@ const BadConfig kBadConfigs[] = {
      R"({"neighborSearch": "octree"})",
      {"'neighborSearch'", "octree", R"("all-pairs" or "grid")"}},
     {"NeighborSearchNotAString", R"({"neighborSearch": 1})", {"'neighborSearch'"}},
+    {"BoundaryUnknown",
+     R"({"boundary": "torus"})",
+     {"'boundary'", "torus", R"("walls" or "periodic")"}},
+    {"BoundaryNotAString", R"({"boundary": true})", {"'boundary'"}},
     {"UnknownKey", R"({"kCohesoin": 1})", {"'kCohesoin'", "unknown key"}},
     {"DuplicateKey", R"({"dt": 0.01, "dt": 0.02})", {"'dt'", "more than once"}},
     {"DuplicateKeyInARock",
