@@ -172,6 +172,26 @@ TEST_P(Vicsek, AFlatSchoolStaysInThePlaneOnEverySteering) {
     }
 }
 
+// A flat school in a periodic square (Vicsek et al. 1995's set-up): the grid is one layer in y,
+// searched wrapped in x and z only, so a neighbour across a face counts once.
+TEST_P(Vicsek, InAPeriodicSquareANeighbourAcrossAFaceCountsOnce) {
+    SimParams p = vicsek(2);
+    p.boundary = Boundary::Periodic;
+    p.bounds = {5.0f, 1.0f, 5.0f};
+    const School school{{{4.8f, 0, 0}, {2, 0, 0}, {}},
+                        {{-4.7f, 0, 0}, {0, 0, 2}, {}},  // 0.5 m from fish 0 across the face
+                        {{0, 0, 2}, {0, 0, -2}, {}}};
+    const School next = step(p, school);
+    const glm::vec3 mean = glm::normalize(glm::vec3(1, 0, 1));
+    expectVec(next[0].velocity, 2.0f * mean);
+    expectVec(next[1].velocity, 2.0f * mean);
+    expectVec(next[2].velocity, {0, 0, -2});
+    // Fish 0 leaves by the face x = 5 and comes in by x = -5, in the plane.
+    const glm::vec3 moved = glm::vec3(4.8f, 0, 0) + 2.0f * mean * p.dt;
+    EXPECT_NEAR(next[0].position.x, moved.x - 10.0f * (moved.x > 5.0f), 1e-5f);
+    EXPECT_EQ(next[0].position.y, 0.0f);
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryBackend, Vicsek, ::testing::ValuesIn(test::everyBuiltBackend()),
                          test::setupName);
 
