@@ -550,9 +550,9 @@ Result<void> checkParam(const ParamInfo& info, const SimParams& params) {
         const std::int64_t value = params.**count;
         const auto [low, high] = wholeNumberRange(info);
         if (value < low || value > high)
-            return refuse(info.key, std::to_string(value),
-                          "must be an integer from " + std::to_string(low) + " to " +
-                              std::to_string(high));
+            return refuse(
+                info.key, std::to_string(value),
+                "must be an integer from " + std::to_string(low) + " to " + std::to_string(high));
     } else if (const auto* point = std::get_if<glm::vec3 SimParams::*>(&info.field)) {
         const glm::vec3& value = params.**point;
         for (int k = 0; k < 3; ++k)
