@@ -65,7 +65,9 @@ def scene(seed, case, backends, backend=None):
         p["avoidanceDistance"] = rng.uniform(0.0, 0.3) * min(bounds)
         p["avoidance"] = rng.choice(["repel", "rays"])
     # The other sources' behaviours, each on about a third of the scenes.
-    p["steering"] = rng.choice(["article", "reynolds", "couzin"])
+    p["steering"] = rng.choice(["article", "reynolds", "couzin", "vicsek"])
+    if rng.random() < 0.3:  # a flat school
+        p["dimensions"] = 2
     p["combine"] = rng.choice(["sum", "prioritized"])
     p["separationFalloff"] = rng.choice(["none", "inverse-square"])
     if rng.random() < 0.3:

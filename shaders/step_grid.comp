@@ -54,8 +54,10 @@ void main() {
     } else if (STEP_BOUNDARY(params) == kBoundaryPeriodic) {
         // A periodic tank: the cells wrap round (the grid holds at least 2 reach + 1 on each
         // axis, so none is visited twice) and each candidate is seen at its nearest image.
+        // A flat grid (2D: one layer in y) holds every fish in its one layer: no wrap in y.
+        int reachY = dims.y == 1 ? 0 : reach;
         for (int dz = -reach; dz <= reach; ++dz) {
-            for (int dy = -reach; dy <= reach; ++dy) {
+            for (int dy = -reachY; dy <= reachY; ++dy) {
                 for (int dx = -reach; dx <= reach; ++dx) {
                     uvec3 c = uvec3((cell + ivec3(dx, dy, dz) + dims) % dims);
                     uint first = cellStarts[cellIndex(c)];

@@ -21,7 +21,8 @@ const uint kFeatureCouzin = 64u;
 // StepParamsData), and the sums read each neighbour's species and kinetic energy.
 const uint kFeatureSpecies = 128u;
 const uint kFeatureSetCount = 256u;  // the indices of the sets, used or not
-// The cheap modes (minVelocity, steering "reynolds", combine, avoidance "rays", noise) have no bit:
+// The cheap modes (minVelocity, steering "reynolds" and "vicsek", combine, avoidance "rays", noise,
+// dimensions) have no bit:
 // they are a branch on a value of StepParamsData.modes or .noise, the same for every fish of the
 // step.
 
@@ -65,7 +66,8 @@ struct StepParamsData {
     uvec4 kinds;        // leaders, leaders + predators (the first index of a plain fish)
     vec4 kindWeights;   // kLeader, kFlee, fleeRadius, predatorMaxVelocity
     vec4 noise;         // x noise (radians, standard deviation per step); y, z the cos and sin
-                        // of the largest turn of a step (steering "couzin"); w unused
+                        // of the largest turn of a step (steering "couzin"); w 1 for steering
+                        // "vicsek", else 0
     uvec4 random;       // the seed's low and high 32 bits; z the step's index (mod 2^32)
     vec4 unit;          // mass, kSidestep; z 1 for separationScaling "kinetic-energy", else 0;
                         // w 1 when the fish schools with its own species only, else 0
@@ -91,7 +93,7 @@ const float kBoundaryOpen = 2.0f;      // no walls; the GPU grid is hashed (grid
 #define STEP_MAX_ACCELERATION(p) ((p).limits.x)
 #define STEP_MAX_VELOCITY(p) ((p).limits.y)
 #define STEP_DT(p) ((p).limits.z)
-#define STEP_LOCK_VERTICAL(p) ((p).limits.w)  // 1 when lockVerticalSteering, else 0
+#define STEP_LOCK_VERTICAL(p) ((p).limits.w)  // 1 when lockVerticalSteering or 2D, else 0
 #define STEP_FISH_COUNT(p) ((p).counts.x)
 #define STEP_ROCK_COUNT(p) ((p).counts.y)
 #define STEP_FIRST_FISH_READ(p) ((p).counts.z)     // GPU: the half read
@@ -112,6 +114,7 @@ const float kBoundaryOpen = 2.0f;      // no walls; the GPU grid is hashed (grid
 #define STEP_NOISE(p) ((p).noise.x)          // radians, standard deviation per step
 #define STEP_TURN_COS(p) ((p).noise.y)       // steering "couzin": cos of the largest turn
 #define STEP_TURN_SIN(p) ((p).noise.z)       // and its sin
+#define STEP_VICSEK(p) ((p).noise.w)  // 1 for steering "vicsek": noise is its uniform width
 #define STEP_SEED_LOW(p) ((p).random.x)
 #define STEP_SEED_HIGH(p) ((p).random.y)
 #define STEP_INDEX(p) ((p).random.z)  // the step's index (mod 2^32), for the noise

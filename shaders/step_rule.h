@@ -433,6 +433,49 @@ vec3 couzinVelocity(vec3 v, NeighborSums s, uint id) {
     return turnToward(heading, desired) * STEP_MAX_VELOCITY(params);
 }
 
+// Steering "vicsek" (docs/model.md, "Vicsek et al. 1995"): the next velocity, at the constant
+// speed maxVelocity, along the mean heading of the neighbours within rAlignment and the fish
+// itself (the sum of their velocities: at one speed it points where the sum of headings does),
+// turned by a random angle uniform in [-noise/2, noise/2]: about the vertical under
+// lockVerticalSteering or in 2D (the mean's vertical part dropped), else to a direction uniform
+// on the cap of that half-angle about the mean. The mean cancelling: the fish's own heading. A
+// fish with neither stays still.
+vec3 vicsekVelocity(vec3 v, NeighborSums s, uint id) {
+    vec3 sum = v;
+    if (s.alignmentCount > 0u) sum += s.alignment;
+    vec3 own = v;
+    bool inPlane = STEP_LOCK_VERTICAL(params) != 0.0f;
+    if (inPlane) {
+        sum.y = 0.0f;
+        own.y = 0.0f;
+    }
+    vec3 heading = normalizeOrZero(sum);
+    if (heading == vec3(0.0f)) heading = normalizeOrZero(own);
+    if (heading == vec3(0.0f) || STEP_NOISE(params) == 0.0f)
+        return heading * STEP_MAX_VELOCITY(params);
+    uint key = noiseKey(id);
+    if (inPlane) {
+        float angle = STEP_NOISE(params) * (uniformDraw(key, 0u) - 0.5f);
+        float c = cos(angle);
+        float sn = sin(angle);
+        heading = vec3(c * heading.x + sn * heading.z, 0.0f, c * heading.z - sn * heading.x);
+    } else {
+        // Uniform on the cap: the cosine of the angle to the mean uniform in [cos(half), 1]
+        // (1 - cos(x) as 2 sin^2(x / 2), exact for small x), the angle round it uniform.
+        float halfAngle = min(0.5f * STEP_NOISE(params), 3.14159265f);
+        float sinQuarter = sin(0.5f * halfAngle);
+        float cosAngle = 1.0f - uniformDraw(key, 0u) * (2.0f * sinQuarter * sinQuarter);
+        float sinAngle = sqrt(max(1.0f - cosAngle * cosAngle, 0.0f));
+        float around = 6.2831853f * uniformDraw(key, 1u);
+        vec3 helper = abs(heading.y) < 0.9f ? vec3(0.0f, 1.0f, 0.0f) : vec3(1.0f, 0.0f, 0.0f);
+        vec3 side = normalizeOrZero(cross(helper, heading));
+        vec3 up = cross(heading, side);
+        heading = normalizeOrZero(cosAngle * heading +
+                                  sinAngle * (cos(around) * side + sin(around) * up));
+    }
+    return heading * STEP_MAX_VELOCITY(params);
+}
+
 // docs/model.md "One step", steps 2 to 7: from the fish's previous state and its neighbour sums
 // to its next state.
 // `id` is its upload index; `prey`, for a predator, the position of its nearest other fish.
@@ -443,6 +486,11 @@ FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
     if (STEP_HAS(kFeatureCouzin)) {
         // Steering "couzin" sets the velocity; the acceleration reported is its change.
         vNext = couzinVelocity(v, s, id);
+        a = (vNext - v) / dt;
+        if (largestComponent(a) > kOverflowing) a = vec3(0.0f);
+    } else if (STEP_VICSEK(params) != 0.0f) {
+        // Steering "vicsek" sets the velocity too: one heading update a step, then the move.
+        vNext = vicsekVelocity(v, s, id);
         a = (vNext - v) / dt;
         if (largestComponent(a) > kOverflowing) a = vec3(0.0f);
     } else {

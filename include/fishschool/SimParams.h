@@ -62,9 +62,11 @@ enum class Steering {
     Reynolds,  ///< (direction * maxVelocity - velocity) clamped to maxAcceleration, times its
                ///< weight
     Couzin,    ///< Couzin et al. 2002: zones, repulsion first, constant speed, limited turning
+    Vicsek,    ///< Vicsek et al. 1995: the neighbours' mean heading plus a uniform random angle,
+               ///< constant speed
 };
 
-inline constexpr const char* kSteeringNames[] = {"article", "reynolds", "couzin"};
+inline constexpr const char* kSteeringNames[] = {"article", "reynolds", "couzin", "vicsek"};
 std::string_view toString(Steering steering);
 std::optional<Steering> parseSteering(std::string_view text);
 
@@ -178,6 +180,10 @@ struct SimParams {
     glm::vec3 bounds{40.0f, 20.0f, 40.0f};
     /// "walls" (the default), "periodic" or "open": what a fish meets at the tank's faces.
     Boundary boundary = Boundary::Walls;
+    /// 3 (the default) or 2: a flat school in the plane y = 0, where positions, velocities, the
+    /// noise and every rule stay (docs/model.md, "Two dimensions"); 2 steers as
+    /// lockVerticalSteering does.
+    std::int64_t dimensions = 3;
     /// When true the vertical (y) component of the acceleration is zeroed.
     bool lockVerticalSteering = false;
     /// Field of view: the full angle of the cone, centred on a fish's heading, in which it sees
@@ -201,10 +207,12 @@ struct SimParams {
     /// default) to maxVelocity.
     float minVelocity = 0.0f;
     /// Angular noise: each step a fish's velocity turns by a random angle, normally distributed
-    /// with this standard deviation (drawn from the seed, the fish and the step). Radians, finite,
-    /// 0 (off, the default) to 10.
+    /// with this standard deviation (drawn from the seed, the fish and the step); with steering
+    /// "vicsek" the width of the uniform interval [-noise/2, noise/2] (Vicsek's eta). Radians,
+    /// finite, 0 (off, the default) to 10.
     float noise = 0.0f;
-    /// "article" (the default), "reynolds", or "couzin" (docs/model.md): how the rules steer.
+    /// "article" (the default), "reynolds", "couzin" or "vicsek" (docs/model.md): how the rules
+    /// steer.
     Steering steering = Steering::Article;
     /// Steering "couzin": how fast a fish turns toward its desired direction at most. Degrees per
     /// second, finite, > 0 and <= 1e6.
@@ -308,6 +316,9 @@ bool usesSpecies(const SimParams& params);
 
 /// The largest of the three neighbour radii, of every species.
 float maxRadius(const SimParams& params);
+/// The half extents the neighbour grid spans: the tank's, with y 0 in 2D (a school in the plane
+/// y = 0 needs one layer of cells).
+glm::vec3 gridBounds(const SimParams& params);
 /// The largest speed limit of any fish: maxVelocity of every species, and predatorMaxVelocity
 /// when there are predators.
 float fastestSpeed(const SimParams& params);

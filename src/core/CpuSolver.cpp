@@ -506,8 +506,8 @@ glm::vec3 CpuSolver::nearestPrey(std::size_t i) const {
 GridShape CpuSolver::gridShape() const {
     if (params_.boundary == Boundary::Open)
         return GridShape::forOpenWater(maxRadius(params_), 2 * size() + 64, kCellsPerRadius);
-    return GridShape::forTank(params_.bounds, maxRadius(params_), 2 * size() + 64, kCellsPerRadius,
-                              params_.boundary == Boundary::Periodic);
+    return GridShape::forTank(gridBounds(params_), maxRadius(params_), 2 * size() + 64,
+                              kCellsPerRadius, params_.boundary == Boundary::Periodic);
 }
 
 bool CpuSolver::usesGrid() const {
@@ -604,7 +604,9 @@ template <class Visit>
         for (int dz = -r; dz <= r; ++dz) {
             float shiftZ = 0.0f;
             const int z = wrapped(cell.z + dz, grid_.dimZ, size.z, shiftZ);
-            for (int dy = -r; dy <= r; ++dy) {
+            // A flat grid (2D) is one layer, which holds every fish: nothing to wrap in y.
+            const int ry = grid_.flat ? 0 : r;
+            for (int dy = -ry; dy <= ry; ++dy) {
                 float shiftY = 0.0f;
                 const int y = wrapped(cell.y + dy, grid_.dimY, size.y, shiftY);
                 // The row within the grid, then the part past either end (one at most: the grid

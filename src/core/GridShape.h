@@ -108,11 +108,15 @@ struct GridShape {
     }
 
     /// Whether the search of the cells within `reach` of a fish's own, wrapped round a periodic
-    /// tank, visits each cell once: at least 2 * reach + 1 cells on every axis.
+    /// tank, visits each cell once: at least 2 * reach + 1 cells on every axis (but y when flat).
     bool holdsWrappedSearch() const {
         const int least = 2 * reach + 1;
-        return dimX >= least && dimY >= least && dimZ >= least;
+        return dimX >= least && (dimY >= least || flat) && dimZ >= least;
     }
+
+    /// One layer of cells in y for a school in the plane y = 0 (a tank of half extent 0 in y,
+    /// gridBounds() in 2D): a periodic search does not wrap in y.
+    bool flat = false;
 
     /// A grid for a tank of half extents `bounds`, with cells at least `radius / cellsPerRadius`
     /// wide, so that the fish within `radius` lie within `cellsPerRadius` cells, and at most about
@@ -126,6 +130,7 @@ struct GridShape {
         constexpr int kMaxDim = 1 << 12;
         GridShape shape;
         shape.origin = -glm::dvec3(bounds);
+        shape.flat = bounds.y == 0.0f;
         const glm::dvec3 extent = 2.0 * glm::dvec3(bounds);
         const double largestExtent = std::max({extent.x, extent.y, extent.z});
         shape.reach = cellsPerRadius;

@@ -101,6 +101,10 @@ constexpr ParamInfo kParams[] = {
      .help = "walls: fish are reflected back inside; periodic: a fish leaving by a face comes in "
              "by the opposite one, and neighbours and rocks are seen across the faces; open: no "
              "walls, the school swims anywhere."},
+    {.key = "dimensions", .field = &SimParams::dimensions, .rule = NumberRule::Interval,
+     .low = 2.0f, .high = 3.0f, .panel = slider(kTank, "dimensions", 2.0f, 3.0f),
+     .help = "3: fish swim in the whole tank; 2: a flat school in the plane y = 0 (steering as "
+             "lockVerticalSteering)."},
     {.key = "lockVerticalSteering", .field = &SimParams::lockVerticalSteering,
      .panel = control(kBehaviour, "lockVerticalSteering"),
      .help = "Fish steer only horizontally, as in the article."},
@@ -137,12 +141,15 @@ constexpr ParamInfo kParams[] = {
     {.key = "noise", .field = &SimParams::noise, .unit = "radians", .rule = NumberRule::Interval,
      .low = 0.0f, .high = 10.0f, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_NOISE),
      .panel = slider(kSteering, "noise (rad)", 0.0f, 1.0f),
-     .help = "Standard deviation of the random turn of each fish at each step."},
+     .help = "Standard deviation of the random turn of each fish at each step (steering vicsek: "
+             "the width of its uniform interval)."},
     {.key = "steering", .field = choiceOf<&SimParams::steering>(kSteeringNames),
      .panel = control(kSteering, "steering"),
      .help = "reynolds: each rule steers from the velocity toward the desired one (direction * "
              "maxVelocity), at most maxAcceleration. couzin: Couzin et al. 2002, repulsion first, "
-             "constant speed maxVelocity, turns of at most maxTurnRate."},
+             "constant speed maxVelocity, turns of at most maxTurnRate. vicsek: Vicsek et al. "
+             "1995, the mean heading within rAlignment plus a random angle within +-noise/2, "
+             "constant speed maxVelocity."},
     {.key = "maxTurnRate", .field = &SimParams::maxTurnRate, .unit = "degrees/s",
      .rule = NumberRule::Limit, .panel = slider(kSteering, "maxTurnRate (deg/s)", 1.0f, 720.0f),
      .help = "Steering couzin: how fast a fish turns toward its desired direction.",
@@ -520,6 +527,12 @@ SimParams paramsOfSpecies(const SimParams& params, std::size_t s) {
     return own;
 }
 
+std::pair<std::int64_t, std::int64_t> wholeNumberRange(const ParamInfo& info) {
+    if (info.rule == NumberRule::Interval)
+        return {static_cast<std::int64_t>(info.low), static_cast<std::int64_t>(info.high)};
+    return {0, kMaxFishCount};
+}
+
 std::span<const ParamInfo> paramTable() {
     return kParams;
 }
@@ -538,9 +551,11 @@ Result<void> checkParam(const ParamInfo& info, const SimParams& params) {
             return refuse(info.key, formatNumber(value), rule);
     } else if (const auto* count = std::get_if<std::int64_t SimParams::*>(&info.field)) {
         const std::int64_t value = params.**count;
-        if (value < 0 || value > kMaxFishCount)
-            return refuse(info.key, std::to_string(value),
-                          "must be an integer from 0 to " + std::to_string(kMaxFishCount));
+        const auto [low, high] = wholeNumberRange(info);
+        if (value < low || value > high)
+            return refuse(
+                info.key, std::to_string(value),
+                "must be an integer from " + std::to_string(low) + " to " + std::to_string(high));
     } else if (const auto* point = std::get_if<glm::vec3 SimParams::*>(&info.field)) {
         const glm::vec3& value = params.**point;
         for (int k = 0; k < 3; ++k)

@@ -9,6 +9,7 @@
 #include <span>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -39,7 +40,8 @@ constexpr ChoiceField choiceOf(std::span<const char* const> names) {
 
 /// The member a key reads and writes; its type says how files hold it.
 using ParamField = std::variant<float SimParams::*,          // a number
-                                std::int64_t SimParams::*,   // a count of fish, 0 to kMaxFishCount
+                                std::int64_t SimParams::*,   // a whole number: a count of fish,
+                                                             // 0 to kMaxFishCount, or an Interval
                                 std::uint64_t SimParams::*,  // a seed: any unsigned 64-bit value
                                 bool SimParams::*,           // true or false
                                 glm::vec3 SimParams::*,      // an array of 3 numbers
@@ -85,7 +87,7 @@ struct ParamInfo {
     const char* key;  ///< the name in config files, as the member is named
     ParamField field;
     const char* unit = "";                 ///< as docs/config.md writes it; "" for none
-    NumberRule rule = NumberRule::Finite;  ///< numbers and arrays of 3 only
+    NumberRule rule = NumberRule::Finite;  ///< numbers, arrays of 3; whole numbers: Interval
     float low = 0.0f, high = 0.0f;         ///< NumberRule::Interval only
     bool lowIncluded = true;
     /// A rule on this key and others, checked after them (e.g. minVelocity <= maxVelocity); a
@@ -114,6 +116,9 @@ SpeciesSetting settingOf(const ParamInfo& info, const SimParams& params);
 /// The largest maxVelocity of the ordinary fish: the fastest species', or the config's without
 /// species (the top of the app's speed colours; leaders and predators aside).
 float topSpeedOfSpecies(const SimParams& params);
+
+/// The values a whole-number key allows: [low, high] of its Interval, else 0 to kMaxFishCount.
+std::pair<std::int64_t, std::int64_t> wholeNumberRange(const ParamInfo& info);
 
 /// The rule of `info` as validate() checks it, for `params` (no cross-field rule).
 [[nodiscard]] Result<void> checkParam(const ParamInfo& info, const SimParams& params);

@@ -36,16 +36,20 @@ bool insideRock(const glm::vec3& p, const Rock& rock) {
 }
 
 /// The nearest point on or outside the rock's surface, nudged out so that rounding keeps it
-/// outside.
-glm::vec3 pushOutOfRock(const glm::vec3& p, const Rock& rock) {
-    glm::vec3 d = p - rock.center;
+/// outside; in 2D (`flat`) the nearest in the plane y = 0, where p lies.
+glm::vec3 pushOutOfRock(const glm::vec3& p, const Rock& rock, bool flat) {
+    glm::vec3 center = rock.center;
+    if (flat) center.y = 0.0f;
+    const glm::vec3 d = p - center;
     const float len = glm::length(d);
-    const glm::vec3 direction = len > 0.0f ? d / len : glm::vec3(0.0f, 1.0f, 0.0f);
+    const glm::vec3 away = flat ? glm::vec3(1.0f, 0.0f, 0.0f) : glm::vec3(0.0f, 1.0f, 0.0f);
+    const glm::vec3 direction = len > 0.0f ? d / len : away;
+    // Out of the rock's circle in the plane, or its sphere: at most its radius from the centre.
     float distance = rock.radius;
-    glm::vec3 out = rock.center + direction * distance;
+    glm::vec3 out = center + direction * distance;
     while (insideRock(out, rock)) {
         distance = std::nextafter(distance, INFINITY) * (1.0f + 1e-6f);
-        out = rock.center + direction * distance;
+        out = center + direction * distance;
     }
     return out;
 }
@@ -85,6 +89,9 @@ Fish makeInitialFish(const SimParams& params, std::uint64_t index) {
     glm::vec3 spawnExtent = params.bounds * (1.0f - kSpawnMargin);
     if (radius > 0.0f)
         for (int k = 0; k < 3; ++k) spawnExtent[k] = std::min(spawnExtent[k], radius);
+    // 2D: in the plane y = 0 (the y draw is still made, and dropped).
+    const bool flat = params.dimensions == 2;
+    if (flat) spawnExtent.y = 0.0f;
     Fish fish;
     for (int attempt = 0; attempt < kSpawnTries; ++attempt) {
         fish.position = spawnExtent * glm::vec3(rng.symmetric(), rng.symmetric(), rng.symmetric());
@@ -97,10 +104,12 @@ Fish makeInitialFish(const SimParams& params, std::uint64_t index) {
         moveIntoScene(one, params);
         fish = one.front();
     }
-    // A direction uniform on the sphere, by rejection (no trigonometry: same bits everywhere).
+    // A direction uniform on the sphere (the circle in 2D), by rejection (no trigonometry: same
+    // bits everywhere).
     glm::vec3 direction(1.0f, 0.0f, 0.0f);
     for (int attempt = 0; attempt < kSpawnTries; ++attempt) {
-        const glm::vec3 d(rng.symmetric(), rng.symmetric(), rng.symmetric());
+        glm::vec3 d(rng.symmetric(), rng.symmetric(), rng.symmetric());
+        if (flat) d.y = 0.0f;
         const float len2 = glm::dot(d, d);
         if (len2 > 0.01f && len2 <= 1.0f) {
             direction = d / std::sqrt(len2);
@@ -221,8 +230,19 @@ bool sameSpeciesCounts(const SimParams& a, const SimParams& b) {
 
 std::size_t moveIntoScene(School& school, const SimParams& params) {
     std::size_t moved = 0;
+    const bool flat = params.dimensions == 2;
     for (Fish& fish : school) {
-        if (isInScene(fish.position, params)) continue;
+        // 2D: into the plane y = 0, moving along it only.
+        const bool offPlane = flat && (fish.position.y != 0.0f || fish.velocity.y != 0.0f);
+        if (offPlane) {
+            fish.position.y = 0.0f;
+            fish.velocity.y = 0.0f;
+            fish.acceleration.y = 0.0f;
+        }
+        if (isInScene(fish.position, params)) {
+            moved += offPlane ? 1u : 0u;
+            continue;
+        }
         glm::vec3 p = fish.position;
         // Overlapping rocks can push a fish from one into another: a few rounds settle it.
         for (int round = 0; round < 8 && !isInScene(p, params); ++round) {
@@ -232,7 +252,7 @@ std::size_t moveIntoScene(School& school, const SimParams& params) {
                 if (params.boundary != Boundary::Open) p[k] = std::clamp(p[k], -b, b);
             }
             for (const Rock& rock : params.rocks) {
-                if (insideRock(p, rock)) p = pushOutOfRock(p, rock);
+                if (insideRock(p, rock)) p = pushOutOfRock(p, rock, flat);
             }
         }
         fish.position = p;
@@ -243,7 +263,8 @@ std::size_t moveIntoScene(School& school, const SimParams& params) {
 
 Result<bool> changeParams(Backend& backend, const SimParams& running, const SimParams& next) {
     const bool sceneChanged = next.bounds != running.bounds || next.rocks != running.rocks ||
-                              next.boundary != running.boundary;
+                              next.boundary != running.boundary ||
+                              next.dimensions != running.dimensions;
     const bool speciesChanged = !sameSpeciesCounts(running, next);
     const bool countChanged =
         static_cast<std::size_t>(next.fishCount) != backend.fishCount() || speciesChanged;

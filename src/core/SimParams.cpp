@@ -150,6 +150,11 @@ float maxRadius(const SimParams& params) {
     return largest;
 }
 
+glm::vec3 gridBounds(const SimParams& params) {
+    if (params.dimensions != 2) return params.bounds;
+    return {params.bounds.x, 0.0f, params.bounds.z};
+}
+
 float fastestSpeed(const SimParams& params) {
     float fastest = params.species.empty() ? params.maxVelocity : 0.0f;
     for (std::size_t s = 0; s < params.species.size(); ++s)

@@ -49,7 +49,8 @@ StepParamsData makeStepParams(const SimParams& params, const FlowField* flow) {
     STEP_SEPARATION_RADIUS2(p) = params.rSeparation * params.rSeparation;
     STEP_ALIGNMENT_RADIUS2(p) = params.rAlignment * params.rAlignment;
     STEP_VIEW_COS(p) = std::cos(params.viewAngle * 0.5f * 0.017453292519943295f);
-    STEP_LOCK_VERTICAL(p) = params.lockVerticalSteering ? 1.0f : 0.0f;
+    // Two dimensions steer as lockVerticalSteering does: a school in the plane y = 0 stays there.
+    STEP_LOCK_VERTICAL(p) = params.lockVerticalSteering || params.dimensions == 2 ? 1.0f : 0.0f;
     const float boundary = params.boundary == Boundary::Periodic ? glsl::kBoundaryPeriodic
                            : params.boundary == Boundary::Open   ? glsl::kBoundaryOpen
                                                                  : glsl::kBoundaryWalls;
@@ -58,6 +59,8 @@ StepParamsData makeStepParams(const SimParams& params, const FlowField* flow) {
     p.target = glm::vec4(params.target, params.kTarget);
     // Steering "couzin" is a set of behaviours of its own (kFeatureCouzin), not a mode here.
     STEP_REYNOLDS(p) = params.steering == Steering::Reynolds ? 1.0f : 0.0f;
+    // Steering "vicsek" reads the sums every set has (alignment): a branch on this, not a set.
+    STEP_VICSEK(p) = params.steering == Steering::Vicsek ? 1.0f : 0.0f;
     STEP_PRIORITIZED(p) = params.combine == Combine::Prioritized ? 1.0f : 0.0f;
     STEP_RAYS(p) = params.avoidance == Avoidance::Rays ? 1.0f : 0.0f;
     STEP_LEADERS_END(p) = static_cast<std::uint32_t>(params.leaders);
@@ -98,7 +101,7 @@ std::string searchNotice(const SimParams& params, std::size_t fishCount) {
         !(maxRadius(params) > 0.0f))
         return {};
     const GridShape grid =
-        GridShape::forTank(params.bounds, maxRadius(params), 2 * fishCount + 64, 1, true);
+        GridShape::forTank(gridBounds(params), maxRadius(params), 2 * fishCount + 64, 1, true);
     if (grid.holdsWrappedSearch()) return {};
     return "boundary \"periodic\": the tank holds " + std::to_string(grid.dimX) + " x " +
            std::to_string(grid.dimY) + " x " + std::to_string(grid.dimZ) + " cells of " +

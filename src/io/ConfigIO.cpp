@@ -393,7 +393,6 @@ Result<Json> parseJson(std::string_view text, const Reader& reader) {
 Result<void> readKey(const ParamInfo& info, const Json& value, const Reader& reader, SimParams& p,
                      const std::string& shownKey) {
     const std::string key = shownKey.empty() ? std::string(info.key) : shownKey;
-    const std::string counts = "a whole number from 0 to " + std::to_string(kMaxFishCount);
     return std::visit(
         [&]<class Field>(const Field& field) -> Result<void> {
             if constexpr (std::is_same_v<Field, float SimParams::*>) {
@@ -401,12 +400,16 @@ Result<void> readKey(const ParamInfo& info, const Json& value, const Reader& rea
                 if (!v) return fail(v.error());
                 p.*field = *v;
             } else if constexpr (std::is_same_v<Field, std::int64_t SimParams::*>) {
-                if (!value.is_number_integer() ||
-                    (value.is_number_unsigned() &&
-                     value.get<std::uint64_t>() > std::uint64_t(kMaxFishCount)) ||
-                    (!value.is_number_unsigned() && value.get<std::int64_t>() < 0))
+                // Both ends are at least 0: a negative number, or one past the int64 range, is
+                // out of range whatever it is.
+                const auto [low, high] = wholeNumberRange(info);
+                const bool inRange = value.is_number_unsigned() &&
+                                     value.get<std::uint64_t>() >= std::uint64_t(low) &&
+                                     value.get<std::uint64_t>() <= std::uint64_t(high);
+                if (!inRange)
                     return fail(reader.where(key) + shown(value) + " is not allowed; must be " +
-                                counts);
+                                "a whole number from " + std::to_string(low) + " to " +
+                                std::to_string(high));
                 p.*field = value.get<std::int64_t>();
             } else if constexpr (std::is_same_v<Field, std::uint64_t SimParams::*>) {
                 if (!value.is_number_unsigned())

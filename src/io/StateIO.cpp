@@ -60,6 +60,9 @@ std::optional<std::string> whyNotInScene(const Fish& fish, const SimParams& para
     if (!isInScene(fish.position, params))
         return "the fish at " + formatPoint(fish.position) + " " +
                whereItIsNot(fish.position, params);
+    if (params.dimensions == 2 && (fish.position.y != 0.0f || v.y != 0.0f))
+        return "the fish at " + formatPoint(fish.position) + " with velocity " + formatPoint(v) +
+               " is not allowed; with dimensions 2 every fish lies and moves in the plane y = 0";
     return std::nullopt;
 }
 

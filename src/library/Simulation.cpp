@@ -101,6 +101,11 @@ struct Simulation::State {
                 " is outside the tank or inside a rock; must lie in the tank (each coordinate "
                 "within +-" +
                 formatPoint(params.bounds) + ") and outside every rock");
+        if (params.dimensions == 2 && (fish.position.y != 0.0f || fish.velocity.y != 0.0f))
+            return fail("fish " + std::to_string(index) + ": " + formatPoint(fish.position) +
+                        " with velocity " + formatPoint(fish.velocity) +
+                        " is not allowed; with dimensions 2 every fish lies and moves in the "
+                        "plane y = 0");
         return {};
     }
 };

@@ -78,7 +78,7 @@ std::optional<std::size_t> speciesShareOf(std::string_view key) {
 }
 
 bool canVary(std::string_view key) {
-    if (key == kOrientationWidth || key == kAttractionWidth) return true;
+    if (key == kOrientationWidth || key == kAttractionWidth || key == kDensity) return true;
     if (speciesShareOf(key)) return true;
     static const nlohmann::json keys = nlohmann::json::parse(configToJson(SimParams{}));
     const auto found = keys.find(std::string(key));
@@ -101,10 +101,20 @@ Result<SimParams> withVaried(const SimParams& base, std::string_view what, std::
                         ": " + ok.error());
         return p;
     }
+    if (key == kDensity) {
+        const std::string named =
+            std::string(what) + " " + std::string(key) + " = " + formatNumber(value);
+        if (!(value > 0.0 && value <= 1e12))
+            return fail(named + " is not allowed; a density is > 0 and at most 1e12");
+        const double side = std::sqrt(double(base.fishCount) / value);
+        p.bounds.x = p.bounds.z = static_cast<float>(0.5 * side);
+        if (auto ok = validate(p); !ok) return fail(named + ": " + ok.error());
+        return p;
+    }
     if (const auto k = speciesShareOf(key)) return withSpeciesShare(base, what, key, *k, value);
     if (!canVary(key))
         return fail(std::string(what) + ": " + quote(key) +
-                    " is not allowed; must be orientation-width, attraction-width, "
+                    " is not allowed; must be orientation-width, attraction-width, density, "
                     "species[K].share or a numeric config key (docs/config.md)");
     if (takesWholeNumbers(key) && value != std::floor(value))
         return fail(std::string(what) + " " + std::string(key) + " = " + formatNumber(value) +
@@ -147,6 +157,7 @@ std::vector<std::string_view> fieldsChangedBy(std::string_view key) {
     if (key == "rSeparation") return {key, kOrientationWidthField};
     if (key == "rAlignment") return {key, kOrientationWidthField, kAttractionWidthField};
     if (key == "rCohesion") return {key, kAttractionWidthField};
+    if (key == kDensity) return {key, "bounds"};
     return {key};
 }
 

@@ -23,14 +23,18 @@ namespace fishschool {
 /// The keys `--vary` takes besides the numeric config keys.
 inline constexpr std::string_view kOrientationWidth = "orientation-width";
 inline constexpr std::string_view kAttractionWidth = "attraction-width";
+/// Fish per unit area of the tank's x-z square (Vicsek et al. 1995's density, for a school in 2D):
+/// sets the half extents x and z to sqrt(fishCount / density) / 2. An axis of fishCount goes
+/// before it.
+inline constexpr std::string_view kDensity = "density";
 
 /// The largest whole number a varied key takes (2^53 - 1): values are doubles, which hold every
 /// whole number only up to 2^53 (2^53 + 1 reads as 2^53), so a larger seed could not be the
 /// one a row says.
 inline constexpr double kMaxVariedWholeNumber = 9007199254740991.0;
 
-/// Whether withVaried takes `key`: the two widths, the numeric config keys and a species' share
-/// ("species[K].share").
+/// Whether withVaried takes `key`: the two widths, the density, the numeric config keys and a
+/// species' share ("species[K].share").
 bool canVary(std::string_view key);
 
 /// The species K of a "species[K].share" key (K from 0 to kMaxSpecies - 1, written without sign

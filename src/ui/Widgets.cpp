@@ -142,8 +142,18 @@ bool Widgets::param(const ParamInfo& info, SimParams& edited) {
                 if (!choose(place.label, index, field.names, info.help)) return false;
                 field.set(edited, index);
                 return true;
+            } else if constexpr (std::is_same_v<Field, std::int64_t SimParams::*>) {
+                // A whole number of a small range (dimensions); counts have controls of their own.
+                int value = static_cast<int>(edited.*field);
+                const bool changed =
+                    ImGui::SliderInt(place.label, &value, static_cast<int>(place.low),
+                                     static_cast<int>(high), "%d", ImGuiSliderFlags_AlwaysClamp);
+                noteRect(place.label);
+                tip(info.help);
+                if (changed) edited.*field = value;
+                return changed;
             } else {
-                return false;  // counts, seeds and rocks have controls of their own
+                return false;  // seeds and rocks have controls of their own
             }
         },
         info.field);

@@ -342,6 +342,54 @@ TEST(Ensemble, TheCouzin2005ExampleInShortIsMoreAccurateWithMoreInformedFish) {
     EXPECT_LT(few, half - 0.05) << "one informed fish in 50 guides the group as well as 25";
 }
 
+/// Vicsek et al. 1995 in short (docs/validation.md has the whole): the example's flat school at
+/// density 4, one size, little and much noise. Little noise orders it (v_a near 1), much noise
+/// leaves it disordered.
+TEST(Ensemble, TheVicsek1995ExampleInShortOrdersAtLowNoiseOnly) {
+    auto spec = loadEnsemble(std::filesystem::path(FISHSCHOOL_SOURCE_DIR) / "docs" / "examples" /
+                             "vicsek1995.json");
+    ASSERT_TRUE(spec) << spec.error();
+    ASSERT_EQ(spec->axes.size(), 3u);
+    ASSERT_EQ(spec->axes[0].key, "fishCount");
+    ASSERT_EQ(spec->axes[1].key, "density");
+    ASSERT_EQ(spec->axes[2].key, "noise");
+    EXPECT_EQ(spec->base.dimensions, 2);
+    EXPECT_EQ(spec->base.steering, Steering::Vicsek);
+    spec->axes[0].values = {100};
+    spec->axes[2].values = {0.3, 4.5};
+    spec->replicates = 3;
+    spec->steps = 800;
+    spec->window = 200;
+    // Density 4: 100 fish in a square of side 5.
+    const auto first = runParams(*spec, planRun(*spec, 0));
+    ASSERT_TRUE(first) << first.error();
+    EXPECT_FLOAT_EQ(first->bounds.x, 2.5f);
+    EXPECT_FLOAT_EQ(first->bounds.z, 2.5f);
+    std::vector<std::unique_ptr<Backend>> backends(2);
+    std::vector<RunRow> rows(std::size_t(spec->runCount()));
+    std::mutex mutex;
+    EnsembleWork work{.runs = {}, .jobs = 2, .backendFor = {}, .onRow = {}};
+    for (std::int64_t i = 0; i < spec->runCount(); ++i) work.runs.push_back(i);
+    work.backendFor = [&](std::size_t w, const SimParams&) -> Result<Backend*> {
+        if (!backends[w]) backends[w] = makeCpuBackend();
+        return backends[w].get();
+    };
+    work.onRow = [&](std::size_t, const RunRow& row) -> Result<void> {
+        const std::lock_guard lock(mutex);
+        rows[std::size_t(row.plan.index)] = row;
+        return {};
+    };
+    ASSERT_TRUE(runEnsemble(*spec, work));
+    std::vector<double> order(2, 0.0);
+    for (const RunRow& row : rows) {
+        ASSERT_TRUE(row.ok) << row.message;
+        order[std::size_t(row.plan.index / spec->replicates)] +=
+            row.measures.polarization / double(spec->replicates);
+    }
+    EXPECT_GT(order[0], 0.9) << "little noise";
+    EXPECT_LT(order[1], 0.5) << "much noise";
+}
+
 TEST(Ensemble, RunsGiveTheSameRowsOnOneThreadOrThree) {
     const EnsembleSpec spec = twoAxes();
     auto runAll = [&](std::size_t jobs) {

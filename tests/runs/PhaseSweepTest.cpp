@@ -99,6 +99,28 @@ TEST(PhaseSweep, AttractionWidthMovesTheCohesionRadiusAlone) {
     EXPECT_THAT(negative.error(), HasSubstr("rCohesion"));
 }
 
+// Vicsek et al. 1995's density: N fish in a square of side sqrt(N / density).
+TEST(PhaseSweep, DensitySetsTheSquareOfTheFishCount) {
+    SimParams base;
+    base.fishCount = 400;
+    base.dimensions = 2;
+    base.rocks.clear();
+    const auto p = withVaried(base, "axes", "density", 4.0);
+    ASSERT_TRUE(p) << p.error();
+    EXPECT_FLOAT_EQ(p->bounds.x, 5.0f);
+    EXPECT_FLOAT_EQ(p->bounds.z, 5.0f);
+    EXPECT_EQ(p->bounds.y, base.bounds.y);
+    EXPECT_TRUE(canVary("density"));
+    const auto none = withVaried(base, "axes", "density", 0.0);
+    ASSERT_FALSE(none);
+    EXPECT_THAT(none.error(), HasSubstr("a density is > 0"));
+    // So dense that a step crosses the tank: the tank's rule says so.
+    const auto dense = withVaried(base, "axes", "density", 1e6);
+    ASSERT_FALSE(dense);
+    EXPECT_THAT(dense.error(), HasSubstr("maxVelocity * dt"));
+    EXPECT_EQ(sharedField("density", "fishCount"), "");
+}
+
 TEST(PhaseSweep, AnyNumericConfigKeyIsSetAndChecked) {
     auto p = withVaried(zones(), "--vary", "noise", 0.25);
     ASSERT_TRUE(p) << p.error();
