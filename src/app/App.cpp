@@ -94,8 +94,9 @@ class App {
         render::SceneRenderer renderer, std::unique_ptr<Replay> replay)
         : options_(options), window_(window), sim_(std::move(sim)), renderer_(std::move(renderer)) {
         if (replay) showReplay(std::move(replay));
-        camera_.reset(shownParams().bounds);
+        camera_.reset(shownParams().bounds, shownParams().dimensions == 2);
         cameraBounds_ = shownParams().bounds;
+        cameraDimensions_ = shownParams().dimensions;
         panel_.view.vsync = options.vsync;
         if (options.color)
             for (std::size_t k = 0; k < std::size(ui::kFishColorNames); ++k)
@@ -220,6 +221,8 @@ class App {
     /// The tank the camera was last fitted to: a new tank (a slider, a preset, a fish count at
     /// fixed density, a sweep's case) moves the camera back to frame it.
     glm::vec3 cameraBounds_{};
+    /// A flat school (2D) is framed from above: when the dimensions change, the camera too.
+    std::int64_t cameraDimensions_ = 3;
     /// Where a camera that follows the school looks (View's "camera follows"), from the latest
     /// measures; nullopt when it does not follow or nothing is measured yet.
     std::optional<glm::vec3> followPoint_;
@@ -282,8 +285,9 @@ void App::handleEvent(const SDL_Event& event) {
 bool App::handleViewKey(const SDL_Keysym& key) {
     switch (key.sym) {
         case SDLK_c:
-            camera_.reset(shownParams().bounds);
+            camera_.reset(shownParams().bounds, shownParams().dimensions == 2);
             cameraBounds_ = shownParams().bounds;
+            cameraDimensions_ = shownParams().dimensions;
             return true;
         case SDLK_g: {
             auto& follow = panel_.view.follow;
@@ -875,7 +879,11 @@ void App::driveSweep(double frameSeconds) {
 void App::render() {
     const double start = seconds();
     const SimParams params = shownParams();
-    if (params.bounds != cameraBounds_) {
+    if (params.dimensions != cameraDimensions_) {
+        camera_.reset(params.bounds, params.dimensions == 2);
+        cameraBounds_ = params.bounds;
+        cameraDimensions_ = params.dimensions;
+    } else if (params.bounds != cameraBounds_) {
         camera_.fit(params.bounds);
         cameraBounds_ = params.bounds;
     }

@@ -14,9 +14,10 @@ constexpr float kNarrowMargin = 1.15f;
 
 }  // namespace
 
-void OrbitCamera::reset(const glm::vec3& bounds) {
-    yaw_ = 0.6f;
-    pitch_ = 0.35f;
+void OrbitCamera::reset(const glm::vec3& bounds, bool fromAbove) {
+    // From above: as steep as orbit() goes, so the view's up (along -z) stays defined.
+    yaw_ = fromAbove ? 0.0f : 0.6f;
+    pitch_ = fromAbove ? 1.5f : 0.35f;
     fit(bounds);
 }
 

@@ -8,8 +8,9 @@ namespace fishschool::render {
 /// An orbit camera around a target: drag to orbit, drag to pan, wheel to zoom.
 class OrbitCamera {
   public:
-    /// Frames a tank of half extents `bounds` from the default angle, in the framing aspect.
-    void reset(const glm::vec3& bounds);
+    /// Frames a tank of half extents `bounds` from the default angle, in the framing aspect, or
+    /// straight from above (a flat school, in the plane y = 0).
+    void reset(const glm::vec3& bounds, bool fromAbove = false);
     /// Frames a tank of half extents `bounds` from the current angle (the tank was resized).
     void fit(const glm::vec3& bounds);
     /// The width / height of the part of the window the tank is framed in: beside the panel,

@@ -170,6 +170,25 @@ TEST(Metrics, GroupsAreFishLinkedByChainsOfNeighbours) {
     EXPECT_EQ(measureSchool(School{}, SimParams{}).groups, 0.0);
 }
 
+TEST(Metrics, GroupsLinkAcrossAPeriodicFaceAndAnywhereInOpenWater) {
+    SimParams p;
+    p.rCohesion = 2.0f;
+    // Two fish 1 m apart across the face x = +-40: one group in a periodic box, two between walls.
+    const School across{{{39.5f, 0, 0}, {1, 0, 0}, {}}, {{-39.5f, 0, 0}, {1, 0, 0}, {}}};
+    EXPECT_EQ(measureSchool(across, p).groups, 2.0);
+    p.boundary = Boundary::Periodic;
+    EXPECT_EQ(measureSchool(across, p).groups, 1.0);
+    // Open water: two rows 10 km apart, each one group, far outside the tank.
+    p.boundary = Boundary::Open;
+    School apart = row(20, {10000, 0, 0}, 1.5f);
+    const School other = row(10, {-10000, 500, 0}, 1.5f);
+    apart.insert(apart.end(), other.begin(), other.end());
+    const SchoolMetrics m = measureSchool(apart, p);
+    EXPECT_EQ(m.groups, 2.0);
+    EXPECT_DOUBLE_EQ(m.largestGroupShare, 20.0 / 30.0);
+    EXPECT_NEAR(m.largestGroupCentre.x, 10000 + 1.5 * 9.5, 1e-3);
+}
+
 TEST(Metrics, EachSpeciesShareInTheLargestGroup) {
     SimParams p;
     p.rCohesion = 2.0f;
