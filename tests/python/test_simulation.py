@@ -445,6 +445,17 @@ def test_step_releases_the_gil(fishschool):
 
 
 def test_ctrl_c_stops_a_long_step(fishschool):
+    # A process started in the background of a script (`cmd &`, nohup) begins with SIGINT
+    # ignored, and Python then leaves it so (the step would run on forever): Ctrl-C is Python's
+    # here whatever the launcher did.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _interrupt_a_long_step(fishschool)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _interrupt_a_long_step(fishschool):
     with fishschool.Simulation(fishCount=2000, seed=1) as sim:
         timer = threading.Timer(0.3, os.kill, args=(os.getpid(), signal.SIGINT))
         timer.start()
