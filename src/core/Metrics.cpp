@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -62,15 +63,20 @@ struct CellIndex {
     template <class Visit>
     void forCellsAround(const glm::ivec3& cell, int ring, Visit&& visit) const {
         if (shape.hashed) {
-            std::vector<std::uint32_t> buckets;
+            // The 27 buckets of a ring of 1, the only ring open water asks for, on the stack:
+            // no allocation a fish.
+            std::array<std::uint32_t, 27> buckets;
+            assert(ring <= 1);
+            std::size_t count = 0;
             for (int z = -ring; z <= ring; ++z)
                 for (int y = -ring; y <= ring; ++y)
                     for (int x = -ring; x <= ring; ++x)
-                        buckets.push_back(shape.bucket(cell + glm::ivec3(x, y, z)));
-            std::sort(buckets.begin(), buckets.end());
-            buckets.erase(std::unique(buckets.begin(), buckets.end()), buckets.end());
-            for (std::uint32_t b : buckets)
-                for (std::uint32_t k = sorted.cellStart[b]; k < sorted.cellStart[b + 1]; ++k)
+                        buckets[count++] = shape.bucket(cell + glm::ivec3(x, y, z));
+            const auto end = buckets.begin() + static_cast<std::ptrdiff_t>(count);
+            std::sort(buckets.begin(), end);
+            const auto distinct = std::unique(buckets.begin(), end);
+            for (auto it = buckets.begin(); it != distinct; ++it)
+                for (std::uint32_t k = sorted.cellStart[*it]; k < sorted.cellStart[*it + 1]; ++k)
                     visit(sorted.order[k]);
             return;
         }
@@ -321,11 +327,10 @@ SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& param
     if (!sameDistance) {
         const CellIndex linkIndex(school, params, cellWidth(linking));
         for (std::size_t i = 0; i < n; ++i)
-            linkIndex.forCellsAround(linkIndex.cellOf(school[i].position), 1,
-                                     [&](std::uint32_t j) {
-                                         if (j > i && distance2(linkIndex, i, j) < linking2)
-                                             groups.unite(static_cast<std::uint32_t>(i), j);
-                                     });
+            linkIndex.forCellsAround(linkIndex.cellOf(school[i].position), 1, [&](std::uint32_t j) {
+                if (j > i && distance2(linkIndex, i, j) < linking2)
+                    groups.unite(static_cast<std::uint32_t>(i), j);
+            });
     }
     groups.measure(school, params.species.size(), m);
     m.meanNeighbors = neighbors / static_cast<double>(n);
