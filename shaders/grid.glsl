@@ -35,9 +35,12 @@ uint hashGridBits(uint h) {
     return h;
 }
 
-// The bucket of cell c: the cells of a row along x in consecutive buckets.
+// The bucket of cell c: the cells of a row along x in consecutive buckets, the rows in blocks of
+// 4 x 4 in (y, z) that start at a hashed bucket, their rows 128 buckets apart (as
+// GridShape::rowStart on the CPU): the rows around a cell lie near each other.
 uint bucketOf(ivec3 c) {
-    uint rowStart = hashGridBits(uint(c.y) * 0x9e3779b1u + hashGridBits(uint(c.z)));
+    uint blockStart = hashGridBits(uint(c.y >> 2) * 0x9e3779b1u + hashGridBits(uint(c.z >> 2)));
+    uint rowStart = blockStart + uint((c.y & 3) + 4 * (c.z & 3)) * 128u;
     return (rowStart + uint(c.x)) & (STEP_GRID_DIMS(params).x - 1u);
 }
 

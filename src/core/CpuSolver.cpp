@@ -39,6 +39,23 @@ inline Floats inverseLengths(Floats d2) {
     return result;
 }
 
+/// Row l < 8: every lane but lane l; row 8: every lane. The mask that leaves a fish out of its
+/// own sums, read from memory rather than compared lane by lane in every block.
+alignas(32) constexpr std::int32_t kAllButLane[kLanes + 1][kLanes] = {
+    {0, -1, -1, -1, -1, -1, -1, -1}, {-1, 0, -1, -1, -1, -1, -1, -1},
+    {-1, -1, 0, -1, -1, -1, -1, -1}, {-1, -1, -1, 0, -1, -1, -1, -1},
+    {-1, -1, -1, -1, 0, -1, -1, -1}, {-1, -1, -1, -1, -1, 0, -1, -1},
+    {-1, -1, -1, -1, -1, -1, 0, -1}, {-1, -1, -1, -1, -1, -1, -1, 0},
+    {-1, -1, -1, -1, -1, -1, -1, -1}};
+
+/// The lanes of the block of slots from `first` that are not slot `self`.
+inline Ints notSelf(std::size_t first, std::size_t self) {
+    Ints mask;
+    // self - first wraps round to a huge value where self < first.
+    std::memcpy(&mask, kAllButLane[std::min<std::size_t>(self - first, kLanes)], sizeof mask);
+    return mask;
+}
+
 /// True when every lane is zero.
 inline bool none(Ints mask) {
     std::uint64_t words[sizeof(Ints) / sizeof(std::uint64_t)];
@@ -82,7 +99,8 @@ struct SearchConstants {
 template <bool kFieldOfView, bool kInverseSquare, bool kCouzin, bool kSpecies>
 struct RangeAccumulator {
     bool skipFarBlocks = false;  ///< test whole blocks against maxRadius2 first
-    /// Every pair of a periodic tank without the wrapped grid: each offset to its nearest image.
+    /// A range of a periodic tank whose fish may lie across a face (every pair without the
+    /// wrapped grid, or a wrapped row of it): each offset to its nearest image.
     bool nearestImage = false;
     glm::vec3 tankSize{0.0f};   ///< with nearestImage: the periodic tank's size on each axis
     bool seesAllAround = true;  ///< this fish stands still: no view test
@@ -105,34 +123,17 @@ struct RangeAccumulator {
                                     const float* pz, const float* vx, const float* vy,
                                     const float* vz, std::size_t begin, std::size_t end,
                                     std::size_t self, float pix, float piy, float piz) {
-        const Ints laneOffsets = {0, 1, 2, 3, 4, 5, 6, 7};
-        const auto selfIndex = static_cast<std::int32_t>(self);
         std::size_t j = begin;
-        for (; j + kLanes <= end; j += kLanes) {
-            accumulateBlock(c, px, py, pz, vx, vy, vz, j,
-                            (laneOffsets + static_cast<std::int32_t>(j)) != selfIndex, pix, piy,
-                            piz);
-        }
+        for (; j + kLanes <= end; j += kLanes)
+            accumulateBlock(c, px, py, pz, vx, vy, vz, j, notSelf(j, self), pix, piy, piz);
         if (j < end) {
             // The last partial block: the arrays are padded, so a full block can be read and the
             // lanes past `end` masked off.
+            const Ints laneOffsets = {0, 1, 2, 3, 4, 5, 6, 7};
             const Ints inRange =
                 (laneOffsets + static_cast<std::int32_t>(j)) < static_cast<std::int32_t>(end);
-            accumulateBlock(c, px, py, pz, vx, vy, vz, j,
-                            inRange & ((laneOffsets + static_cast<std::int32_t>(j)) != selfIndex),
-                            pix, piy, piz);
-        }
-    }
-
-    /// After add() of a range whose fish are seen at their images, position + shift (a range of
-    /// the grid wrapped round a periodic tank, added with the fish moved by -shift): moves the
-    /// cohesion sum of positions by +shift for every neighbour taken in since `countBefore`.
-    void shiftCohesion(Ints countBefore, const glm::vec3& shift) {
-        if constexpr (!kCouzin) {
-            const Floats taken = __builtin_convertvector(nc - countBefore, Floats);
-            cx += taken * shift.x;
-            cy += taken * shift.y;
-            cz += taken * shift.z;
+            accumulateBlock(c, px, py, pz, vx, vy, vz, j, inRange & notSelf(j, self), pix, piy,
+                            piz);
         }
     }
 
@@ -516,47 +517,31 @@ bool CpuSolver::usesGrid() const {
     return params_.boundary != Boundary::Periodic || gridShape().holdsWrappedSearch();
 }
 
-template <class Visit>
-[[gnu::always_inline]] inline void CpuSolver::forCandidateRanges(std::size_t i, bool useGrid,
-                                                                 Visit&& visit) const {
-    constexpr glm::vec3 kNoShift{0.0f};
-    if (!useGrid) {
-        if (maxRadius(params_) > 0.0f) visit(std::size_t{0}, size(), kNoShift);
-        return;
-    }
+glm::ivec3 CpuSolver::searchCellOf(std::size_t i) const {
+    const float x = current_->px[i], y = current_->py[i], z = current_->pz[i];
+    return grid_.hashed ? grid_.openCellOf(x, y, z) : grid_.cellOf(x, y, z);
+}
+
+void CpuSolver::gatherCandidateRanges(const glm::ivec3& cell, CandidateRanges& out) const {
+    static_assert(kCellsPerRadius == 1, "CandidateRanges holds the rows of a reach of 1");
     const int r = grid_.reach;
-    const auto rowRange = [&](int x0, int x1, int y, int z) {
-        return std::pair{std::size_t{cells_.cellStart[grid_.index({x0, y, z})]},
-                         std::size_t{cells_.cellStart[grid_.index({x1, y, z}) + 1]}};
+    std::size_t count = 0;
+    // The cells x0..x1 of one row are contiguous, hence one contiguous range.
+    const auto tankRow = [&](int x0, int x1, int y, int z, bool acrossFace) {
+        return CandidateRange{cells_.cellStart[grid_.index({x0, y, z})],
+                              cells_.cellStart[grid_.index({x1, y, z}) + 1], acrossFace};
     };
     if (params_.boundary == Boundary::Walls) {
-        const glm::ivec3 cell = grid_.cellOf(current_->px[i], current_->py[i], current_->pz[i]);
         const int x0 = std::max(cell.x - r, 0), x1 = std::min(cell.x + r, grid_.dimX - 1);
-        for (int z = std::max(cell.z - r, 0); z <= std::min(cell.z + r, grid_.dimZ - 1); ++z) {
-            for (int y = std::max(cell.y - r, 0); y <= std::min(cell.y + r, grid_.dimY - 1); ++y) {
-                // The cells x-r..x+r of one row are contiguous, hence one contiguous range.
-                const auto [first, last] = rowRange(x0, x1, y, z);
-                visit(first, last, kNoShift);
-            }
-        }
-        return;
-    }
-    // Periodic and open water: the ranges are gathered first so that the search is inlined at
-    // one place.
-    struct ShiftedRange {
-        std::size_t first, last;
-        glm::vec3 shift;
-    };
-    static_assert(kCellsPerRadius == 1, "ranges holds the rows of a reach of 1");
-    std::array<ShiftedRange, 2 * 3 * 3> ranges;
-    std::size_t count = 0;
-    if (grid_.hashed) {
+        for (int z = std::max(cell.z - r, 0); z <= std::min(cell.z + r, grid_.dimZ - 1); ++z)
+            for (int y = std::max(cell.y - r, 0); y <= std::min(cell.y + r, grid_.dimY - 1); ++y)
+                out.ranges[count++] = tankRow(x0, x1, y, z, false);
+    } else if (grid_.hashed) {
         // Open water: each row of 3 cells is a run of 3 buckets (two runs past the table's end).
         // Rows of distinct (y, z) may share buckets: the runs are merged so that no bucket is
         // searched twice.
-        const glm::ivec3 cell = grid_.openCellOf(current_->px[i], current_->py[i], current_->pz[i]);
         const std::uint32_t mask = grid_.bucketMask();
-        std::array<std::pair<std::uint32_t, std::uint32_t>, 2 * 3 * 3> runs;  // first, last
+        std::array<std::pair<std::uint32_t, std::uint32_t>, CandidateRanges::kMost> runs;
         std::size_t runCount = 0;
         for (int dz = -r; dz <= r; ++dz) {
             for (int dy = -r; dy <= r; ++dy) {
@@ -579,8 +564,8 @@ template <class Visit>
                               : runs[b].first - runs[a].first) > static_cast<std::uint32_t>(2 * r);
         if (apart) {
             for (std::size_t k = 0; k < runCount; ++k)
-                ranges[count++] = {cells_.cellStart[runs[k].first],
-                                   cells_.cellStart[runs[k].second + 1u], kNoShift};
+                out.ranges[count++] = {cells_.cellStart[runs[k].first],
+                                       cells_.cellStart[runs[k].second + 1u], false};
             runCount = 0;
         }
         std::sort(runs.begin(), runs.begin() + static_cast<std::ptrdiff_t>(runCount));
@@ -588,43 +573,43 @@ template <class Visit>
             std::uint32_t first = runs[k].first, last = runs[k].second;
             for (++k; k < runCount && runs[k].first <= last + 1u; ++k)
                 last = std::max(last, runs[k].second);
-            ranges[count++] = {cells_.cellStart[first], cells_.cellStart[last + 1u], kNoShift};
+            out.ranges[count++] = {cells_.cellStart[first], cells_.cellStart[last + 1u], false};
         }
     } else {
         // A periodic tank: the cells wrap round (the grid holds at least 2r + 1 on each axis, so
-        // none is visited twice), and a wrapped cell's fish are seen at their image one tank
-        // size away.
-        const glm::ivec3 cell = grid_.cellOf(current_->px[i], current_->py[i], current_->pz[i]);
-        const glm::vec3 size = 2.0f * params_.bounds;
-        const auto wrapped = [](int c, int dim, float extent, float& shift) {
-            shift = c < 0 ? -extent : (c >= dim ? extent : 0.0f);
+        // none is visited twice), and a wrapped cell's fish are seen at their nearest image,
+        // one tank size away (the one within reach: the tank is at least 3 radii wide).
+        const auto wrapped = [](int c, int dim, bool& acrossFace) {
+            acrossFace = acrossFace || c < 0 || c >= dim;
             return c < 0 ? c + dim : (c >= dim ? c - dim : c);
         };
         const int x0 = cell.x - r, x1 = cell.x + r;
         for (int dz = -r; dz <= r; ++dz) {
-            float shiftZ = 0.0f;
-            const int z = wrapped(cell.z + dz, grid_.dimZ, size.z, shiftZ);
+            bool zAcross = false;
+            const int z = wrapped(cell.z + dz, grid_.dimZ, zAcross);
             // A flat grid (2D) is one layer, which holds every fish: nothing to wrap in y.
             const int ry = grid_.flat ? 0 : r;
             for (int dy = -ry; dy <= ry; ++dy) {
-                float shiftY = 0.0f;
-                const int y = wrapped(cell.y + dy, grid_.dimY, size.y, shiftY);
+                bool across = zAcross;
+                const int y = wrapped(cell.y + dy, grid_.dimY, across);
                 // The row within the grid, then the part past either end (one at most: the grid
                 // holds 2r + 1 cells), from the other end.
-                const auto [first, last] =
-                    rowRange(std::max(x0, 0), std::min(x1, grid_.dimX - 1), y, z);
-                ranges[count++] = {first, last, glm::vec3(0.0f, shiftY, shiftZ)};
-                if (x0 < 0) {
-                    const auto [low, high] = rowRange(x0 + grid_.dimX, grid_.dimX - 1, y, z);
-                    ranges[count++] = {low, high, glm::vec3(-size.x, shiftY, shiftZ)};
-                } else if (x1 >= grid_.dimX) {
-                    const auto [low, high] = rowRange(0, x1 - grid_.dimX, y, z);
-                    ranges[count++] = {low, high, glm::vec3(size.x, shiftY, shiftZ)};
-                }
+                out.ranges[count++] =
+                    tankRow(std::max(x0, 0), std::min(x1, grid_.dimX - 1), y, z, across);
+                if (x0 < 0)
+                    out.ranges[count++] = tankRow(x0 + grid_.dimX, grid_.dimX - 1, y, z, true);
+                else if (x1 >= grid_.dimX)
+                    out.ranges[count++] = tankRow(0, x1 - grid_.dimX, y, z, true);
             }
         }
     }
-    for (std::size_t k = 0; k < count; ++k) visit(ranges[k].first, ranges[k].last, ranges[k].shift);
+    out.count = count;
+}
+
+void CpuSolver::allCandidateRanges(CandidateRanges& out) const {
+    out.count = 0;
+    if (maxRadius(params_) > 0.0f)
+        out.ranges[out.count++] = {0, size(), params_.boundary == Boundary::Periodic};
 }
 
 std::vector<std::uint32_t> CpuSolver::neighborsOf(std::uint32_t uploadIndex, float radius) {
@@ -636,17 +621,22 @@ std::vector<std::uint32_t> CpuSolver::neighborsOf(std::uint32_t uploadIndex, flo
     if (slot >= size()) return found;
     const float r2 = radius * radius;
     StepRule<0u> rule(stepParams_, nullptr, nullptr);
-    forCandidateRanges(slot, useGrid, [&](std::size_t first, std::size_t last, glm::vec3 shift) {
-        for (std::size_t j = first; j < last; ++j) {
-            // The image at the shift of a wrapped cell, or between walls the fish itself; every
-            // pair of a periodic tank's all-pairs search through the nearest image.
-            const glm::vec3 d = rule.nearestImage(
-                glm::vec3(current_->px[j], current_->py[j], current_->pz[j]) + shift -
-                glm::vec3(current_->px[slot], current_->py[slot], current_->pz[slot]));
+    CandidateRanges candidates;
+    if (useGrid)
+        gatherCandidateRanges(searchCellOf(slot), candidates);
+    else
+        allCandidateRanges(candidates);
+    const glm::vec3 p(current_->px[slot], current_->py[slot], current_->pz[slot]);
+    for (const CandidateRange& range : candidates) {
+        for (std::size_t j = range.first; j < range.last; ++j) {
+            // Between walls and in open water the fish itself; in a periodic tank its nearest
+            // image.
+            const glm::vec3 d =
+                rule.nearestImage(glm::vec3(current_->px[j], current_->py[j], current_->pz[j]) - p);
             const float dx = d.x, dy = d.y, dz = d.z;
             if (j != slot && dx * dx + dy * dy + dz * dz < r2) found.push_back(ids_[j]);
         }
-    });
+    }
     std::sort(found.begin(), found.end());
     return found;
 }
@@ -667,10 +657,21 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
     const float* vy = current_->vy.data();
     const float* vz = current_->vz.data();
     Arrays& out = *next_;
+    // The fish of a cell sit together and search the same ranges: they are gathered once a cell.
+    CandidateRanges candidates;
+    glm::ivec3 candidatesCell{std::numeric_limits<int>::min()};
+    if (!useGrid) allCandidateRanges(candidates);
 
     for (std::size_t i = begin; i < end; ++i) {
         const glm::vec3 p(px[i], py[i], pz[i]);
         const glm::vec3 v(vx[i], vy[i], vz[i]);
+        if (useGrid) {
+            const glm::ivec3 cell = searchCellOf(i);
+            if (cell != candidatesCell) {
+                gatherCandidateRanges(cell, candidates);
+                candidatesCell = cell;
+            }
+        }
         // With species, each fish steps with its species' parameters.
         const StepParamsData& own = kSpecies ? speciesParams_[slotSpecies_[i]] : stepParams_;
         StepRule<kFeatures> rule(own, rocks_.data(), flowNodes, specials_.data());
@@ -682,7 +683,6 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
         const auto sumsOf = [&]<bool kReadsSpecies>(std::bool_constant<kReadsSpecies>) {
             RangeAccumulator<kFieldOfView, kInverseSquare, kCouzin, kReadsSpecies> acc;
             acc.skipFarBlocks = !useGrid;
-            acc.nearestImage = !useGrid && params_.boundary == Boundary::Periodic;
             acc.tankSize = 2.0f * params_.bounds;
             if constexpr (kFieldOfView) {
                 acc.heading = heading;
@@ -699,18 +699,11 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
                 acc.sidestep = STEP_K_SIDESTEP(own) != 0.0f;
                 acc.velocity = v;
             }
-            // Inlined whole, so that the accumulators stay in registers across the rows.
-            // A shifted range (periodic) is added with the fish moved by -shift: p - 0 is p, bit
-            // for bit.
-            forCandidateRanges(
-                i, useGrid,
-                [&](std::size_t first, std::size_t last, const glm::vec3& shift)
-                    __attribute__((always_inline)) {
-                        const auto countBefore = acc.nc;
-                        acc.add(search, px, py, pz, vx, vy, vz, first, last, i, p.x - shift.x,
-                                p.y - shift.y, p.z - shift.z);
-                        if (shift != glm::vec3(0.0f)) acc.shiftCohesion(countBefore, shift);
-                    });
+            for (std::size_t k = 0; k < candidates.count; ++k) {
+                const CandidateRange& range = candidates.ranges[k];
+                acc.nearestImage = range.acrossFace;
+                acc.add(search, px, py, pz, vx, vy, vz, range.first, range.last, i, p.x, p.y, p.z);
+            }
             return acc.sums();
         };
         NeighborSums sums;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -130,11 +131,27 @@ class CpuSolver {
     /// The position of the fish nearest to slot i that is not a predator (slot i's own position
     /// when there is none). Ties go to the lower slot.
     glm::vec3 nearestPrey(std::size_t i) const;
-    /// Calls visit(first, last, shift) for the ranges of slots that may hold neighbours of slot i:
-    /// in a periodic tank the images of those fish nearest to it lie at their position + shift.
-    /// Between walls, and for every range of all-pairs, shift is zero.
-    template <class Visit>
-    void forCandidateRanges(std::size_t i, bool useGrid, Visit&& visit) const;
+    /// A range of sorted slots that may hold neighbours. acrossFace: in a periodic tank, its fish
+    /// may lie across a face, and each is seen at its nearest image.
+    struct CandidateRange {
+        std::size_t first = 0, last = 0;
+        bool acrossFace = false;
+    };
+    /// The ranges of one cell's search: a row of cells per (y, z) around it, and in a periodic
+    /// tank a second part where the row wraps (open water: merged runs of buckets).
+    struct CandidateRanges {
+        static constexpr std::size_t kMost = 2 * 3 * 3;
+        std::array<CandidateRange, kMost> ranges;
+        std::size_t count = 0;
+        const CandidateRange* begin() const { return ranges.data(); }
+        const CandidateRange* end() const { return ranges.data() + count; }
+    };
+    /// The cell whose search holds the neighbours of slot i (open water: before hashing).
+    glm::ivec3 searchCellOf(std::size_t i) const;
+    /// The candidate ranges of the fish in `cell` on the grid built last.
+    void gatherCandidateRanges(const glm::ivec3& cell, CandidateRanges& out) const;
+    /// All-pairs: every slot, or none when no radius reaches a neighbour.
+    void allCandidateRanges(CandidateRanges& out) const;
 
     ParallelFor parallelFor_;
     SimParams params_;
@@ -146,8 +163,8 @@ class CpuSolver {
     /// Each species' parameter pack (one without species): what its fish step with.
     std::vector<StepParamsData> speciesParams_;
     std::vector<std::uint32_t> speciesOfId_;  ///< the species of each fish, by upload index
-    std::vector<std::int32_t> slotSpecies_;  ///< kFeatureSpecies: the species of each slot
-    std::vector<float> slotEnergy_;          ///< kFeatureSpecies: the kinetic energy of each slot
+    std::vector<std::int32_t> slotSpecies_;   ///< kFeatureSpecies: the species of each slot
+    std::vector<float> slotEnergy_;           ///< kFeatureSpecies: the kinetic energy of each slot
 
     /// The previous and the next state; a third buffer stands by while a snapshot holds one.
     std::shared_ptr<Arrays> current_ = std::make_shared<Arrays>();

@@ -67,9 +67,13 @@ struct GridShape {
         return {openAxisCell(x, cellSize), openAxisCell(y, cellSize), openAxisCell(z, cellSize)};
     }
 
-    /// Open water: the bucket of cell x of the row (y, z) is rowStart(y, z) + x, wrapped.
+    /// Open water: the bucket of cell x of the row (y, z) is rowStart(y, z) + x, wrapped. The
+    /// rows come in blocks of 4 x 4 in (y, z): a block starts at a hashed bucket and its rows
+    /// follow kRowSpacing buckets apart, so that the rows around a cell lie near each other in
+    /// the sorted school (as a tank's grid keeps them), not scattered over the table.
+    static constexpr std::uint32_t kRowSpacing = 128;
     static std::uint32_t rowStart(int y, int z) {
-        // lowbias32 (as step_rule.h's hashBits) of the two coordinates.
+        // lowbias32 (as step_rule.h's hashBits) of the block's two coordinates.
         auto mix = [](std::uint32_t h) {
             h ^= h >> 16;
             h *= 0x7feb352du;
@@ -78,8 +82,10 @@ struct GridShape {
             h ^= h >> 16;
             return h;
         };
-        return mix(static_cast<std::uint32_t>(y) * 0x9e3779b1u +
-                   mix(static_cast<std::uint32_t>(z)));
+        const auto blockY = static_cast<std::uint32_t>(y >> 2);  // floor(y / 4)
+        const auto blockZ = static_cast<std::uint32_t>(z >> 2);
+        const auto rowInBlock = static_cast<std::uint32_t>((y & 3) + 4 * (z & 3));
+        return mix(blockY * 0x9e3779b1u + mix(blockZ)) + rowInBlock * kRowSpacing;
     }
 
     std::uint32_t bucketMask() const { return static_cast<std::uint32_t>(dimX) - 1u; }
@@ -94,7 +100,9 @@ struct GridShape {
     }
 
     /// Open water: cells at least `radius / cellsPerRadius` wide (1 m without a radius), hashed
-    /// into the largest power of two of buckets up to `maxCells`.
+    /// into the smallest power of two of buckets at least `maxCells` (with 2N + 64, two to four
+    /// buckets a fish): the more buckets, the more seldom a row's run of buckets holds fish of
+    /// another cell, which the search tests in vain (docs/performance.md).
     static GridShape forOpenWater(float radius, std::size_t maxCells, int cellsPerRadius = 1) {
         constexpr double kRoundingMargin = 1.0 + 1e-4;
         GridShape shape;
@@ -103,7 +111,7 @@ struct GridShape {
         const double cell = static_cast<double>(radius) * kRoundingMargin / cellsPerRadius;
         shape.cellSize = cell > 0.0 && std::isfinite(cell) ? cell : 1.0;
         shape.dimX =
-            static_cast<int>(std::bit_floor(std::clamp<std::size_t>(maxCells, 1, 1u << 30)));
+            static_cast<int>(std::bit_ceil(std::clamp<std::size_t>(maxCells, 1, 1u << 30)));
         return shape;
     }
 

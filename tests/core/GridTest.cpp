@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 
 #include "core/CpuBackends.h"
 #include "core/CpuSolver.h"
@@ -61,25 +62,54 @@ School borderlineSchool(const SimParams& p, std::uint32_t seed) {
     return school;
 }
 
+/// Every fish of `school` has, at each of the scene's radii, exactly the neighbours on the grid
+/// of `gridParams` that it has on all pairs in the same tank.
+void expectTheNeighbourSetsOfAllPairs(const SimParams& gridParams, const School& school,
+                                      const std::string& scene) {
+    SimParams pairsParams = gridParams;
+    pairsParams.neighborSearch = NeighborSearch::AllPairs;
+    CpuSolver grid(serialFor), allPairs(serialFor);
+    grid.setParams(gridParams);
+    allPairs.setParams(pairsParams);
+    grid.upload(school);
+    allPairs.upload(school);
+    for (float radius : {gridParams.rCohesion, gridParams.rSeparation, gridParams.rAlignment}) {
+        std::size_t total = 0;
+        for (std::uint32_t i = 0; i < school.size(); ++i) {
+            const auto expected = allPairs.neighborsOf(i, radius);
+            ASSERT_EQ(grid.neighborsOf(i, radius), expected)
+                << "fish " << i << " radius " << radius << ", " << scene;
+            total += expected.size();
+        }
+        EXPECT_GT(total, 20u) << "the scene should have neighbours at radius " << radius;
+    }
+}
+
 TEST(Grid, FindsExactlyTheNeighbourSetsOfAllPairs) {
     for (std::uint32_t seed : {1u, 2u, 3u}) {
-        const SimParams gridParams = sceneParams(NeighborSearch::Grid);
-        const School school = borderlineSchool(gridParams, seed);
-        CpuSolver grid(serialFor), allPairs(serialFor);
-        grid.setParams(gridParams);
-        allPairs.setParams(sceneParams(NeighborSearch::AllPairs));
-        grid.upload(school);
-        allPairs.upload(school);
-        for (float radius : {gridParams.rCohesion, gridParams.rSeparation, gridParams.rAlignment}) {
-            std::size_t total = 0;
-            for (std::uint32_t i = 0; i < school.size(); ++i) {
-                const auto expected = allPairs.neighborsOf(i, radius);
-                ASSERT_EQ(grid.neighborsOf(i, radius), expected)
-                    << "fish " << i << " radius " << radius << " seed " << seed;
-                total += expected.size();
-            }
-            EXPECT_GT(total, 20u) << "the scene should have neighbours at radius " << radius;
-        }
+        const SimParams p = sceneParams(NeighborSearch::Grid);
+        expectTheNeighbourSetsOfAllPairs(p, borderlineSchool(p, seed),
+                                         "seed " + std::to_string(seed));
+    }
+}
+
+/// The grid wrapped round a periodic tank and hashed in open water (far from the origin too,
+/// where a float's rounding is coarse) finds exactly what all pairs find.
+TEST(Grid, FindsExactlyTheNeighbourSetsOfAllPairsInEveryBoundary) {
+    struct Case {
+        Boundary boundary;
+        glm::vec3 offset;
+        const char* name;
+    };
+    for (const Case& c : {Case{Boundary::Periodic, glm::vec3(0.0f), "periodic"},
+                          Case{Boundary::Open, glm::vec3(0.0f), "open"},
+                          Case{Boundary::Open, glm::vec3(10000.0f, -3000.0f, 7000.0f),
+                               "open, about 12 km from the origin"}}) {
+        SimParams p = sceneParams(NeighborSearch::Grid);
+        p.boundary = c.boundary;
+        School school = borderlineSchool(p, 5);
+        for (Fish& f : school) f.position += c.offset;
+        expectTheNeighbourSetsOfAllPairs(p, school, c.name);
     }
 }
 
