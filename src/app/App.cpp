@@ -94,9 +94,7 @@ class App {
         render::SceneRenderer renderer, std::unique_ptr<Replay> replay)
         : options_(options), window_(window), sim_(std::move(sim)), renderer_(std::move(renderer)) {
         if (replay) showReplay(std::move(replay));
-        camera_.reset(shownParams().bounds, shownParams().dimensions == 2);
-        cameraBounds_ = shownParams().bounds;
-        cameraDimensions_ = shownParams().dimensions;
+        frameTank(shownParams());
         panel_.view.vsync = options.vsync;
         if (options.color)
             for (std::size_t k = 0; k < std::size(ui::kFishColorNames); ++k)
@@ -133,6 +131,9 @@ class App {
     /// The keys that change only the view (camera, help, panel, screenshot, Esc); false for
     /// the others.
     bool handleViewKey(const SDL_Keysym& key);
+    /// Moves the camera to frame the tank of `params` from the default angle, or from above for
+    /// a flat school, and remembers the tank and dimensions it framed.
+    void frameTank(const SimParams& params);
     /// What the other keys ask of the simulation, as the panel's buttons do.
     ui::PanelActions keyActions(const SDL_Keysym& key) const;
     void handleMouseMotion(const SDL_MouseMotionEvent& motion);
@@ -282,12 +283,16 @@ void App::handleEvent(const SDL_Event& event) {
     }
 }
 
+void App::frameTank(const SimParams& params) {
+    camera_.reset(params.bounds, params.dimensions == 2);
+    cameraBounds_ = params.bounds;
+    cameraDimensions_ = params.dimensions;
+}
+
 bool App::handleViewKey(const SDL_Keysym& key) {
     switch (key.sym) {
         case SDLK_c:
-            camera_.reset(shownParams().bounds, shownParams().dimensions == 2);
-            cameraBounds_ = shownParams().bounds;
-            cameraDimensions_ = shownParams().dimensions;
+            frameTank(shownParams());
             return true;
         case SDLK_g: {
             auto& follow = panel_.view.follow;
@@ -880,9 +885,7 @@ void App::render() {
     const double start = seconds();
     const SimParams params = shownParams();
     if (params.dimensions != cameraDimensions_) {
-        camera_.reset(params.bounds, params.dimensions == 2);
-        cameraBounds_ = params.bounds;
-        cameraDimensions_ = params.dimensions;
+        frameTank(params);
     } else if (params.bounds != cameraBounds_) {
         camera_.fit(params.bounds);
         cameraBounds_ = params.bounds;

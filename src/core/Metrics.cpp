@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cassert>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -57,29 +56,33 @@ struct CellIndex {
         return shape.hashed ? shape.openCellOf(p.x, p.y, p.z) : shape.cellOf(p.x, p.y, p.z);
     }
 
-    /// Calls visit(j) for every fish in the cells within `ring` cells of `cell` (a cube), each
-    /// cell once: in a periodic tank the cube wraps round, and covers an axis whole once it is as
-    /// wide as the grid. In open water each bucket once (with whatever other cells share it).
+    /// Calls visit(j) for every fish in the 27 cells around `cell`, each cell once (in open water
+    /// each bucket once, with whatever other cells share it).
     template <class Visit>
-    void forCellsAround(const glm::ivec3& cell, int ring, Visit&& visit) const {
-        if (shape.hashed) {
-            // The 27 buckets of a ring of 1, the only ring open water asks for, on the stack:
-            // no allocation a fish.
-            std::array<std::uint32_t, 27> buckets;
-            assert(ring <= 1);
-            std::size_t count = 0;
-            for (int z = -ring; z <= ring; ++z)
-                for (int y = -ring; y <= ring; ++y)
-                    for (int x = -ring; x <= ring; ++x)
-                        buckets[count++] = shape.bucket(cell + glm::ivec3(x, y, z));
-            const auto end = buckets.begin() + static_cast<std::ptrdiff_t>(count);
-            std::sort(buckets.begin(), end);
-            const auto distinct = std::unique(buckets.begin(), end);
-            for (auto it = buckets.begin(); it != distinct; ++it)
-                for (std::uint32_t k = sorted.cellStart[*it]; k < sorted.cellStart[*it + 1]; ++k)
-                    visit(sorted.order[k]);
+    void forNeighborCells(const glm::ivec3& cell, Visit&& visit) const {
+        if (!shape.hashed) {
+            forTankCellsAround(cell, 1, visit);
             return;
         }
+        // On the stack: no allocation a fish.
+        std::array<std::uint32_t, 27> buckets;
+        std::size_t count = 0;
+        for (int z = -1; z <= 1; ++z)
+            for (int y = -1; y <= 1; ++y)
+                for (int x = -1; x <= 1; ++x)
+                    buckets[count++] = shape.bucket(cell + glm::ivec3(x, y, z));
+        std::sort(buckets.begin(), buckets.end());
+        const auto distinct = std::unique(buckets.begin(), buckets.end());
+        for (auto it = buckets.begin(); it != distinct; ++it)
+            for (std::uint32_t k = sorted.cellStart[*it]; k < sorted.cellStart[*it + 1]; ++k)
+                visit(sorted.order[k]);
+    }
+
+    /// A tank's grid (not open water's): calls visit(j) for every fish in the cells within `ring`
+    /// cells of `cell` (a cube), each cell once: in a periodic tank the cube wraps round, and
+    /// covers an axis whole once it is as wide as the grid.
+    template <class Visit>
+    void forTankCellsAround(const glm::ivec3& cell, int ring, Visit&& visit) const {
         if (periodic) {
             const auto span = [&](int c, int dim) {
                 return 2 * ring + 1 >= dim ? std::pair{0, dim - 1} : std::pair{c - ring, c + ring};
@@ -120,7 +123,7 @@ double nearestDistance(std::span<const Fish> school, const CellIndex& index, std
     if (index.shape.hashed) {
         // Open water: the 27 cells around, then, for a fish with none closer than a cell (alone
         // in open water), every fish.
-        index.forCellsAround(cell, 1, [&](std::uint32_t j) {
+        index.forNeighborCells(cell, [&](std::uint32_t j) {
             if (j == i) return;
             const glm::dvec3 d = index.offset(p, school[j].position);
             best2 = std::min(best2, glm::dot(d, d));
@@ -136,7 +139,7 @@ double nearestDistance(std::span<const Fish> school, const CellIndex& index, std
     }
     const int maxRing = std::max({index.shape.dimX, index.shape.dimY, index.shape.dimZ});
     for (int ring = 1; ring <= maxRing; ++ring) {
-        index.forCellsAround(cell, ring, [&](std::uint32_t j) {
+        index.forTankCellsAround(cell, ring, [&](std::uint32_t j) {
             if (j == i) return;
             const glm::dvec3 d = index.offset(p, school[j].position);
             best2 = std::min(best2, glm::dot(d, d));
@@ -315,7 +318,7 @@ SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& param
     FishGroups groups(n);
     double neighbors = 0.0, nearestSum = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
-        index.forCellsAround(index.cellOf(school[i].position), 1, [&](std::uint32_t j) {
+        index.forNeighborCells(index.cellOf(school[i].position), [&](std::uint32_t j) {
             if (j == i) return;
             const double d2 = distance2(index, i, j);
             if (d2 < r2) neighbors += 1.0;
@@ -327,7 +330,7 @@ SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& param
     if (!sameDistance) {
         const CellIndex linkIndex(school, params, cellWidth(linking));
         for (std::size_t i = 0; i < n; ++i)
-            linkIndex.forCellsAround(linkIndex.cellOf(school[i].position), 1, [&](std::uint32_t j) {
+            linkIndex.forNeighborCells(linkIndex.cellOf(school[i].position), [&](std::uint32_t j) {
                 if (j > i && distance2(linkIndex, i, j) < linking2)
                     groups.unite(static_cast<std::uint32_t>(i), j);
             });
@@ -372,7 +375,7 @@ std::uint64_t pairsTestedPerStep(std::span<const Fish> school, const SimParams& 
     std::uint64_t pairs = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const glm::vec3 p = school[i].position;
-        index.forCellsAround(index.cellOf(p), 1, [&](std::uint32_t) { ++pairs; });
+        index.forNeighborCells(index.cellOf(p), [&](std::uint32_t) { ++pairs; });
         --pairs;
     }
     return pairs;
