@@ -100,8 +100,11 @@ template <bool kFieldOfView, bool kInverseSquare, bool kCouzin, bool kSpecies>
 struct RangeAccumulator {
     bool skipFarBlocks = false;  ///< test whole blocks against maxRadius2 first
     /// A range of a periodic tank whose fish may lie across a face (every pair without the
-    /// wrapped grid, or a wrapped row of it): each offset to its nearest image.
+    /// wrapped grid, or a wrapped row of it): each offset to its nearest image, lane by lane
+    /// or, where the range knows it (imageKnown), by the range's `image`.
     bool nearestImage = false;
+    bool imageKnown = false;
+    glm::vec3 image{0.0f};
     glm::vec3 tankSize{0.0f};   ///< with nearestImage: the periodic tank's size on each axis
     bool seesAllAround = true;  ///< this fish stands still: no view test
     glm::vec3 heading{0.0f};    ///< unit heading of the fish, for the field of view
@@ -143,9 +146,17 @@ struct RangeAccumulator {
                                                 Ints use, float pix, float piy, float piz) {
         Floats dx = load(px + j) - pix, dy = load(py + j) - piy, dz = load(pz + j) - piz;
         if (nearestImage) {
-            dx = nearestImageLanes(dx, tankSize.x);
-            dy = nearestImageLanes(dy, tankSize.y);
-            dz = nearestImageLanes(dz, tankSize.z);
+            if (imageKnown) {
+                // The same bits as nearestImageLanes for every fish within reach: d - size * 1,
+                // d - size * -1 or d - size * 0.
+                dx -= image.x;
+                dy -= image.y;
+                dz -= image.z;
+            } else {
+                dx = nearestImageLanes(dx, tankSize.x);
+                dy = nearestImageLanes(dy, tankSize.y);
+                dz = nearestImageLanes(dz, tankSize.z);
+            }
         }
         const Floats d2 = dx * dx + dy * dy + dz * dz;
         // In an all-pairs sweep most blocks lie outside every radius: skipping one with none
@@ -419,6 +430,12 @@ void CpuSolver::step(std::uint64_t stepIndex, StepFrameCopy frame) {
 void CpuSolver::buildGrid(bool keepAccelerations) {
     const std::size_t n = size();
     grid_ = gridShape();
+    if (grid_.hashed) {
+        // Open water: a school that keeps together is searched as a tank's grid of the cells it
+        // spans.
+        const auto [low, high] = schoolBounds();
+        grid_ = grid_.forSchoolWithin(low, high);
+    }
     const std::size_t cells = grid_.cellCount();
     // Within a cell by upload index, so the sums depend only on the school, not on how threads
     // or earlier steps ordered it (a school saved and loaded again steps to the same bits).
@@ -511,6 +528,36 @@ GridShape CpuSolver::gridShape() const {
                               kCellsPerRadius, params_.boundary == Boundary::Periodic);
 }
 
+std::pair<glm::vec3, glm::vec3> CpuSolver::schoolBounds() const {
+    // Chunks of fixed size, each on one thread, so no two threads share a box.
+    const std::size_t n = size(), chunks = (n + kGridGrain - 1) / kGridGrain;
+    std::vector<std::array<float, 6>> boxes(chunks);
+    const Arrays& a = *current_;
+    parallelFor_(chunks, 1, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t c = begin; c < end; ++c) {
+            constexpr float kInf = std::numeric_limits<float>::infinity();
+            std::array<float, 6> box{kInf, kInf, kInf, -kInf, -kInf, -kInf};
+            // A NaN compares false and is left out: the box's grid clamps its fish into a border
+            // cell, where no distance to it is ever within a radius.
+            for (std::size_t i = c * kGridGrain; i < std::min(n, (c + 1) * kGridGrain); ++i) {
+                box[0] = a.px[i] < box[0] ? a.px[i] : box[0];
+                box[1] = a.py[i] < box[1] ? a.py[i] : box[1];
+                box[2] = a.pz[i] < box[2] ? a.pz[i] : box[2];
+                box[3] = a.px[i] > box[3] ? a.px[i] : box[3];
+                box[4] = a.py[i] > box[4] ? a.py[i] : box[4];
+                box[5] = a.pz[i] > box[5] ? a.pz[i] : box[5];
+            }
+            boxes[c] = box;
+        }
+    });
+    glm::vec3 low(std::numeric_limits<float>::infinity()), high(-low);
+    for (const auto& box : boxes) {
+        low = glm::min(low, glm::vec3(box[0], box[1], box[2]));
+        high = glm::max(high, glm::vec3(box[3], box[4], box[5]));
+    }
+    return {low, high};
+}
+
 bool CpuSolver::usesGrid() const {
     if (params_.neighborSearch != NeighborSearch::Grid || !(maxRadius(params_) > 0.0f))
         return false;
@@ -531,7 +578,8 @@ void CpuSolver::gatherCandidateRanges(const glm::ivec3& cell, CandidateRanges& o
         return CandidateRange{cells_.cellStart[grid_.index({x0, y, z})],
                               cells_.cellStart[grid_.index({x1, y, z}) + 1], acrossFace};
     };
-    if (params_.boundary == Boundary::Walls) {
+    if (!grid_.hashed && params_.boundary != Boundary::Periodic) {
+        // Walls, or open water in the box of cells its fish span.
         const int x0 = std::max(cell.x - r, 0), x1 = std::min(cell.x + r, grid_.dimX - 1);
         for (int z = std::max(cell.z - r, 0); z <= std::min(cell.z + r, grid_.dimZ - 1); ++z)
             for (int y = std::max(cell.y - r, 0); y <= std::min(cell.y + r, grid_.dimY - 1); ++y)
@@ -578,28 +626,39 @@ void CpuSolver::gatherCandidateRanges(const glm::ivec3& cell, CandidateRanges& o
     } else {
         // A periodic tank: the cells wrap round (the grid holds at least 2r + 1 on each axis, so
         // none is visited twice), and a wrapped cell's fish are seen at their nearest image,
-        // one tank size away (the one within reach: the tank is at least 3 radii wide).
-        const auto wrapped = [](int c, int dim, bool& acrossFace) {
-            acrossFace = acrossFace || c < 0 || c >= dim;
+        // one tank size away (the one within reach: the tank is at least 3 radii wide); `image`
+        // is what nearestImageLanes takes from their offsets, size * whole tanks.
+        const glm::vec3 tankSize = 2.0f * params_.bounds;
+        const auto wrapped = [](int c, int dim, float size, float& image) {
+            image = c < 0 ? size : (c >= dim ? -size : 0.0f);
             return c < 0 ? c + dim : (c >= dim ? c - dim : c);
         };
+        const auto wrappedRow = [&](int x0, int x1, int y, int z, const glm::vec3& image) {
+            CandidateRange range = tankRow(x0, x1, y, z, image != glm::vec3(0.0f));
+            range.imageKnown = true;
+            range.image = image;
+            return range;
+        };
         const int x0 = cell.x - r, x1 = cell.x + r;
+        glm::vec3 image(0.0f);
         for (int dz = -r; dz <= r; ++dz) {
-            bool zAcross = false;
-            const int z = wrapped(cell.z + dz, grid_.dimZ, zAcross);
+            const int z = wrapped(cell.z + dz, grid_.dimZ, tankSize.z, image.z);
             // A flat grid (2D) is one layer, which holds every fish: nothing to wrap in y.
             const int ry = grid_.flat ? 0 : r;
             for (int dy = -ry; dy <= ry; ++dy) {
-                bool across = zAcross;
-                const int y = wrapped(cell.y + dy, grid_.dimY, across);
+                const int y = wrapped(cell.y + dy, grid_.dimY, tankSize.y, image.y);
                 // The row within the grid, then the part past either end (one at most: the grid
                 // holds 2r + 1 cells), from the other end.
+                image.x = 0.0f;
                 out.ranges[count++] =
-                    tankRow(std::max(x0, 0), std::min(x1, grid_.dimX - 1), y, z, across);
-                if (x0 < 0)
-                    out.ranges[count++] = tankRow(x0 + grid_.dimX, grid_.dimX - 1, y, z, true);
-                else if (x1 >= grid_.dimX)
-                    out.ranges[count++] = tankRow(0, x1 - grid_.dimX, y, z, true);
+                    wrappedRow(std::max(x0, 0), std::min(x1, grid_.dimX - 1), y, z, image);
+                if (x0 < 0) {
+                    image.x = tankSize.x;
+                    out.ranges[count++] = wrappedRow(x0 + grid_.dimX, grid_.dimX - 1, y, z, image);
+                } else if (x1 >= grid_.dimX) {
+                    image.x = -tankSize.x;
+                    out.ranges[count++] = wrappedRow(0, x1 - grid_.dimX, y, z, image);
+                }
             }
         }
     }
@@ -702,6 +761,8 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
             for (std::size_t k = 0; k < candidates.count; ++k) {
                 const CandidateRange& range = candidates.ranges[k];
                 acc.nearestImage = range.acrossFace;
+                acc.imageKnown = range.imageKnown;
+                acc.image = range.image;
                 acc.add(search, px, py, pz, vx, vy, vz, range.first, range.last, i, p.x, p.y, p.z);
             }
             return acc.sums();

@@ -104,6 +104,8 @@ class CpuSolver {
     bool usesGrid() const;
     /// The grid of the step for the current fish count.
     GridShape gridShape() const;
+    /// The lowest and the highest coordinate of the school on each axis, NaNs left out.
+    std::pair<glm::vec3, glm::vec3> schoolBounds() const;
     /// Makes next_ a buffer no snapshot reads, before a step writes it.
     void claimNext();
     /// Sorts current_ by cell. The accelerations are reordered only when `keepAccelerations`:
@@ -132,10 +134,14 @@ class CpuSolver {
     /// when there is none). Ties go to the lower slot.
     glm::vec3 nearestPrey(std::size_t i) const;
     /// A range of sorted slots that may hold neighbours. acrossFace: in a periodic tank, its fish
-    /// may lie across a face, and each is seen at its nearest image.
+    /// may lie across a face, and each is seen at its nearest image: on the grid (imageKnown)
+    /// the one `image` away from where it swims (a tank's size on each axis crossed, for every
+    /// fish of the range within reach), else found fish by fish.
     struct CandidateRange {
         std::size_t first = 0, last = 0;
         bool acrossFace = false;
+        bool imageKnown = false;
+        glm::vec3 image{0.0f};
     };
     /// The ranges of one cell's search: a row of cells per (y, z) around it, and in a periodic
     /// tank a second part where the row wraps (open water: merged runs of buckets).

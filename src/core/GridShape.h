@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include <glm/vec3.hpp>
@@ -113,6 +114,37 @@ struct GridShape {
         shape.dimX =
             static_cast<int>(std::bit_ceil(std::clamp<std::size_t>(maxCells, 1, 1u << 30)));
         return shape;
+    }
+
+    /// Open water whose fish all lie in the cells lo..hi (as openCellOf numbers them): those
+    /// cells alone, numbered as a tank's, with `hashedShape`'s cells; none when there are more
+    /// than `maxCells`. A school that keeps together is then
+    /// searched as a tank's, with no fish of far cells in its runs (docs/model.md "Neighbour
+    /// search").
+    static std::optional<GridShape> forOpenWaterBox(const glm::ivec3& lo, const glm::ivec3& hi,
+                                                    const GridShape& hashedShape,
+                                                    std::size_t maxCells) {
+        const glm::dvec3 extent = glm::dvec3(hi) - glm::dvec3(lo) + 1.0;
+        if (!(extent.x >= 1.0 && extent.y >= 1.0 && extent.z >= 1.0) ||
+            extent.x * extent.y * extent.z > static_cast<double>(maxCells))
+            return std::nullopt;
+        GridShape shape;
+        shape.cellSize = hashedShape.cellSize;
+        shape.reach = hashedShape.reach;
+        shape.origin = glm::dvec3(lo) * shape.cellSize;
+        shape.dimX = static_cast<int>(extent.x);
+        shape.dimY = static_cast<int>(extent.y);
+        shape.dimZ = static_cast<int>(extent.z);
+        return shape;
+    }
+
+    /// Open water (this a hashed shape): the grid of the CPU's searches for fish within
+    /// [low, high] on each axis: the box of cells they span when it has no more cells than this
+    /// shape has buckets, else this.
+    GridShape forSchoolWithin(const glm::vec3& low, const glm::vec3& high) const {
+        const auto box = forOpenWaterBox(openCellOf(low.x, low.y, low.z),
+                                         openCellOf(high.x, high.y, high.z), *this, cellCount());
+        return box ? *box : *this;
     }
 
     /// Whether the search of the cells within `reach` of a fish's own, wrapped round a periodic

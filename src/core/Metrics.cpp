@@ -18,7 +18,8 @@ namespace {
 
 /// The school's fish sorted by grid cell (CellSort, on this thread), for neighbour queries. In a
 /// periodic tank the cells wrap round it and offsets are taken to the nearest image; in open water
-/// the cells are hashed (GridShape::forOpenWater), wherever the fish are.
+/// they are the box of cells the school spans or, for a school spread wider, hashed
+/// (GridShape::forSchoolWithin), wherever the fish are.
 struct CellIndex {
     GridShape shape;
     CellSort sorted;
@@ -28,10 +29,23 @@ struct CellIndex {
     CellIndex(std::span<const Fish> school, const SimParams& params, float cellWidth)
         : periodic(params.boundary == Boundary::Periodic),
           tankSize(2.0 * glm::dvec3(params.bounds)) {
-        shape =
-            params.boundary == Boundary::Open
-                ? GridShape::forOpenWater(cellWidth, 2 * school.size() + 64)
-                : GridShape::forTank(params.bounds, cellWidth, 2 * school.size() + 64, 1, periodic);
+        if (params.boundary == Boundary::Open) {
+            // As the step searches it: in the box of cells the school spans while it fits.
+            constexpr float kInf = std::numeric_limits<float>::infinity();
+            glm::vec3 low(kInf), high(-kInf);
+            for (const Fish& f : school) {
+                // A NaN compares false and is left out.
+                for (int k = 0; k < 3; ++k) {
+                    low[k] = f.position[k] < low[k] ? f.position[k] : low[k];
+                    high[k] = f.position[k] > high[k] ? f.position[k] : high[k];
+                }
+            }
+            shape = GridShape::forOpenWater(cellWidth, 2 * school.size() + 64)
+                        .forSchoolWithin(low, high);
+        } else {
+            shape =
+                GridShape::forTank(params.bounds, cellWidth, 2 * school.size() + 64, 1, periodic);
+        }
         sorted.build(
             school.size(), shape.cellCount(),
             [&](std::size_t i) {
@@ -121,8 +135,8 @@ double nearestDistance(std::span<const Fish> school, const CellIndex& index, std
     const glm::ivec3 cell = index.cellOf(p);
     double best2 = std::numeric_limits<double>::infinity();
     if (index.shape.hashed) {
-        // Open water: the 27 cells around, then, for a fish with none closer than a cell (alone
-        // in open water), every fish.
+        // Hashed open water: the 27 cells around, then, for a fish with none closer than a cell
+        // (alone in open water), every fish.
         index.forNeighborCells(cell, [&](std::uint32_t j) {
             if (j == i) return;
             const glm::dvec3 d = index.offset(p, school[j].position);

@@ -93,24 +93,59 @@ TEST(Grid, FindsExactlyTheNeighbourSetsOfAllPairs) {
     }
 }
 
-/// The grid wrapped round a periodic tank and hashed in open water (far from the origin too,
-/// where a float's rounding is coarse) finds exactly what all pairs find.
+/// The grid wrapped round a periodic tank and in open water, both as a box of the school's cells
+/// and hashed (a school split 10 km apart), far from the origin too, where a float's rounding is
+/// coarse, finds exactly what all pairs find.
 TEST(Grid, FindsExactlyTheNeighbourSetsOfAllPairsInEveryBoundary) {
     struct Case {
         Boundary boundary;
         glm::vec3 offset;
+        glm::vec3 everyOtherFishMoved;
         const char* name;
     };
-    for (const Case& c : {Case{Boundary::Periodic, glm::vec3(0.0f), "periodic"},
-                          Case{Boundary::Open, glm::vec3(0.0f), "open"},
-                          Case{Boundary::Open, glm::vec3(10000.0f, -3000.0f, 7000.0f),
-                               "open, about 12 km from the origin"}}) {
+    const glm::vec3 none(0.0f), far(10000.0f, -3000.0f, 7000.0f);
+    for (const Case& c :
+         {Case{Boundary::Periodic, none, none, "periodic"},
+          Case{Boundary::Open, none, none, "open"},
+          Case{Boundary::Open, far, none, "open, about 12 km from the origin"},
+          Case{Boundary::Open, none, glm::vec3(0.0f, 0.0f, 10000.0f), "open, split 10 km apart"},
+          Case{Boundary::Open, far, glm::vec3(-10000.0f, 0.0f, 0.0f),
+               "open, split, one part 12 km from the origin"}}) {
         SimParams p = sceneParams(NeighborSearch::Grid);
         p.boundary = c.boundary;
         School school = borderlineSchool(p, 5);
-        for (Fish& f : school) f.position += c.offset;
+        for (std::size_t i = 0; i < school.size(); ++i)
+            school[i].position += c.offset + (i % 2 == 1 ? c.everyOtherFishMoved : none);
         expectTheNeighbourSetsOfAllPairs(p, school, c.name);
     }
+}
+
+/// Open water searches a box of the cells its school spans while they are no more than the
+/// hashed table's buckets, and hashes beyond.
+TEST(Grid, OpenWaterSearchesTheSchoolsBoxOfCellsWhileItFitsTheTable) {
+    const GridShape hashed = GridShape::forOpenWater(10.0f, 1000);
+    ASSERT_TRUE(hashed.hashed);
+    ASSERT_EQ(hashed.cellCount(), 1024u);
+    const auto box = GridShape::forOpenWaterBox({-3, 5, 100}, {4, 12, 115}, hashed, 1024);
+    ASSERT_TRUE(box.has_value());
+    EXPECT_FALSE(box->hashed);
+    EXPECT_EQ(box->dimX, 8);
+    EXPECT_EQ(box->dimY, 8);
+    EXPECT_EQ(box->dimZ, 16);
+    EXPECT_EQ(box->cellSize, hashed.cellSize);
+    // The box's cells are open water's cells: a fish in open cell (c) is in box cell c - lo.
+    const float inside = 0.5f * static_cast<float>(hashed.cellSize);
+    const auto at = [&](int c) { return static_cast<float>(c * hashed.cellSize) + inside; };
+    EXPECT_EQ(box->cellOf(at(-3), at(5), at(100)), glm::ivec3(0, 0, 0));
+    EXPECT_EQ(box->cellOf(at(4), at(12), at(115)), glm::ivec3(7, 7, 15));
+    EXPECT_EQ(box->cellOf(at(0), at(9), at(107)), glm::ivec3(3, 4, 7));
+    // One cell more is more than the table: hashed.
+    EXPECT_FALSE(GridShape::forOpenWaterBox({-3, 5, 100}, {4, 12, 116}, hashed, 1024));
+    // Two groups far apart, or no finite fish (the highest cell below the lowest).
+    EXPECT_FALSE(GridShape::forOpenWaterBox({0, 0, 0}, {1000, 2, 2}, hashed, 1024));
+    EXPECT_FALSE(GridShape::forOpenWaterBox({1 << 30, 1 << 30, 1 << 30},
+                                            {-(1 << 30), -(1 << 30), -(1 << 30)}, hashed, 1024));
+    EXPECT_FALSE(GridShape::forOpenWaterBox({-(1 << 30), 0, 0}, {1 << 30, 0, 0}, hashed, 1024));
 }
 
 TEST(Grid, ExcludesAFishExactlyAtTheRadius) {

@@ -122,6 +122,11 @@ TEST(Metrics, NearestNeighbourFarAwayIsFound) {
     p.rCohesion = 1.0f;
     const School school{{{-30, 0, 0}, {1, 0, 0}, {}}, {{30, 0, 0}, {1, 0, 0}, {}}};
     EXPECT_NEAR(measureSchool(school, p).meanNearestNeighborDistance, 60.0, 1e-6);
+    // Open water searches the two fish's box of cells; 10 km apart, its hashed cells.
+    p.boundary = Boundary::Open;
+    EXPECT_NEAR(measureSchool(school, p).meanNearestNeighborDistance, 60.0, 1e-6);
+    const School apart{{{-5000, 0, 0}, {1, 0, 0}, {}}, {{5000, 0, 0}, {1, 0, 0}, {}}};
+    EXPECT_NEAR(measureSchool(apart, p).meanNearestNeighborDistance, 10000.0, 1e-6);
 }
 
 /// `count` fish in a row along x from `start`, `spacing` apart, of species `s`.
@@ -187,6 +192,15 @@ TEST(Metrics, GroupsLinkAcrossAPeriodicFaceAndAnywhereInOpenWater) {
     EXPECT_EQ(m.groups, 2.0);
     EXPECT_DOUBLE_EQ(m.largestGroupShare, 20.0 / 30.0);
     EXPECT_NEAR(m.largestGroupCentre.x, 10000 + 1.5 * 9.5, 1e-3);
+    // Rows 5 m apart: a school that fits the box of its cells, at the origin and 12 km from it.
+    for (const glm::vec3 offset : {glm::vec3(0.0f), glm::vec3(10000.0f, -3000.0f, 7000.0f)}) {
+        School near = row(20, offset, 1.5f);
+        const School beside = row(10, offset + glm::vec3(0, 5, 0), 1.5f);
+        near.insert(near.end(), beside.begin(), beside.end());
+        const SchoolMetrics n = measureSchool(near, p);
+        EXPECT_EQ(n.groups, 2.0) << offset.x;
+        EXPECT_NEAR(n.meanNearestNeighborDistance, 1.5, 1e-6) << offset.x;
+    }
 }
 
 TEST(Metrics, EachSpeciesShareInTheLargestGroup) {
