@@ -100,11 +100,12 @@ template <bool kFieldOfView, bool kInverseSquare, bool kCouzin, bool kSpecies>
 struct RangeAccumulator {
     bool skipFarBlocks = false;  ///< test whole blocks against maxRadius2 first
     /// A range of a periodic tank whose fish may lie across a face (every pair without the
-    /// wrapped grid, or a wrapped row of it): each offset to its nearest image, lane by lane
-    /// or, where the range knows it (imageKnown), by the range's `image`.
+    /// wrapped grid, or a cell's candidates with a wrapped row): each offset to its nearest
+    /// image, found lane by lane or, where each candidate's is known (imageX, Y, Z), by it.
     bool nearestImage = false;
-    bool imageKnown = false;
-    glm::vec3 image{0.0f};
+    const float* imageX = nullptr;
+    const float* imageY = nullptr;
+    const float* imageZ = nullptr;
     glm::vec3 tankSize{0.0f};   ///< with nearestImage: the periodic tank's size on each axis
     bool seesAllAround = true;  ///< this fish stands still: no view test
     glm::vec3 heading{0.0f};    ///< unit heading of the fish, for the field of view
@@ -146,12 +147,12 @@ struct RangeAccumulator {
                                                 Ints use, float pix, float piy, float piz) {
         Floats dx = load(px + j) - pix, dy = load(py + j) - piy, dz = load(pz + j) - piz;
         if (nearestImage) {
-            if (imageKnown) {
+            if (imageX != nullptr) {
                 // The same bits as nearestImageLanes for every fish within reach: d - size * 1,
                 // d - size * -1 or d - size * 0.
-                dx -= image.x;
-                dy -= image.y;
-                dz -= image.z;
+                dx -= load(imageX + j);
+                dy -= load(imageY + j);
+                dz -= load(imageZ + j);
             } else {
                 dx = nearestImageLanes(dx, tankSize.x);
                 dy = nearestImageLanes(dy, tankSize.y);
@@ -635,7 +636,6 @@ void CpuSolver::gatherCandidateRanges(const glm::ivec3& cell, CandidateRanges& o
         };
         const auto wrappedRow = [&](int x0, int x1, int y, int z, const glm::vec3& image) {
             CandidateRange range = tankRow(x0, x1, y, z, image != glm::vec3(0.0f));
-            range.imageKnown = true;
             range.image = image;
             return range;
         };
@@ -663,6 +663,53 @@ void CpuSolver::gatherCandidateRanges(const glm::ivec3& cell, CandidateRanges& o
         }
     }
     out.count = count;
+}
+
+void CpuSolver::copyCandidates(const CandidateRanges& ranges, bool withSpecies,
+                               CandidateRun& run) const {
+    std::size_t total = 0;
+    run.wraps = false;
+    for (std::size_t k = 0; k < ranges.count; ++k) {
+        run.rangeStart[k] = total;
+        total += ranges.ranges[k].last - ranges.ranges[k].first;
+        run.wraps = run.wraps || ranges.ranges[k].acrossFace;
+    }
+    run.count = total;
+    // kLanes past the end: the search reads whole blocks (their lanes past `count` masked off).
+    if (run.px.size() < total + kLanes) {
+        const std::size_t size = std::max(total + kLanes, 2 * run.px.size());
+        for (auto* v : {&run.px, &run.py, &run.pz, &run.vx, &run.vy, &run.vz, &run.imageX,
+                        &run.imageY, &run.imageZ, &run.energy})
+            v->resize(size);
+        run.species.resize(size);
+    }
+    const Arrays& a = *current_;
+    for (std::size_t k = 0; k < ranges.count; ++k) {
+        const CandidateRange& range = ranges.ranges[k];
+        const std::size_t at = run.rangeStart[k], length = range.last - range.first;
+        // Whole blocks, inline: a range holds tens of fish, where a call to memmove costs more
+        // than the copy. Both sides are padded by a block, and what a block writes past the
+        // range's end the next range overwrites.
+        const auto copy = [&](const auto& from, auto& to) {
+            for (std::size_t o = 0; o < length; o += kLanes)
+                std::memcpy(to.data() + at + o, from.data() + range.first + o, sizeof(Floats));
+        };
+        copy(a.px, run.px);
+        copy(a.py, run.py);
+        copy(a.pz, run.pz);
+        copy(a.vx, run.vx);
+        copy(a.vy, run.vy);
+        copy(a.vz, run.vz);
+        if (run.wraps) {
+            std::fill_n(run.imageX.data() + at, length, range.image.x);
+            std::fill_n(run.imageY.data() + at, length, range.image.y);
+            std::fill_n(run.imageZ.data() + at, length, range.image.z);
+        }
+        if (withSpecies) {
+            copy(slotSpecies_, run.species);
+            copy(slotEnergy_, run.energy);
+        }
+    }
 }
 
 void CpuSolver::allCandidateRanges(CandidateRanges& out) const {
@@ -718,6 +765,7 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
     Arrays& out = *next_;
     // The fish of a cell sit together and search the same ranges: they are gathered once a cell.
     CandidateRanges candidates;
+    CandidateRun run;
     glm::ivec3 candidatesCell{std::numeric_limits<int>::min()};
     if (!useGrid) allCandidateRanges(candidates);
 
@@ -728,6 +776,7 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
             const glm::ivec3 cell = searchCellOf(i);
             if (cell != candidatesCell) {
                 gatherCandidateRanges(cell, candidates);
+                copyCandidates(candidates, kSpecies, run);
                 candidatesCell = cell;
             }
         }
@@ -758,11 +807,24 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
                 acc.sidestep = STEP_K_SIDESTEP(own) != 0.0f;
                 acc.velocity = v;
             }
-            for (std::size_t k = 0; k < candidates.count; ++k) {
-                const CandidateRange& range = candidates.ranges[k];
+            if (useGrid) {
+                if (run.wraps) {
+                    acc.nearestImage = true;
+                    acc.imageX = run.imageX.data();
+                    acc.imageY = run.imageY.data();
+                    acc.imageZ = run.imageZ.data();
+                }
+                if constexpr (kReadsSpecies) {
+                    acc.slotSpecies = run.species.data();
+                    acc.slotEnergy = run.energy.data();
+                }
+                acc.add(search, run.px.data(), run.py.data(), run.pz.data(), run.vx.data(),
+                        run.vy.data(), run.vz.data(), 0, run.count, run.indexOf(i, candidates),
+                        p.x, p.y, p.z);
+                return acc.sums();
+            }
+            for (const CandidateRange& range : candidates) {
                 acc.nearestImage = range.acrossFace;
-                acc.imageKnown = range.imageKnown;
-                acc.image = range.image;
                 acc.add(search, px, py, pz, vx, vy, vz, range.first, range.last, i, p.x, p.y, p.z);
             }
             return acc.sums();

@@ -134,13 +134,12 @@ class CpuSolver {
     /// when there is none). Ties go to the lower slot.
     glm::vec3 nearestPrey(std::size_t i) const;
     /// A range of sorted slots that may hold neighbours. acrossFace: in a periodic tank, its fish
-    /// may lie across a face, and each is seen at its nearest image: on the grid (imageKnown)
-    /// the one `image` away from where it swims (a tank's size on each axis crossed, for every
-    /// fish of the range within reach), else found fish by fish.
+    /// may lie across a face, and each is seen at its nearest image: on the grid the one `image`
+    /// away from where it swims (a tank's size on each axis crossed, for every fish of the
+    /// range within reach), for every pair found fish by fish.
     struct CandidateRange {
         std::size_t first = 0, last = 0;
         bool acrossFace = false;
-        bool imageKnown = false;
         glm::vec3 image{0.0f};
     };
     /// The ranges of one cell's search: a row of cells per (y, z) around it, and in a periodic
@@ -152,6 +151,27 @@ class CpuSolver {
         const CandidateRange* begin() const { return ranges.data(); }
         const CandidateRange* end() const { return ranges.data() + count; }
     };
+    /// The candidates of one cell's ranges copied into one run, in range order: each fish of the
+    /// cell tests them in whole blocks, in one loop with one part-filled block, instead of a
+    /// loop and a part-filled block a range (docs/performance.md). Padded as the arrays are.
+    struct CandidateRun {
+        std::vector<float> px, py, pz, vx, vy, vz;
+        std::vector<float> imageX, imageY, imageZ;  ///< wraps: each candidate's nearest image
+        std::vector<std::int32_t> species;          ///< with species: each candidate's
+        std::vector<float> energy;                  ///< with species: each candidate's
+        std::array<std::size_t, CandidateRanges::kMost> rangeStart{};  ///< where each begins
+        std::size_t count = 0;
+        bool wraps = false;  ///< a range lies across a periodic face: the images apply
+        /// Where slot `slot`, which one of `ranges` holds, sits in the run.
+        std::size_t indexOf(std::size_t slot, const CandidateRanges& ranges) const {
+            for (std::size_t k = 0; k < ranges.count; ++k)
+                if (slot >= ranges.ranges[k].first && slot < ranges.ranges[k].last)
+                    return rangeStart[k] + (slot - ranges.ranges[k].first);
+            return count;
+        }
+    };
+    /// Copies the candidates of `ranges` (with species: their species and energies) into `run`.
+    void copyCandidates(const CandidateRanges& ranges, bool withSpecies, CandidateRun& run) const;
     /// The cell whose search holds the neighbours of slot i (open water: before hashing).
     glm::ivec3 searchCellOf(std::size_t i) const;
     /// The candidate ranges of the fish in `cell` on the grid built last.
