@@ -26,22 +26,11 @@ ivec3 openCellOf(vec3 p) {
     return c;
 }
 
-uint hashGridBits(uint h) {
-    h ^= h >> 16u;
-    h *= 0x7feb352du;
-    h ^= h >> 15u;
-    h *= 0x846ca68bu;
-    h ^= h >> 16u;
-    return h;
-}
+#include "open_water_buckets.h"
 
-// The bucket of cell c: the cells of a row along x in consecutive buckets, the rows in blocks of
-// 4 x 4 in (y, z) that start at a hashed bucket, their rows 128 buckets apart (as
-// GridShape::rowStart on the CPU): the rows around a cell lie near each other.
+// The bucket of cell c: the cells of a row along x in consecutive buckets (open_water_buckets.h).
 uint bucketOf(ivec3 c) {
-    uint blockStart = hashGridBits(uint(c.y >> 2) * 0x9e3779b1u + hashGridBits(uint(c.z >> 2)));
-    uint rowStart = blockStart + uint((c.y & 3) + 4 * (c.z & 3)) * 128u;
-    return (rowStart + uint(c.x)) & (STEP_GRID_DIMS(params).x - 1u);
+    return (bucketRowStart(c.y, c.z) + uint(c.x)) & (STEP_GRID_DIMS(params).x - 1u);
 }
 
 // The cell, or in open water the bucket, a fish at p is sorted into.

@@ -14,6 +14,14 @@
 
 namespace fishschool {
 
+namespace glsl {
+/// shaders/open_water_buckets.h, the text the GPU's grid.glsl includes, as C++.
+struct OpenWaterBuckets {
+    using uint = std::uint32_t;
+#include "open_water_buckets.h"
+};
+}  // namespace glsl
+
 /// The cells of a uniform grid over the tank [-bounds, bounds]. A cell is at least as wide as the
 /// largest neighbour radius (plus a margin against rounding), so two fish closer than that radius
 /// lie in the same or adjacent cells. Fish outside the tank are clamped to the border cells, which
@@ -68,25 +76,10 @@ struct GridShape {
         return {openAxisCell(x, cellSize), openAxisCell(y, cellSize), openAxisCell(z, cellSize)};
     }
 
-    /// Open water: the bucket of cell x of the row (y, z) is rowStart(y, z) + x, wrapped. The
-    /// rows come in blocks of 4 x 4 in (y, z): a block starts at a hashed bucket and its rows
-    /// follow kRowSpacing buckets apart, so that the rows around a cell lie near each other in
-    /// the sorted school (as a tank's grid keeps them), not scattered over the table.
-    static constexpr std::uint32_t kRowSpacing = 128;
+    /// Open water: the bucket of cell x of the row (y, z) is rowStart(y, z) + x, wrapped: rows in
+    /// blocks of 4 x 4, as the GPU's (shaders/open_water_buckets.h).
     static std::uint32_t rowStart(int y, int z) {
-        // lowbias32 (as step_rule.h's hashBits) of the block's two coordinates.
-        auto mix = [](std::uint32_t h) {
-            h ^= h >> 16;
-            h *= 0x7feb352du;
-            h ^= h >> 15;
-            h *= 0x846ca68bu;
-            h ^= h >> 16;
-            return h;
-        };
-        const auto blockY = static_cast<std::uint32_t>(y >> 2);  // floor(y / 4)
-        const auto blockZ = static_cast<std::uint32_t>(z >> 2);
-        const auto rowInBlock = static_cast<std::uint32_t>((y & 3) + 4 * (z & 3));
-        return mix(blockY * 0x9e3779b1u + mix(blockZ)) + rowInBlock * kRowSpacing;
+        return glsl::OpenWaterBuckets{}.bucketRowStart(y, z);
     }
 
     std::uint32_t bucketMask() const { return static_cast<std::uint32_t>(dimX) - 1u; }
