@@ -111,9 +111,8 @@ struct GridShape {
 
     /// Open water whose fish all lie in the cells lo..hi (as openCellOf numbers them): those
     /// cells alone, numbered as a tank's, with `hashedShape`'s cells; none when there are more
-    /// than `maxCells`. A school that keeps together is then
-    /// searched as a tank's, with no fish of far cells in its runs (docs/model.md "Neighbour
-    /// search").
+    /// than `maxCells`. A school that keeps together is then searched as a tank's, with no fish
+    /// of far cells in its runs (docs/model.md "Neighbour search").
     static std::optional<GridShape> forOpenWaterBox(const glm::ivec3& lo, const glm::ivec3& hi,
                                                     const GridShape& hashedShape,
                                                     std::size_t maxCells) {
