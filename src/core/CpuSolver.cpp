@@ -96,17 +96,18 @@ struct SearchConstants {
 /// kSpecies: the neighbours' species and kinetic energies are read (kFeatureSpecies), for the
 /// species a fish schools with, separation scaled by kinetic energy and the sidestep sum, each
 /// compiled in but run only where the fish's species has it on.
+/// How a range's offsets reach their nearest image in a periodic tank: not at all (walls, open
+/// water, or a range that lies within the tank), by each candidate's known image (imageX, Y, Z:
+/// a cell's candidates with a wrapped row) or found lane by lane (every pair).
+enum class Images { None, PerCandidate, LaneByLane };
+
 template <bool kFieldOfView, bool kInverseSquare, bool kCouzin, bool kSpecies>
 struct RangeAccumulator {
-    bool skipFarBlocks = false;  ///< test whole blocks against maxRadius2 first
-    /// A range of a periodic tank whose fish may lie across a face (every pair without the
-    /// wrapped grid, or a cell's candidates with a wrapped row): each offset to its nearest
-    /// image, found lane by lane or, where each candidate's is known (imageX, Y, Z), by it.
-    bool nearestImage = false;
+    static constexpr bool kReadsSpecies = kSpecies;
     const float* imageX = nullptr;
     const float* imageY = nullptr;
     const float* imageZ = nullptr;
-    glm::vec3 tankSize{0.0f};   ///< with nearestImage: the periodic tank's size on each axis
+    glm::vec3 tankSize{0.0f};   ///< Images::LaneByLane: the periodic tank's size on each axis
     bool seesAllAround = true;  ///< this fish stands still: no view test
     glm::vec3 heading{0.0f};    ///< unit heading of the fish, for the field of view
     Floats cx{}, cy{}, cz{}, sx{}, sy{}, sz{}, ax{}, ay{}, az{};
@@ -123,48 +124,66 @@ struct RangeAccumulator {
     glm::vec3 velocity{0.0f};                   ///< v_i, for the closing speeds
     Floats tx{}, ty{}, tz{};                    ///< the sidestep sum
 
+    /// kSkipFarBlocks: test whole blocks against maxRadius2 first.
+    template <Images kImages, bool kSkipFarBlocks>
     [[gnu::always_inline]] void add(const SearchConstants& c, const float* px, const float* py,
                                     const float* pz, const float* vx, const float* vy,
                                     const float* vz, std::size_t begin, std::size_t end,
                                     std::size_t self, float pix, float piy, float piz) {
-        std::size_t j = begin;
-        for (; j + kLanes <= end; j += kLanes)
-            accumulateBlock(c, px, py, pz, vx, vy, vz, j, notSelf(j, self), pix, piy, piz);
-        if (j < end) {
+        // Whole blocks use every lane but in the one block that holds the fish itself: it is
+        // masked off there alone, and the others test no mask.
+        const Ints everyLane = Ints{} - 1;
+        const std::size_t wholeEnd = begin + (end - begin) / kLanes * kLanes;
+        const std::size_t selfBlock =
+            self >= begin && self < wholeEnd ? self - (self - begin) % kLanes : wholeEnd;
+        const auto blocks = [&](std::size_t from, std::size_t to) {
+            for (std::size_t j = from; j < to; j += kLanes)
+                accumulateBlock<kImages, kSkipFarBlocks>(c, px, py, pz, vx, vy, vz, j, everyLane,
+                                                         pix, piy, piz);
+        };
+        blocks(begin, selfBlock);
+        if (selfBlock < wholeEnd) {
+            accumulateBlock<kImages, kSkipFarBlocks>(c, px, py, pz, vx, vy, vz, selfBlock,
+                                                     notSelf(selfBlock, self), pix, piy, piz);
+            blocks(selfBlock + kLanes, wholeEnd);
+        }
+        if (wholeEnd < end) {
             // The last partial block: the arrays are padded, so a full block can be read and the
             // lanes past `end` masked off.
             const Ints laneOffsets = {0, 1, 2, 3, 4, 5, 6, 7};
-            const Ints inRange =
-                (laneOffsets + static_cast<std::int32_t>(j)) < static_cast<std::int32_t>(end);
-            accumulateBlock(c, px, py, pz, vx, vy, vz, j, inRange & notSelf(j, self), pix, piy,
-                            piz);
+            const Ints inRange = (laneOffsets + static_cast<std::int32_t>(wholeEnd)) <
+                                 static_cast<std::int32_t>(end);
+            accumulateBlock<kImages, kSkipFarBlocks>(c, px, py, pz, vx, vy, vz, wholeEnd,
+                                                     inRange & notSelf(wholeEnd, self), pix, piy,
+                                                     piz);
         }
     }
 
+    template <Images kImages, bool kSkipFarBlocks>
     [[gnu::always_inline]] void accumulateBlock(const SearchConstants& c, const float* px,
                                                 const float* py, const float* pz, const float* vx,
                                                 const float* vy, const float* vz, std::size_t j,
                                                 Ints use, float pix, float piy, float piz) {
         Floats dx = load(px + j) - pix, dy = load(py + j) - piy, dz = load(pz + j) - piz;
-        if (nearestImage) {
-            if (imageX != nullptr) {
-                // The same bits as nearestImageLanes for every fish within reach: d - size * 1,
-                // d - size * -1 or d - size * 0.
-                dx -= load(imageX + j);
-                dy -= load(imageY + j);
-                dz -= load(imageZ + j);
-            } else {
-                dx = nearestImageLanes(dx, tankSize.x);
-                dy = nearestImageLanes(dy, tankSize.y);
-                dz = nearestImageLanes(dz, tankSize.z);
-            }
+        if constexpr (kImages == Images::PerCandidate) {
+            // The same bits as nearestImageLanes for every fish within reach: d - size * 1,
+            // d - size * -1 or d - size * 0.
+            dx -= load(imageX + j);
+            dy -= load(imageY + j);
+            dz -= load(imageZ + j);
+        } else if constexpr (kImages == Images::LaneByLane) {
+            dx = nearestImageLanes(dx, tankSize.x);
+            dy = nearestImageLanes(dy, tankSize.y);
+            dz = nearestImageLanes(dz, tankSize.z);
         }
         const Floats d2 = dx * dx + dy * dy + dz * dz;
         // In an all-pairs sweep most blocks lie outside every radius: skipping one with none
         // inside changes no bit (it would add zeros). In the grid's short runs most blocks hold
         // a neighbour, and the branch costs more than it saves (measured: 4.6 -> 7.6 ms at
         // 20,000 fish), so there it is off.
-        if (skipFarBlocks && none((d2 < c.maxRadius2) & use)) return;
+        if constexpr (kSkipFarBlocks) {
+            if (none((d2 < c.maxRadius2) & use)) return;
+        }
         if constexpr (kFieldOfView) {
             if (!seesAllAround) {
                 // step_rule.h's inView, eight lanes at a time.
@@ -188,7 +207,7 @@ struct RangeAccumulator {
             cohesionZ = separationZ = dz * inverse;
         } else {
             inC = (d2 < c.cohesionRadius2) & use;
-            if (nearestImage) {
+            if constexpr (kImages != Images::None) {
                 // The neighbour's nearest image.
                 cohesionX = pix + dx;
                 cohesionY = piy + dy;
@@ -747,105 +766,207 @@ std::vector<std::uint32_t> CpuSolver::neighborsOf(std::uint32_t uploadIndex, flo
     return found;
 }
 
+/// One fish of a group, as its search sees it.
+struct CpuSolver::SearchQuery {
+    glm::vec3 position{0.0f}, velocity{0.0f};
+    glm::vec3 heading{0.0f};  ///< unit heading (zero standing still), for the view and species
+    std::size_t self = 0;     ///< where the fish itself sits among the candidates
+    bool seesAllAround = true;
+    SearchConstants search{StepParamsData{}};  ///< its radii and view (its species')
+    // kFeatureSpecies only: its species, its kinetic energy and which species terms are on.
+    std::int32_t species = 0;
+    float energy = 0.0f;
+    bool ownSpeciesOnly = false, energyScaling = false, sidestep = false;
+    bool readsSpecies() const { return ownSpeciesOnly || energyScaling || sidestep; }
+};
+
+struct CpuSolver::CandidateSource {
+    const float *px = nullptr, *py = nullptr, *pz = nullptr;
+    const float *vx = nullptr, *vy = nullptr, *vz = nullptr;
+    /// A cell's run: each candidate's nearest image where the range lies across a face.
+    const float *imageX = nullptr, *imageY = nullptr, *imageZ = nullptr;
+    const std::int32_t* species = nullptr;  ///< with species: each candidate's
+    const float* energy = nullptr;          ///< with species: each candidate's
+    const CandidateRange* ranges = nullptr;
+    std::size_t rangeCount = 0;
+    /// Every pair rather than a cell's run: most blocks lie beyond every radius and are skipped,
+    /// and a range across a face finds its nearest images lane by lane.
+    bool everyPair = false;
+    glm::vec3 tankSize{0.0f};
+};
+
+template <std::uint32_t kSearch>
+void CpuSolver::sumNeighbours(const SearchQuery* queries, std::size_t count,
+                              const CandidateSource& source, NeighborSums* sums) const {
+    constexpr bool kFieldOfView = (kSearch & glsl::kFeatureFieldOfView) != 0u;
+    constexpr bool kInverseSquare = (kSearch & glsl::kFeatureInverseSquare) != 0u;
+    constexpr bool kCouzin = (kSearch & glsl::kFeatureCouzin) != 0u;
+    constexpr bool kSpecies = (kSearch & glsl::kFeatureSpecies) != 0u;
+    // The accumulator of a fish, with what it needs to know of the fish.
+    const auto start = [&]<class Acc>(Acc& acc, const SearchQuery& query) {
+        acc.tankSize = source.tankSize;
+        acc.imageX = source.imageX;
+        acc.imageY = source.imageY;
+        acc.imageZ = source.imageZ;
+        if constexpr (kFieldOfView) {
+            acc.heading = query.heading;
+            acc.seesAllAround = query.seesAllAround;
+        }
+        if constexpr (Acc::kReadsSpecies) {
+            acc.heading = query.heading;
+            acc.slotSpecies = source.species;
+            acc.slotEnergy = source.energy;
+            acc.species = query.species;
+            acc.ownSpeciesOnly = query.ownSpeciesOnly;
+            acc.energyScaling = query.energyScaling;
+            acc.energy = query.energy;
+            acc.sidestep = query.sidestep;
+            acc.velocity = query.velocity;
+        }
+    };
+    // Each range's blocks with the work it needs chosen once, not tested in every block.
+    const auto eachRange = [&](auto&& add) {
+        for (std::size_t k = 0; k < source.rangeCount; ++k) {
+            const CandidateRange& range = source.ranges[k];
+            if (source.everyPair) {
+                if (range.acrossFace)
+                    add.template operator()<Images::LaneByLane, true>(range);
+                else
+                    add.template operator()<Images::None, true>(range);
+            } else if (range.acrossFace) {
+                add.template operator()<Images::PerCandidate, false>(range);
+            } else {
+                add.template operator()<Images::None, false>(range);
+            }
+        }
+    };
+    // The sums, with the neighbours' species and energies read (kReadsSpecies) only where the
+    // fish's species asks for them: a species that sets only values sums as no species.
+    const auto sumsOf = [&]<bool kReadsSpecies>(const SearchQuery& query,
+                                                std::bool_constant<kReadsSpecies>) {
+        RangeAccumulator<kFieldOfView, kInverseSquare, kCouzin, kReadsSpecies> acc;
+        start(acc, query);
+        const glm::vec3 p = query.position;
+        eachRange([&]<Images kImages, bool kSkipFarBlocks>(const CandidateRange& range) {
+            acc.template add<kImages, kSkipFarBlocks>(query.search, source.px, source.py, source.pz,
+                                                      source.vx, source.vy, source.vz, range.first,
+                                                      range.last, query.self, p.x, p.y, p.z);
+        });
+        return acc.sums();
+    };
+    for (std::size_t q = 0; q < count; ++q) {
+        if constexpr (kSpecies)
+            sums[q] = queries[q].readsSpecies() ? sumsOf(queries[q], std::true_type{})
+                                                : sumsOf(queries[q], std::false_type{});
+        else
+            sums[q] = sumsOf(queries[q], std::false_type{});
+    }
+}
+
 template <std::uint32_t kFeatures>
 void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, StepFrameCopy frame) {
     constexpr bool kFieldOfView = (kFeatures & glsl::kFeatureFieldOfView) != 0u;
-    constexpr bool kInverseSquare = (kFeatures & glsl::kFeatureInverseSquare) != 0u;
-    constexpr bool kCouzin = (kFeatures & glsl::kFeatureCouzin) != 0u;
     constexpr bool kSpecies = (kFeatures & glsl::kFeatureSpecies) != 0u;
-    const SearchConstants schoolSearch(stepParams_);
     constexpr bool kKinds = (kFeatures & glsl::kFeatureKinds) != 0u;
+    const SearchConstants schoolSearch(stepParams_);
     const glm::vec4* flowNodes = flow_ ? flow_->nodes().data() : nullptr;
-    const float* px = current_->px.data();
-    const float* py = current_->py.data();
-    const float* pz = current_->pz.data();
-    const float* vx = current_->vx.data();
-    const float* vy = current_->vy.data();
-    const float* vz = current_->vz.data();
+    const Arrays& in = *current_;
     Arrays& out = *next_;
-    // The fish of a cell sit together and search the same ranges: they are gathered once a cell.
+    // The fish of a cell sit together and search the same candidates: they are gathered once a
+    // cell, and summed a group at a time.
     CandidateRanges candidates;
     CandidateRun run;
+    CandidateRange runRange;
+    // On the grid a cell's run, set where the cell changes; else every pair of the school.
+    CandidateSource source;
+    if (!useGrid) {
+        allCandidateRanges(candidates);
+        source = {in.px.data(), in.py.data(), in.pz.data(),
+                  in.vx.data(), in.vy.data(), in.vz.data()};
+        source.species = slotSpecies_.data();
+        source.energy = slotEnergy_.data();
+        source.ranges = candidates.ranges.data();
+        source.rangeCount = candidates.count;
+        source.everyPair = true;
+    }
+    source.tankSize = 2.0f * params_.bounds;
+    constexpr std::size_t kGroupMost = 32;
+    std::array<SearchQuery, kGroupMost> queries;
+    std::array<NeighborSums, kGroupMost> sums;
     glm::ivec3 candidatesCell{std::numeric_limits<int>::min()};
-    if (!useGrid) allCandidateRanges(candidates);
+    glm::ivec3 nextCell = useGrid && begin < end ? searchCellOf(begin) : glm::ivec3(0);
 
-    for (std::size_t i = begin; i < end; ++i) {
-        const glm::vec3 p(px[i], py[i], pz[i]);
-        const glm::vec3 v(vx[i], vy[i], vz[i]);
+    for (std::size_t first = begin; first < end;) {
+        // The group: the next fish of one cell, kGroupMost at most.
+        std::size_t last = first + 1;
         if (useGrid) {
-            const glm::ivec3 cell = searchCellOf(i);
+            const glm::ivec3 cell = nextCell;
+            for (; last < end && last - first < kGroupMost; ++last) {
+                nextCell = searchCellOf(last);
+                if (nextCell != cell) break;
+            }
+            // A full group may end inside the cell.
+            if (last - first == kGroupMost && last < end) nextCell = searchCellOf(last);
             if (cell != candidatesCell) {
                 gatherCandidateRanges(cell, candidates);
                 copyCandidates(candidates, kSpecies, run);
                 candidatesCell = cell;
-            }
-        }
-        // With species, each fish steps with its species' parameters.
-        const StepParamsData& own = kSpecies ? speciesParams_[slotSpecies_[i]] : stepParams_;
-        StepRule<kFeatures> rule(own, rocks_.data(), flowNodes, specials_.data());
-        const SearchConstants search = kSpecies ? SearchConstants(own) : schoolSearch;
-        const glm::vec3 heading =
-            kFieldOfView || kSpecies ? rule.normalizeOrZero(v) : glm::vec3(0.0f);
-        // The sums, with the neighbours' species and energies read (kReadsSpecies) only where
-        // this fish's species asks for them: a species that sets only values sums as no species.
-        const auto sumsOf = [&]<bool kReadsSpecies>(std::bool_constant<kReadsSpecies>) {
-            RangeAccumulator<kFieldOfView, kInverseSquare, kCouzin, kReadsSpecies> acc;
-            acc.skipFarBlocks = !useGrid;
-            acc.tankSize = 2.0f * params_.bounds;
-            if constexpr (kFieldOfView) {
-                acc.heading = heading;
-                acc.seesAllAround = heading == glm::vec3(0.0f) || STEP_VIEW_COS(own) <= -1.0f;
-            }
-            if constexpr (kReadsSpecies) {
-                acc.heading = heading;
-                acc.slotSpecies = slotSpecies_.data();
-                acc.slotEnergy = slotEnergy_.data();
-                acc.species = slotSpecies_[i];
-                acc.ownSpeciesOnly = STEP_OWN_SPECIES(own) != 0.0f;
-                acc.energyScaling = STEP_ENERGY_SCALING(own) != 0.0f;
-                acc.energy = slotEnergy_[i];
-                acc.sidestep = STEP_K_SIDESTEP(own) != 0.0f;
-                acc.velocity = v;
-            }
-            if (useGrid) {
+                source = {run.px.data(), run.py.data(), run.pz.data(),
+                          run.vx.data(), run.vy.data(), run.vz.data()};
                 if (run.wraps) {
-                    acc.nearestImage = true;
-                    acc.imageX = run.imageX.data();
-                    acc.imageY = run.imageY.data();
-                    acc.imageZ = run.imageZ.data();
+                    source.imageX = run.imageX.data();
+                    source.imageY = run.imageY.data();
+                    source.imageZ = run.imageZ.data();
                 }
-                if constexpr (kReadsSpecies) {
-                    acc.slotSpecies = run.species.data();
-                    acc.slotEnergy = run.energy.data();
-                }
-                acc.add(search, run.px.data(), run.py.data(), run.pz.data(), run.vx.data(),
-                        run.vy.data(), run.vz.data(), 0, run.count, run.indexOf(i, candidates),
-                        p.x, p.y, p.z);
-                return acc.sums();
+                source.species = run.species.data();
+                source.energy = run.energy.data();
+                runRange = {0, run.count, run.wraps};
+                source.ranges = &runRange;
+                source.rangeCount = 1;
+                source.tankSize = 2.0f * params_.bounds;
             }
-            for (const CandidateRange& range : candidates) {
-                acc.nearestImage = range.acrossFace;
-                acc.add(search, px, py, pz, vx, vy, vz, range.first, range.last, i, p.x, p.y, p.z);
-            }
-            return acc.sums();
-        };
-        NeighborSums sums;
-        if constexpr (kSpecies) {
-            const bool readsSpecies = STEP_OWN_SPECIES(own) != 0.0f ||
-                                      STEP_ENERGY_SCALING(own) != 0.0f ||
-                                      STEP_K_SIDESTEP(own) != 0.0f;
-            sums = readsSpecies ? sumsOf(std::true_type{}) : sumsOf(std::false_type{});
         } else {
-            sums = sumsOf(std::false_type{});
+            last = std::min(end, first + kGroupMost);
         }
-        glm::vec3 prey = p;
-        if constexpr (kKinds) {
-            if (rule.kindOf(ids_[i]) == glsl::kKindPredator) prey = nearestPrey(i);
+        for (std::size_t i = first; i < last; ++i) {
+            SearchQuery& query = queries[i - first];
+            query.position = {in.px[i], in.py[i], in.pz[i]};
+            query.velocity = {in.vx[i], in.vy[i], in.vz[i]};
+            query.self = useGrid ? run.indexOf(i, candidates) : i;
+            // With species, each fish searches with its species' parameters.
+            const StepParamsData& own = kSpecies ? speciesParams_[slotSpecies_[i]] : stepParams_;
+            query.search = kSpecies ? SearchConstants(own) : schoolSearch;
+            if constexpr (kFieldOfView || kSpecies) {
+                StepRule<kFeatures> rule(own, rocks_.data(), flowNodes, specials_.data());
+                query.heading = rule.normalizeOrZero(query.velocity);
+                query.seesAllAround =
+                    query.heading == glm::vec3(0.0f) || STEP_VIEW_COS(own) <= -1.0f;
+            }
+            if constexpr (kSpecies) {
+                query.species = slotSpecies_[i];
+                query.energy = slotEnergy_[i];
+                query.ownSpeciesOnly = STEP_OWN_SPECIES(own) != 0.0f;
+                query.energyScaling = STEP_ENERGY_SCALING(own) != 0.0f;
+                query.sidestep = STEP_K_SIDESTEP(own) != 0.0f;
+            }
         }
-        const FishUpdate u = rule.integrateFish(p, v, sums, ids_[i], prey);
-        out.store(i, u.position, u.velocity, u.acceleration);
-        // The fish as it was, by upload index: a miss or two the step's arithmetic hides.
-        if (frame.positions != nullptr) frame.store(ids_[i], p, v);
+        sumNeighbours<kFeatures & kSearchFeatures>(queries.data(), last - first, source,
+                                                   sums.data());
+        for (std::size_t i = first; i < last; ++i) {
+            const SearchQuery& query = queries[i - first];
+            const StepParamsData& own = kSpecies ? speciesParams_[slotSpecies_[i]] : stepParams_;
+            StepRule<kFeatures> rule(own, rocks_.data(), flowNodes, specials_.data());
+            glm::vec3 prey = query.position;
+            if constexpr (kKinds) {
+                if (rule.kindOf(ids_[i]) == glsl::kKindPredator) prey = nearestPrey(i);
+            }
+            const FishUpdate u =
+                rule.integrateFish(query.position, query.velocity, sums[i - first], ids_[i], prey);
+            out.store(i, u.position, u.velocity, u.acceleration);
+            // The fish as it was, by upload index: a miss or two the step's arithmetic hides.
+            if (frame.positions != nullptr) frame.store(ids_[i], query.position, query.velocity);
+        }
+        first = last;
     }
 }
 

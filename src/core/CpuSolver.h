@@ -16,11 +16,11 @@
 #include "fishschool/Fish.h"
 #include "fishschool/SimParams.h"
 
-// The step for x86-64, x86-64-v3 (AVX2) and x86-64-v4 (AVX-512), one chosen when the program
-// loads: SSE2 alone spills the 8-lane masks to memory, and a portable build stepped 5 to 8.5
-// times slower than a native one on an AVX-512 Xeon. The same bits on each (-ffp-contract=off).
-// One instruction set where the build targets one already (-march=native) or the step is not
-// what is measured (the fuzz build): the clones triple the step's compile time.
+// The step's neighbour search for x86-64, x86-64-v3 (AVX2) and x86-64-v4 (AVX-512), one chosen
+// when the program loads: SSE2 alone spills the 8-lane masks to memory, and a portable build
+// stepped 5 to 8.5 times slower than a native one on an AVX-512 Xeon. The same bits on each
+// (-ffp-contract=off). One instruction set where the build targets one already (-march=native) or
+// the step is not what is measured (the fuzz build): the clones triple the search's compile time.
 #if defined(__x86_64__) && !defined(FISHSCHOOL_ONE_INSTRUCTION_SET)
 #define FISHSCHOOL_STEP_CLONES \
     [[gnu::target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4"), gnu::flatten]]
@@ -111,12 +111,28 @@ class CpuSolver {
     /// Sorts current_ by cell. The accelerations are reordered only when `keepAccelerations`:
     /// a step rewrites every one of them anyway.
     void buildGrid(bool keepAccelerations);
-    /// The step of slots [begin, end) with the behaviours `kFeatures` (kFeature* bits) compiled in.
-    /// Compiled for three instruction sets, the best the processor has chosen when the program
-    /// loads (FISHSCHOOL_STEP_CLONES): a portable build steps as fast as a native one.
+    /// The step of slots [begin, end) with the behaviours `kFeatures` (kFeature* bits) compiled in:
+    /// the fish of a cell in groups, each group's neighbour sums (sumNeighbours), then each fish's
+    /// rule.
     template <std::uint32_t kFeatures>
     FISHSCHOOL_STEP_CLONES void stepRange(std::size_t begin, std::size_t end, bool useGrid,
                                           StepFrameCopy frame);
+    /// What one fish's search needs to know of it (CpuSolver.cpp).
+    struct SearchQuery;
+    /// Where a group's candidates lie: ranges of slots in arrays of positions and velocities.
+    struct CandidateSource;
+    /// The neighbour sums of `count` fish that share `source`'s candidates into sums[0, count).
+    /// kSearch: the behaviours that change what a neighbour adds (kSearchFeatures), the others
+    /// are the rule's. Compiled for three instruction sets, the best the processor has chosen
+    /// when the program loads (FISHSCHOOL_STEP_CLONES): a portable build searches as fast as a
+    /// native one.
+    template <std::uint32_t kSearch>
+    FISHSCHOOL_STEP_CLONES void sumNeighbours(const SearchQuery* queries, std::size_t count,
+                                              const CandidateSource& source,
+                                              NeighborSums* sums) const;
+    static constexpr std::uint32_t kSearchFeatures = glsl::kFeatureFieldOfView |
+                                                     glsl::kFeatureInverseSquare |
+                                                     glsl::kFeatureCouzin | glsl::kFeatureSpecies;
     using StepRange = void (CpuSolver::*)(std::size_t, std::size_t, bool, StepFrameCopy);
     /// stepRange<kFeatures> for a set that is used (usedFeatureSet), else null: not compiled.
     template <std::uint32_t kFeatures>
@@ -132,7 +148,7 @@ class CpuSolver {
     void gatherSpecies(std::uint64_t stepIndex);
     /// The position of the fish nearest to slot i that is not a predator (slot i's own position
     /// when there is none). Ties go to the lower slot.
-    glm::vec3 nearestPrey(std::size_t i) const;
+    [[gnu::noinline]] glm::vec3 nearestPrey(std::size_t i) const;
     /// A range of sorted slots that may hold neighbours. acrossFace: in a periodic tank, its fish
     /// may lie across a face, and each is seen at its nearest image: on the grid the one `image`
     /// away from where it swims (a tank's size on each axis crossed, for every fish of the
@@ -171,11 +187,14 @@ class CpuSolver {
         }
     };
     /// Copies the candidates of `ranges` (with species: their species and energies) into `run`.
-    void copyCandidates(const CandidateRanges& ranges, bool withSpecies, CandidateRun& run) const;
+    /// Compiled once, not into each set of behaviours' step (as gatherCandidateRanges is).
+    FISHSCHOOL_STEP_CLONES void copyCandidates(const CandidateRanges& ranges, bool withSpecies,
+                                               CandidateRun& run) const;
     /// The cell whose search holds the neighbours of slot i (open water: before hashing).
     glm::ivec3 searchCellOf(std::size_t i) const;
     /// The candidate ranges of the fish in `cell` on the grid built last.
-    void gatherCandidateRanges(const glm::ivec3& cell, CandidateRanges& out) const;
+    [[gnu::noinline]] void gatherCandidateRanges(const glm::ivec3& cell,
+                                                 CandidateRanges& out) const;
     /// All-pairs: every slot, or none when no radius reaches a neighbour.
     void allCandidateRanges(CandidateRanges& out) const;
 
