@@ -1,8 +1,11 @@
 #include "CpuSolver.h"
 
+#include "NeighbourSumsAvx512.h"
+
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -63,6 +66,51 @@ inline bool none(Ints mask) {
     std::uint64_t any = 0;
     for (std::uint64_t w : words) any |= w;
     return any == 0;
+}
+
+/// Bit l set where lane l of mask is set.
+inline unsigned laneBits(Ints mask) {
+    Ints bits = mask & Ints{1, 2, 4, 8, 16, 32, 64, 128};
+#if defined(__clang__)
+    bits |= __builtin_shufflevector(bits, bits, 4, 5, 6, 7, 0, 1, 2, 3);
+    bits |= __builtin_shufflevector(bits, bits, 2, 3, 0, 1, 6, 7, 4, 5);
+    bits |= __builtin_shufflevector(bits, bits, 1, 0, 3, 2, 5, 4, 7, 6);
+#else
+    bits |= __builtin_shuffle(bits, Ints{4, 5, 6, 7, 0, 1, 2, 3});
+    bits |= __builtin_shuffle(bits, Ints{2, 3, 0, 1, 6, 7, 4, 5});
+    bits |= __builtin_shuffle(bits, Ints{1, 0, 3, 2, 5, 4, 7, 6});
+#endif
+    return static_cast<unsigned>(bits[0]);
+}
+
+/// For each set of lanes (bit l: lane l), the lanes in order, then zeros: the shuffle that packs
+/// them to the front of a block.
+alignas(32) constexpr auto kPackOrder = [] {
+    std::array<std::array<std::int32_t, kLanes>, 1 << kLanes> orders{};
+    for (unsigned bits = 0; bits < orders.size(); ++bits) {
+        int to = 0;
+        for (int l = 0; l < kLanes; ++l)
+            if ((bits >> l & 1u) != 0u) orders[bits][to++] = l;
+    }
+    return orders;
+}();
+
+/// The lanes of `bits` of `from`'s block at `at`, packed to the front of `to`'s block at `out`
+/// (all eight lanes written: what follows the packed ones the next block overwrites).
+template <class T>
+inline void packBlock(const T* from, std::size_t at, T* to, std::size_t out, unsigned bits) {
+    using Lanes = std::conditional_t<std::is_same_v<T, float>, Floats, Ints>;
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, std::int32_t>);
+    Ints order;
+    std::memcpy(&order, kPackOrder[bits].data(), sizeof order);
+    Lanes block, packed;
+    std::memcpy(&block, from + at, sizeof block);
+#if defined(__clang__)
+    for (int l = 0; l < kLanes; ++l) packed[l] = block[order[l]];
+#else
+    packed = __builtin_shuffle(block, order);
+#endif
+    std::memcpy(to + out, &packed, sizeof packed);
 }
 
 /// The nearest image of offsets d in a periodic tank of size `size` on that axis (step_rule.h's
@@ -457,14 +505,24 @@ void CpuSolver::buildGrid(bool keepAccelerations) {
         grid_ = grid_.forSchoolWithin(low, high);
     }
     const std::size_t cells = grid_.cellCount();
-    // Within a cell by upload index, so the sums depend only on the school, not on how threads
-    // or earlier steps ordered it (a school saved and loaded again steps to the same bits).
+    // Within a cell by half-cells, so that a group of fish spans half a cell and searches fewer
+    // candidates (packCandidates), then by upload index, so the sums depend only on the school,
+    // not on how threads or earlier steps ordered it (a school saved and loaded again steps to
+    // the same bits).
+    fishOctant_.resize(n);
     cells_.build(
         n, cells,
         [&](std::size_t i) {
-            return grid_.slotOf(current_->px[i], current_->py[i], current_->pz[i]);
+            const float x = current_->px[i], y = current_->py[i], z = current_->pz[i];
+            fishOctant_[i] = static_cast<std::uint8_t>(grid_.octantOf(x, y, z));
+            return grid_.slotOf(x, y, z);
         },
-        [&](std::uint32_t a, std::uint32_t b) { return ids_[a] < ids_[b]; }, parallelFor_);
+        [&](std::uint32_t a, std::uint32_t b) {
+            return fishOctant_[a] != fishOctant_[b] ? fishOctant_[a] < fishOctant_[b]
+                                                    : ids_[a] < ids_[b];
+        },
+        parallelFor_);
+    slotOctant_.resize(n);
 
     claimNext();
     const Arrays& from = *current_;
@@ -479,6 +537,7 @@ void CpuSolver::buildGrid(bool keepAccelerations) {
             to.vy[k] = from.vy[slot];
             to.vz[k] = from.vz[slot];
             nextIds_[k] = ids_[slot];
+            slotOctant_[k] = fishOctant_[slot];
             if (keepAccelerations) {
                 to.ax[k] = from.ax[slot];
                 to.ay[k] = from.ay[slot];
@@ -684,17 +743,45 @@ void CpuSolver::gatherCandidateRanges(const glm::ivec3& cell, CandidateRanges& o
     out.count = count;
 }
 
-void CpuSolver::copyCandidates(const CandidateRanges& ranges, bool withSpecies,
-                               CandidateRun& run) const {
+bool CpuSolver::inOneRun(std::size_t a, std::size_t b) const {
+    const std::uint32_t cell = cells_.fishCell[cells_.order[a]];
+    if (cell != cells_.fishCell[cells_.order[b]]) return false;
+    // A cell that holds one group at most is one run: its fish share the cell's candidates.
+    return cells_.cellStart[cell + 1] - cells_.cellStart[cell] <= kGroupMost ||
+           slotOctant_[a] == slotOctant_[b];
+}
+
+CpuSolver::Group CpuSolver::groupAt(std::size_t i, std::size_t runStart) const {
+    Group group;
+    group.first = runStart + (i - runStart) / kGroupMost * kGroupMost;
+    group.last = group.first + 1;
+    while (group.last < size() && group.last - group.first < kGroupMost &&
+           inOneRun(group.first, group.last))
+        ++group.last;
+    // A NaN compares false and is left out: it is never within a radius.
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    group.low = glm::vec3(kInf);
+    group.high = glm::vec3(-kInf);
+    const Arrays& a = *current_;
+    for (std::size_t k = group.first; k < group.last; ++k) {
+        const glm::vec3 p(a.px[k], a.py[k], a.pz[k]);
+        for (int axis = 0; axis < 3; ++axis) {
+            group.low[axis] = p[axis] < group.low[axis] ? p[axis] : group.low[axis];
+            group.high[axis] = p[axis] > group.high[axis] ? p[axis] : group.high[axis];
+        }
+    }
+    return group;
+}
+
+std::size_t CpuSolver::packCandidates(const CandidateRanges& ranges, const Group& group,
+                                      float reach2, bool withSpecies, CandidateRun& run) const {
     std::size_t total = 0;
     run.wraps = false;
-    for (std::size_t k = 0; k < ranges.count; ++k) {
-        run.rangeStart[k] = total;
-        total += ranges.ranges[k].last - ranges.ranges[k].first;
-        run.wraps = run.wraps || ranges.ranges[k].acrossFace;
+    for (const CandidateRange& range : ranges) {
+        total += range.last - range.first;
+        run.wraps = run.wraps || range.acrossFace;
     }
-    run.count = total;
-    // kLanes past the end: the search reads whole blocks (their lanes past `count` masked off).
+    // kLanes past the end: a block writes all its lanes, and the search reads whole blocks.
     if (run.px.size() < total + kLanes) {
         const std::size_t size = std::max(total + kLanes, 2 * run.px.size());
         for (auto* v : {&run.px, &run.py, &run.pz, &run.vx, &run.vy, &run.vz, &run.imageX,
@@ -702,33 +789,107 @@ void CpuSolver::copyCandidates(const CandidateRanges& ranges, bool withSpecies,
             v->resize(size);
         run.species.resize(size);
     }
+    // Local pointers: a store through one would otherwise make the next block load them again.
     const Arrays& a = *current_;
-    for (std::size_t k = 0; k < ranges.count; ++k) {
-        const CandidateRange& range = ranges.ranges[k];
-        const std::size_t at = run.rangeStart[k], length = range.last - range.first;
-        // Whole blocks, inline: a range holds tens of fish, where a call to memmove costs more
-        // than the copy. Both sides are padded by a block, and what a block writes past the
-        // range's end the next range overwrites.
-        const auto copy = [&](const auto& from, auto& to) {
-            for (std::size_t o = 0; o < length; o += kLanes)
-                std::memcpy(to.data() + at + o, from.data() + range.first + o, sizeof(Floats));
-        };
-        copy(a.px, run.px);
-        copy(a.py, run.py);
-        copy(a.pz, run.pz);
-        copy(a.vx, run.vx);
-        copy(a.vy, run.vy);
-        copy(a.vz, run.vz);
-        if (run.wraps) {
-            std::fill_n(run.imageX.data() + at, length, range.image.x);
-            std::fill_n(run.imageY.data() + at, length, range.image.y);
-            std::fill_n(run.imageZ.data() + at, length, range.image.z);
+    const std::array<const float*, 6> from = {a.px.data(), a.py.data(), a.pz.data(),
+                                              a.vx.data(), a.vy.data(), a.vz.data()};
+    const std::array<float*, 6> to = {run.px.data(), run.py.data(), run.pz.data(),
+                                      run.vx.data(), run.vy.data(), run.vz.data()};
+    float* const imageX = run.imageX.data();
+    float* const imageY = run.imageY.data();
+    float* const imageZ = run.imageZ.data();
+    const std::int32_t* const speciesFrom = slotSpecies_.data();
+    const float* const energyFrom = slotEnergy_.data();
+    std::int32_t* const speciesTo = run.species.data();
+    float* const energyTo = run.energy.data();
+    const bool wraps = run.wraps;
+    const Ints lanes = {0, 1, 2, 3, 4, 5, 6, 7};
+    const glm::vec3 low = group.low, high = group.high;
+    std::size_t count = 0, groupAt = total;
+    // How far a candidate lies from the box on one axis, from its offsets to the box's two faces
+    // found as a fish's search finds its offset, (q - p) - image: rounding keeps the order of
+    // exact values, so no fish of the box finds a smaller distance, and a candidate left out is
+    // beyond every fish's radii. The group's own fish lie at distance 0, and at NaN (no box)
+    // too: they are always packed, together.
+    const auto gap = []<bool kImage>(Floats q, float lowFace, float highFace, float image,
+                                     std::bool_constant<kImage>) {
+        Floats fromLow = q - lowFace, fromHigh = q - highFace;
+        if constexpr (kImage) {
+            fromLow -= image;
+            fromHigh -= image;
+        }
+        const Floats zero{};
+        return fromHigh > zero ? fromHigh : (fromLow < zero ? -fromLow : zero);
+    };
+    const auto packRange = [&]<bool kImage>(const CandidateRange& range,
+                                            std::bool_constant<kImage> image) {
+        const auto last = static_cast<std::int32_t>(range.last);
+        const glm::vec3 shift = range.image;
+        for (std::size_t j = range.first; j < range.last; j += kLanes) {
+            const Floats gx = gap(load(from[0] + j), low.x, high.x, shift.x, image);
+            const Floats gy = gap(load(from[1] + j), low.y, high.y, shift.y, image);
+            const Floats gz = gap(load(from[2] + j), low.z, high.z, shift.z, image);
+            const Floats d2 = gx * gx + gy * gy + gz * gz;
+            const Ints slot = lanes + static_cast<std::int32_t>(j);
+            const unsigned bits = laneBits((slot < last) & (d2 < reach2));
+            if (bits == 0u) continue;
+            if (group.first - j < kLanes && group.first < range.last)
+                groupAt = count + static_cast<std::size_t>(
+                                      std::popcount(bits & ((1u << (group.first - j)) - 1u)));
+            for (std::size_t k = 0; k < from.size(); ++k) packBlock(from[k], j, to[k], count, bits);
+            if (wraps) {
+                const Floats x = Floats{} + shift.x, y = Floats{} + shift.y,
+                             z = Floats{} + shift.z;
+                std::memcpy(imageX + count, &x, sizeof x);
+                std::memcpy(imageY + count, &y, sizeof y);
+                std::memcpy(imageZ + count, &z, sizeof z);
+            }
+            if (withSpecies) {
+                packBlock(speciesFrom, j, speciesTo, count, bits);
+                packBlock(energyFrom, j, energyTo, count, bits);
+            }
+            count += static_cast<std::size_t>(std::popcount(bits));
+        }
+    };
+    // The same candidates with AVX-512's masks where the processor has them.
+    const bool wide = avx512::available();
+    avx512::PackedRange packed;
+    if (wide) {
+        std::copy(from.begin(), from.end(), packed.from);
+        std::copy(to.begin(), to.end(), packed.to);
+        if (wraps) {
+            packed.toImageX = imageX;
+            packed.toImageY = imageY;
+            packed.toImageZ = imageZ;
         }
         if (withSpecies) {
-            copy(slotSpecies_, run.species);
-            copy(slotEnergy_, run.energy);
+            packed.fromSpecies = speciesFrom;
+            packed.fromEnergy = energyFrom;
+            packed.toSpecies = speciesTo;
+            packed.toEnergy = energyTo;
+        }
+        for (int axis = 0; axis < 3; ++axis) {
+            packed.low[axis] = low[axis];
+            packed.high[axis] = high[axis];
+        }
+        packed.reach2 = reach2;
+        packed.mark = group.first;
+    }
+    for (const CandidateRange& range : ranges) {
+        if (wide) {
+            packed.first = range.first;
+            packed.last = range.last;
+            packed.at = count;
+            for (int axis = 0; axis < 3; ++axis) packed.image[axis] = range.image[axis];
+            count += avx512::pack(packed, groupAt);
+        } else if (range.image != glm::vec3(0.0f)) {
+            packRange(range, std::true_type{});
+        } else {
+            packRange(range, std::false_type{});
         }
     }
+    run.count = count;
+    return groupAt;
 }
 
 void CpuSolver::allCandidateRanges(CandidateRanges& out) const {
@@ -854,6 +1015,40 @@ void CpuSolver::sumNeighbours(const SearchQuery* queries, std::size_t count,
         });
         return acc.sums();
     };
+    if constexpr (kSearch == 0u) {
+        // A cell's run with none of the behaviours that change a neighbour's sums: masked adds
+        // where the processor has them, the same bits.
+        if (!source.everyPair && avx512::available()) {
+            const CandidateRange& range = source.ranges[0];
+            avx512::Candidates candidates{
+                source.px + range.first, source.py + range.first, source.pz + range.first,
+                source.vx + range.first, source.vy + range.first, source.vz + range.first,
+                nullptr, nullptr, nullptr, range.last - range.first};
+            if (range.acrossFace) {
+                candidates.imageX = source.imageX + range.first;
+                candidates.imageY = source.imageY + range.first;
+                candidates.imageZ = source.imageZ + range.first;
+            }
+            for (std::size_t q = 0; q < count; ++q) {
+                const SearchQuery& query = queries[q];
+                const avx512::Sums wide = avx512::sumsOf(
+                    candidates,
+                    {query.search.cohesionRadius2, query.search.separationRadius2,
+                     query.search.alignmentRadius2},
+                    query.self - range.first, query.position.x, query.position.y,
+                    query.position.z);
+                NeighborSums& s = sums[q];
+                s = NeighborSums{};
+                s.cohesion = {wide.cohesion[0], wide.cohesion[1], wide.cohesion[2]};
+                s.separation = {wide.separation[0], wide.separation[1], wide.separation[2]};
+                s.alignment = {wide.alignment[0], wide.alignment[1], wide.alignment[2]};
+                s.cohesionCount = wide.cohesionCount;
+                s.separationCount = wide.separationCount;
+                s.alignmentCount = wide.alignmentCount;
+            }
+            return;
+        }
+    }
     for (std::size_t q = 0; q < count; ++q) {
         if constexpr (kSpecies)
             sums[q] = queries[q].readsSpecies() ? sumsOf(queries[q], std::true_type{})
@@ -872,12 +1067,12 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
     const glm::vec4* flowNodes = flow_ ? flow_->nodes().data() : nullptr;
     const Arrays& in = *current_;
     Arrays& out = *next_;
-    // The fish of a cell sit together and search the same candidates: they are gathered once a
-    // cell, and summed a group at a time.
+    // The fish of a group sit together, near one another, and search the same candidates: the
+    // candidate ranges are found once a cell, packed once a group, and summed a group at a time.
     CandidateRanges candidates;
     CandidateRun run;
     CandidateRange runRange;
-    // On the grid a cell's run, set where the cell changes; else every pair of the school.
+    // On the grid a group's run, set where the group changes; else every pair of the school.
     CandidateSource source;
     if (!useGrid) {
         allCandidateRanges(candidates);
@@ -890,27 +1085,49 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
         source.everyPair = true;
     }
     source.tankSize = 2.0f * params_.bounds;
-    constexpr std::size_t kGroupMost = 32;
+    // The farthest any fish searches: a candidate beyond it of a whole group is packed for none.
+    float reach2 = schoolSearch.maxRadius2;
+    if constexpr (kSpecies) {
+        for (const StepParamsData& pack : speciesParams_)
+            reach2 = std::max(reach2, SearchConstants(pack).maxRadius2);
+    }
     std::array<SearchQuery, kGroupMost> queries;
     std::array<NeighborSums, kGroupMost> sums;
-    glm::ivec3 candidatesCell{std::numeric_limits<int>::min()};
-    glm::ivec3 nextCell = useGrid && begin < end ? searchCellOf(begin) : glm::ivec3(0);
+    // The run of `begin` may start before it: the groups are the same whichever slots a thread
+    // steps.
+    std::size_t runStart = begin;
+    if (useGrid) {
+        while (runStart > 0 && inOneRun(runStart - 1, runStart)) --runStart;
+    }
+    glm::ivec3 rangesCell{std::numeric_limits<int>::min()}, packedCell = rangesCell;
+    std::size_t packedGroup = std::numeric_limits<std::size_t>::max(), packedAt = 0;
 
     for (std::size_t first = begin; first < end;) {
-        // The group: the next fish of one cell, kGroupMost at most.
-        std::size_t last = first + 1;
+        std::size_t last = std::min(end, first + kGroupMost);
+        Group group;
         if (useGrid) {
-            const glm::ivec3 cell = nextCell;
-            for (; last < end && last - first < kGroupMost; ++last) {
-                nextCell = searchCellOf(last);
-                if (nextCell != cell) break;
+            if (first > begin && !inOneRun(first - 1, first)) runStart = first;
+            group = groupAt(first, runStart);
+            last = std::min(group.last, end);
+            const glm::ivec3 cell = searchCellOf(first);
+            // Open water: fish of several cells may share a bucket, and so a group; each cell's
+            // fish search its own ranges.
+            if (grid_.hashed) {
+                for (std::size_t k = first + 1; k < last; ++k) {
+                    if (searchCellOf(k) != cell) {
+                        last = k;
+                        break;
+                    }
+                }
             }
-            // A full group may end inside the cell.
-            if (last - first == kGroupMost && last < end) nextCell = searchCellOf(last);
-            if (cell != candidatesCell) {
+            if (cell != rangesCell) {
                 gatherCandidateRanges(cell, candidates);
-                copyCandidates(candidates, kSpecies, run);
-                candidatesCell = cell;
+                rangesCell = cell;
+            }
+            if (group.first != packedGroup || cell != packedCell) {
+                packedAt = packCandidates(candidates, group, reach2, kSpecies, run);
+                packedGroup = group.first;
+                packedCell = cell;
                 source = {run.px.data(), run.py.data(), run.pz.data(),
                           run.vx.data(), run.vy.data(), run.vz.data()};
                 if (run.wraps) {
@@ -925,14 +1142,12 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
                 source.rangeCount = 1;
                 source.tankSize = 2.0f * params_.bounds;
             }
-        } else {
-            last = std::min(end, first + kGroupMost);
         }
         for (std::size_t i = first; i < last; ++i) {
             SearchQuery& query = queries[i - first];
             query.position = {in.px[i], in.py[i], in.pz[i]};
             query.velocity = {in.vx[i], in.vy[i], in.vz[i]};
-            query.self = useGrid ? run.indexOf(i, candidates) : i;
+            query.self = useGrid ? packedAt + (i - packedGroup) : i;
             // With species, each fish searches with its species' parameters.
             const StepParamsData& own = kSpecies ? speciesParams_[slotSpecies_[i]] : stepParams_;
             query.search = kSpecies ? SearchConstants(own) : schoolSearch;

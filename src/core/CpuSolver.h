@@ -16,7 +16,7 @@
 #include "fishschool/Fish.h"
 #include "fishschool/SimParams.h"
 
-// The step (its rule, its neighbour search and the copy of candidates) for x86-64, x86-64-v3
+// The step (its rule, its neighbour search and the packing of candidates) for x86-64, x86-64-v3
 // (AVX2) and x86-64-v4 (AVX-512), one chosen when the program loads: SSE2 alone spills the 8-lane
 // masks to memory, and a portable build stepped 5 to 8.5 times slower than a native one on an
 // AVX-512 Xeon (the rule alone, 1.5 times). The same bits on each (-ffp-contract=off). One
@@ -113,7 +113,7 @@ class CpuSolver {
     /// a step rewrites every one of them anyway.
     void buildGrid(bool keepAccelerations);
     /// The step of slots [begin, end) with the behaviours `kFeatures` (kFeature* bits) compiled in:
-    /// the fish of a cell in groups, each group's neighbour sums (sumNeighbours), then each fish's
+    /// the fish in groups (Group), each group's neighbour sums (sumNeighbours), then each fish's
     /// rule. Compiled for three instruction sets (FISHSCHOOL_STEP_CLONES).
     template <std::uint32_t kFeatures>
     FISHSCHOOL_STEP_CLONES void stepRange(std::size_t begin, std::size_t end, bool useGrid,
@@ -167,29 +167,38 @@ class CpuSolver {
         const CandidateRange* begin() const { return ranges.data(); }
         const CandidateRange* end() const { return ranges.data() + count; }
     };
-    /// The candidates of one cell's ranges copied into one run, in range order: each fish of the
-    /// cell tests them in whole blocks, in one loop with one part-filled block, instead of a
-    /// loop and a part-filled block a range (docs/performance.md). Padded as the arrays are.
+    /// The candidates of one group of fish packed into one run, in range order: those that may
+    /// lie within a radius of a fish of the group. Each fish of the group tests them in whole
+    /// blocks, in one loop with one part-filled block (docs/performance.md). Padded as the
+    /// arrays are.
     struct CandidateRun {
         std::vector<float> px, py, pz, vx, vy, vz;
         std::vector<float> imageX, imageY, imageZ;  ///< wraps: each candidate's nearest image
         std::vector<std::int32_t> species;          ///< with species: each candidate's
         std::vector<float> energy;                  ///< with species: each candidate's
-        std::array<std::size_t, CandidateRanges::kMost> rangeStart{};  ///< where each begins
         std::size_t count = 0;
         bool wraps = false;  ///< a range lies across a periodic face: the images apply
-        /// Where slot `slot`, which one of `ranges` holds, sits in the run.
-        std::size_t indexOf(std::size_t slot, const CandidateRanges& ranges) const {
-            for (std::size_t k = 0; k < ranges.count; ++k)
-                if (slot >= ranges.ranges[k].first && slot < ranges.ranges[k].last)
-                    return rangeStart[k] + (slot - ranges.ranges[k].first);
-            return count;
-        }
     };
-    /// Copies the candidates of `ranges` (with species: their species and energies) into `run`.
-    /// Compiled once, not into each set of behaviours' step (as gatherCandidateRanges is).
-    FISHSCHOOL_STEP_CLONES void copyCandidates(const CandidateRanges& ranges, bool withSpecies,
-                                               CandidateRun& run) const;
+    /// A group of fish: at most kGroupMost sorted slots [first, last) of one run (inOneRun), and
+    /// the box their positions span. It is the
+    /// same whichever slots a thread steps, and so is what its fish sum.
+    static constexpr std::size_t kGroupMost = 32;
+    struct Group {
+        std::size_t first = 0, last = 0;
+        glm::vec3 low{0.0f}, high{0.0f};
+    };
+    /// Whether sorted slots a and b lie in one run that groups are cut from: one cell, and in a
+    /// cell of more fish than a group holds, one half-cell on each axis.
+    bool inOneRun(std::size_t a, std::size_t b) const;
+    /// The group that holds slot i, found from `runStart`, the first slot of i's run.
+    Group groupAt(std::size_t i, std::size_t runStart) const;
+    /// Packs the candidates of `ranges` (with species: their species and energies) that may lie
+    /// within `reach2` (squared) of a fish of `group` into `run`, and every fish of the group;
+    /// returns where the group's first fish sits in it. Compiled once, not into each set of
+    /// behaviours' step (as gatherCandidateRanges is).
+    FISHSCHOOL_STEP_CLONES std::size_t packCandidates(const CandidateRanges& ranges,
+                                                      const Group& group, float reach2,
+                                                      bool withSpecies, CandidateRun& run) const;
     /// The cell whose search holds the neighbours of slot i (open water: before hashing).
     glm::ivec3 searchCellOf(std::size_t i) const;
     /// The candidate ranges of the fish in `cell` on the grid built last.
@@ -218,6 +227,8 @@ class CpuSolver {
     std::vector<std::uint32_t> ids_, nextIds_;  ///< upload index of the fish in each slot
 
     GridShape grid_;
+    std::vector<std::uint8_t> fishOctant_;  ///< buildGrid: the half-cells of each unsorted slot
+    std::vector<std::uint8_t> slotOctant_;  ///< the half-cells of each sorted slot
     CellSort cells_;  ///< current_ sorted by cell: order[k] is the current_ slot of sorted slot k
 };
 

@@ -93,6 +93,21 @@ struct GridShape {
         return hashed ? bucket(openCellOf(x, y, z)) : index(cellOf(x, y, z));
     }
 
+    /// Which half of its cell a position lies in on each axis: bit 0 the upper half in x, bit 1
+    /// in y, bit 2 in z (a position clamped into a border cell: the half it lies beyond; NaN: the
+    /// lower). The step sorts a cell's fish by it, so that fish near one another are neighbours
+    /// in memory too (docs/model.md "Neighbour search").
+    std::uint32_t octantOf(float x, float y, float z) const {
+        const auto upper = [&](float p, double o, int dim) {
+            const double f = (static_cast<double>(p) - o) / cellSize;
+            const double cell = hashed ? static_cast<double>(openAxisCell(p, cellSize))
+                                       : static_cast<double>(axisCell(p, o, cellSize, dim));
+            return f - cell >= 0.5 ? 1u : 0u;
+        };
+        const glm::dvec3 o = hashed ? glm::dvec3(0.0) : origin;
+        return upper(x, o.x, dimX) | upper(y, o.y, dimY) << 1 | upper(z, o.z, dimZ) << 2;
+    }
+
     /// Open water: cells at least `radius / cellsPerRadius` wide (1 m without a radius), hashed
     /// into the smallest power of two of buckets at least `maxCells` (with 2N + 64, two to four
     /// buckets a fish): the more buckets, the more seldom a row's run of buckets holds fish of
