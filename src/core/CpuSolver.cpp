@@ -513,9 +513,10 @@ void CpuSolver::buildGrid(bool keepAccelerations) {
     cells_.build(
         n, cells,
         [&](std::size_t i) {
-            const float x = current_->px[i], y = current_->py[i], z = current_->pz[i];
-            fishOctant_[i] = static_cast<std::uint8_t>(grid_.octantOf(x, y, z));
-            return grid_.slotOf(x, y, z);
+            const auto [slot, octant] =
+                grid_.slotAndOctantOf(current_->px[i], current_->py[i], current_->pz[i]);
+            fishOctant_[i] = static_cast<std::uint8_t>(octant);
+            return slot;
         },
         [&](std::uint32_t a, std::uint32_t b) {
             return fishOctant_[a] != fishOctant_[b] ? fishOctant_[a] < fishOctant_[b]

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <numeric>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include <glm/vec3.hpp>
@@ -38,7 +39,11 @@ struct GridShape {
 
     /// Cell coordinate along one axis, clamped to [0, dim-1]; NaN goes to 0.
     static int axisCell(float p, double origin, double cellSize, int dim) {
-        const double f = (static_cast<double>(p) - origin) / cellSize;
+        return axisCellOf((static_cast<double>(p) - origin) / cellSize, dim);
+    }
+
+    /// axisCell of the position f cells past the origin.
+    static int axisCellOf(double f, int dim) {
         if (!(f > 0.0)) return 0;
         if (f >= static_cast<double>(dim - 1)) return dim - 1;
         return static_cast<int>(f);
@@ -66,8 +71,13 @@ struct GridShape {
 
     /// Open water: the cell of a position along one axis, clamped to +-2^30 (NaN to 0).
     static int openAxisCell(float p, double cellSize) {
+        return openAxisCellOf(static_cast<double>(p) / cellSize);
+    }
+
+    /// openAxisCell of the position `cells` cells from 0.
+    static int openAxisCellOf(double cells) {
         constexpr double kLimit = 1 << 30;
-        const double f = std::floor(static_cast<double>(p) / cellSize);
+        const double f = std::floor(cells);
         if (!(f > -kLimit)) return std::isnan(f) ? 0 : -(1 << 30);
         return f < kLimit ? static_cast<int>(f) : (1 << 30);
     }
@@ -93,19 +103,24 @@ struct GridShape {
         return hashed ? bucket(openCellOf(x, y, z)) : index(cellOf(x, y, z));
     }
 
-    /// Which half of its cell a position lies in on each axis: bit 0 the upper half in x, bit 1
-    /// in y, bit 2 in z (a position clamped into a border cell: the half it lies beyond; NaN: the
-    /// lower). The step sorts a cell's fish by it, so that fish near one another are neighbours
-    /// in memory too (docs/model.md "Neighbour search").
-    std::uint32_t octantOf(float x, float y, float z) const {
-        const auto upper = [&](float p, double o, int dim) {
-            const double f = (static_cast<double>(p) - o) / cellSize;
-            const double cell = hashed ? static_cast<double>(openAxisCell(p, cellSize))
-                                       : static_cast<double>(axisCell(p, o, cellSize, dim));
-            return f - cell >= 0.5 ? 1u : 0u;
-        };
-        const glm::dvec3 o = hashed ? glm::dvec3(0.0) : origin;
-        return upper(x, o.x, dimX) | upper(y, o.y, dimY) << 1 | upper(z, o.z, dimZ) << 2;
+    /// The cell (or, open water, the bucket) a position is sorted into, as slotOf, and which half
+    /// of that cell it lies in on each axis: bit 0 the upper half in x, bit 1 in y, bit 2 in z (a
+    /// position clamped into a border cell: the half it lies beyond; NaN: the lower). The step
+    /// sorts a cell's fish by it, so that fish near one another are neighbours in memory too
+    /// (docs/model.md "Neighbour search").
+    std::pair<std::uint32_t, std::uint32_t> slotAndOctantOf(float x, float y, float z) const {
+        glm::ivec3 cell;
+        std::uint32_t octant = 0;
+        const float p[3] = {x, y, z};
+        const int dims[3] = {dimX, dimY, dimZ};
+        for (int axis = 0; axis < 3; ++axis) {
+            // axisCell's and openAxisCell's quotient, found once for the cell and its half.
+            const double o = hashed ? 0.0 : origin[axis];
+            const double f = (static_cast<double>(p[axis]) - o) / cellSize;
+            cell[axis] = hashed ? openAxisCellOf(f) : axisCellOf(f, dims[axis]);
+            if (f - static_cast<double>(cell[axis]) >= 0.5) octant |= 1u << axis;
+        }
+        return {hashed ? bucket(cell) : index(cell), octant};
     }
 
     /// Open water: cells at least `radius / cellsPerRadius` wide (1 m without a radius), hashed
