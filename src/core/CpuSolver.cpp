@@ -752,6 +752,19 @@ bool CpuSolver::inOneRun(std::size_t a, std::size_t b) const {
            slotOctant_[a] == slotOctant_[b];
 }
 
+std::size_t CpuSolver::runStartOf(std::size_t i) const {
+    const std::uint32_t cell = cells_.fishCell[cells_.order[i]];
+    const std::size_t cellFirst = cells_.cellStart[cell];
+    if (cells_.cellStart[cell + 1] - cellFirst <= kGroupMost) return cellFirst;
+    // A fuller cell's fish are in order of their half-cells: found in log time, however many
+    // fish share one (a school gathered in one cell, a tank of one cell).
+    const auto octants = slotOctant_.begin();
+    return static_cast<std::size_t>(
+        std::lower_bound(octants + static_cast<std::ptrdiff_t>(cellFirst),
+                         octants + static_cast<std::ptrdiff_t>(i), slotOctant_[i]) -
+        octants);
+}
+
 CpuSolver::Group CpuSolver::groupAt(std::size_t i, std::size_t runStart) const {
     Group group;
     group.first = runStart + (i - runStart) / kGroupMost * kGroupMost;
@@ -1096,10 +1109,7 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
     std::array<NeighborSums, kGroupMost> sums;
     // The run of `begin` may start before it: the groups are the same whichever slots a thread
     // steps.
-    std::size_t runStart = begin;
-    if (useGrid) {
-        while (runStart > 0 && inOneRun(runStart - 1, runStart)) --runStart;
-    }
+    std::size_t runStart = useGrid && begin < end ? runStartOf(begin) : begin;
     glm::ivec3 rangesCell{std::numeric_limits<int>::min()}, packedCell = rangesCell;
     std::size_t packedGroup = std::numeric_limits<std::size_t>::max(), packedAt = 0;
 

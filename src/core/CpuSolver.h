@@ -190,6 +190,8 @@ class CpuSolver {
     /// Whether sorted slots a and b lie in one run that groups are cut from: one cell, and in a
     /// cell of more fish than a group holds, one half-cell on each axis.
     bool inOneRun(std::size_t a, std::size_t b) const;
+    /// The first slot of the run that holds slot i.
+    std::size_t runStartOf(std::size_t i) const;
     /// The group that holds slot i, found from `runStart`, the first slot of i's run.
     Group groupAt(std::size_t i, std::size_t runStart) const;
     /// Packs the candidates of `ranges` (with species: their species and energies) that may lie
