@@ -202,6 +202,72 @@ TEST(Grid, OneStepAgreesWithAllPairsToFloatRounding) {
     }
 }
 
+/// Cells of more fish than a group holds are searched in groups of half-cells, each with the
+/// candidates packed for the box its fish span: no neighbour may be left out, in any boundary,
+/// far from the origin too, with fish exactly a radius apart across half-cell borders.
+TEST(Grid, OneStepAgreesWithAllPairsInCrowdedCellsOfEveryBoundary) {
+    struct Case {
+        Boundary boundary;
+        glm::vec3 offset;
+        const char* name;
+    };
+    for (const Case& c : {Case{Boundary::Walls, glm::vec3(0.0f), "walls"},
+                          Case{Boundary::Periodic, glm::vec3(0.0f), "periodic"},
+                          Case{Boundary::Open, glm::vec3(0.0f), "open"},
+                          Case{Boundary::Open, glm::vec3(10000.0f, -3000.0f, 7000.0f),
+                               "open, about 12 km from the origin"}}) {
+        SimParams gridParams = sceneParams(NeighborSearch::Grid);
+        gridParams.rocks.clear();
+        gridParams.boundary = c.boundary;
+        if (c.offset != glm::vec3(0.0f)) {
+            // 12 km out, a sum of hundreds of positions rounds to about 0.1 m, in another order
+            // on each search: alignment, a sum of velocities, sees every neighbour there instead.
+            gridParams.kCohesion = 0.0f;
+            gridParams.rAlignment = gridParams.rCohesion;
+        }
+        // A crowd of 1,500 fish a few cells wide across a corner of the tank (and, periodic,
+        // across its faces), then fish a radius apart on a lattice of half-cells.
+        std::mt19937 rng(11);
+        std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+        School school;
+        const glm::vec3 corner = gridParams.bounds - glm::vec3(2.0f);
+        for (int i = 0; i < 1500; ++i) {
+            const glm::vec3 p = corner + 6.0f * glm::vec3(unit(rng), unit(rng), unit(rng));
+            school.push_back({glm::min(p, gridParams.bounds), glm::vec3(unit(rng), 0.5f, 0.0f), {}});
+        }
+        const float r = gridParams.rCohesion;
+        for (int ix = -3; ix <= 3; ++ix)
+            for (int iz = -3; iz <= 3; ++iz)
+                school.push_back({{ix * 0.5f * r, 0.0f, iz * 0.5f * r}, {1.0f, 0.0f, 0.0f}, {}});
+        if (c.boundary == Boundary::Walls) moveIntoScene(school, gridParams);
+        for (Fish& fish : school) fish.position += c.offset;
+        SimParams pairsParams = gridParams;
+        pairsParams.neighborSearch = NeighborSearch::AllPairs;
+        CpuSolver grid(serialFor), allPairs(serialFor);
+        grid.setParams(gridParams);
+        allPairs.setParams(pairsParams);
+        grid.upload(school);
+        allPairs.upload(school);
+        grid.step(0);
+        allPairs.step(0);
+        const School a = grid.download(), b = allPairs.download();
+        ASSERT_EQ(a.size(), b.size());
+        float largest = 0.0f;
+        std::size_t worst = 0;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            for (int k = 0; k < 3; ++k) {
+                const float off = std::abs(a[i].acceleration[k] - b[i].acceleration[k]) /
+                                  (1.0f + std::abs(b[i].acceleration[k]));
+                if (off > largest) {
+                    largest = off;
+                    worst = i;
+                }
+            }
+        }
+        EXPECT_LT(largest, 1e-3f) << "fish " << worst << ", " << c.name;
+    }
+}
+
 TEST(Grid, KeepsEveryFishInTheSceneOver1000Steps) {
     SimParams p = sceneParams(NeighborSearch::Grid);
     p.fishCount = 500;
