@@ -852,8 +852,7 @@ std::size_t CpuSolver::packCandidates(const CandidateRanges& ranges, const Group
                                       std::popcount(bits & ((1u << (group.first - j)) - 1u)));
             for (std::size_t k = 0; k < from.size(); ++k) packBlock(from[k], j, to[k], count, bits);
             if (wraps) {
-                const Floats x = Floats{} + shift.x, y = Floats{} + shift.y,
-                             z = Floats{} + shift.z;
+                const Floats x = Floats{} + shift.x, y = Floats{} + shift.y, z = Floats{} + shift.z;
                 std::memcpy(imageX + count, &x, sizeof x);
                 std::memcpy(imageY + count, &y, sizeof y);
                 std::memcpy(imageZ + count, &z, sizeof z);
@@ -1034,14 +1033,14 @@ void CpuSolver::sumNeighbours(const SearchQuery* queries, std::size_t count,
         // where the processor has them, the same bits.
         if (!source.everyPair && avx512::available()) {
             const CandidateRange& range = source.ranges[0];
-            avx512::Candidates candidates{
-                source.px + range.first, source.py + range.first, source.pz + range.first,
-                source.vx + range.first, source.vy + range.first, source.vz + range.first,
-                nullptr, nullptr, nullptr, range.last - range.first};
+            const std::size_t at = range.first;
+            avx512::Candidates candidates{source.px + at, source.py + at, source.pz + at,
+                                          source.vx + at, source.vy + at, source.vz + at};
+            candidates.count = range.last - at;
             if (range.acrossFace) {
-                candidates.imageX = source.imageX + range.first;
-                candidates.imageY = source.imageY + range.first;
-                candidates.imageZ = source.imageZ + range.first;
+                candidates.imageX = source.imageX + at;
+                candidates.imageY = source.imageY + at;
+                candidates.imageZ = source.imageZ + at;
             }
             for (std::size_t q = 0; q < count; ++q) {
                 const SearchQuery& query = queries[q];
@@ -1049,8 +1048,7 @@ void CpuSolver::sumNeighbours(const SearchQuery* queries, std::size_t count,
                     candidates,
                     {query.search.cohesionRadius2, query.search.separationRadius2,
                      query.search.alignmentRadius2},
-                    query.self - range.first, query.position.x, query.position.y,
-                    query.position.z);
+                    query.self - at, query.position.x, query.position.y, query.position.z);
                 NeighborSums& s = sums[q];
                 s = NeighborSums{};
                 s.cohesion = {wide.cohesion[0], wide.cohesion[1], wide.cohesion[2]};

@@ -22,16 +22,15 @@ bool available() {
 
 // Intrinsics and plain arithmetic only: an inline function of another header compiled here for
 // AVX-512 could be the copy the linker keeps for every caller, on any processor.
-[[gnu::target("avx512f,avx512vl")]] Sums sumsOf(const Candidates& candidates,
-                                                 const Radii& radii, std::size_t self, float x,
-                                                 float y, float z) {
+[[gnu::target("avx512f,avx512vl")]] Sums sumsOf(const Candidates& candidates, const Radii& radii,
+                                                std::size_t self, float x, float y, float z) {
     const __m256 pix = _mm256_set1_ps(x), piy = _mm256_set1_ps(y), piz = _mm256_set1_ps(z);
     const __m256 cohesion2 = _mm256_set1_ps(radii.cohesion2);
     const __m256 separation2 = _mm256_set1_ps(radii.separation2);
     const __m256 alignment2 = _mm256_set1_ps(radii.alignment2);
     const __m256i one = _mm256_set1_epi32(1);
-    __m256 cx = _mm256_setzero_ps(), cy = cx, cz = cx, sx = cx, sy = cx, sz = cx, ax = cx,
-           ay = cx, az = cx;
+    __m256 cx = _mm256_setzero_ps(), cy = cx, cz = cx, sx = cx, sy = cx, sz = cx, ax = cx, ay = cx,
+           az = cx;
     __m256i nc = _mm256_setzero_si256(), ns = nc, na = nc;
     const bool images = candidates.imageX != nullptr;
     // Every lane of a block but the fish itself and, in the last block, those past `count`.
@@ -55,8 +54,8 @@ bool available() {
             py = _mm256_add_ps(piy, dy);
             pz = _mm256_add_ps(piz, dz);
         }
-        const __m256 d2 = _mm256_add_ps(
-            _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)), _mm256_mul_ps(dz, dz));
+        const __m256 d2 = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)),
+                                        _mm256_mul_ps(dz, dz));
         const __mmask8 inC = _mm256_mask_cmp_ps_mask(use, d2, cohesion2, _CMP_LT_OQ);
         const __mmask8 inS = _mm256_mask_cmp_ps_mask(use, d2, separation2, _CMP_LT_OQ);
         const __mmask8 inA = _mm256_mask_cmp_ps_mask(use, d2, alignment2, _CMP_LT_OQ);
@@ -154,13 +153,13 @@ constexpr PackOrders kPackOrders;
             d2 = axis == 0 ? gap2 : _mm256_add_ps(d2, gap2);
         }
         const unsigned inRange = last - j < 8 ? (1u << (last - j)) - 1u : 0xffu;
-        const unsigned bits = _mm256_mask_cmp_ps_mask(static_cast<__mmask8>(inRange), d2, reach2,
-                                                      _CMP_LT_OQ);
+        const unsigned bits =
+            _mm256_mask_cmp_ps_mask(static_cast<__mmask8>(inRange), d2, reach2, _CMP_LT_OQ);
         // No branch on an empty block: it writes lanes the next overwrites, and counts none.
         const std::size_t out = at + count;
         if (mark - j < 8 && mark < last)
-            markAt = out + static_cast<std::size_t>(
-                               __builtin_popcount(bits & ((1u << (mark - j)) - 1u)));
+            markAt = out +
+                     static_cast<std::size_t>(__builtin_popcount(bits & ((1u << (mark - j)) - 1u)));
         const __m256i order =
             _mm256_load_si256(reinterpret_cast<const __m256i*>(kPackOrders.lanes[bits]));
         for (int k = 0; k < 6; ++k)
@@ -184,14 +183,22 @@ constexpr PackOrders kPackOrders;
 
 #else
 
-bool available() { return false; }
+bool available() {
+    return false;
+}
 
-std::size_t pack(const PackedRange&, std::size_t&) { return 0; }
+std::size_t pack(const PackedRange&, std::size_t&) {
+    return 0;
+}
 
-Sums sumsOf(const Candidates&, const Radii&, std::size_t, float, float, float) { return {}; }
+Sums sumsOf(const Candidates&, const Radii&, std::size_t, float, float, float) {
+    return {};
+}
 
 #endif
 
-void setEnabled(bool on) { enabled.store(on, std::memory_order_relaxed); }
+void setEnabled(bool on) {
+    enabled.store(on, std::memory_order_relaxed);
+}
 
 }  // namespace fishschool::avx512

@@ -41,7 +41,7 @@ Sums sumsOf(const Candidates& candidates, const Radii& radii, std::size_t self, 
 /// [first, last) of `from` that may lie within `reach2` (squared) of a fish in the box
 /// [low, high], seen `image` away (subtracted from their offsets), written from `to`'s slot `at`.
 struct PackedRange {
-    const float* from[6] = {};  ///< positions x, y, z, velocities x, y, z
+    const float* from[6] = {};                  ///< positions x, y, z, velocities x, y, z
     const std::int32_t* fromSpecies = nullptr;  ///< with species: and these two
     const float* fromEnergy = nullptr;
     float* to[6] = {};

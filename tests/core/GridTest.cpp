@@ -62,17 +62,23 @@ School borderlineSchool(const SimParams& p, std::uint32_t seed) {
     return school;
 }
 
-/// Every fish of `school` has, at each of the scene's radii, exactly the neighbours on the grid
-/// of `gridParams` that it has on all pairs in the same tank.
-void expectTheNeighbourSetsOfAllPairs(const SimParams& gridParams, const School& school,
-                                      const std::string& scene) {
+/// `school` into `grid`, with `gridParams`, and into `allPairs`, with the same tank and all pairs.
+void uploadToBoth(const SimParams& gridParams, const School& school, CpuSolver& grid,
+                  CpuSolver& allPairs) {
     SimParams pairsParams = gridParams;
     pairsParams.neighborSearch = NeighborSearch::AllPairs;
-    CpuSolver grid(serialFor), allPairs(serialFor);
     grid.setParams(gridParams);
     allPairs.setParams(pairsParams);
     grid.upload(school);
     allPairs.upload(school);
+}
+
+/// Every fish of `school` has, at each of the scene's radii, exactly the neighbours on the grid
+/// of `gridParams` that it has on all pairs in the same tank.
+void expectTheNeighbourSetsOfAllPairs(const SimParams& gridParams, const School& school,
+                                      const std::string& scene) {
+    CpuSolver grid(serialFor), allPairs(serialFor);
+    uploadToBoth(gridParams, school, grid, allPairs);
     for (float radius : {gridParams.rCohesion, gridParams.rSeparation, gridParams.rAlignment}) {
         std::size_t total = 0;
         for (std::uint32_t i = 0; i < school.size(); ++i) {
@@ -233,7 +239,8 @@ TEST(Grid, OneStepAgreesWithAllPairsInCrowdedCellsOfEveryBoundary) {
         const glm::vec3 corner = gridParams.bounds - glm::vec3(2.0f);
         for (int i = 0; i < 1500; ++i) {
             const glm::vec3 p = corner + 6.0f * glm::vec3(unit(rng), unit(rng), unit(rng));
-            school.push_back({glm::min(p, gridParams.bounds), glm::vec3(unit(rng), 0.5f, 0.0f), {}});
+            school.push_back(
+                {glm::min(p, gridParams.bounds), glm::vec3(unit(rng), 0.5f, 0.0f), {}});
         }
         const float r = gridParams.rCohesion;
         for (int ix = -3; ix <= 3; ++ix)
@@ -241,13 +248,8 @@ TEST(Grid, OneStepAgreesWithAllPairsInCrowdedCellsOfEveryBoundary) {
                 school.push_back({{ix * 0.5f * r, 0.0f, iz * 0.5f * r}, {1.0f, 0.0f, 0.0f}, {}});
         if (c.boundary == Boundary::Walls) moveIntoScene(school, gridParams);
         for (Fish& fish : school) fish.position += c.offset;
-        SimParams pairsParams = gridParams;
-        pairsParams.neighborSearch = NeighborSearch::AllPairs;
         CpuSolver grid(serialFor), allPairs(serialFor);
-        grid.setParams(gridParams);
-        allPairs.setParams(pairsParams);
-        grid.upload(school);
-        allPairs.upload(school);
+        uploadToBoth(gridParams, school, grid, allPairs);
         grid.step(0);
         allPairs.step(0);
         const School a = grid.download(), b = allPairs.download();
