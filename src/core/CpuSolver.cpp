@@ -83,18 +83,6 @@ inline unsigned laneBits(Ints mask) {
     return static_cast<unsigned>(bits[0]);
 }
 
-/// For each set of lanes (bit l: lane l), the lanes in order, then zeros: the shuffle that packs
-/// them to the front of a block.
-alignas(32) constexpr auto kPackOrder = [] {
-    std::array<std::array<std::int32_t, kLanes>, 1 << kLanes> orders{};
-    for (unsigned bits = 0; bits < orders.size(); ++bits) {
-        int to = 0;
-        for (int l = 0; l < kLanes; ++l)
-            if ((bits >> l & 1u) != 0u) orders[bits][to++] = l;
-    }
-    return orders;
-}();
-
 /// The lanes of `bits` of `from`'s block at `at`, packed to the front of `to`'s block at `out`
 /// (all eight lanes written: what follows the packed ones the next block overwrites).
 template <class T>
@@ -102,7 +90,7 @@ inline void packBlock(const T* from, std::size_t at, T* to, std::size_t out, uns
     using Lanes = std::conditional_t<std::is_same_v<T, float>, Floats, Ints>;
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, std::int32_t>);
     Ints order;
-    std::memcpy(&order, kPackOrder[bits].data(), sizeof order);
+    std::memcpy(&order, avx512::kPackOrders.lanes[bits], sizeof order);
     Lanes block, packed;
     std::memcpy(&block, from + at, sizeof block);
 #if defined(__clang__)
@@ -364,6 +352,11 @@ void CpuSolver::setParams(const SimParams& params) {
     speciesParams_ = makeSpeciesStepParams(params_, flow_.get());
     rocks_ = packRocks(params_);
     features_ = stepFeatures(params_);
+    // The farthest any fish searches, of any species: a candidate beyond it of a whole group is
+    // packed for none.
+    reach2_ = SearchConstants(stepParams_).maxRadius2;
+    for (const StepParamsData& pack : speciesParams_)
+        reach2_ = std::max(reach2_, SearchConstants(pack).maxRadius2);
 }
 
 void CpuSolver::upload(std::span<const Fish> school) {
@@ -1097,12 +1090,6 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
         source.everyPair = true;
     }
     source.tankSize = 2.0f * params_.bounds;
-    // The farthest any fish searches: a candidate beyond it of a whole group is packed for none.
-    float reach2 = schoolSearch.maxRadius2;
-    if constexpr (kSpecies) {
-        for (const StepParamsData& pack : speciesParams_)
-            reach2 = std::max(reach2, SearchConstants(pack).maxRadius2);
-    }
     std::array<SearchQuery, kGroupMost> queries;
     std::array<NeighborSums, kGroupMost> sums;
     // The run of `begin` may start before it: the groups are the same whichever slots a thread
@@ -1134,7 +1121,7 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
                 rangesCell = cell;
             }
             if (group.first != packedGroup || cell != packedCell) {
-                packedAt = packCandidates(candidates, group, reach2, kSpecies, run);
+                packedAt = packCandidates(candidates, group, reach2_, kSpecies, run);
                 packedGroup = group.first;
                 packedCell = cell;
                 source = {run.px.data(), run.py.data(), run.pz.data(),

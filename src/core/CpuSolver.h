@@ -180,8 +180,8 @@ class CpuSolver {
         bool wraps = false;  ///< a range lies across a periodic face: the images apply
     };
     /// A group of fish: at most kGroupMost sorted slots [first, last) of one run (inOneRun), and
-    /// the box their positions span. It is the
-    /// same whichever slots a thread steps, and so is what its fish sum.
+    /// the box their positions span. It is the same whichever slots a thread steps, and so is
+    /// what its fish sum.
     static constexpr std::size_t kGroupMost = 32;
     struct Group {
         std::size_t first = 0, last = 0;
@@ -221,6 +221,7 @@ class CpuSolver {
     std::vector<std::uint32_t> speciesOfId_;  ///< the species of each fish, by upload index
     std::vector<std::int32_t> slotSpecies_;   ///< kFeatureSpecies: the species of each slot
     std::vector<float> slotEnergy_;           ///< kFeatureSpecies: the kinetic energy of each slot
+    float reach2_ = 0.0f;  ///< the largest squared radius any fish searches, of every species
 
     /// The previous and the next state; a third buffer stands by while a snapshot holds one.
     std::shared_ptr<Arrays> current_ = std::make_shared<Arrays>();

@@ -95,21 +95,6 @@ bool available() {
     return sums;
 }
 
-namespace {
-/// For each set of lanes (bit l: lane l), the lanes in order: the permutation that packs them.
-struct PackOrders {
-    alignas(32) std::int32_t lanes[256][8] = {};
-    constexpr PackOrders() {
-        for (unsigned bits = 0; bits < 256; ++bits) {
-            int to = 0;
-            for (int l = 0; l < 8; ++l)
-                if ((bits >> l & 1u) != 0u) lanes[bits][to++] = l;
-        }
-    }
-};
-constexpr PackOrders kPackOrders;
-}  // namespace
-
 [[gnu::target("avx512f,avx512vl,popcnt")]] std::size_t pack(const PackedRange& range,
                                                             std::size_t& markAt) {
     const __m256 low[3] = {_mm256_set1_ps(range.low[0]), _mm256_set1_ps(range.low[1]),

@@ -37,6 +37,21 @@ void setEnabled(bool enabled);
 Sums sumsOf(const Candidates& candidates, const Radii& radii, std::size_t self, float x, float y,
             float z);
 
+/// For each set of eight lanes (bit l: lane l), the lanes in order, then zeros: the permutation
+/// that packs them to the front of a block, for this packing and the eight-lane code's. Data
+/// only, so the same table serves code compiled for any instruction set.
+struct PackOrders {
+    alignas(32) std::int32_t lanes[256][8] = {};
+    constexpr PackOrders() {
+        for (unsigned bits = 0; bits < 256; ++bits) {
+            int to = 0;
+            for (int l = 0; l < 8; ++l)
+                if ((bits >> l & 1u) != 0u) lanes[bits][to++] = l;
+        }
+    }
+};
+inline constexpr PackOrders kPackOrders;
+
 /// One range of slots to pack (CpuSolver::packCandidates): the candidates in slots
 /// [first, last) of `from` that may lie within `reach2` (squared) of a fish in the box
 /// [low, high], seen `image` away (subtracted from their offsets), written from `to`'s slot `at`.
