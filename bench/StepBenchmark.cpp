@@ -2,12 +2,15 @@
 // fixed-density scene that `fishschool-cli bench --density fixed` and the app's presets use.
 //
 //   build/bin/fishschool_bench --benchmark_filter='tbb/grid' --benchmark_min_time=1
+//
+// The step's inner loops alone: NeighbourKernels.cpp.
 
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
 #include <memory>
 
+#include "NeighbourKernels.h"
 #include "backends/BackendRegistry.h"
 #include "core/Scenario.h"
 
@@ -70,6 +73,7 @@ int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
     fishschool::registerAll();
+    fishschool::registerKernelBenchmarks();
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     return 0;
