@@ -226,7 +226,8 @@ struct CellSort {
     std::vector<std::uint32_t> order;      ///< the fish in each sorted slot
 
     /// Sorts fish 0..n-1 into `cells` cells, fish i into cellOf(i), and within a cell by
-    /// `before(a, b)`, so the order depends only on the fish, not on how the work was split.
+    /// `before(a, b)`, which must order any two fish (no ties), so the order depends only on the
+    /// fish, not on how the work was split.
     /// parallelFor(count, grain, body) runs body(begin, end) over chunks covering [0, count), in
     /// any order or concurrently.
     template <class CellOfFish, class Before, class ParallelFor>
@@ -247,11 +248,19 @@ struct CellSort {
         std::partial_sum(cellStart.begin(), cellStart.end(), cellStart.begin());
 
         fill_.assign(cellStart.begin(), cellStart.end() - 1);
+        // The fish come mostly in last step's order, so those of a cell come in runs: one atomic
+        // add a run, not one a fish.
         parallelFor(n, kGrain, [&](std::size_t begin, std::size_t end) {
-            for (std::size_t i = begin; i < end; ++i) {
-                const std::uint32_t slot = std::atomic_ref<std::uint32_t>(fill_[fishCell[i]])
-                                               .fetch_add(1, std::memory_order_relaxed);
-                order[slot] = static_cast<std::uint32_t>(i);
+            for (std::size_t i = begin; i < end;) {
+                const std::uint32_t cell = fishCell[i];
+                std::size_t runEnd = i + 1;
+                while (runEnd < end && fishCell[runEnd] == cell) ++runEnd;
+                const auto length = static_cast<std::uint32_t>(runEnd - i);
+                const std::uint32_t slot = std::atomic_ref<std::uint32_t>(fill_[cell])
+                                               .fetch_add(length, std::memory_order_relaxed);
+                for (std::uint32_t k = 0; k < length; ++k)
+                    order[slot + k] = static_cast<std::uint32_t>(i + k);
+                i = runEnd;
             }
         });
         // Concurrent scatters fill a cell in any order: put each cell in `before` order.
