@@ -21,11 +21,11 @@ namespace {
 
 /// Positions uniform in a cube of side `side` metres around 0, velocities in [-5, 5) m/s, padded
 /// as CpuSolver's runs are (a block of eight past the end).
-struct Candidates {
+struct CandidateColumns {
     std::array<std::vector<float>, 6> columns;
     std::size_t count = 0;
 
-    Candidates(std::size_t n, float side) : count(n) {
+    CandidateColumns(std::size_t n, float side) : count(n) {
         std::mt19937 random(1);
         std::uniform_real_distribution<float> position(-side / 2, side / 2), velocity(-5, 5);
         for (auto& column : columns) column.assign(n + 8, 0.0f);
@@ -45,7 +45,7 @@ void sums(benchmark::State& state) {
     }
     const auto count = static_cast<std::size_t>(state.range(0));
     const auto fish = static_cast<std::size_t>(state.range(1));
-    const Candidates c(count, 27.0f);
+    const CandidateColumns c(count, 27.0f);
     avx512::Candidates candidates;
     candidates.px = c.columns[0].data();
     candidates.py = c.columns[1].data();
@@ -77,8 +77,8 @@ void pack(benchmark::State& state) {
         return;
     }
     const auto count = static_cast<std::size_t>(state.range(0));
-    const Candidates c(count, 30.0f);
-    Candidates to(count, 0.0f);
+    const CandidateColumns c(count, 30.0f);
+    CandidateColumns to(count, 0.0f);
     avx512::PackedRange range;
     for (int k = 0; k < 6; ++k) {
         range.from[k] = c.columns[k].data();
