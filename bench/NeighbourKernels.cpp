@@ -1,6 +1,6 @@
 // The CPU step's two inner loops alone, on a fixed set of candidates, so that a change to one of
 // them can be timed apart from the sort, the rule and this machine's noise in a whole step:
-// avx512::sumsOf (a group's fish summing its packed candidates) and avx512::pack (the
+// avx512::sumsOfEach (a group's fish summing its packed candidates) and avx512::pack (the
 // candidates of a cell's 27 cells packed for a group's box). Skipped on a processor without
 // AVX-512, where the eight-lane code inside CpuSolver runs instead.
 //
@@ -55,13 +55,14 @@ void sums(benchmark::State& state) {
     candidates.vz = c.columns[5].data();
     candidates.count = count;
     const avx512::Radii radii{100.0f, 6.25f, 36.0f};
+    std::vector<avx512::Seeker> seekers(fish);
+    for (std::size_t i = 0; i < fish; ++i)
+        seekers[i] = {c.columns[0][i], c.columns[1][i], c.columns[2][i], i};
+    std::vector<avx512::Sums> found(fish);
     float sink = 0.0f;
     for (auto _ : state) {
-        for (std::size_t i = 0; i < fish; ++i) {
-            const avx512::Sums s = avx512::sumsOf(candidates, radii, i, c.columns[0][i],
-                                                  c.columns[1][i], c.columns[2][i]);
-            sink += s.cohesion[0];
-        }
+        avx512::sumsOfEach(candidates, radii, seekers.data(), fish, found.data());
+        sink += found[0].cohesion[0];
     }
     benchmark::DoNotOptimize(sink);
     state.counters["ns_per_candidate_test"] = benchmark::Counter(

@@ -1035,13 +1035,21 @@ void CpuSolver::sumNeighbours(const SearchQuery* queries, std::size_t count,
                 candidates.imageY = source.imageY + at;
                 candidates.imageZ = source.imageZ + at;
             }
+            // Without species every fish searches with the school's radii.
+            const SearchConstants& search = queries[0].search;
+            std::array<avx512::Seeker, kGroupMost> seekers;
+            std::array<avx512::Sums, kGroupMost> found;
             for (std::size_t q = 0; q < count; ++q) {
                 const SearchQuery& query = queries[q];
-                const avx512::Sums wide = avx512::sumsOf(
-                    candidates,
-                    {query.search.cohesionRadius2, query.search.separationRadius2,
-                     query.search.alignmentRadius2},
-                    query.self - at, query.position.x, query.position.y, query.position.z);
+                seekers[q] = {query.position.x, query.position.y, query.position.z,
+                              query.self - at};
+            }
+            avx512::sumsOfEach(
+                candidates,
+                {search.cohesionRadius2, search.separationRadius2, search.alignmentRadius2},
+                seekers.data(), count, found.data());
+            for (std::size_t q = 0; q < count; ++q) {
+                const avx512::Sums& wide = found[q];
                 NeighborSums& s = sums[q];
                 s = NeighborSums{};
                 s.cohesion = {wide.cohesion[0], wide.cohesion[1], wide.cohesion[2]};

@@ -37,6 +37,18 @@ void setEnabled(bool enabled);
 Sums sumsOf(const Candidates& candidates, const Radii& radii, std::size_t self, float x, float y,
             float z);
 
+/// A fish whose sums are wanted: where it is, and its slot among the candidates.
+struct Seeker {
+    float x = 0.0f, y = 0.0f, z = 0.0f;
+    std::size_t self = 0;
+};
+
+/// sumsOf for each of `count` fish over the same candidates, two fish a pass in 16-lane
+/// registers: the same bits, each block of candidates loaded once for both. Only where
+/// available().
+void sumsOfEach(const Candidates& candidates, const Radii& radii, const Seeker* fish,
+                std::size_t count, Sums* sums);
+
 /// For each set of eight lanes (bit l: lane l), the lanes in order, then zeros: the permutation
 /// that packs them to the front of a block, for this packing and the eight-lane code's. Data
 /// only, so the same table serves code compiled for any instruction set.
