@@ -1,11 +1,15 @@
 // The AVX-512 sums of a group's fish two a pass (avx512::sumsOfEach) against one a pass
-// (avx512::sumsOf), which the WideLanes tests hold to the eight-lane code's bits.
+// (avx512::sumsOf), which the WideLanes tests hold to the eight-lane code's bits; and the AVX-512
+// packing (avx512::pack) against the rule CpuSolver::packCandidates states, NaN and infinities
+// included.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -82,6 +86,75 @@ TEST_P(NeighbourSums, TwoFishAPassSumTheBitsOfOne) {
             }
         }
     }
+}
+
+// A candidate is packed when its squared distance to the box, from its offsets to the box's faces
+// found as a fish finds its offset ((q - face) - image), is below the reach; a NaN coordinate lies
+// at distance 0 on its axis (both comparisons fail), an infinite one infinitely far.
+TEST_P(NeighbourSums, PackKeepsTheCandidatesWithinReachOfTheBox) {
+    if (!avx512::available()) GTEST_SKIP() << "this processor has no AVX-512";
+    const bool withImages = GetParam();
+    constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    constexpr std::size_t kCount = 203;
+    PackedRun from(kCount, false);
+    // Specials along each axis in turn, the other two axes at the box's centre: NaN (distance 0
+    // on its axis, so packed) and infinities (never packed).
+    const float specials[] = {kNaN, kInf, -kInf};
+    const float centre[3] = {-1.0f, 0.5f, -1.0f};
+    for (std::size_t k = 0; k < 9; ++k) {
+        for (int axis = 0; axis < 3; ++axis) from.columns[axis][17 * k + 6] = centre[axis];
+        from.columns[k % 3][17 * k + 6] = specials[k / 3];
+    }
+    PackedRun to(kCount, false);
+    avx512::PackedRange range;
+    for (int k = 0; k < 6; ++k) {
+        range.from[k] = from.columns[k].data();
+        range.to[k] = to.columns[k].data();
+    }
+    range.first = 5;
+    range.last = kCount;
+    const float low[3] = {-3.0f, -1.0f, -2.5f}, high[3] = {1.0f, 2.0f, 0.5f};
+    const float image[3] = {withImages ? 4.0f : 0.0f, 0.0f, withImages ? -3.0f : 0.0f};
+    for (int axis = 0; axis < 3; ++axis) {
+        range.low[axis] = low[axis];
+        range.high[axis] = high[axis];
+        range.image[axis] = image[axis];
+    }
+    range.reach2 = 25.0f;
+    std::vector<std::size_t> kept;
+    for (std::size_t j = range.first; j < range.last; ++j) {
+        float d2 = 0.0f;
+        for (int axis = 0; axis < 3; ++axis) {
+            const float q = from.columns[axis][j];
+            const float fromLow = (q - low[axis]) - image[axis];
+            const float fromHigh = (q - high[axis]) - image[axis];
+            const float gap = fromHigh > 0.0f ? fromHigh : (fromLow < 0.0f ? -fromLow : 0.0f);
+            d2 = axis == 0 ? gap * gap : d2 + gap * gap;
+        }
+        if (d2 < range.reach2) kept.push_back(j);
+    }
+    ASSERT_FALSE(kept.empty());
+    // Where a kept candidate went, as packCandidates asks where the group's first fish went.
+    range.mark = kept[kept.size() / 2];
+    std::size_t markAt = kCount;
+    const std::size_t packed = avx512::pack(range, markAt);
+    ASSERT_EQ(packed, kept.size());
+    // Some are left out, some kept, and the NaN ones among those kept.
+    EXPECT_LT(kept.size(), kCount - range.first);
+    EXPECT_GT(kept.size(), 10u);
+    std::size_t nanKept = 0;
+    for (std::size_t at = 0; at < kept.size(); ++at) {
+        for (int k = 0; k < 6; ++k) {
+            const float want = from.columns[k][kept[at]], got = to.columns[k][at];
+            EXPECT_TRUE(std::memcmp(&want, &got, sizeof want) == 0)
+                << "column " << k << ", candidate " << kept[at];
+        }
+        nanKept += std::isnan(from.columns[0][kept[at]]) || std::isnan(from.columns[1][kept[at]]) ||
+                   std::isnan(from.columns[2][kept[at]]);
+    }
+    EXPECT_EQ(nanKept, 3u);
+    EXPECT_EQ(markAt, kept.size() / 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Images, NeighbourSums, ::testing::Values(false, true),
