@@ -20,19 +20,23 @@ def main() -> int:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
     path, base = sys.argv[1], sys.argv[2]
-    # (build, backend) from the label: "now-cpu" for a case run with several backends.
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    # A run with several backends labels each case "BUILD-BACKEND": the base's labels say which
+    # backends there are, so a build's own label may hold a dash too.
+    backends = {row["label"][len(base) + 1 :] for row in rows if row["label"].startswith(base + "-")}
     times = defaultdict(dict)
     builds = []
-    with open(path, newline="") as f:
-        for row in csv.DictReader(f):
-            label = row["label"]
-            build, _, backend = label.rpartition("-")
-            if backend not in ("cpu", "tbb", "gpu"):
-                build, backend = label, ""
-            if build not in builds:
-                builds.append(build)
-            case = (backend, row["config"], int(row["fish"]))
-            times[case].setdefault(build, {})[int(row["round"])] = float(row["ms_per_step"])
+    for row in rows:
+        label = row["label"]
+        build, backend = label, ""
+        for name in backends:
+            if label.endswith("-" + name):
+                build, backend = label[: -len(name) - 1], name
+        if build not in builds:
+            builds.append(build)
+        case = (backend, row["config"], int(row["fish"]))
+        times[case].setdefault(build, {})[int(row["round"])] = float(row["ms_per_step"])
     if base not in builds:
         print(f"no build labelled {base!r} in {path} (labels: {', '.join(builds)})", file=sys.stderr)
         return 2
