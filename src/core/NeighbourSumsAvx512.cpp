@@ -168,13 +168,6 @@ namespace {
 }
 }  // namespace
 
-Sums sumsOf(const Candidates& candidates, const Radii& radii, std::size_t self, float x, float y,
-            float z) {
-    Sums sums;
-    sumsOfTwo(candidates, radii, {x, y, z, self}, nullptr, sums, nullptr);
-    return sums;
-}
-
 void sumsOfEach(const Candidates& candidates, const Radii& radii, const Seeker* fish,
                 std::size_t count, Sums* sums) {
     std::size_t i = 0;
@@ -262,10 +255,6 @@ bool available() {
 
 std::size_t pack(const PackedRange&, std::size_t&) {
     return 0;
-}
-
-Sums sumsOf(const Candidates&, const Radii&, std::size_t, float, float, float) {
-    return {};
 }
 
 void sumsOfEach(const Candidates&, const Radii&, const Seeker*, std::size_t, Sums*) {}

@@ -25,17 +25,11 @@ struct Sums {
     std::uint32_t cohesionCount = 0, separationCount = 0, alignmentCount = 0;
 };
 
-/// Whether this processor runs sumsOf (AVX-512 F and VL), and it is not switched off.
+/// Whether this processor runs sumsOfEach and pack (AVX-512 F and VL), and they are not
+/// switched off.
 bool available();
-/// Switches sumsOf off (for tests: the eight-lane code it stands in for is then what runs).
+/// Switches them off (for tests: the eight-lane code they stand in for is then what runs).
 void setEnabled(bool enabled);
-
-/// The sums of the fish at (x, y, z) over `candidates` but slot `self`, with no field of view,
-/// inverse-square separation, couzin zones or species: the same bits, in the same lanes and
-/// order, as CpuSolver's eight-lane accumulator, with masked adds in place of selects (half the
-/// instructions a block). Only where available().
-Sums sumsOf(const Candidates& candidates, const Radii& radii, std::size_t self, float x, float y,
-            float z);
 
 /// A fish whose sums are wanted: where it is, and its slot among the candidates.
 struct Seeker {
@@ -43,9 +37,11 @@ struct Seeker {
     std::size_t self = 0;
 };
 
-/// sumsOf for each of `count` fish over the same candidates, two fish a pass in 16-lane
-/// registers: the same bits, each block of candidates loaded once for both. Only where
-/// available().
+/// The sums of each of `count` fish over `candidates` but its own slot, with no field of view,
+/// inverse-square separation, couzin zones or species: the same bits, in the same lanes and
+/// order, as CpuSolver's eight-lane accumulator, with masked adds in place of selects. Two fish
+/// a pass in 16-lane registers, each block of candidates loaded once for both; a lone fish in
+/// the low lanes. Only where available().
 void sumsOfEach(const Candidates& candidates, const Radii& radii, const Seeker* fish,
                 std::size_t count, Sums* sums);
 

@@ -1,5 +1,5 @@
-// The AVX-512 sums of a group's fish two a pass (avx512::sumsOfEach) against one a pass
-// (avx512::sumsOf), which the WideLanes tests hold to the eight-lane code's bits; and the AVX-512
+// The AVX-512 sums of a group's fish two a pass (avx512::sumsOfEach) against each fish alone (in
+// the low lanes), which the WideLanes tests hold to the eight-lane code's bits; and the AVX-512
 // packing (avx512::pack) against the rule CpuSolver::packCandidates states, NaN and infinities
 // included.
 
@@ -71,9 +71,8 @@ TEST_P(NeighbourSums, TwoFishAPassSumTheBitsOfOne) {
                 avx512::sumsOfEach(run.candidates, radii, seekers.data(), fish, twoAPass.data());
                 std::size_t summed = 0;
                 for (std::size_t i = 0; i < fish; ++i) {
-                    const avx512::Sums one =
-                        avx512::sumsOf(run.candidates, radii, seekers[i].self, seekers[i].x,
-                                       seekers[i].y, seekers[i].z);
+                    avx512::Sums one;
+                    avx512::sumsOfEach(run.candidates, radii, &seekers[i], 1, &one);
                     EXPECT_TRUE(sameBits(one, twoAPass[i]))
                         << count << " candidates, " << fish << " fish from slot " << firstSlot
                         << ", fish " << i;
