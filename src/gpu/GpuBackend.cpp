@@ -165,9 +165,6 @@ Result<const GpuBackend::StepPrograms*> GpuBackend::stepProgramsFor(std::uint32_
     auto grid = GlProgram::fromFiles({{GL_COMPUTE_SHADER, "step_grid.comp"}}, defines);
     if (!grid) return fail(grid.error());
     programs.grid = std::move(*grid);
-    GLint groupSize[3] = {0, 0, 0};
-    glGetProgramiv(programs.grid.id(), GL_COMPUTE_WORK_GROUP_SIZE, groupSize);
-    if (groupSize[0] > 0) programs.gridGroupSize = static_cast<GLuint>(groupSize[0]);
     return &stepProgramCache_.emplace(features, std::move(programs)).first->second;
 }
 
@@ -482,10 +479,7 @@ void GpuBackend::dispatchStep() {
 
     writeStepParams(other, read, grid);
     if (kinds) dispatchOverFish(gatherSpecials_);
-    glUseProgram(stepPrograms_->grid.id());
-    const GLuint searchGroup = stepPrograms_->gridGroupSize;
-    glDispatchCompute(static_cast<GLuint>((n + searchGroup - 1) / searchGroup), 1, 1);
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_UNIFORM_BARRIER_BIT);
+    dispatchOverFish(stepPrograms_->grid);
     noteGlErrors("GpuBackend::step (grid)");
 }
 

@@ -114,7 +114,6 @@ class GpuBackend final : public Backend {
     /// The step's two programs, compiled for one set of behaviours (STEP_FEATURES).
     struct StepPrograms {
         GlProgram allPairs, grid;
-        GLuint gridGroupSize = kWorkgroupSize;  ///< the grid step's local size, as it declares
     };
     /// The programs for `features`, compiled on first use and kept: switching a behaviour on and
     /// off again compiles nothing. Fails with the compile log.
