@@ -113,7 +113,7 @@ if ! ldd "$cli" 2>/dev/null | grep -q libasan; then
 fi
 
 case_name="ensemble run --dry-run"
-expect 0 "\(1 runs in shard 1of4\); nothing was made or run" -- \
+expect 0 "\(1 runs in shard 1/4\); nothing was made or run" -- \
     "$cli" ensemble run ens20-a.json --out ens20-dry --shard 1/4 --jobs 2 --dry-run
 check "a dry run makes no folder" absent ens20-dry
 expect 2 "holds the runs of another ensemble file" -- \

@@ -65,11 +65,17 @@ Result<Shard> parseShard(const std::string& text) {
 /// at least every 30 s in a log, one line rewritten in place on a terminal.
 class Progress {
   public:
-    Progress(std::int64_t total, std::int64_t doneBefore)
+    using Clock = std::chrono::steady_clock;
+
+    /// `started`: when the command began its runs; a rate from the first report on would
+    /// divide one run by no time at all.
+    Progress(std::int64_t total, std::int64_t doneBefore, Clock::time_point started)
         : total_(total),
           done_(doneBefore),
           doneBefore_(doneBefore),
-          terminal_(::isatty(STDERR_FILENO) == 1) {}
+          terminal_(::isatty(STDERR_FILENO) == 1),
+          start_(started),
+          printed_(started) {}
 
     void update(const EnsembleProgress& reached) {
         const std::lock_guard lock(mutex_);
@@ -89,8 +95,6 @@ class Progress {
     }
 
   private:
-    using Clock = std::chrono::steady_clock;
-
     void print(Clock::time_point now) {
         printed_ = now;
         const double seconds = std::chrono::duration<double>(now - start_).count();
@@ -113,7 +117,7 @@ class Progress {
     std::mutex mutex_;
     std::int64_t total_, done_, doneBefore_, failed_ = 0;
     bool terminal_;
-    Clock::time_point start_ = Clock::now(), printed_ = start_;
+    Clock::time_point start_, printed_;
 };
 
 /// Runs listed in this environment variable ("3,7") are recorded as failed: how the tests and
@@ -165,8 +169,9 @@ int runEnsembleRun(const EnsembleOptions& o) {
     if (!faults) return badInput(faults.error());
     options.faults = *faults;
     std::optional<Progress> progress;
+    const auto started = Progress::Clock::now();
     options.onProgress = [&](const EnsembleProgress& now) {
-        if (!progress) progress.emplace(now.total, now.done - 1);
+        if (!progress) progress.emplace(now.total, now.done - 1, started);
         progress->update(now);
     };
     std::signal(SIGXFSZ, SIG_IGN);  // a file over its size limit: an error to report, not death
@@ -176,8 +181,8 @@ int runEnsembleRun(const EnsembleOptions& o) {
         printError(outcome.error().message);
         return outcome.error().badInput ? kExitBadInput : kExitInternal;
     }
-    const std::string shardName =
-        std::to_string(shard->index) + "of" + std::to_string(shard->count);
+    // As --shard spells it.
+    const std::string shardName = std::to_string(shard->index) + "/" + std::to_string(shard->count);
     if (dryRun && !o.validateOnly)
         std::cerr << "ensemble: --dry-run: " << quote(o.file, 200) << ", --out "
                   << quote(o.folder, 200) << " and the flags are accepted (" << outcome->total

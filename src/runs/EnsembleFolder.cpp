@@ -454,6 +454,8 @@ Result<std::pair<EnsembleManifest, FolderRows>> readFolder(const fs::path& dir,
                                                            std::string_view flag) {
     const std::string name = std::string(flag) + ": " + quote(dir.string(), 200);
     std::error_code error;
+    if (!fs::exists(fs::symlink_status(dir, error)))
+        return fail(name + " does not exist; give a folder made by `ensemble run`");
     if (!fs::is_directory(dir, error))
         return fail(name + " is not a folder made by `ensemble run`");
     auto manifest = readManifest(dir);

@@ -130,6 +130,25 @@ TEST_F(Ensemble, TheSummaryHasARowPerPointWithItsAccuracy) {
     EXPECT_EQ(same.status, 2) << same.err;
 }
 
+// The rate of the first progress line divided one run by the time since that run's own report,
+// a fraction of a microsecond: "1.06e+07 runs/s". Each line's rate now counts from the start.
+TEST_F(Ensemble, EveryProgressLineHasARateOfRunsSinceTheStart) {
+    const CliRun run =
+        cli("ensemble run " + path("e.json") + " --out " + path("rate") + " --jobs 1");
+    ASSERT_EQ(run.status, 0) << run.err;
+    std::size_t rates = 0;
+    for (std::size_t at = run.err.find(" runs/s"); at != std::string::npos;
+         at = run.err.find(" runs/s", at + 1)) {
+        const std::size_t from = run.err.rfind(", ", at) + 2;
+        const double rate = std::stod(run.err.substr(from, at - from));
+        // A run of 20 fish for 30 steps, its row written, takes far more than 10 microseconds.
+        EXPECT_LT(rate, 1e5) << run.err;
+        EXPECT_GT(rate, 0.0) << run.err;
+        ++rates;
+    }
+    EXPECT_GE(rates, 2u) << run.err;  // a line at each tenth of the 12 runs
+}
+
 TEST_F(Ensemble, AKilledRunResumesIgnoringATornLastLine) {
     const std::string whole = runAndMerge("whole", " --jobs 2");
     // Killed at some moment (before, during or after the runs), then a row cut mid-write.
@@ -149,7 +168,7 @@ TEST_F(Ensemble, AKilledRunResumesIgnoringATornLastLine) {
     // Once all are done, the same command runs nothing.
     const CliRun again = cli("ensemble run " + path("e.json") + " --out " + path("killed"));
     EXPECT_EQ(again.status, 0);
-    EXPECT_THAT(again.err, HasSubstr("all 12 runs of shard 0of1 are done"));
+    EXPECT_THAT(again.err, HasSubstr("all 12 runs of shard 0/1 are done"));
     EXPECT_EQ(partRows("killed"), 12u);
 }
 
@@ -324,9 +343,12 @@ TEST_F(Ensemble, BadInputExitsTwoNamingItAndWritesNothing) {
             now.erase("bad.json");
             EXPECT_EQ(now, before) << c.ensemble << c.flags << dryRun;
         }
-    EXPECT_EQ(cli("ensemble status " + path("file")).status, 2);
+    const CliRun file = cli("ensemble status " + path("file"));
+    EXPECT_EQ(file.status, 2);
+    EXPECT_THAT(file.err, HasSubstr("is not a folder made by `ensemble run`"));
+    // A folder that is not there is said to be missing, not to be of the wrong kind.
     EXPECT_THAT(cli("ensemble merge " + path("nothing") + " --csv " + path("m.csv")).err,
-                HasSubstr("is not a folder made by `ensemble run`"));
+                HasSubstr("nothing' does not exist; give a folder made by `ensemble run`"));
 }
 
 /// The tasks of a Slurm array start at once on a new folder: each may find another's manifest
@@ -387,7 +409,7 @@ TEST_F(Ensemble, ADryRunChecksEverythingAndMakesNothing) {
                              " --shard 1/4 --jobs 2 --dry-run");
     EXPECT_EQ(fresh.status, 0) << fresh.err;
     EXPECT_THAT(fresh.err,
-                HasSubstr("are accepted (3 runs in shard 1of4); nothing was made or run"));
+                HasSubstr("are accepted (3 runs in shard 1/4); nothing was made or run"));
     EXPECT_EQ(listing(), before);
     // A folder of this ensemble, part done: checked whole, left as it was.
     ASSERT_EQ(
