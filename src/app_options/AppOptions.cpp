@@ -1,10 +1,14 @@
 #include "AppOptions.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -65,6 +69,7 @@ Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool check
     bool noVsync = false;
 
     CLI::App cli{"FishSchool: a 3D fish school you tune live"};
+    cli.set_version_flag("--version", "fishschool " FISHSCHOOL_VERSION);
     cli.add_option("--config", options.params.configPath, "Config JSON to start from")
         ->check(nonEmpty());
     cli.add_option("--backend", backend, backendNameList() + " (default tbb)")->check(nonEmpty());
@@ -159,7 +164,21 @@ Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool check
     } catch (const CLI::CallForHelp&) {
         options.help = cli.help();
         return options;
+    } catch (const CLI::CallForVersion&) {
+        options.help = "fishschool " FISHSCHOOL_VERSION "\n";
+        return options;
     } catch (const CLI::ParseError& e) {
+        // A misspelt flag is what went wrong, whatever CLI11 saw first: named, with the flag
+        // meant (as fishschool-cli does).
+        const std::vector<std::string_view> args(argv + std::min(argc, 1), argv + argc);
+        if (auto unknown = firstUnknownFlag(args, [&](std::string_view name) {
+                return cli.get_option_no_throw(std::string(name)) != nullptr;
+            })) {
+            std::vector<std::string> flags;
+            for (const CLI::Option* option : cli.get_options())
+                if (option->get_name().starts_with("-")) flags.push_back(option->get_name());
+            return fail(unknownFlagMessage(*unknown, flags, "fishschool"));
+        }
         // CLI11 quotes the values it refuses as they are: printError cuts and escapes them.
         return fail(std::string(e.what()) + " (see fishschool --help)");
     }

@@ -54,7 +54,7 @@ struct AppOptions {
     int msaaSamples = 4;        ///< multisampling of the window; 0 turns it off
     bool msaaGiven = false;     ///< --msaa was given: kept even on software GL
     int width = 0, height = 0;  ///< 0: fit the display's usable area, at most 1600 x 900
-    /// --help: the text to print on stdout, and nothing to run.
+    /// --help or --version: the text to print on stdout, and nothing to run.
     std::string help;
 };
 

@@ -2,6 +2,9 @@
 
 #include <exception>
 #include <new>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -30,8 +33,8 @@ int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
     // CLI11 would only say "A subcommand is required" for a misspelt one (`ensemble rnu` too).
     const CLI::App* level = &app;
     std::string path = "fishschool-cli";
-    for (int arg = 1; arg < argc && argv[arg][0] != '-' && !level->get_subcommands({}).empty();
-         ++arg) {
+    int arg = 1;
+    for (; arg < argc && argv[arg][0] != '-' && !level->get_subcommands({}).empty(); ++arg) {
         std::string names;
         const CLI::App* chosen = nullptr;
         for (const CLI::App* command : level->get_subcommands({})) {
@@ -58,6 +61,17 @@ int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
         return withStdoutChecked(app.exit(e));
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) return withStdoutChecked(app.exit(e));
+        // A misspelt flag is what went wrong, whatever CLI11 saw first ("--steps is required"
+        // for "--step 5", "not expected: 5 --step"): it is named, with the flag meant.
+        const std::vector<std::string_view> args(argv + arg, argv + argc);
+        if (auto unknown = firstUnknownFlag(args, [&](std::string_view name) {
+                return level->get_option_no_throw(std::string(name)) != nullptr;
+            })) {
+            std::vector<std::string> flags;
+            for (const CLI::Option* option : level->get_options())
+                if (option->get_name().starts_with("-")) flags.push_back(option->get_name());
+            return badInput(unknownFlagMessage(*unknown, flags, path));
+        }
         // CLI11 quotes the values it refuses as they are: printError cuts and escapes them.
         return badInput(std::string(e.what()) + " (see fishschool-cli --help)");
     }

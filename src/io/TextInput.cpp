@@ -1,5 +1,6 @@
 #include "TextInput.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -109,6 +110,56 @@ Result<std::vector<NeighborSearch>> parseNeighborSearchList(std::string_view fla
                                                             std::string_view text) {
     return parseList(flag, text,
                      [&](std::string_view item) { return parseNeighborSearchFlag(flag, item); });
+}
+
+std::optional<std::string> firstUnknownFlag(const std::vector<std::string_view>& args,
+                                            const std::function<bool(std::string_view)>& isKnown) {
+    for (const std::string_view arg : args) {
+        if (arg == "--") break;
+        // "--name" or "-n": "-4", "-inf" and "-" are values.
+        const bool longFlag = arg.size() > 2 && arg.starts_with("--");
+        const bool shortFlag =
+            arg.size() == 2 && arg[0] == '-' &&
+            ((arg[1] >= 'a' && arg[1] <= 'z') || (arg[1] >= 'A' && arg[1] <= 'Z'));
+        if (!longFlag && !shortFlag) continue;
+        const std::string_view name = arg.substr(0, arg.find('='));
+        if (!isKnown(name)) return std::string(name);
+    }
+    return std::nullopt;
+}
+
+std::string unknownFlagMessage(std::string_view flag, const std::vector<std::string>& flags,
+                               std::string_view helpCommand) {
+    // Levenshtein distance, one row at a time.
+    auto distance = [](std::string_view a, std::string_view b) {
+        std::vector<std::size_t> row(b.size() + 1);
+        for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+        for (std::size_t i = 1; i <= a.size(); ++i) {
+            std::size_t diagonal = row[0];
+            row[0] = i;
+            for (std::size_t j = 1; j <= b.size(); ++j) {
+                const std::size_t above = row[j];
+                row[j] = std::min(
+                    {row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0u : 1u)});
+                diagonal = above;
+            }
+        }
+        return row[b.size()];
+    };
+    // A flag of the command is meant when it is at most a third of its letters away.
+    const std::string_view typed = flag.substr(0, 64);
+    const std::string* closest = nullptr;
+    std::size_t best = std::numeric_limits<std::size_t>::max();
+    for (const std::string& candidate : flags) {
+        const std::size_t d = distance(typed, candidate);
+        if (d < best) {
+            best = d;
+            closest = &candidate;
+        }
+    }
+    std::string message = "unknown flag " + quote(flag);
+    if (closest && best * 3 <= closest->size()) message += "; did you mean " + *closest + "?";
+    return message + " (see " + std::string(helpCommand) + " --help)";
 }
 
 }  // namespace fishschool

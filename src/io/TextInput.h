@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -65,5 +66,18 @@ template <class ParseOne>
 /// A comma-separated list of neighbour searches.
 [[nodiscard]] Result<std::vector<NeighborSearch>> parseNeighborSearchList(std::string_view flag,
                                                                           std::string_view text);
+
+/// The first argument of `args` that is a flag ("--name", "--name=value" or "-n"; "-4" and
+/// "-inf" are values) whose name `isKnown` refuses; nothing once "--" ends the flags. How a misspelt
+/// flag is named before the errors it causes downstream ("--steps is required" for "--step").
+[[nodiscard]] std::optional<std::string> firstUnknownFlag(
+    const std::vector<std::string_view>& args,
+    const std::function<bool(std::string_view)>& isKnown);
+
+/// "unknown flag '--sate-out'; did you mean --state-out? (see fishschool-cli simulate --help)":
+/// the closest of `flags` when it is a few letters away, else only where to find them.
+[[nodiscard]] std::string unknownFlagMessage(std::string_view flag,
+                                             const std::vector<std::string>& flags,
+                                             std::string_view helpCommand);
 
 }  // namespace fishschool

@@ -66,6 +66,18 @@ TEST(AppOptions, ValuesOutOfRangeNameTheFlag) {
     EXPECT_THAT(refusal({"--record", "a.webm"}), HasSubstr(".mp4, .m4v, .mov or .mkv"));
 }
 
+// A misspelt flag was CLI11's "The following arguments were not expected: 100 --fsh".
+TEST(AppOptions, AnUnknownFlagIsNamedWithTheFlagMeant) {
+    EXPECT_EQ(refusal({"--fsh", "100"}),
+              "unknown flag '--fsh'; did you mean --fish? (see fishschool --help)");
+    EXPECT_EQ(refusal({"--frames", "1", "--no-vsnyc"}),
+              "unknown flag '--no-vsnyc'; did you mean --no-vsync? (see fishschool --help)");
+    EXPECT_EQ(refusal({"--teleport"}), "unknown flag '--teleport' (see fishschool --help)");
+    const auto version = parse({"--version"});
+    ASSERT_TRUE(version) << version.error();
+    EXPECT_THAT(version->help, ::testing::StartsWith("fishschool 0."));
+}
+
 // Unset, the app colours a school of species by species and any other by speed.
 TEST(AppOptions, TheColourIsLeftToTheSchoolUnlessAskedFor) {
     EXPECT_FALSE(parse({})->color);

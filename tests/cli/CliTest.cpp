@@ -171,6 +171,18 @@ TEST_F(Cli, BadInputExitsTwoWithOneMessageAndWritesNoFile) {
              csv,
          "rCohesion"},
         {"frobnicate", "unknown command 'frobnicate'; the commands are simulate, bench, phase"},
+        // A misspelt flag is named with the flag meant, before the errors it causes ("--steps
+        // is required", "not expected: 5 --step").
+        {"simulate --steps 5 --sate-out " + path("o.csv"),
+         "unknown flag '--sate-out'; did you mean --state-out? (see fishschool-cli simulate "
+         "--help)"},
+        {"simulate --step 5" + out, "unknown flag '--step'; did you mean --steps?"},
+        {"bench --fsh=10" + csv, "unknown flag '--fsh'; did you mean --fish?"},
+        {"ensemble run e.json --ou dir",
+         "unknown flag '--ou'; did you mean --out? (see "
+         "fishschool-cli ensemble run --help)"},
+        {"simulate --steps 5 --frobnicate-everything 1" + out,
+         "unknown flag '--frobnicate-everything' (see fishschool-cli simulate --help)"},
         {"", "subcommand"},
     };
     for (const Case& c : cases) {

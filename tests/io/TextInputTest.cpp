@@ -99,6 +99,32 @@ TEST(TextInput, NumbersInMessagesAreShortAndReadBackTheSame) {
     }
 }
 
+TEST(TextInput, TheFirstUnknownFlagIsFoundBeforeTheEndOfTheFlags) {
+    const auto known = [](std::string_view name) { return name == "--steps" || name == "-h"; };
+    using Args = std::vector<std::string_view>;
+    EXPECT_EQ(firstUnknownFlag(Args{"--steps", "5", "-h"}, known), std::nullopt);
+    EXPECT_EQ(firstUnknownFlag(Args{"--steps=5", "--step", "5"}, known), "--step");
+    // Negative numbers and words after a '-' are values, and "--" ends the flags.
+    EXPECT_EQ(firstUnknownFlag(Args{"--steps", "-4", "-.5", "-inf", "--", "--nope"}, known),
+              std::nullopt);
+    EXPECT_EQ(firstUnknownFlag(Args{"-x"}, known), "-x");
+    EXPECT_EQ(firstUnknownFlag(Args{"-", "file"}, known), std::nullopt);
+}
+
+TEST(TextInput, AnUnknownFlagIsNamedWithTheClosestWhenItIsNear) {
+    const std::vector<std::string> flags{"--steps", "--state-out", "--state-in", "--seed"};
+    EXPECT_EQ(unknownFlagMessage("--sate-out", flags, "x simulate"),
+              "unknown flag '--sate-out'; did you mean --state-out? (see x simulate --help)");
+    EXPECT_EQ(unknownFlagMessage("--stpes", flags, "x"),
+              "unknown flag '--stpes'; did you mean --steps? (see x --help)");
+    // Five letters from the closest: no guess.
+    EXPECT_EQ(unknownFlagMessage("--zzzzz", flags, "x"), "unknown flag '--zzzzz' (see x --help)");
+    EXPECT_EQ(unknownFlagMessage("--s", {}, "x"), "unknown flag '--s' (see x --help)");
+    // A huge or hostile flag is quoted as every value is: cut and escaped.
+    const std::string huge = "--" + std::string(100000, 'a') + "\x1b";
+    EXPECT_LT(unknownFlagMessage(huge, flags, "x").size(), 200u);
+}
+
 TEST(TextInput, QuotedTextIsCutShort) {
     EXPECT_EQ(quote("abc"), "'abc'");
     EXPECT_EQ(quote(std::string(40, 'a')), "'" + std::string(40, 'a') + "'");
