@@ -456,11 +456,23 @@ Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName
     SimParams p;
     for (const auto& [key, value] : root.items()) {
         const ParamInfo* info = findParam(key);
+        // An ensemble file (docs/examples holds both kinds) given where a config goes.
+        if (!info && (key == "axes" || key == "base") && root.contains("axes"))
+            return fail(reader.where(key) +
+                        "unknown key; this is an ensemble file (base, axes, ...), not a config: "
+                        "run it with fishschool-cli ensemble run (docs/ensembles.md)");
         if (!info) return fail(reader.where(key) + "unknown key (see docs/config.md for the keys)");
         if (auto ok = readKey(*info, value, reader, p); !ok) return fail(ok.error());
     }
 
-    if (auto ok = validate(p); !ok) return fail(reader.source() + ": " + ok.error());
+    if (auto ok = validate(p); !ok) {
+        // A small tank refuses rocks the file never named: say whose they are.
+        if (!root.contains("rocks") && ok.error().starts_with("rocks"))
+            return fail(reader.source() + ": " + ok.error() +
+                        " (the default rocks, kept by a config without \"rocks\"; \"rocks\": [] "
+                        "removes them)");
+        return fail(reader.source() + ": " + ok.error());
+    }
     return p;
 }
 
