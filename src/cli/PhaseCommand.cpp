@@ -20,8 +20,9 @@ void addPhaseCommand(CLI::App& app, PhaseOptions& o) {
         ->check(nonEmpty());
     cmd->add_option("--vary", o.vary,
                     "orientation-width (rAlignment - rSeparation, with rSeparation and "
-                    "rCohesion - rAlignment held), attraction-width (rCohesion - rAlignment) or "
-                    "a numeric config key")
+                    "rCohesion - rAlignment held), attraction-width (rCohesion - rAlignment), "
+                    "density (fish per unit area, 2D), species[K].share, seed (each value a "
+                    "run's seed) or a numeric config key")
         ->required()
         ->check(nonEmpty());
     cmd->add_option("--from", o.from, "First value")->required()->type_name("NUMBER");

@@ -51,8 +51,9 @@ void addSimulateCommand(CLI::App& app, SimulateOptions& o) {
     cmd->add_option("--steps", o.steps, "Number of steps K (>= 0)")
         ->required()
         ->check(wholeNumber(0));
-    cmd->add_option("--state-out", o.stateOut,
-                    "Where to write the state CSV (required unless --metrics is given)")
+    cmd->add_option(
+           "--state-out", o.stateOut,
+           "Where to write the state CSV (required unless --metrics or --trajectory is given)")
         ->check(nonEmpty());
     cmd->add_option("--metrics", o.metricsPath,
                     "Write the school's measures as CSV: " + metricsCsvHeader())
