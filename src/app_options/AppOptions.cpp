@@ -5,10 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
-#include <string>
-#include <string_view>
 #include <utility>
-#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -168,17 +165,9 @@ Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool check
         options.help = "fishschool " FISHSCHOOL_VERSION "\n";
         return options;
     } catch (const CLI::ParseError& e) {
-        // A misspelt flag is what went wrong, whatever CLI11 saw first: named, with the flag
-        // meant (as fishschool-cli does).
-        const std::vector<std::string_view> args(argv + std::min(argc, 1), argv + argc);
-        if (auto unknown = firstUnknownFlag(args, [&](std::string_view name) {
-                return cli.get_option_no_throw(std::string(name)) != nullptr;
-            })) {
-            std::vector<std::string> flags;
-            for (const CLI::Option* option : cli.get_options())
-                if (option->get_name().starts_with("-")) flags.push_back(option->get_name());
-            return fail(unknownFlagMessage(*unknown, flags, "fishschool"));
-        }
+        if (auto unknown =
+                unknownFlagError(cli, {argv + std::min(argc, 1), argv + argc}, "fishschool"))
+            return fail(*unknown);
         // CLI11 quotes the values it refuses as they are: printError cuts and escapes them.
         return fail(std::string(e.what()) + " (see fishschool --help)");
     }

@@ -2,9 +2,6 @@
 
 #include <exception>
 #include <new>
-#include <string>
-#include <string_view>
-#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -61,17 +58,8 @@ int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
         return withStdoutChecked(app.exit(e));
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) return withStdoutChecked(app.exit(e));
-        // A misspelt flag is what went wrong, whatever CLI11 saw first ("--steps is required"
-        // for "--step 5", "not expected: 5 --step"): it is named, with the flag meant.
-        const std::vector<std::string_view> args(argv + arg, argv + argc);
-        if (auto unknown = firstUnknownFlag(args, [&](std::string_view name) {
-                return level->get_option_no_throw(std::string(name)) != nullptr;
-            })) {
-            std::vector<std::string> flags;
-            for (const CLI::Option* option : level->get_options())
-                if (option->get_name().starts_with("-")) flags.push_back(option->get_name());
-            return badInput(unknownFlagMessage(*unknown, flags, path));
-        }
+        if (auto unknown = unknownFlagError(*level, {argv + arg, argv + argc}, path))
+            return badInput(*unknown);
         // CLI11 quotes the values it refuses as they are: printError cuts and escapes them.
         return badInput(std::string(e.what()) + " (see fishschool-cli --help)");
     }

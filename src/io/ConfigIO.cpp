@@ -456,8 +456,9 @@ Result<SimParams> parseConfig(std::string_view text, std::string_view sourceName
     SimParams p;
     for (const auto& [key, value] : root.items()) {
         const ParamInfo* info = findParam(key);
-        // An ensemble file (docs/examples holds both kinds) given where a config goes.
-        if (!info && (key == "axes" || key == "base") && root.contains("axes"))
+        // An ensemble file (docs/examples holds both kinds) given where a config goes: its
+        // "axes" comes first of its keys, which Json keeps sorted.
+        if (!info && key == "axes")
             return fail(reader.where(key) +
                         "unknown key; this is an ensemble file (base, axes, ...), not a config: "
                         "run it with fishschool-cli ensemble run (docs/ensembles.md)");

@@ -5,7 +5,10 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -47,6 +50,23 @@ inline CLI::Validator finiteNumber(double min, double max) {
             return std::string();
         },
         "", "NUMBER");
+}
+
+/// After `command` failed to parse `args` (the arguments after its name): the error naming the
+/// first flag of them it does not know, with the flag it is a few letters from
+/// (unknownFlagMessage), or nothing when it knows them all. A misspelt flag is what went wrong,
+/// whatever CLI11 saw first ("--steps is required" for "--step 5").
+inline std::optional<std::string> unknownFlagError(const CLI::App& command,
+                                                   const std::vector<std::string_view>& args,
+                                                   std::string_view helpCommand) {
+    const auto unknown = firstUnknownFlag(args, [&](std::string_view name) {
+        return command.get_option_no_throw(std::string(name)) != nullptr;
+    });
+    if (!unknown) return std::nullopt;
+    std::vector<std::string> flags;
+    for (const CLI::Option* option : command.get_options())
+        if (option->get_name().starts_with("-")) flags.push_back(option->get_name());
+    return unknownFlagMessage(*unknown, flags, helpCommand);
 }
 
 }  // namespace fishschool
