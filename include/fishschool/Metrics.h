@@ -11,6 +11,7 @@
 #include <glm/vec3.hpp>
 
 #include "fishschool/Fish.h"
+#include "fishschool/Result.h"
 #include "fishschool/SimParams.h"
 
 namespace fishschool {
@@ -93,6 +94,24 @@ constexpr std::size_t schoolMeasureIndex(std::string_view column) {
 float groupDistance(const SimParams& params);
 
 SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& params);
+
+/// What measureArrays needs beside the fish.
+struct MeasureOptions {
+    /// The radius within which another fish counts as a neighbour (the measure "neighbors"), m.
+    float rCohesion = SimParams{}.rCohesion;
+    /// The distance that links two fish into one group; 0: rCohesion.
+    float groupDistance = 0.0f;
+    /// A periodic box's full edges, centred on the origin, whose faces offsets wrap across; none:
+    /// open water (no walls).
+    std::optional<glm::vec3> periodicBox{};
+};
+/// The measures of any school, given as float triples fish by fish (3 floats a fish each), e.g.
+/// a tracked one, without making a simulation. Errors name what is wrong: sizes that differ or
+/// are not whole fish, a value that is not finite, a position outside the periodic box, a radius
+/// that is not positive.
+[[nodiscard]] Result<SchoolMetrics> measureArrays(std::span<const float> positions,
+                                                  std::span<const float> velocities,
+                                                  const MeasureOptions& options = {});
 
 /// The informed fish's preferred direction g, unit length: that of the first species with
 /// kPreferred != 0 and a fish in `school`, or, without species, the config's when kPreferred != 0

@@ -12,6 +12,7 @@
 #include "fishschool/Fish.h"
 #include "fishschool/Metrics.h"
 #include "fishschool/Result.h"
+#include "fishschool/Run.h"
 #include "fishschool/SimParams.h"
 
 namespace fishschool {
@@ -52,6 +53,12 @@ class Simulation {
     [[nodiscard]] static Result<Simulation> create(const SimParams& params,
                                                    std::unique_ptr<Backend> backend,
                                                    std::span<const Fish> school);
+    /// A run's start (Run.h): a config, a state CSV or a trajectory's frame, with the fish count
+    /// shared among the species; from a frame, its step and time go on.
+    [[nodiscard]] static Result<Simulation> start(const RunStart& start,
+                                                  std::string_view backend = "cpu");
+    [[nodiscard]] static Result<Simulation> create(const StartingSchool& start,
+                                                   std::string_view backend);
     /// From a config file or a config's JSON text (docs/config.md).
     [[nodiscard]] static Result<Simulation> fromConfigFile(const std::filesystem::path& path,
                                                            std::string_view backend = "cpu");
@@ -72,12 +79,17 @@ class Simulation {
     std::uint64_t stepCount() const;
     /// Simulated seconds since the school was made, replaced or loaded (steps times their dt).
     double time() const;
+    /// Sets the step count the noise is drawn from and the simulated time: a frame's, where a
+    /// run goes on from it (Simulation::start does so for a trajectory's frame).
+    void setClock(std::uint64_t step, double seconds);
     /// Changes whenever the school may have changed (a step, a change, a new backend), so that
     /// a reader can keep what it read until then.
     std::uint64_t schoolVersion() const;
 
-    /// Runs `steps` steps (0 or more). An error when the backend failed mid-run (a GPU out of
-    /// memory, a lost context): the school is then not to be trusted.
+    /// Runs `steps` steps (0 or more), recording what is due (startRecording). An error when
+    /// the backend failed mid-run (a GPU out of memory, a lost context): the school is then not
+    /// to be trusted; or when the recording failed (a full disk): it is then dropped, nothing
+    /// replaced, and recording() false.
     [[nodiscard]] Result<void> step(std::int64_t steps = 1);
     /// Hands the school, with its step count, to a backend of another kind; on failure the old
     /// backend keeps running.
@@ -101,7 +113,7 @@ class Simulation {
     /// Replaces the school with `school`, whatever its size; time() starts again from 0.
     [[nodiscard]] Result<void> setSchool(std::span<const Fish> school);
     /// A fresh school of the same size from `seed`; time() starts again from 0.
-    void reset(std::uint64_t seed);
+    [[nodiscard]] Result<void> reset(std::uint64_t seed);
 
     /// The school in the order it was given (fish 0 first). Read from the backend at most once
     /// per schoolVersion() into a buffer the simulation keeps: reading it again, or after a step
@@ -132,12 +144,31 @@ class Simulation {
     /// The running parameters as a config file.
     [[nodiscard]] Result<void> saveConfig(const std::filesystem::path& path) const;
 
+    /// Starts recording the school to `outputs` (Run.h): each checked (its folder, a name the file
+    /// system takes, not one of its inputs, no two on one file) and its temporary file made before
+    /// anything is written, then the frames and rows of the step the school is at. From then on
+    /// every step records what is due, and every change of parameters is recorded at its step.
+    /// While a trajectory records, the school keeps its size: a new fish count, added or
+    /// removed fish, a new school or a reset are refused until finishRecording().
+    [[nodiscard]] Result<void> startRecording(std::span<const RunOutput> outputs);
+    /// A frame and a row of every output now (those whose `every` is 0 record only these).
+    [[nodiscard]] Result<void> recordFrame();
+    /// Ends the recording: the end state written, every file put into place together; on an
+    /// error none is, and every existing file is as it was. Errors name the user's path.
+    [[nodiscard]] Result<RecordingSummary> finishRecording();
+    /// Ends the recording without writing: nothing replaced.
+    void dropRecording();
+    bool recording() const;
+    /// What the running recording has written so far (all zero without one).
+    RecordingSummary recordingProgress() const;
+
     /// The backend itself, for front ends of this project that draw from it (the app); not part
     /// of the installed API's promises.
     Backend& backend();
 
   private:
     struct State;
+    Result<void> stepCopyingFrameAlone(std::span<float> positions, std::span<float> velocities);
     explicit Simulation(std::unique_ptr<State> state);
     std::unique_ptr<State> state_;
 };

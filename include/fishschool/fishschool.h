@@ -5,12 +5,15 @@
 // fish Fish (Fish.h), and its measures SchoolMetrics (Metrics.h). Every call that can fail
 // returns a Result (Result.h) whose error says what was wrong and what is allowed. Ensembles of
 // runs over a grid of parameters and seeds run from their file with runEnsembleFile (Ensemble.h).
-// A school's history is written and read as an H5MD trajectory (Trajectory.h).
+// A school's history is written and read as an H5MD trajectory (Trajectory.h). A run's start
+// and what it records (trajectories, measures, the end state) are Run.h's, the same for every
+// front end.
 
 #include "fishschool/Ensemble.h"
 #include "fishschool/Fish.h"
 #include "fishschool/Metrics.h"
 #include "fishschool/Result.h"
+#include "fishschool/Run.h"
 #include "fishschool/SimParams.h"
 #include "fishschool/Simulation.h"
 #include "fishschool/Trajectory.h"

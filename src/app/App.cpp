@@ -398,11 +398,23 @@ void App::handleMouseMotion(const SDL_MouseMotionEvent& motion) {
 }
 
 void App::apply(const ui::PanelActions& actions) {
+    // A trajectory holds one school: what resizes or replaces it ends the recording first, with
+    // what it recorded kept.
+    const auto endTrajectoryFor = [&](std::int64_t count) {
+        if (trajectory_ && static_cast<std::size_t>(count) != sim_->fishCount())
+            (void)stopTrajectory("the fish count changed from " +
+                                 std::to_string(sim_->fishCount()) + " to " +
+                                 std::to_string(count));
+    };
     if (actions.switchBackend) report(sim_->switchBackend(*actions.switchBackend));
     if (actions.density) sim_->setDensity(*actions.density);
-    if (actions.newParams) report(sim_->applyParams(*actions.newParams));
+    if (actions.newParams) {
+        endTrajectoryFor(actions.newParams->fishCount);
+        report(sim_->applyParams(*actions.newParams));
+    }
     if (actions.loadConfigPath) {
         auto loaded = loadConfig(*actions.loadConfigPath);
+        if (loaded) endTrajectoryFor(loaded->fishCount);
         const Result<void> applied =
             loaded ? sim_->applyParams(*loaded) : Result<void>(fail(loaded.error()));
         report(applied);
@@ -456,7 +468,10 @@ void App::apply(const ui::PanelActions& actions) {
     applyReplay(actions);
     applyRecorder(actions);
     if (actions.step) sim_->stepOnce();
-    if (actions.resetSeed) sim_->reset(*actions.resetSeed);
+    if (actions.resetSeed) {
+        if (trajectory_) (void)stopTrajectory("the school was replaced (a reset)");
+        sim_->reset(*actions.resetSeed);
+    }
     if (actions.saveStatePath) {
         const auto saved =
             saveStateCsv(*actions.saveStatePath, sim_->backend().download(), sim_->params());
@@ -465,6 +480,7 @@ void App::apply(const ui::PanelActions& actions) {
     }
     if (actions.loadStatePath) {
         auto school = loadStateCsv(*actions.loadStatePath, sim_->params());
+        if (school && trajectory_) (void)stopTrajectory("the school was replaced (a loaded one)");
         const Result<void> loaded =
             school ? sim_->replaceSchool(*school) : Result<void>(fail(school.error()));
         report(loaded);
@@ -877,6 +893,9 @@ void App::driveSweep(double frameSeconds) {
         sample.fishPerLevel = drawn->fishPerLevel;
         sample.triangles = drawn->triangles;
     }
+    // A sweep resizes the school: a trajectory, which holds one, ends before it does.
+    if (trajectory_ && sweep_.recorder().sweeping())
+        (void)stopTrajectory("a sweep changes the fish count");
     sweep_.onFrame(sample, *sim_, panel_);
     if (!options_.sweepFish.empty() && !sweep_.recorder().busy()) quit_ = true;
 }
@@ -1047,35 +1066,16 @@ int App::finish() {
     return kExitSuccess;
 }
 
-/// What the app starts from, read before the window opens, so a bad file costs no window.
-struct StartScene {
-    SimParams params;
-    std::optional<School> school;  ///< --state-in's
-    /// A trajectory --state-in's frame: its step and simulated time, where the clock goes on.
-    std::optional<std::pair<std::int64_t, double>> clock;
-};
+/// What the app starts from, read before the window opens, so a bad file costs no window: the
+/// library's start (fishschool/Run.h), as the CLI's simulate reads it.
+using StartScene = StartingSchool;
 
 Result<StartScene> readStartScene(const AppOptions& options) {
-    auto params = loadParams(options.params);
-    if (!params) return fail(params.error());
-    StartScene scene{*params, std::nullopt, std::nullopt};
-    if (!options.stateInPath.empty() &&
-        (isHdf5File(options.stateInPath) || hasTrajectoryExtension(options.stateInPath))) {
-        // A trajectory's frame, with the file's config there unless --config names one.
-        auto start = readTrajectoryStart(options.stateInPath, options.replayFrame, options.params);
-        if (!start) return fail("--state-in: " + start.error());
-        scene.params = start->params;
-        scene.school = std::move(start->school);
-        scene.clock = {start->step, start->time};
-    } else if (!options.stateInPath.empty()) {
-        if (options.replayFrame)
-            return fail("--frame: " + quote(options.stateInPath, 200) +
-                        " is a state CSV, which holds one school; --frame picks a trajectory's");
-        auto school = loadStateCsv(options.stateInPath, scene.params);
-        if (!school) return fail(school.error());
-        scene.school = std::move(*school);
-    }
-    return scene;
+    // --frame is --replay's too: the start's only with --state-in.
+    auto start = runStartOf(options.params, options.stateInPath,
+                            options.stateInPath.empty() ? std::nullopt : options.replayFrame);
+    if (!start) return fail(start.error());
+    return readStart(*start);
 }
 
 /// Without a display the app can still run offscreen (EGL) for the flags that end by themselves;
@@ -1191,7 +1191,7 @@ Result<std::unique_ptr<SimulationController>> createSimulation(const AppOptions&
     (*sim)->setDensity(options.density);
     if (densityBase) (*sim)->setDensityBase(*densityBase);
     (*sim)->paused = options.startPaused;
-    if (scene.clock) (*sim)->setClock(scene.clock->first, scene.clock->second);
+    (*sim)->setClock(static_cast<std::int64_t>(scene.step), scene.time);
     return sim;
 }
 

@@ -77,7 +77,6 @@ Result<void> SimulationController::switchBackend(BackendKind kind) {
         return ok;
     }
     snapshotAsked_ = false;  // the old backend's snapshot will not come
-    ++schoolVersion_;
     forgetStepTimes();
     return {};
 }
@@ -143,7 +142,6 @@ Result<void> SimulationController::applyScene(const SimParams& params) {
     // Weights, radii, limits leave the school untouched, wherever it lives.
     if (simulation_.schoolVersion() == before) return {};
     forgetMeasures();
-    ++schoolVersion_;
     if (countChanged) forgetCountDependentChecks();
     return {};
 }
@@ -173,22 +171,18 @@ Result<void> SimulationController::replaceSchool(const School& school) {
         setDensityBase(next);  // the loaded school in this tank: its density is the one to keep
     }
     accumulator_ = 0.0;
-    simulatedSeconds_ = 0.0;
-    stepCount_ = 0;
     pendingSteps_ = 0;
     forgetMeasures();
-    ++schoolVersion_;
     return {};
 }
 
 void SimulationController::reset(std::uint64_t seed) {
-    simulation_.reset(seed);
+    // The app ends a recording before it replaces the school (App::apply), which is refused
+    // while a trajectory records.
+    if (!simulation_.reset(seed)) return;
     accumulator_ = 0.0;
-    simulatedSeconds_ = 0.0;
-    stepCount_ = 0;
     pendingSteps_ = 0;
     forgetMeasures();
-    ++schoolVersion_;
 }
 
 void SimulationController::runSteps(int count) {
@@ -199,26 +193,10 @@ void SimulationController::runSteps(int count) {
         if (const auto perStep = stepper.collectStepMilliseconds()) noteStepTime(*perStep);
     }
     if (count <= 0) return;
-    ++schoolVersion_;
     const auto start = std::chrono::steady_clock::now();
-    // A backend that failed mid-run says so through health(), which the frame reads.
-    const double dt = params().dt;
-    if (observeEvery_ <= 0) {
-        (void)simulation_.step(count);
-        stepCount_ += count;
-        simulatedSeconds_ += count * static_cast<double>(dt);
-    } else {
-        // In runs that end on the observer's steps, so it sees each of them.
-        for (int left = count; left > 0;) {
-            const std::int64_t toNext = observeEvery_ - stepCount_ % observeEvery_;
-            const int run = static_cast<int>(std::min<std::int64_t>(left, toNext));
-            (void)simulation_.step(run);
-            stepCount_ += run;
-            simulatedSeconds_ += run * static_cast<double>(dt);
-            left -= run;
-            if (stepCount_ % observeEvery_ == 0) stepObserver_(stepCount_);
-        }
-    }
+    // A backend that failed mid-run says so through health(), which the frame reads; a
+    // recording that failed, through takeRecordingFailure().
+    if (auto ok = simulation_.step(count); !ok && stepper.health()) recordingFailure_ = ok.error();
     if (stepper.stepsAsynchronously()) {
         lastStepsMilliseconds_ = count * stepMilliseconds_;
         return;
@@ -311,8 +289,8 @@ const SchoolMetrics& SimulationController::metrics(double nowSeconds, double eve
         backend().requestSnapshot();
         snapshotAsked_ = true;
         askedGeneration_ = measureGeneration_;
-        askedSeconds_ = simulatedSeconds_;
-        askedStep_ = stepCount_;
+        askedSeconds_ = simulatedSeconds();
+        askedStep_ = stepCount();
         metricsTime_ = nowSeconds;
     }
     if (snapshotAsked_) {

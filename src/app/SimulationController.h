@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/Backend.h"
@@ -91,24 +92,25 @@ class SimulationController {
     /// Simulated seconds the fast-forward has still to run (0 when none).
     double fastForwardLeft() const { return pendingSteps_ * static_cast<double>(params().dt); }
     void cancelFastForward() { pendingSteps_ = 0; }
-    /// Simulated time of the school: steps run times dt, from 0 at a new or loaded school.
-    double simulatedSeconds() const { return simulatedSeconds_; }
+    /// Simulated time of the school (Simulation::time()).
+    double simulatedSeconds() const { return simulation_.time(); }
     /// Sets the clock, e.g. back to where it was when a school is given back after a sweep.
-    void setSimulatedSeconds(double seconds) { simulatedSeconds_ = seconds; }
-    /// Steps run since the school started (0 at a new or loaded school), the step numbers a
+    void setSimulatedSeconds(double seconds) {
+        simulation_.setClock(simulation_.stepCount(), seconds);
+    }
+    /// The step count the noise is drawn from (Simulation::stepCount()), the step numbers a
     /// recorded trajectory gives its frames.
-    std::int64_t stepCount() const { return stepCount_; }
+    std::int64_t stepCount() const { return static_cast<std::int64_t>(simulation_.stepCount()); }
     /// Sets the step count and the clock, e.g. to a replayed frame's when a run continues from it.
     void setClock(std::int64_t steps, double seconds) {
-        stepCount_ = steps;
-        simulatedSeconds_ = seconds;
+        simulation_.setClock(static_cast<std::uint64_t>(steps), seconds);
     }
-    /// Called after every step whose number is a multiple of `every` (a trajectory's frames):
-    /// the steps of a frame are run in runs that end there, so no frame is skipped. `every` 0
-    /// (or an empty function) removes the observer.
-    void observeSteps(std::int64_t every, std::function<void(std::int64_t step)> observer) {
-        observeEvery_ = observer ? every : 0;
-        stepObserver_ = std::move(observer);
+    /// The library's simulation, for what the app asks of it directly (its recording).
+    Simulation& simulation() { return simulation_; }
+    const Simulation& simulation() const { return simulation_; }
+    /// Why the last steps could not record (a full disk), once: the recording was dropped.
+    std::optional<std::string> takeRecordingFailure() {
+        return std::exchange(recordingFailure_, {});
     }
 
     bool paused = false;
@@ -152,7 +154,7 @@ class SimulationController {
     double lastMeasureMilliseconds() const { return lastMeasureMilliseconds_; }
     /// Changes whenever the school may have changed (a step, a switch, new parameters, a
     /// reset), so a renderer can skip copying a school it already has.
-    std::uint64_t schoolVersion() const { return schoolVersion_; }
+    std::uint64_t schoolVersion() const { return simulation_.schoolVersion(); }
 
     /// Mean milliseconds per step over the last steps (the simulation's cost, GPU included);
     /// starts again when the backend or the school changes.
@@ -172,12 +174,8 @@ class SimulationController {
 
     Simulation simulation_;
     double accumulator_ = 0.0;
-    double simulatedSeconds_ = 0.0;
-    std::int64_t stepCount_ = 0;
-    std::int64_t observeEvery_ = 0;
-    std::function<void(std::int64_t)> stepObserver_;
     std::int64_t pendingSteps_ = 0;
-    std::uint64_t schoolVersion_ = 0;
+    std::optional<std::string> recordingFailure_;
     /// Steps that fit in `budgetMs` at the measured step time, from 1 to `most`.
     int affordableSteps(double budgetMs, int most) const;
     /// A new backend or school size: step times measured before say nothing of it.

@@ -1,9 +1,10 @@
 #include "TrajectoryRecording.h"
 
 #include <utility>
+#include <vector>
 
 #include "SimulationController.h"
-#include "core/Messages.h"
+#include "fishschool/Run.h"
 
 namespace fishschool::app {
 
@@ -14,80 +15,49 @@ Result<std::unique_ptr<TrajectoryRecording>> TrajectoryRecording::start(
     recording->path_ = path;
     recording->flag_ = std::move(flag);
     recording->every_ = every;
-    auto temporary = recording->files_.addExternal(recording->flag_, path.string());
-    if (!temporary) return fail(temporary.error());
-    recording->recordedParams_ = sim.params();
-    TrajectoryWriterOptions options;
-    if (!sim.params().species.empty()) options.species = speciesOfSchool(sim.school());
-    auto writer = TrajectoryWriter::create(*temporary, recording->recordedParams_, sim.fishCount(),
-                                           options);
-    if (!writer) return fail(writer.error());
-    recording->writer_ = std::move(*writer);
-    recording->addFrame(sim.stepCount());
-    if (recording->failed_) return fail(*recording->ended_);
-    sim.observeSteps(every, [r = recording.get()](std::int64_t step) { r->addFrame(step); });
+    RunOutput output;
+    output.kind = OutputKind::Trajectory;
+    output.path = path;
+    output.every = every;
+    output.measured = true;  // as the CLI's: MDAnalysis and Python read them at each frame
+    output.name = recording->flag_;
+    const std::vector<RunOutput> outputs{output};
+    if (auto ok = sim.simulation().startRecording(outputs); !ok) return fail(ok.error());
     return recording;
 }
 
 TrajectoryRecording::~TrajectoryRecording() {
-    if (!ended_) sim_.observeSteps(0, nullptr);
-    // A writer not finished is closed here; files_ then removes its temporary file.
-    if (writer_) (void)writer_->finish();
-}
-
-void TrajectoryRecording::addFrame(std::int64_t step) {
-    if (ended_) return;
-    if (sim_.fishCount() != writer_->fishCount()) {
-        end("the fish count changed from " + std::to_string(writer_->fishCount()) + " to " +
-                std::to_string(sim_.fishCount()),
-            false);
-        return;
-    }
-    Backend& backend = sim_.backend();
-    const auto copy = [&](std::span<float> positions, std::span<float> velocities) {
-        backend.downloadFrame(positions, velocities);
-    };
-    if (auto ok = writer_->addFrameFrom(step, sim_.simulatedSeconds(), copy); !ok) {
-        end(ok.error(), true);
-        return;
-    }
-    lastStep_ = step;
+    if (!finished_ && !ended_) sim_.simulation().dropRecording();
 }
 
 void TrajectoryRecording::followChanges() {
     if (ended_) return;
-    const SimParams now = sim_.params();
-    if (sim_.fishCount() != writer_->fishCount()) {
-        end("the fish count changed from " + std::to_string(writer_->fishCount()) + " to " +
-                std::to_string(sim_.fishCount()),
-            false);
-        return;
+    if (auto failure = sim_.takeRecordingFailure()) {
+        ended_ = std::move(*failure);
+        failed_ = true;
+    } else if (!sim_.simulation().recording()) {
+        ended_ = "stopped";
     }
-    if (sim_.stepCount() < lastStep_) {
-        end("the school was replaced (a reset or a loaded school starts its steps again)", false);
-        return;
-    }
-    if (now == recordedParams_) return;
-    recordedParams_ = now;
-    if (auto ok = writer_->addParameterChange(sim_.stepCount(), sim_.simulatedSeconds(), now); !ok)
-        end(ok.error(), true);
 }
 
-void TrajectoryRecording::end(std::string why, bool failure) {
-    sim_.observeSteps(0, nullptr);
-    ended_ = std::move(why);
-    failed_ = failure;
+std::size_t TrajectoryRecording::frames() const {
+    return finished_ ? finishedFrames_ : sim_.simulation().recordingProgress().frames;
+}
+
+std::int64_t TrajectoryRecording::lastStep() const {
+    return finished_ ? finishedLastStep_ : sim_.simulation().recordingProgress().lastFrameStep;
 }
 
 Result<std::size_t> TrajectoryRecording::finish() {
-    if (!ended_) end("stopped", false);
     if (failed_) return fail(*ended_);
-    const std::size_t frames = finishedFrames_ = writer_->frameCount();
-    auto ok = writer_->finish();
-    writer_.reset();
-    if (!ok) return fail(ok.error());
-    if (auto committed = files_.commit(); !committed) return fail(committed.error());
-    return frames;
+    if (finished_) return finishedFrames_;
+    finished_ = true;
+    if (!sim_.simulation().recording()) return fail(flag_ + ": the recording had ended");
+    auto summary = sim_.simulation().finishRecording();
+    if (!summary) return fail(summary.error());
+    finishedFrames_ = summary->frames;
+    finishedLastStep_ = summary->lastFrameStep;
+    return summary->frames;
 }
 
 }  // namespace fishschool::app

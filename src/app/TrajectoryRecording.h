@@ -7,21 +7,17 @@
 #include <optional>
 #include <string>
 
-#include "fishschool/Metrics.h"
 #include "fishschool/Result.h"
-#include "fishschool/SimParams.h"
-#include "io/OutputFiles.h"
-#include "io/Trajectory.h"
 
 namespace fishschool::app {
 
 class SimulationController;
 
-/// Records the school a SimulationController runs to a trajectory (docs/trajectories.md): a
-/// frame when it starts and after every `every` steps (SimulationController::observeSteps), the
-/// measures the app takes, and each change of parameters with its step. The file is an output as
-/// any other: written under a temporary name (OutputFiles::addExternal) and put into place by
-/// finish(), so a recording that fails or is dropped replaces nothing.
+/// The app's recording of its school to a trajectory (docs/trajectories.md): the library's
+/// (Simulation::startRecording), which takes a frame when it starts and every `every` steps,
+/// with the school's measures, and each change of parameters at its step, and puts the file into
+/// place when it finishes; dropped unfinished, it replaces nothing. This adds what the panel
+/// shows: the path, the flag that asked for it, and why it ended.
 class TrajectoryRecording {
   public:
     /// Starts recording `sim`'s school to `path`, the output of `flag` ("--trajectory", or
@@ -34,12 +30,11 @@ class TrajectoryRecording {
     /// Without finish(), the file is dropped and nothing replaced.
     ~TrajectoryRecording();
 
-    /// What the app does each frame once the panel's requests are carried out: records new
-    /// parameters as a change at the current step, and ends the recording (ended() says why)
-    /// when the school is no longer the one recorded: a new fish count, a fresh or loaded school.
+    /// What the app does each frame once the panel's requests are carried out: ends the
+    /// recording (ended() says why) when a step could not record (a full disk).
     void followChanges();
-    /// Why the recording ended on its own (the school changed, the writer failed), or nullopt
-    /// while it runs. A writer's failure makes failed() true.
+    /// Why the recording ended on its own, or nullopt while it runs. A failure makes failed()
+    /// true, and the file is then dropped.
     const std::optional<std::string>& ended() const { return ended_; }
     bool failed() const { return failed_; }
 
@@ -49,25 +44,20 @@ class TrajectoryRecording {
 
     const std::filesystem::path& path() const { return path_; }
     const std::string& flag() const { return flag_; }
-    std::size_t frames() const { return writer_ ? writer_->frameCount() : finishedFrames_; }
-    std::int64_t lastStep() const { return lastStep_; }
+    std::size_t frames() const;
+    std::int64_t lastStep() const;
     std::int64_t every() const { return every_; }
 
   private:
-    TrajectoryRecording(SimulationController& sim) : sim_(sim) {}
-    void addFrame(std::int64_t step);
-    /// Stops recording frames, keeping what was written, and says why.
-    void end(std::string why, bool failure);
+    explicit TrajectoryRecording(SimulationController& sim) : sim_(sim) {}
 
     SimulationController& sim_;
     std::filesystem::path path_;
     std::string flag_;
-    OutputFiles files_;
-    std::unique_ptr<TrajectoryWriter> writer_;
-    SimParams recordedParams_;  ///< the parameters last recorded
-    std::int64_t lastStep_ = 0;
-    std::size_t finishedFrames_ = 0;
     std::int64_t every_ = 1;
+    std::size_t finishedFrames_ = 0;
+    std::int64_t finishedLastStep_ = 0;
+    bool finished_ = false;
     std::optional<std::string> ended_;
     bool failed_ = false;
 };

@@ -12,6 +12,7 @@
 #include "core/Scenario.h"
 #include "core/StepRule.h"
 #include "fishschool/Metrics.h"
+#include "fishschool/Run.h"
 #include "fishschool/Simulation.h"
 #include "fishschool/Trajectory.h"
 #include "io/ConfigIO.h"
@@ -109,24 +110,15 @@ int runSimulate(const SimulateOptions& o) {
     const auto fail = badInput;
     const auto kind = parseBackendFlag("--backend", o.backend);
     if (!kind) return fail(kind.error());
-    if (!o.stateIn.empty() && o.params.fish)
-        return fail("--fish cannot be used with --state-in: the fish are the file's rows");
-    if (!o.stateIn.empty() && o.params.seed)
-        return fail("--seed cannot be used with --state-in: the fish come from the file");
-    // A trajectory by its content; a file named as one that is not (empty, not HDF5, a FIFO)
-    // is refused as a trajectory, saying why, rather than read as a CSV.
-    const bool fromTrajectory =
-        !o.stateIn.empty() && (isHdf5File(o.stateIn) || hasTrajectoryExtension(o.stateIn));
     std::optional<std::int64_t> frame;
     if (!o.frame.empty()) {
-        if (!fromTrajectory)
-            return fail("--frame needs --state-in FILE.h5, a trajectory (HDF5); " +
-                        (o.stateIn.empty() ? std::string("no --state-in was given")
-                                           : quote(o.stateIn, 200) + " is not one"));
         auto k = parseWholeNumber("--frame", o.frame, 0, std::numeric_limits<std::int64_t>::max());
         if (!k) return fail(k.error());
         frame = *k;
     }
+    // The start as the library reads it for every front end (fishschool/Run.h).
+    auto start = runStartOf(o.params, o.stateIn, frame);
+    if (!start) return fail(start.error());
 
     if (o.stateOut.empty() && o.metricsPath.empty() && o.trajectoryPath.empty())
         return fail("--state-out is required (or --metrics, or --trajectory)");
@@ -146,140 +138,61 @@ int runSimulate(const SimulateOptions& o) {
         if (!at) return fail(at.error());
         changeAt = *at;
     }
-    // Every output checked, and its temporary file made, before anything runs. --state-in may
+    if (!o.trajectoryPath.empty())
+        if (auto format = outputFormatOf(o.trajectoryPath); !format)
+            return fail("--trajectory: " + format.error());
+    // Every output, checked and its temporary file made before anything runs. --state-in may
     // be the state output: the school is read first and the file replaced at the end.
-    const std::string config = o.params.configPath.value_or("");
-    OutputFiles outputs;
+    const NamedPath config{"--config", o.params.configPath.value_or("")};
+    const NamedPath changeConfig{"--change-config", o.changeConfig};
+    const NamedPath stateIn{"--state-in", o.stateIn};
+    std::vector<RunOutput> outputs;
     if (!o.stateOut.empty())
-        if (auto ok = outputs.add("--state-out", o.stateOut,
-                                  {{"--config", config}, {"--change-config", o.changeConfig}});
-            !ok)
-            return fail(ok.error());
+        outputs.push_back({.kind = OutputKind::State,
+                           .path = o.stateOut,
+                           .name = "--state-out",
+                           .inputs = {config, changeConfig}});
     if (!o.metricsPath.empty())
-        if (auto ok = outputs.add("--metrics", o.metricsPath,
-                                  {{"--config", config},
-                                   {"--state-in", o.stateIn},
-                                   {"--change-config", o.changeConfig}});
-            !ok)
-            return fail(ok.error());
+        outputs.push_back({.kind = OutputKind::Measures,
+                           .path = o.metricsPath,
+                           .every = *every,
+                           .name = "--metrics",
+                           .inputs = {config, stateIn, changeConfig}});
+    if (!o.trajectoryPath.empty())
+        outputs.push_back({.kind = OutputKind::Trajectory,
+                           .path = o.trajectoryPath,
+                           .every = *frameEvery,
+                           .name = "--trajectory",
+                           .inputs = {config, stateIn, changeConfig}});
 
-    std::filesystem::path trajectoryFile;
-    if (!o.trajectoryPath.empty()) {
-        auto path = outputs.addExternal(
-            "--trajectory", o.trajectoryPath,
-            {{"--config", config}, {"--state-in", o.stateIn}, {"--change-config", o.changeConfig}});
-        if (!path) return fail(path.error());
-        trajectoryFile = *path;
-    }
-
-    // A trajectory's frame: its school, with its config at that frame unless --config is given.
-    std::optional<TrajectoryStart> start;
-    if (fromTrajectory) {
-        auto read = readTrajectoryStart(o.stateIn, frame, o.params);
-        if (!read) return fail(read.error());
-        start = std::move(*read);
-    }
-    auto params = start ? Result<SimParams>(start->params) : loadParams(o.params);
-    if (!params) return fail(params.error());
+    auto starting = readStart(*start);
+    if (!starting) return fail(starting.error());
     std::optional<SimParams> change;
     if (!o.changeConfig.empty()) {
         auto loaded = loadParams(ParamFlags{.configPath = o.changeConfig});
         if (!loaded) return fail("--change-config: " + loaded.error());
         change = *loaded;
     }
-
-    School school;
-    if (!o.stateIn.empty()) {
-        auto loaded =
-            start ? Result<School>(std::move(start->school)) : loadStateCsv(o.stateIn, *params);
-        if (!loaded) return fail(loaded.error());
-        school = std::move(*loaded);
-        countSchool(*params, school);
-    }
     // A trajectory holds one school: a change of its size has no frame to go in.
-    if (change && !o.trajectoryPath.empty() && change->fishCount != params->fishCount)
+    if (change && !o.trajectoryPath.empty() && change->fishCount != starting->params.fishCount)
         return fail("--trajectory: --change-config makes the school " +
                     std::to_string(change->fishCount) + " fish from " +
-                    std::to_string(params->fishCount) +
+                    std::to_string(starting->params.fishCount) +
                     "; a trajectory holds one school size: give the change the same fishCount");
     if (o.validateOnly) return 0;
 
     // The backend first: one that cannot hold the school says so before the school is made.
-    if (o.stateIn.empty()) school = makeInitialSchool(*params);
-    auto simulation = Simulation::create(*params, toString(*kind), school);
+    auto simulation = Simulation::create(*starting, toString(*kind));
     if (!simulation) return backendFailure(*kind, simulation.error());
-    school = {};
+    starting->school.reset();
     Simulation& sim = *simulation;
     if (const std::string note = searchNotice(sim.params(), sim.fishCount()); !note.empty())
         std::cerr << "simulate: note: " << note << "\n";
-    // From a trajectory's frame, the noise goes on from that frame's step, as in the run that
-    // wrote it (its steps and times here still count from 0).
-    if (start) sim.backend().setStepCount(static_cast<std::uint64_t>(start->step));
-    std::unique_ptr<TrajectoryWriter> trajectory;
-    if (!o.trajectoryPath.empty()) {
-        auto made = TrajectoryWriter::create(
-            trajectoryFile, sim.params(), sim.fishCount(),
-            TrajectoryWriterOptions{.queueBytes = TrajectoryWriterOptions{}.queueBytes,
-                                    .name = o.trajectoryPath,
-                                    .species = sim.params().species.empty()
-                                                   ? std::vector<std::uint32_t>{}
-                                                   : speciesOfSchool(sim.school())});
-        if (!made) return internalFailure("--trajectory: " + made.error());
-        trajectory = std::move(*made);
-    }
-    // Simulated time: step * dt, from the change on with the new dt.
-    std::int64_t dtSinceStep = 0;
-    double secondsThen = 0.0;
-    auto secondsAt = [&](std::int64_t step) {
-        return secondsThen + static_cast<double>(step - dtSinceStep) * params->dt;
-    };
-    // A trajectory's frame waits for the step after it, which copies each fish as it reads it
-    // (Simulation::stepCopyingFrame): a fraction of a pass of its own. A frame that no step
-    // follows (the last, one before a change or a stop) is copied alone.
-    struct PendingFrame {
-        std::int64_t step = 0;
-        double seconds = 0.0;
-        std::optional<SchoolMetrics> measures;
-    };
-    std::optional<PendingFrame> pendingFrame;
-    auto addPendingFrameAlone = [&]() -> Result<void> {
-        if (!pendingFrame) return {};
-        const PendingFrame frame = *std::exchange(pendingFrame, std::nullopt);
-        const auto copy = [&](std::span<float> positions, std::span<float> velocities) {
-            sim.copyFrame(positions, velocities);
-        };
-        return trajectory->addFrameFrom(frame.step, frame.seconds, copy, frame.measures);
-    };
-    auto stepOnce = [&]() -> Result<void> {
-        if (!pendingFrame) return sim.step();
-        const PendingFrame frame = *std::exchange(pendingFrame, std::nullopt);
-        Result<void> stepped;
-        const auto copyWhileStepping = [&](std::span<float> positions,
-                                           std::span<float> velocities) {
-            stepped = sim.stepCopyingFrame(positions, velocities);
-        };
-        if (auto ok = trajectory->addFrameFrom(frame.step, frame.seconds, copyWhileStepping,
-                                               frame.measures);
-            !ok)
-            return ok;
-        return stepped;
-    };
-    // Each row goes to the file as it comes: a long run's measures cost no memory. With
-    // --metrics, a trajectory's frames carry the measures at their steps (one value a frame, as
-    // MDAnalysis reads them); without, frames only (measuring costs about a step). A step that
-    // is both a frame and a row is measured once.
-    auto measureAndRecord = [&](std::int64_t step) -> Result<void> {
-        const bool frame = trajectory && step % *frameEvery == 0;
-        const bool row = !o.metricsPath.empty() && step % *every == 0;
-        std::optional<SchoolMetrics> measures;
-        if (row || (frame && !o.metricsPath.empty())) measures = sim.measures();
-        if (frame) pendingFrame = PendingFrame{step, secondsAt(step), measures};
-        if (!row) return {};
-        return outputs.write("--metrics", metricsCsvRow(step, secondsAt(step), *measures));
-    };
+    if (auto ok = sim.startRecording(outputs); !ok) return fail(ok.error());
+
     auto check = [&](std::int64_t step, const char* when) {
         if (!o.check) return true;
-        if (auto ok = checkInvariants(sim.school(), *params); !ok) {
+        if (auto ok = checkInvariants(sim.school(), sim.params()); !ok) {
             printError("--check: " + std::string(when) + std::to_string(step) + ": " + ok.error());
             return false;
         }
@@ -292,63 +205,32 @@ int runSimulate(const SimulateOptions& o) {
             printError("--change-config after step " + std::to_string(step) + ": " + ok.error());
             return false;
         }
-        secondsThen += static_cast<double>(step - dtSinceStep) * params->dt;
-        dtSinceStep = step;
-        *params = *change;
-        if (trajectory)
-            if (auto ok = trajectory->addParameterChange(step, secondsAt(step), sim.params());
-                !ok) {
-                printError(ok.error());
-                return false;
-            }
         return check(step, "the change after step ");
     };
-    if (!o.metricsPath.empty())
-        if (auto ok = outputs.write("--metrics", metricsCsvHeader() + "\n"); !ok)
-            return internalFailure(ok.error());
-    if (auto ok = measureAndRecord(0); !ok) return internalFailure(ok.error());
     // Ctrl+C or SIGTERM stops the run between two steps; what ran is written as a whole run's.
     stopOnInterrupt();
     std::int64_t done = 0;
     for (; done < o.steps && !stopRequested(); ++done) {
-        const std::int64_t s = done;
-        if (change && s == changeAt)
-            if (auto ok = addPendingFrameAlone(); !ok) return internalFailure(ok.error());
-        if (!applyChange(s)) return kExitInternal;
-        if (auto ok = stepOnce(); !ok) return internalFailure(ok.error());
-        if (!check(s + 1, "step ")) return kExitInternal;
-        if (auto ok = measureAndRecord(s + 1); !ok) return internalFailure(ok.error());
-        if (o.steps >= 100 && (s + 1) % (o.steps / 10) == 0)
-            std::cerr << "step " << (s + 1) << "/" << o.steps << "\n";
+        if (!applyChange(done)) return kExitInternal;
+        if (auto ok = sim.step(); !ok) return internalFailure(ok.error());
+        if (!check(done + 1, "step ")) return kExitInternal;
+        if (o.steps >= 100 && (done + 1) % (o.steps / 10) == 0)
+            std::cerr << "step " << (done + 1) << "/" << o.steps << "\n";
     }
-    if (auto ok = addPendingFrameAlone(); !ok) return internalFailure(ok.error());
     const int stoppedBy = done < o.steps ? stopRequested() : 0;
     if (!stoppedBy && !applyChange(o.steps)) return kExitInternal;
-    const std::span<const Fish> result = sim.school();
-    if (auto ok = sim.backend().health(); !ok) return internalFailure(ok.error());
-    if (!o.stateOut.empty())
-        if (auto ok = writeStateCsv(
-                result, *params,
-                [&](std::string_view rows) { return outputs.write("--state-out", rows); });
-            !ok)
-            return internalFailure(ok.error());
-    std::size_t frames = 0;
-    if (trajectory) {
-        frames = trajectory->frameCount();
-        if (auto ok = trajectory->finish(); !ok)
-            return internalFailure("--trajectory: " + ok.error());
-    }
     // Only now, the whole run done, does any existing file get replaced.
-    if (auto ok = outputs.commit(); !ok) return internalFailure(ok.error());
+    auto recorded = sim.finishRecording();
+    if (!recorded) return internalFailure(recorded.error());
     if (!stoppedBy) return 0;
     std::string kept;
     if (!o.stateOut.empty())
         kept += ", --state-out " + quote(o.stateOut, 200) + " (that step's school)";
     if (!o.metricsPath.empty())
         kept += ", --metrics " + quote(o.metricsPath, 200) + " (its rows so far)";
-    if (trajectory)
-        kept += ", --trajectory " + quote(o.trajectoryPath, 200) + " (" + std::to_string(frames) +
-                " frames, ended cleanly)";
+    if (!o.trajectoryPath.empty())
+        kept += ", --trajectory " + quote(o.trajectoryPath, 200) + " (" +
+                std::to_string(recorded->frames) + " frames, ended cleanly)";
     std::cerr << "simulate: stopped by " << signalName(stoppedBy) << " after step " << done
               << " of " << o.steps << "; kept" << kept.substr(1) << "\n";
     return 128 + stoppedBy;

@@ -11,6 +11,8 @@
 
 #include <glm/geometric.hpp>
 
+#include "core/Messages.h"
+
 #include "GridShape.h"
 
 namespace fishschool {
@@ -393,6 +395,56 @@ std::uint64_t pairsTestedPerStep(std::span<const Fish> school, const SimParams& 
         --pairs;
     }
     return pairs;
+}
+
+}  // namespace fishschool
+
+namespace fishschool {
+
+Result<SchoolMetrics> measureArrays(std::span<const float> positions,
+                                    std::span<const float> velocities,
+                                    const MeasureOptions& options) {
+    if (positions.size() != velocities.size() || positions.size() % 3 != 0)
+        return fail("positions and velocities: " + std::to_string(positions.size()) + " and " +
+                    std::to_string(velocities.size()) +
+                    " numbers; both must hold 3 a fish, the same fish");
+    if (!(options.rCohesion > 0.0f) || !std::isfinite(options.rCohesion))
+        return fail("rCohesion: " + formatNumber(options.rCohesion) +
+                    " is not allowed; must be finite and > 0");
+    if (!(options.groupDistance >= 0.0f) || !std::isfinite(options.groupDistance))
+        return fail("groupDistance: " + formatNumber(options.groupDistance) +
+                    " is not allowed; must be finite and >= 0 (0: rCohesion)");
+    SimParams params;
+    params.rCohesion = options.rCohesion;
+    params.groupDistance = options.groupDistance;
+    params.rocks.clear();
+    params.boundary = Boundary::Open;
+    if (options.periodicBox) {
+        const glm::vec3 box = *options.periodicBox;
+        for (int k = 0; k < 3; ++k)
+            if (!(box[k] > 0.0f) || !std::isfinite(box[k]))
+                return fail("box: " + formatPoint(box) +
+                            " is not allowed; each edge must be finite and > 0");
+        params.boundary = Boundary::Periodic;
+        params.bounds = 0.5f * box;
+    }
+    School school(positions.size() / 3);
+    for (std::size_t i = 0; i < school.size(); ++i) {
+        for (int k = 0; k < 3; ++k) {
+            const float p = positions[3 * i + k], v = velocities[3 * i + k];
+            if (!std::isfinite(p) || !std::isfinite(v))
+                return fail("fish " + std::to_string(i) +
+                            ": a position or velocity that is not a finite number");
+            if (options.periodicBox && std::abs(p) > params.bounds[k])
+                return fail("fish " + std::to_string(i) + ": position " + formatNumber(p) +
+                            " on axis " + std::to_string(k) +
+                            " is outside the periodic box; must be within +-" +
+                            formatNumber(params.bounds[k]));
+            school[i].position[k] = p;
+            school[i].velocity[k] = v;
+        }
+    }
+    return measureSchool(school, params);
 }
 
 }  // namespace fishschool

@@ -505,6 +505,40 @@ Result<SimParams> loadConfig(const std::filesystem::path& path) {
     return parseConfig(*text, path.string());
 }
 
+Result<RunStart> runStartOf(const ParamFlags& flags, const std::string& stateIn,
+                            std::optional<std::int64_t> frame) {
+    RunStart start;
+    start.names = {.config = "--config",
+                   .state = "--state-in",
+                   .frame = "--frame",
+                   .fishCount = "--fish",
+                   .seed = "--seed",
+                   .neighborSearch = "--neighbors"};
+    if (!stateIn.empty() && flags.fish)
+        return fail("--fish cannot be used with --state-in: the fish are the file's rows");
+    if (!stateIn.empty() && flags.seed)
+        return fail("--seed cannot be used with --state-in: the fish come from the file");
+    if (flags.configPath) {
+        if (flags.configPath->empty())
+            return fail("--config: an empty file name is not allowed; give a config file");
+        start.config = *flags.configPath;
+    }
+    start.state = stateIn;
+    start.frame = frame;
+    if (flags.fish) {
+        auto fish = parseFishCount("--fish", *flags.fish);
+        if (!fish) return fail(fish.error());
+        start.fishCount = *fish;
+    }
+    if (flags.seed) {
+        auto seed = parseUnsigned64("--seed", *flags.seed);
+        if (!seed) return fail(seed.error());
+        start.seed = *seed;
+    }
+    start.neighborSearch = flags.neighbors;
+    return start;
+}
+
 Result<SimParams> loadParams(const ParamFlags& flags) {
     return loadParams(flags, SimParams{});
 }

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "fishschool/Result.h"
+#include "fishschool/Run.h"
 #include "fishschool/SimParams.h"
 
 namespace fishschool {
@@ -33,6 +34,12 @@ struct ParamFlags {
     std::optional<std::string> seed{};        ///< --seed S: seed
     std::optional<std::string> neighbors{};   ///< --neighbors all-pairs|grid: neighborSearch
 };
+
+/// A run's start (fishschool/Run.h) from what a command line says: the flags, --state-in and
+/// --frame, each parsed and named as the flag ("--fish: '2.5' is not allowed; ..."); the file
+/// reading is readStart's. The CLI's simulate and the app start so.
+[[nodiscard]] Result<RunStart> runStartOf(const ParamFlags& flags, const std::string& stateIn,
+                                          std::optional<std::int64_t> frame);
 
 /// The one way from a command line to parameters, for the app and every CLI command: reads the
 /// config file (the built-in defaults without one), applies the flags over its keys and

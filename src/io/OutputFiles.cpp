@@ -360,7 +360,7 @@ OutputFiles::~OutputFiles() {
 }
 
 Result<void> OutputFiles::check(std::string_view flag, const std::string& path,
-                                std::initializer_list<NamedInput> inputs) {
+                                std::span<const NamedInput> inputs) {
     if (auto ok = checkOutputPath(flag, path); !ok) return ok;
     if (auto ok = checkNotAnInput(flag, path, inputs); !ok) return ok;
     const fs::path target = outputTarget(path);
@@ -381,7 +381,7 @@ Result<void> OutputFiles::check(std::string_view flag, const std::string& path,
 }
 
 Result<void> OutputFiles::add(std::string_view flag, const std::string& path,
-                              std::initializer_list<NamedInput> inputs) {
+                              std::span<const NamedInput> inputs) {
     if (auto ok = check(flag, path, inputs); !ok) return ok;
     Output& out = outputs_.back();
     auto fd = createFor(out.target, out.temp);
@@ -394,7 +394,7 @@ Result<void> OutputFiles::add(std::string_view flag, const std::string& path,
 }
 
 Result<fs::path> OutputFiles::addExternal(std::string_view flag, const std::string& path,
-                                          std::initializer_list<NamedInput> inputs) {
+                                          std::span<const NamedInput> inputs) {
     if (auto ok = add(flag, path, inputs); !ok) return fail(ok.error());
     Output& out = outputs_.back();
     out.external = true;
@@ -586,7 +586,7 @@ Result<void> checkOutputPath(std::string_view what, const std::string& path) {
 }
 
 Result<void> checkNotAnInput(std::string_view flag, const std::string& path,
-                             std::initializer_list<NamedInput> inputs) {
+                             std::span<const NamedInput> inputs) {
     for (const NamedInput& input : inputs) {
         if (input.path.empty() || path.empty()) continue;
         std::error_code ec;

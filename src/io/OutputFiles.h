@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,7 +26,11 @@ struct NamedInput {
 /// spelling or a link is caught too), so that writing can never replace an input, e.g.
 /// "--state-out: 'c.json' is the same file as --config; give another path".
 [[nodiscard]] Result<void> checkNotAnInput(std::string_view flag, const std::string& path,
-                                           std::initializer_list<NamedInput> inputs);
+                                           std::span<const NamedInput> inputs);
+[[nodiscard]] inline Result<void> checkNotAnInput(std::string_view flag, const std::string& path,
+                                                  std::initializer_list<NamedInput> inputs) {
+    return checkNotAnInput(flag, path, std::span(inputs.begin(), inputs.size()));
+}
 
 /// The output files of one run, for the app and every CLI command, so that a run either replaces
 /// all of them or none:
@@ -49,16 +54,28 @@ class OutputFiles {
     /// (bad input, exit status 2) name the flag and the path, e.g.
     /// "--metrics: 'a.csv' is also the file of --state-out; give each output its own file".
     Result<void> check(std::string_view flag, const std::string& path,
-                       std::initializer_list<NamedInput> inputs = {});
+                       std::span<const NamedInput> inputs);
+    Result<void> check(std::string_view flag, const std::string& path,
+                       std::initializer_list<NamedInput> inputs = {}) {
+        return check(flag, path, std::span(inputs.begin(), inputs.size()));
+    }
     /// check(), then reserves the output's temporary file.
     Result<void> add(std::string_view flag, const std::string& path,
-                     std::initializer_list<NamedInput> inputs = {});
+                     std::span<const NamedInput> inputs);
+    Result<void> add(std::string_view flag, const std::string& path,
+                     std::initializer_list<NamedInput> inputs = {}) {
+        return add(flag, path, std::span(inputs.begin(), inputs.size()));
+    }
     /// add() for a library that opens its file by path itself (HDF5): the path of the output's
     /// temporary file, which the library may create over (truncate) and write. An unnamed file's
     /// path is /proc/self/fd/N, which opens the file again. The library must have closed it
     /// before commit(), which syncs it and puts it into place with the other outputs.
     Result<std::filesystem::path> addExternal(std::string_view flag, const std::string& path,
-                                              std::initializer_list<NamedInput> inputs = {});
+                                              std::span<const NamedInput> inputs);
+    Result<std::filesystem::path> addExternal(std::string_view flag, const std::string& path,
+                                              std::initializer_list<NamedInput> inputs = {}) {
+        return addExternal(flag, path, std::span(inputs.begin(), inputs.size()));
+    }
     /// Whether `flag` has an output (add() succeeded for it).
     bool has(std::string_view flag) const;
     /// Appends `text` to the output of `flag`. An error (a full disk: exit status 1) names the

@@ -898,10 +898,17 @@ Result<TrajectoryStart> readTrajectoryStart(const fs::path& file, std::optional<
     countSchool(*params, start.school);
     const char* const from = flags.configPath ? "--config" : "the file's config";
 
-    // The kinds of the file are those the parameters give the school.
+    // The kinds of the file at the frame are those the parameters give the school: its kinds
+    // element's, or, after a change, those of the config in force (a kind follows the index).
     const auto kinds = (*reader)->kinds();
-    const auto leaders = std::count(kinds.begin(), kinds.end(), FishKind::Leader);
-    const auto predators = std::count(kinds.begin(), kinds.end(), FishKind::Predator);
+    auto leaders = std::count(kinds.begin(), kinds.end(), FishKind::Leader);
+    auto predators = std::count(kinds.begin(), kinds.end(), FishKind::Predator);
+    if (&(*reader)->configJsonAt(start.frame) != &(*reader)->configJson()) {
+        auto atFrame = parseConfig(start.configJson, name + ": parameters/changes/value");
+        if (!atFrame) return fail(atFrame.error());
+        leaders = atFrame->leaders;
+        predators = atFrame->predators;
+    }
     if (leaders != params->leaders || predators != params->predators)
         return fail(name + ": particles/school/species: the file has leaders " +
                     std::to_string(leaders) + ", predators " + std::to_string(predators) +

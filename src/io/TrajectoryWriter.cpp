@@ -232,10 +232,31 @@ bool writeArrayAttribute(hid_t object, const char* name, hid_t fileType, hid_t m
     return attribute.valid() && H5Awrite(attribute.get(), memoryType, values.data()) >= 0;
 }
 
+/// Creation properties of `propertyClass` without HDF5's object times: the same run writes the
+/// same bytes, whenever it runs.
+hdf5::PropertyList untimed(hid_t propertyClass) {
+    hdf5::PropertyList create{H5Pcreate(propertyClass)};
+    H5Pset_obj_track_times(create.get(), 0);
+    return create;
+}
+
+/// The group `path` and each group above it not made yet, in turn (none with times).
 hdf5::Group makeGroup(hid_t parent, const char* path) {
-    const hdf5::PropertyList links{H5Pcreate(H5P_LINK_CREATE)};
-    H5Pset_create_intermediate_group(links.get(), 1);
-    return hdf5::Group{H5Gcreate2(parent, path, links.get(), H5P_DEFAULT, H5P_DEFAULT)};
+    const hdf5::PropertyList create = untimed(H5P_GROUP_CREATE);
+    const std::string full(path);
+    for (std::size_t at = 0;;) {
+        const std::size_t slash = full.find('/', at);
+        const std::string partial = full.substr(0, slash);
+        const bool last = slash == std::string::npos;
+        if (H5Lexists(parent, partial.c_str(), H5P_DEFAULT) > 0) {
+            if (last) return hdf5::Group{H5Gopen2(parent, partial.c_str(), H5P_DEFAULT)};
+        } else {
+            hdf5::Group made{
+                H5Gcreate2(parent, partial.c_str(), H5P_DEFAULT, create.get(), H5P_DEFAULT)};
+            if (last || !made.valid()) return made;
+        }
+        at = slash + 1;
+    }
 }
 
 /// A dataset that grows along its first dimension, chunked by `chunk`, read and written with a
@@ -249,7 +270,7 @@ hdf5::Dataset makeGrowing(hid_t parent, const char* name, hid_t type,
     // A chunk may not pass a fixed dimension: an empty school's still has one fish's room.
     for (std::size_t d = 1; d < max.size(); ++d) max[d] = std::max(max[d], chunk[d]);
     const hdf5::Dataspace space{H5Screate_simple(int(dims.size()), dims.data(), max.data())};
-    const hdf5::PropertyList create{H5Pcreate(H5P_DATASET_CREATE)};
+    const hdf5::PropertyList create = untimed(H5P_DATASET_CREATE);
     H5Pset_chunk(create.get(), int(chunk.size()), chunk.data());
     // Every element is written once: no fill first (which HDF5 requires for variable strings).
     if (H5Tis_variable_str(type) <= 0) H5Pset_fill_time(create.get(), H5D_FILL_TIME_NEVER);
@@ -328,7 +349,8 @@ Result<void> Hdf5TrajectoryWriter::open(const SimParams& params,
     // path, which an unnamed file (OutputFiles::addExternal's /proc/self/fd/N) has none of.
     H5Pset_fapl_stdio(access.get());
     errno = 0;
-    h5_ = hdf5::File{H5Fcreate(file_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get())};
+    const hdf5::PropertyList fileCreate = untimed(H5P_FILE_CREATE);
+    h5_ = hdf5::File{H5Fcreate(file_.c_str(), H5F_ACC_TRUNC, fileCreate.get(), access.get())};
     if (!h5_.valid()) return failure("cannot create the file");
     const hid_t root = h5_.get();
 
@@ -414,8 +436,9 @@ Result<void> Hdf5TrajectoryWriter::open(const SimParams& params,
         const hsize_t count = fishCount_;
         const auto writeIntegers = [&](const char* path, const std::vector<std::int32_t>& values) {
             const hdf5::Dataspace space{H5Screate_simple(1, &count, nullptr)};
+            const hdf5::PropertyList create = untimed(H5P_DATASET_CREATE);
             const hdf5::Dataset set{H5Dcreate2(root, path, H5T_STD_I32LE, space.get(), H5P_DEFAULT,
-                                               H5P_DEFAULT, H5P_DEFAULT)};
+                                               create.get(), H5P_DEFAULT)};
             return set.valid() &&
                    (count == 0 || H5Dwrite(set.get(), H5T_NATIVE_INT32, H5S_ALL, H5S_ALL,
                                            H5P_DEFAULT, values.data()) >= 0);
@@ -438,8 +461,9 @@ Result<void> Hdf5TrajectoryWriter::open(const SimParams& params,
         const hdf5::Group parameters = makeGroup(root, "parameters");
         const hdf5::Datatype text = stringType();
         const hdf5::Dataspace scalar{H5Screate(H5S_SCALAR)};
+        const hdf5::PropertyList create = untimed(H5P_DATASET_CREATE);
         const hdf5::Dataset config{H5Dcreate2(parameters.get(), "config", text.get(), scalar.get(),
-                                              H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)};
+                                              H5P_DEFAULT, create.get(), H5P_DEFAULT)};
         const std::string json = configToJson(params);
         const char* data = json.c_str();
         const hdf5::Group changes = makeGroup(root, "parameters/changes");

@@ -17,6 +17,7 @@
 #include "core/Messages.h"
 #include "fishschool/Trajectory.h"
 #include "io/OutputFiles.h"
+#include "io/Recorders.h"
 #include "library/WorkerBackends.h"
 #include "runs/Ensemble.h"
 #include "runs/EnsembleFolder.h"
@@ -195,6 +196,8 @@ std::expected<EnsembleOutcome, EnsembleFailure> runFile(const fs::path& file, co
     fs::path trajectoryFile;
     if (recording) {
         const std::string target = o.trajectory.string();
+        if (auto format = outputFormatOf(o.trajectory); !format)
+            return badInput("--trajectory: " + format.error());
         std::error_code error;
         if (fs::equivalent(o.trajectory, folder, error) ||
             fs::absolute(o.trajectory, error).lexically_normal().parent_path() ==
@@ -269,7 +272,7 @@ std::expected<EnsembleOutcome, EnsembleFailure> runFile(const fs::path& file, co
             return fail(kOutOfMemory);
         }
     };
-    std::unique_ptr<TrajectoryWriter> trajectory;
+    std::unique_ptr<TrajectoryRecorder> trajectory;
     double dt = 0.0;
     EnsembleFrames frames;
     if (recording) {
@@ -277,19 +280,22 @@ std::expected<EnsembleOutcome, EnsembleFailure> runFile(const fs::path& file, co
         frames.onFrame = [&](const SimParams& params, std::int64_t step,
                              const School& school) -> Result<void> {
             if (!trajectory) {
-                auto made = TrajectoryWriter::create(
-                    trajectoryFile, params, school.size(),
-                    TrajectoryWriterOptions{.queueBytes = TrajectoryWriterOptions{}.queueBytes,
-                                            .name = o.trajectory.string(),
-                                            .species = speciesOfSchool(school)});
+                // The recorder of the path's format, as every front end's (io/Recorders.h).
+                auto format = outputFormatOf(o.trajectory);
+                if (!format) return fail("--trajectory: " + format.error());
+                auto made = makeTrajectoryRecorder(*format, trajectoryFile, params, school,
+                                                   o.trajectory.string());
                 if (!made) return fail("--trajectory: " + made.error());
                 trajectory = std::move(*made);
                 dt = params.dt;
             }
             // The school's measures at each frame (MDAnalysis reads one a frame); the row's
             // averages go to parameters/ensemble_run.
-            return trajectory->addFrame(step, double(step) * dt, school,
-                                        measureSchool(school, params));
+            const auto copy = [&](std::span<float> positions, std::span<float> velocities) {
+                copyFrame(school, positions, velocities);
+            };
+            return trajectory->addFrameFrom(step, double(step) * dt, copy,
+                                            measureSchool(school, params));
         };
         const auto writeRow = work.onRow;
         work.onRow = [&, writeRow](std::size_t worker, const RunRow& row) -> Result<void> {

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "Recording.h"
 #include "backends/BackendRegistry.h"
 #include "core/Backend.h"
 #include "core/Messages.h"
@@ -13,6 +14,8 @@
 #include "io/ConfigIO.h"
 #include "io/JsonText.h"
 #include "io/StateIO.h"
+#include "io/TextInput.h"
+#include "io/Trajectory.h"
 
 namespace fishschool {
 
@@ -37,6 +40,17 @@ struct Simulation::State {
     /// The school as last read, and the version it was read at.
     std::shared_ptr<School> read = std::make_shared<School>();
     std::uint64_t readVersion = ~std::uint64_t{0};
+    /// The outputs being recorded, or none.
+    std::unique_ptr<Recording> recording;
+
+    /// Refuses what would change the school's size or replace it while a trajectory records.
+    Result<void> checkSchoolKept(const char* what) const {
+        if (recording && recording->fixesFishCount())
+            return fail(std::string(what) +
+                        " is not allowed while a trajectory records: it holds one school; "
+                        "finish the recording first");
+        return {};
+    }
 
     /// `steps` steps of the backend, each by `stepOnce`, with the clock and the school's version
     /// following; nothing when the backend already failed.
@@ -183,6 +197,11 @@ double Simulation::time() const {
     return state_->seconds;
 }
 
+void Simulation::setClock(std::uint64_t step, double seconds) {
+    state_->backend->setStepCount(step);
+    state_->seconds = seconds;
+}
+
 std::uint64_t Simulation::schoolVersion() const {
     return state_->version;
 }
@@ -194,10 +213,31 @@ Backend& Simulation::backend() {
 Result<void> Simulation::step(std::int64_t steps) {
     if (steps < 0)
         return fail("steps: " + std::to_string(steps) + " is not allowed; must be 0 or more");
-    return state_->advance(steps, [](Backend& backend) { backend.step(); });
+    if (!state_->recording) return state_->advance(steps, [](Backend& backend) { backend.step(); });
+    const Recording::Steps raw{
+        .step = [&] { return state_->advance(1, [](Backend& backend) { backend.step(); }); },
+        .stepCopying =
+            [&](std::span<float> positions, std::span<float> velocities) {
+                return stepCopyingFrameAlone(positions, velocities);
+            }};
+    for (std::int64_t s = 0; s < steps; ++s)
+        if (auto ok = state_->recording->step(*this, raw); !ok) {
+            // A recording that failed (a full disk) is dropped, nothing replaced; the school
+            // steps on without it unless the backend itself failed.
+            state_->recording.reset();
+            return ok;
+        }
+    return {};
 }
 
 Result<void> Simulation::stepCopyingFrame(std::span<float> positions, std::span<float> velocities) {
+    if (state_->recording)
+        return fail("stepCopyingFrame is not allowed while recording: step() records the frames");
+    return stepCopyingFrameAlone(positions, velocities);
+}
+
+Result<void> Simulation::stepCopyingFrameAlone(std::span<float> positions,
+                                               std::span<float> velocities) {
     Backend& backend = *state_->backend;
     const std::size_t floats = 3 * backend.fishCount();
     if (positions.size() != floats || velocities.size() != floats)
@@ -223,26 +263,52 @@ Result<void> Simulation::setBackend(std::string_view name) {
 
 Result<void> Simulation::setParams(const SimParams& next) {
     if (auto ok = validate(next); !ok) return fail(ok.error());
-    const auto replaced = changeParams(*state_->backend, params(), next);
+    const SimParams before = params();
+    const bool same = next == before;
+    if (next.fishCount != before.fishCount)
+        if (auto ok = state_->checkSchoolKept("a new fishCount"); !ok) return ok;
+    if (state_->recording && !same)
+        if (auto ok = state_->recording->beforeChange(*this); !ok) return ok;
+    const auto replaced = changeParams(*state_->backend, before, next);
     if (!replaced) return fail(replaced.error());
     state_->settings = next;
     if (*replaced) ++state_->version;
+    if (state_->recording && !same) return state_->recording->afterChange(*this);
     return {};
 }
 
 Result<void> Simulation::setParam(std::string_view key, double value) {
-    auto next = withConfigNumber(params(), key, value, "parameter");
+    SimParams base = params();
+    // A new count is shared among the species, as every front end shares it (Run.h).
+    if (key == "fishCount" && !base.species.empty() && std::isfinite(value) &&
+        value == std::floor(value) && value >= 0.0 && value <= 1e15)
+        setFishCount(base, static_cast<std::int64_t>(value));
+    auto next = withConfigNumber(base, key, value, "parameter");
     if (!next) return fail(next.error());
     return setParams(*next);
 }
 
-Result<void> Simulation::setConfigJson(std::string_view json) {
+Result<SimParams> withConfigKeys(const SimParams& running, std::string_view json) {
     auto changes = parseJsonText(json, "config");
     if (!changes) return fail(changes.error());
     if (!changes->is_object()) return fail("config: must be a JSON object of config keys");
-    auto merged = nlohmann::ordered_json::parse(configToJson(params()));
+    SimParams base = running;
+    // A new fishCount without new species is shared among the running ones (Run.h).
+    if (changes->contains("fishCount") && !changes->contains("species") && !base.species.empty() &&
+        (*changes)["fishCount"].is_number_integer()) {
+        const auto count = (*changes)["fishCount"].get<std::int64_t>();
+        if (count >= 0 && count <= kMaxFishCount) {
+            setFishCount(base, count);
+            changes->erase("fishCount");
+        }
+    }
+    auto merged = nlohmann::ordered_json::parse(configToJson(base));
     for (const auto& [key, value] : changes->items()) merged[key] = value;
-    auto next = parseConfig(merged.dump(), "config");
+    return parseConfig(merged.dump(), "config");
+}
+
+Result<void> Simulation::setConfigJson(std::string_view json) {
+    auto next = withConfigKeys(params(), json);
     if (!next) return fail(next.error());
     return setParams(*next);
 }
@@ -252,6 +318,7 @@ std::string Simulation::configJson() const {
 }
 
 Result<void> Simulation::addFish(std::span<const Fish> fish) {
+    if (auto ok = state_->checkSchoolKept("adding fish"); !ok) return ok;
     const std::span<const Fish> now = school();
     School next(now.begin(), now.end());
     next.insert(next.end(), fish.begin(), fish.end());
@@ -264,6 +331,7 @@ Result<void> Simulation::addFish(std::span<const Fish> fish) {
 }
 
 Result<void> Simulation::removeFish(std::span<const std::size_t> indices) {
+    if (auto ok = state_->checkSchoolKept("removing fish"); !ok) return ok;
     const std::span<const Fish> now = school();
     std::vector<bool> removed(now.size(), false);
     for (const std::size_t index : indices) {
@@ -286,6 +354,7 @@ Result<void> Simulation::removeFish(std::span<const std::size_t> indices) {
 }
 
 Result<void> Simulation::setSchool(std::span<const Fish> school) {
+    if (auto ok = state_->checkSchoolKept("a new school"); !ok) return ok;
     SimParams p = params();
     countSchool(p, school);
     if (auto ok = validate(p); !ok) return fail(ok.error());
@@ -294,11 +363,13 @@ Result<void> Simulation::setSchool(std::span<const Fish> school) {
     return {};
 }
 
-void Simulation::reset(std::uint64_t seed) {
+Result<void> Simulation::reset(std::uint64_t seed) {
+    if (auto ok = state_->checkSchoolKept("a reset"); !ok) return ok;
     state_->settings.seed = seed;  // the seed makes the school; the step does not read it
     (void)state_->backend->upload(makeInitialSchool(params()));  // the same count: it fits
     state_->seconds = 0.0;
     ++state_->version;
+    return {};
 }
 
 std::span<const Fish> Simulation::school() {
@@ -332,6 +403,121 @@ Result<void> Simulation::loadState(const std::filesystem::path& path) {
     auto loaded = loadStateCsv(path, params());
     if (!loaded) return fail(loaded.error());
     return setSchool(*loaded);
+}
+
+Result<void> Simulation::startRecording(std::span<const RunOutput> outputs) {
+    if (state_->recording) return fail("a recording is running; finish it before starting another");
+    if (auto ok = state_->backend->health(); !ok) return ok;
+    auto recording = Recording::start(*this, outputs);
+    if (!recording) return fail(recording.error());
+    state_->recording = std::move(*recording);
+    return {};
+}
+
+Result<void> Simulation::recordFrame() {
+    if (!state_->recording) return fail("no recording is running; start one first");
+    return state_->recording->recordNow(*this);
+}
+
+Result<RecordingSummary> Simulation::finishRecording() {
+    if (!state_->recording) return fail("no recording is running; start one first");
+    std::unique_ptr<Recording> recording = std::move(state_->recording);
+    if (auto ok = state_->backend->health(); !ok) return fail(ok.error());
+    return recording->finish(*this);
+}
+
+void Simulation::dropRecording() {
+    state_->recording.reset();
+}
+
+RecordingSummary Simulation::recordingProgress() const {
+    return state_->recording ? state_->recording->progress() : RecordingSummary{};
+}
+
+bool Simulation::recording() const {
+    return state_->recording != nullptr;
+}
+
+Result<StartingSchool> readStart(const RunStart& start) {
+    const RunStart::Names& names = start.names;
+    const bool fromState = !start.state.empty();
+    if (fromState && start.fishCount)
+        return fail(names.fishCount + " cannot be used with " + names.state +
+                    ": the fish are the file's rows");
+    if (fromState && start.seed)
+        return fail(names.seed + " cannot be used with " + names.state +
+                    ": the fish come from the file");
+    if (!start.config.empty() && !start.configJson.empty())
+        return fail(names.config + ": give a config file or a config's text, not both");
+    // A trajectory by its content; a file named as one that is not (empty, not HDF5, a FIFO) is
+    // refused as a trajectory, saying why, rather than read as a CSV.
+    const bool fromTrajectory =
+        fromState && (isHdf5File(start.state) || hasTrajectoryExtension(start.state));
+    if (start.frame && !fromTrajectory)
+        return fail(names.frame + " needs " + names.state + " FILE.h5, a trajectory (HDF5); " +
+                    (fromState ? quote(start.state.string(), 200) + " is not one"
+                               : "no " + names.state + " was given"));
+    StartingSchool out;
+    if (fromTrajectory) {
+        if (!start.configJson.empty())
+            return fail(names.config + ": a trajectory's run reads a config file, not a text");
+        ParamFlags flags;
+        if (!start.config.empty()) flags.configPath = start.config.string();
+        if (start.neighborSearch) flags.neighbors = *start.neighborSearch;
+        auto read = readTrajectoryStart(start.state, start.frame, flags);
+        if (!read) return fail(read.error());
+        out.params = std::move(read->params);
+        out.school = std::move(read->school);
+        out.step = static_cast<std::uint64_t>(read->step);
+        out.time = read->time;
+        return out;
+    }
+    if (!start.config.empty()) {
+        auto loaded = loadConfig(start.config);
+        if (!loaded) return fail(loaded.error());
+        out.params = *loaded;
+    } else if (!start.configJson.empty()) {
+        auto parsed = parseConfig(start.configJson, names.config);
+        if (!parsed) return fail(parsed.error());
+        out.params = *parsed;
+    }
+    if (start.fishCount) {
+        const std::int64_t count = *start.fishCount;
+        if (count < 0 || count > kMaxFishCount)
+            return fail(names.fishCount + ": " + std::to_string(count) +
+                        " is not allowed; must be a whole number from 0 to " +
+                        std::to_string(kMaxFishCount));
+        setFishCount(out.params, count);  // a mixed school keeps its shares
+    }
+    if (start.seed) out.params.seed = *start.seed;
+    if (start.neighborSearch) {
+        auto search = parseNeighborSearchFlag(names.neighborSearch, *start.neighborSearch);
+        if (!search) return fail(search.error());
+        out.params.neighborSearch = *search;
+    }
+    if (auto ok = validate(out.params); !ok) return fail(ok.error());
+    if (fromState) {
+        auto loaded = loadStateCsv(start.state, out.params);
+        if (!loaded) return fail(loaded.error());
+        countSchool(out.params, *loaded);
+        out.school = std::move(*loaded);
+    }
+    return out;
+}
+
+Result<Simulation> Simulation::start(const RunStart& start, std::string_view backend) {
+    auto read = readStart(start);
+    if (!read) return fail(read.error());
+    return create(*read, backend);
+}
+
+Result<Simulation> Simulation::create(const StartingSchool& start, std::string_view backend) {
+    auto sim =
+        start.school ? create(start.params, backend, *start.school) : create(start.params, backend);
+    if (!sim) return sim;
+    // From a trajectory's frame, the noise and the clock go on from that frame's.
+    sim->setClock(start.step, start.time);
+    return sim;
 }
 
 Result<void> Simulation::saveConfig(const std::filesystem::path& path) const {

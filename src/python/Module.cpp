@@ -71,7 +71,10 @@ std::string pathText(const py::handle& path) {
     const py::object text = fspath(path);
     if (!py::isinstance<py::str>(text))
         raise(PyExc_TypeError, "path: must be a str or os.PathLike of str, got bytes");
-    return text.cast<std::string>();
+    std::string chars = text.cast<std::string>();
+    // As open() refuses it: the C library would read the path up to the NUL, another file.
+    if (chars.find('\0') != std::string::npos) raise(PyExc_ValueError, "path: embedded null byte");
+    return chars;
 }
 
 std::string text(const py::handle& object) {
@@ -330,11 +333,15 @@ class PySimulation {
             const std::int64_t k = std::min(chunk, left);
             const auto start = std::chrono::steady_clock::now();
             Result<void> ok;
+            const bool recording = sim.recording();
             {
                 const py::gil_scoped_release release;
                 ok = sim.step(k);
             }
-            if (!ok) raise(PyExc_RuntimeError, ok.error());
+            // A recording that could not write (a full disk) was dropped: the file's error.
+            if (!ok)
+                raise(recording && !sim.recording() ? PyExc_OSError : PyExc_RuntimeError,
+                      ok.error());
             left -= k;
             if (left == 0) break;
             if (PyErr_CheckSignals() != 0) throw py::error_already_set();
@@ -360,8 +367,12 @@ class PySimulation {
     void close() {
         if (!sim_) return;
         (void)get();  // not while another thread steps
+        // A recording still running keeps what it recorded, as the end of a with block does.
+        Result<RecordingSummary> recorded = RecordingSummary{};
+        if (sim_->recording()) recorded = sim_->finishRecording();
         sim_.reset();
         glThread_.reset();
+        if (!recorded) raise(PyExc_OSError, recorded.error());
     }
 
     /// Where the backend changed: a gpu one belongs to this thread.
@@ -398,25 +409,29 @@ SimParams parseOrRaise(const std::string& json, std::string_view source) {
 PySimulation construct(const py::object& config, const std::string& backend,
                        const py::kwargs& keys) {
     (void)backendKind(backend);  // a bad name is a ValueError before anything is read
-    py::dict merged;
+    SimParams base;
     if (config.is_none()) {
     } else if (py::isinstance(config, py::module_::import("collections.abc").attr("Mapping"))) {
-        merged = py::dict(config);
+        base = parseOrRaise(toJson(py::dict(config)), "config");
     } else if (py::isinstance<py::str>(config) || py::hasattr(config, "__fspath__")) {
         const std::string path = pathText(config);
         requireExistingFile(path);
         auto params = loadConfig(path);
         if (!params) raise(PyExc_ValueError, params.error());
-        if (keys.empty()) return PySimulation(makeSimulation(*params, backend));
-        merged = fromJson(configToJson(*params));
+        base = *params;
     } else {
         raise(PyExc_TypeError,
               "config: must be a path (str or os.PathLike) to a config JSON, a "
               "dict of config keys, or None; got " +
                   typeName(config));
     }
+    if (keys.empty()) return PySimulation(makeSimulation(base, backend));
+    // The keys over the config, a fishCount shared among its species as every front end does.
+    py::dict merged;
     for (const auto& [key, value] : keys) merged[key] = value;
-    return PySimulation(makeSimulation(parseOrRaise(toJson(merged), "config"), backend));
+    auto params = withConfigKeys(base, toJson(merged));
+    if (!params) raise(PyExc_ValueError, params.error());
+    return PySimulation(makeSimulation(*params, backend));
 }
 
 py::dict measuresDict(const SchoolMetrics& m) {
@@ -424,6 +439,73 @@ py::dict measuresDict(const SchoolMetrics& m) {
     for (const SchoolMeasure& measure : kSchoolMeasures) d[measure.column] = m.*measure.member;
     if (!m.largestGroupShareBySpecies.empty())
         d["largest_group_share_by_species"] = m.largestGroupShareBySpecies;
+    return d;
+}
+
+/// fishschool.measure(positions, velocities, rCohesion, groupDistance, box).
+py::dict measureOf(const py::object& positions, const py::object& velocities, double rCohesion,
+                   double groupDistance, const py::object& box) {
+    // Whole numbers are coordinates too here (a tracked file's pixels).
+    const py::module_ numpy = py::module_::import("numpy");
+    const auto floats = [&](const py::object& value) -> py::object {
+        if (value.is_none()) return value;
+        const py::array array = numpy.attr("asarray")(value);
+        const char kind = array.dtype().kind();
+        return kind == 'i' || kind == 'u' ? py::object(array.attr("astype")("float64"))
+                                          : py::object(array);
+    };
+    const School fish = fishFrom(floats(positions), floats(velocities));
+    std::vector<float> p(3 * fish.size()), v(3 * fish.size());
+    copyFrame(fish, p, v);
+    MeasureOptions options;
+    options.rCohesion = static_cast<float>(rCohesion);
+    options.groupDistance = static_cast<float>(groupDistance);
+    if (!box.is_none()) {
+        const py::array edges = py::module_::import("numpy").attr("asarray")(box, "float64");
+        if (edges.ndim() != 1 || edges.size() != 3)
+            raise(PyExc_ValueError, "box: shape " + text(edges.attr("shape")) +
+                                        " is not allowed; must be three edges (x, y, z), m");
+        const auto typed = py::array_t<double>::ensure(edges);
+        const auto view = typed.unchecked<1>();
+        options.periodicBox = glm::vec3(float(view(0)), float(view(1)), float(view(2)));
+    }
+    auto measured = measureArrays(p, v, options);
+    if (!measured) raise(PyExc_ValueError, measured.error());
+    return measuresDict(*measured);
+}
+
+/// Simulation.record(trajectory=None, metrics=None, state=None, every=1).
+void record(PySimulation& self, const py::object& trajectory, const py::object& metrics,
+            const py::object& state, const py::handle& every) {
+    Simulation& sim = self.get();
+    const std::int64_t k = toInt64(every, "every");
+    if (k < 1)
+        raise(PyExc_ValueError,
+              "every: " + std::to_string(k) + " is not allowed; must be 1 or more");
+    std::vector<RunOutput> outputs;
+    const auto add = [&](const py::object& path, OutputKind kind, const char* name) {
+        if (path.is_none()) return;
+        RunOutput output;
+        output.kind = kind;
+        output.path = pathText(path);
+        output.every = k;
+        output.measured = true;
+        output.name = name;
+        outputs.push_back(std::move(output));
+    };
+    add(trajectory, OutputKind::Trajectory, "trajectory");
+    add(metrics, OutputKind::Measures, "metrics");
+    add(state, OutputKind::State, "state");
+    if (outputs.empty())
+        raise(PyExc_ValueError, "record: give trajectory, metrics or state (a path each)");
+    if (auto ok = sim.startRecording(outputs); !ok) raise(PyExc_OSError, ok.error());
+}
+
+py::dict summaryDict(const RecordingSummary& summary) {
+    py::dict d;
+    d["frames"] = summary.frames;
+    d["rows"] = summary.rows;
+    d["last_frame_step"] = summary.lastFrameStep;
     return d;
 }
 
@@ -526,80 +608,75 @@ class PyTrajectory {
     std::unique_ptr<TrajectoryReader> reader_;
 };
 
-/// The Python TrajectoryWriter: records a Simulation's frames to a trajectory, through the same
-/// output rules as the CLI's (OutputFiles: the path checked first, the file written under a
-/// temporary name and put into place by close()).
+/// The Python TrajectoryWriter: a recording of a Simulation's school (Simulation::startRecording)
+/// whose frames are taken when add_frame() asks, with their measures; the changes of parameters
+/// are recorded at their steps, the file written under a temporary name and put into place by
+/// close().
 class PyTrajectoryWriter {
   public:
-    PyTrajectoryWriter(const py::object& path, PySimulation& simulation) {
-        Simulation& sim = simulation.get();
-        const std::string target = pathText(path);
-        auto temp = outputs_.addExternal("trajectory", target);
-        if (!temp) raise(PyExc_OSError, temp.error());
-        lastConfig_ = sim.configJson();
-        TrajectoryWriterOptions options;
-        if (!sim.params().species.empty()) options.species = speciesOfSchool(sim.school());
-        auto made = TrajectoryWriter::create(*temp, sim.params(), sim.fishCount(), options);
-        if (!made) raise(PyExc_OSError, made.error());
-        writer_ = std::move(*made);
+    PyTrajectoryWriter(const py::object& path, const py::object& simulation)
+        : simulation_(simulation) {
+        Simulation& sim = simulation_.cast<PySimulation&>().get();
+        RunOutput output;
+        output.kind = OutputKind::Trajectory;
+        output.path = pathText(path);
+        output.every = 0;  // only when add_frame asks
+        output.measured = true;
+        output.name = "trajectory";
+        const std::vector<RunOutput> outputs{output};
+        if (auto ok = sim.startRecording(outputs); !ok) raise(PyExc_OSError, ok.error());
+        open_ = true;
     }
 
-    TrajectoryWriter& get() {
-        if (!writer_) raise(PyExc_RuntimeError, "the trajectory writer is closed");
-        return *writer_;
+    Simulation& get() {
+        if (!open_) raise(PyExc_RuntimeError, "the trajectory writer is closed");
+        Simulation& sim = simulation_.cast<PySimulation&>().get();
+        if (!sim.recording()) {
+            open_ = false;
+            raise(PyExc_RuntimeError, "the trajectory writer is closed: its recording ended");
+        }
+        return sim;
     }
 
-    bool closed() const { return !writer_; }
+    bool closed() const { return !open_; }
 
-    /// The simulation's school now as the next frame, with its measures (at every frame:
-    /// MDAnalysis reads observables by frame); a change of its parameters since
-    /// the last frame is recorded first.
-    void addFrame(PySimulation& simulation) {
-        TrajectoryWriter& writer = get();
-        Simulation& sim = simulation.get();
-        if (sim.fishCount() != writer.fishCount())
-            raise(PyExc_ValueError, "the simulation has " + std::to_string(sim.fishCount()) +
-                                        " fish; this trajectory records " +
-                                        std::to_string(writer.fishCount()) +
-                                        " (a trajectory keeps one fish count)");
+    std::size_t frameCount() { return get().recordingProgress().frames; }
+
+    /// The simulation's school now as the next frame, with its measures.
+    void addFrame(const py::object& simulation) {
+        Simulation& sim = get();
+        if (!simulation.is(simulation_))
+            raise(PyExc_ValueError,
+                  "sim: this writer records the Simulation it was made with; give that one");
+        const RecordingSummary done = sim.recordingProgress();
         const auto step = static_cast<std::int64_t>(sim.stepCount());
-        if (lastStep_ && step <= *lastStep_)
+        if (done.frames > 0 && step <= done.lastFrameStep)
             raise(PyExc_ValueError, "step " + std::to_string(step) +
                                         ": the last frame recorded is of step " +
-                                        std::to_string(*lastStep_) +
+                                        std::to_string(done.lastFrameStep) +
                                         "; frames go forward (step the simulation first)");
-        const double seconds = sim.time();
-        std::string config = sim.configJson();
-        if (config != lastConfig_) {
-            if (auto ok = writer.addParameterChange(step, seconds, sim.params()); !ok)
-                raise(PyExc_OSError, ok.error());
-            lastConfig_ = std::move(config);
-        }
-        if (auto ok = writer.addFrame(step, seconds, sim.school(), sim.measures()); !ok)
-            raise(PyExc_OSError, ok.error());
-        lastStep_ = step;
+        if (auto ok = sim.recordFrame(); !ok) raise(PyExc_OSError, ok.error());
     }
 
     /// Ends the file and puts it into place; nothing to do once closed.
     void close() {
-        if (!writer_) return;
-        // Taken out first: another thread's call while this one waits on the disk finds it closed.
-        std::unique_ptr<TrajectoryWriter> writer = std::move(writer_);
-        Result<void> ok;
+        if (!open_) return;
+        open_ = false;
+        auto& owner = simulation_.cast<PySimulation&>();
+        if (owner.closed()) return;  // its close() finished the recording
+        Simulation& sim = owner.get();
+        if (!sim.recording()) return;
+        Result<RecordingSummary> ok = RecordingSummary{};
         {
             const py::gil_scoped_release release;
-            ok = writer->finish();
-            writer.reset();
-            if (ok) ok = outputs_.commit();
+            ok = sim.finishRecording();
         }
         if (!ok) raise(PyExc_OSError, ok.error());
     }
 
   private:
-    OutputFiles outputs_;  // declared first: the writer closes its file before they go
-    std::unique_ptr<TrajectoryWriter> writer_;
-    std::string lastConfig_;
-    std::optional<std::int64_t> lastStep_;
+    py::object simulation_;  ///< the PySimulation recorded, kept alive
+    bool open_ = false;
 };
 
 template <class T, class Value>
@@ -654,6 +731,14 @@ there, as `fishschool-cli ensemble run FILE --out OUT` does. jobs: runs at once 
 thread); shard: (K, N), the runs whose index % N is K; only: a list of run indices to run (again);
 progress(done, total, failed) is called after each run. Returns {total, ran, failed}. ValueError
 when the file, the folder or an option is refused, RuntimeError when the machine failed.)doc");
+    m.def("measure", &measureOf, py::arg("positions"), py::arg("velocities"),
+          py::arg("rCohesion") = SimParams{}.rCohesion, py::arg("groupDistance") = 0.0,
+          py::arg("box") = py::none(),
+          R"doc(The measures of any school, without a simulation: positions and velocities are
+(N, 3) float arrays (m, m/s), e.g. a tracked school's frame. rCohesion: the radius within which a
+fish counts as a neighbour; groupDistance: the distance that links fish into one group (0:
+rCohesion); box: a periodic box's three edges, centred on the origin, or None for open water.
+Returns the dict Simulation.measures() returns. ValueError names what is wrong.)doc");
     m.def(
         "default_params", [] { return fromJson(configToJson(SimParams{})); },
         "Every config key with its default value (docs/config.md), as a dict.");
@@ -674,6 +759,34 @@ then goes into a new buffer); with none alive, a step's school is read into the 
             "step", [](PySimulation& self, const py::object& n) { self.step(n); }, py::arg("n") = 1,
             "Runs n steps (0 or more), with the GIL released. RuntimeError when the backend "
             "failed mid-run.")
+        .def(
+            "record", &record, py::arg("trajectory") = py::none(), py::arg("metrics") = py::none(),
+            py::arg("state") = py::none(), py::arg("every") = 1,
+            R"doc(Records the school from now on, as fishschool-cli simulate does: a trajectory (.h5
+H5MD or .xyz extended XYZ, by its extension), the measures as CSV, the end state as CSV. A frame
+and a row now, then every `every` steps; each change of parameters at its step. Every file is
+written under a temporary name and put into place by finish_recording(), all or none. OSError
+when a path is refused.)doc")
+        .def(
+            "finish_recording",
+            [](PySimulation& self) {
+                Simulation& sim = self.get();
+                Result<RecordingSummary> done = RecordingSummary{};
+                {
+                    const py::gil_scoped_release release;
+                    done = sim.finishRecording();
+                }
+                if (!done) raise(PyExc_OSError, done.error());
+                return summaryDict(*done);
+            },
+            "Ends the recording and puts its files into place; returns {frames, rows, "
+            "last_frame_step}. OSError when a file could not be written (none is replaced).")
+        .def(
+            "drop_recording", [](PySimulation& self) { self.get().dropRecording(); },
+            "Ends the recording without writing: no file is replaced.")
+        .def_property_readonly(
+            "recording", [](PySimulation& self) { return self.get().recording(); },
+            "Whether a recording runs (record(), TrajectoryWriter).")
         .def_property_readonly(
             "positions", [](PySimulation& self) { return self.view(&Fish::position); },
             "(N, 3) float32, m: a read-only view of the school's buffer (see the class doc).")
@@ -697,10 +810,8 @@ then goes into a new buffer); with none alive, a step's school is read into the 
                 const std::string json = toJson(keys);
                 // Checked first as the library checks it, so that what is refused is a
                 // ValueError and what fails after (the backend) a RuntimeError.
-                py::dict merged = fromJson(sim.configJson());
-                for (const auto& [key, value] : fromJson(json).cast<py::dict>())
-                    merged[key] = value;
-                (void)parseOrRaise(toJson(merged), "config");
+                if (auto next = withConfigKeys(sim.params(), json); !next)
+                    raise(PyExc_ValueError, next.error());
                 if (auto ok = sim.setConfigJson(json); !ok) raiseInputError(ok.error());
             },
             "Replaces the named config keys, e.g. set_params(rCohesion=10, fishCount=500); the "
@@ -756,7 +867,8 @@ then goes into a new buffer); with none alive, a step's school is read into the 
             "reset",
             [](PySimulation& self, const py::object& seed) {
                 Simulation& sim = self.get();
-                sim.reset(seed.is_none() ? sim.params().seed : toSeed(seed));
+                if (auto ok = sim.reset(seed.is_none() ? sim.params().seed : toSeed(seed)); !ok)
+                    raise(PyExc_ValueError, ok.error());
             },
             py::arg("seed") = py::none(),
             "A fresh school of the same size from seed (default: the running seed).")
@@ -892,11 +1004,10 @@ add_frame(sim) records its school and its measures at sim.step_count and sim.tim
 parameters since the last frame is recorded with it. close(), or the end of a with block (an
 exception included), ends the file and puts it at `path`; until then `path` is unchanged (the
 file is written under a temporary name beside it).)doc")
-        .def(py::init<const py::object&, PySimulation&>(), py::arg("path"), py::arg("sim"))
+        .def(py::init<const py::object&, const py::object&>(), py::arg("path"), py::arg("sim"))
         .def("add_frame", &PyTrajectoryWriter::addFrame, py::arg("sim"),
              "Records the simulation's school now as the next frame, with its measures.")
-        .def_property_readonly("frame_count",
-                               [](PyTrajectoryWriter& self) { return self.get().frameCount(); })
+        .def_property_readonly("frame_count", &PyTrajectoryWriter::frameCount)
         .def("close", &PyTrajectoryWriter::close,
              "Ends the file and puts it into place. OSError when the disk failed.")
         .def_property_readonly("closed", &PyTrajectoryWriter::closed)

@@ -313,11 +313,14 @@ TEST(Recording, ARecordedSchoolReplaysAsItRanWithItsChangesAndMeasures) {
     EXPECT_EQ(r.params()->noise, params.noise);
     r.seek(2);
     EXPECT_EQ(r.params()->noise, 0.5f) << "changed at step 4, before frame 2 (step 6)";
-    // The app measures when its worker is free, not at the frames: it records no measures.
-    EXPECT_TRUE(r.measures().values.empty());
+    // As the CLI's, the frames carry the school's measures, each at its frame.
+    ASSERT_EQ(r.measures().values.size(), 4u);
+    EXPECT_EQ(r.measures().step[3], 9);
 }
 
-TEST(Recording, ANewFishCountEndsTheRecordingAndKeepsWhatWasRecorded) {
+// A trajectory holds one school: a new fish count is refused while it records (the app ends
+// the recording first, App::apply), and what was recorded is kept when it ends.
+TEST(Recording, ANewFishCountIsRefusedWhileRecordingAndTheRecordingGoesOn) {
     TempDir dir;
     SimParams params = openTank(20);
     auto sim = app::SimulationController::create(params, BackendKind::Cpu);
@@ -329,17 +332,20 @@ TEST(Recording, ANewFishCountEndsTheRecordingAndKeepsWhatWasRecorded) {
     (*sim)->stepOnce();
     SimParams more = (*sim)->params();
     more.fishCount = 25;
-    ASSERT_TRUE((*sim)->applyParams(more));
+    auto refused = (*sim)->applyParams(more);
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().find("while a trajectory records"), std::string::npos);
+    EXPECT_EQ((*sim)->fishCount(), 20u);
     (*recording)->followChanges();
-    ASSERT_TRUE((*recording)->ended());
-    EXPECT_NE((*recording)->ended()->find("fish count"), std::string::npos);
-    (*sim)->stepOnce();  // no longer recorded
+    EXPECT_FALSE((*recording)->ended());
+    (*sim)->stepOnce();
     auto frames = (*recording)->finish();
     ASSERT_TRUE(frames) << frames.error();
-    EXPECT_EQ(*frames, 3u);
+    EXPECT_EQ(*frames, 4u);
+    ASSERT_TRUE((*sim)->applyParams(more)) << "once the recording is finished";
     auto replay = app::Replay::open(file);
     ASSERT_TRUE(replay) << replay.error();
-    EXPECT_EQ((*replay)->frameCount(), 3u);
+    EXPECT_EQ((*replay)->frameCount(), 4u);
     EXPECT_EQ((*replay)->fishCount(), 20u);
 }
 
@@ -510,7 +516,9 @@ TEST_F(ReplayApp, StateInStartsTheLiveSchoolFromATrajectorysFrame) {
     for (std::size_t i = 0; i < expected.size(); ++i)
         EXPECT_LT(glm::distance((*school)[i].position, expected[i].position), 1e-4f);
     EXPECT_EQ(app("--state-in " + file + " --frame 9 --frames 1"), 2);
-    EXPECT_NE(err_.find("--state-in"), std::string::npos) << err_;
+    // As the CLI's simulate says it: the same start (fishschool/Run.h).
+    EXPECT_NE(err_.find("--frame: 9 is not a frame of"), std::string::npos) << err_;
+    EXPECT_NE(err_.find("start.h5; it holds frames 0 to 4"), std::string::npos) << err_;
 }
 
 }  // namespace

@@ -224,7 +224,10 @@ TEST_F(TrajectoryCli, RefusesWhatCannotBeWritten) {
     for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
              {"--state-out s.csv --trajectory-every 5", "--trajectory-every needs --trajectory"},
              {"--trajectory t.h5 --trajectory-every 0", "--trajectory-every"},
-             {"--trajectory same.csv --state-out same.csv", "also the file of"},
+             {"--trajectory same.h5 --state-out same.h5", "also the file of"},
+             {"--trajectory t.csv",
+              "told by its extension; allowed: .h5, .hdf5, .h5md (H5MD) or "
+              ".xyz"},
              {"--trajectory nowhere/t.h5", "does not exist"},
          }) {
         const CliRun run = cli("simulate --steps 2 --fish 5 " + args);
@@ -306,7 +309,7 @@ TEST_F(TrajectoryCli, AFullDiskIsExitOneNamingTheFileAndReplacesNothing) {
     ASSERT_TRUE(WIFEXITED(raw));
     EXPECT_EQ(WEXITSTATUS(raw), 1);
     const std::string err = read(path("stderr.txt"));
-    EXPECT_NE(err.find("error: full.h5: writing failed"), std::string::npos) << err;
+    EXPECT_NE(err.find("error: --trajectory: full.h5: writing failed"), std::string::npos) << err;
     EXPECT_NE(err.find("File too large"), std::string::npos) << err;
     EXPECT_EQ(read(path("full.h5")), "the old file");
     EXPECT_EQ(listing(), (std::set<std::string>{"full.h5"}));

@@ -369,9 +369,13 @@ def test_writer_refuses(fishschool, tmp_path):
         with pytest.raises(ValueError, match="frames go forward"):
             out.add_frame(sim)
         sim.step()
-        sim.set_params(fishCount=60)
-        with pytest.raises(ValueError, match="60 fish"):
-            out.add_frame(sim)
+        # A trajectory holds one school: its size is kept until the recording ends.
+        with pytest.raises(ValueError, match="while a trajectory records"):
+            sim.set_params(fishCount=60)
+        assert sim.fish_count == 50
+        with fishschool.Simulation(fishCount=50, seed=1) as other:
+            with pytest.raises(ValueError, match="the Simulation it was made with"):
+                out.add_frame(other)
         out.close()
         out.close()  # once is enough
     with fishschool.Trajectory(tmp_path / "t.h5") as t:
