@@ -18,6 +18,26 @@ if find "$scratch/prefix/include" -type f ! -path '*/fishschool/*' | grep -q .; 
     find "$scratch/prefix/include" -type f ! -path '*/fishschool/*' >&2
     exit 1
 fi
+# The library exports the public API alone: fishschool:: names that the public headers declare,
+# none of the internals (they are hidden, include/fishschool/Export.h).
+library="$(find "$scratch/prefix" -name 'libfishschool.so.*.*' | head -n 1)"
+exports="$(nm -D --defined-only -C "$library" | awk '{ $1 = ""; $2 = ""; print substr($0, 3) }')"
+if grep -v -E '^(fishschool::|typeinfo for fishschool::|typeinfo name for fishschool::|vtable for fishschool::)' <<< "$exports" | grep -q .; then
+    echo "error: $library exports symbols outside the public API:" >&2
+    grep -v -E '^(fishschool::|typeinfo for fishschool::|typeinfo name for fishschool::|vtable for fishschool::)' <<< "$exports" | head -20 >&2
+    exit 1
+fi
+internal='fishschool::(cli|gpu|glsl|app|ui|hdf5)::|fishschool::(Backend|CpuSolver|OutputFiles|Recording|SimulationInternals|ParamInfo|TrajectoryRecorder|PartFile|GridShape)\b'
+if grep -E "$internal" <<< "$exports" | grep -q .; then
+    echo "error: $library exports internal symbols:" >&2
+    grep -E "$internal" <<< "$exports" | head -20 >&2
+    exit 1
+fi
+for name in 'fishschool::Simulation::step(' 'fishschool::readStart(' 'fishschool::runEnsembleFile(' \
+    'fishschool::TrajectoryReader::open(' 'fishschool::measureArrays(' 'fishschool::validate('; do
+    grep -qF "$name" <<< "$exports" || { echo "error: $library does not export $name" >&2; exit 1; }
+done
+echo "libfishschool.so exports $(wc -l <<< "$exports") symbols, all of the public API"
 cp -r "$root/tests/consumer" "$scratch/consumer"
 cmake -S "$scratch/consumer" -B "$scratch/consumer-build" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_PREFIX_PATH="$scratch/prefix" > "$scratch/configure.log"

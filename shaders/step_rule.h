@@ -326,26 +326,18 @@ vec3 atLeastMinVelocity(vec3 vNext, vec3 a) {
     return direction * minimum;
 }
 
-// Noise: a counter-based generator, the same bits in both languages. A hash of 32 bits (Chris
-// Wellons' lowbias32: integer multiplies, shifts and xors only).
-uint hashBits(uint x) {
-    x ^= x >> 16u;
-    x *= 0x7feb352du;
-    x ^= x >> 15u;
-    x *= 0x846ca68bu;
-    x ^= x >> 16u;
-    return x;
-}
+// Noise: a counter-based generator, the same bits in both languages (hash.h).
+#include "hash.h"
 
 // The key of fish `id`'s draws in this step: the seed, the step's index and the fish hashed.
 uint noiseKey(uint id) {
-    uint stepKey = hashBits(STEP_INDEX(params));
-    return hashBits(hashBits(stepKey ^ STEP_SEED_LOW(params)) ^ STEP_SEED_HIGH(params)) + id;
+    uint stepKey = lowbias32(STEP_INDEX(params));
+    return lowbias32(lowbias32(stepKey ^ STEP_SEED_LOW(params)) ^ STEP_SEED_HIGH(params)) + id;
 }
 
 // Draw number `draw` of a key: uniform on [0, 1) in steps of 2^-24 (exact as a float).
 float uniformDraw(uint key, uint draw) {
-    return float(hashBits(hashBits(key) + draw * 0x9e3779b9u) >> 8u) * (1.0f / 16777216.0f);
+    return float(lowbias32(lowbias32(key) + draw * 0x9e3779b9u) >> 8u) * (1.0f / 16777216.0f);
 }
 
 // A standard normal draw, approximated by the sum of 12 uniform draws minus 6 (Irwin-Hall: mean

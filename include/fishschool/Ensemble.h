@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fishschool/Export.h"
 namespace fishschool {
 
 /// Why an ensemble's runs stopped before they ran: `badInput` when the file, the folder or the
@@ -60,7 +61,7 @@ struct EnsembleOutcome {
 /// `fishschool-cli ensemble run FILE --out FOLDER` does: the folder is new, empty, or this
 /// ensemble's; each finished run is a row of a part file, so a stopped call loses at most the runs
 /// in flight and the same call goes on from there.
-std::expected<EnsembleOutcome, EnsembleFailure> runEnsembleFile(
+FISHSCHOOL_API std::expected<EnsembleOutcome, EnsembleFailure> runEnsembleFile(
     const std::filesystem::path& file, const std::filesystem::path& folder,
     const EnsembleRunOptions& options = {});
 

@@ -10,6 +10,7 @@
 
 #include <glm/vec3.hpp>
 
+#include "fishschool/Export.h"
 #include "fishschool/Fish.h"
 #include "fishschool/Result.h"
 #include "fishschool/SimParams.h"
@@ -91,9 +92,9 @@ constexpr std::size_t schoolMeasureIndex(std::string_view column) {
 
 /// The distance that links two fish into one group: params.groupDistance, or rCohesion when it
 /// is 0.
-float groupDistance(const SimParams& params);
+FISHSCHOOL_API float groupDistance(const SimParams& params);
 
-SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& params);
+FISHSCHOOL_API SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& params);
 
 /// What measureArrays needs beside the fish.
 struct MeasureOptions {
@@ -109,42 +110,45 @@ struct MeasureOptions {
 /// a tracked one, without making a simulation. Errors name what is wrong: sizes that differ or
 /// are not whole fish, a value that is not finite, a position outside the periodic box, a radius
 /// that is not positive.
-[[nodiscard]] Result<SchoolMetrics> measureArrays(std::span<const float> positions,
-                                                  std::span<const float> velocities,
-                                                  const MeasureOptions& options = {});
+[[nodiscard]] FISHSCHOOL_API Result<SchoolMetrics> measureArrays(
+    std::span<const float> positions, std::span<const float> velocities,
+    const MeasureOptions& options = {});
 
 /// The informed fish's preferred direction g, unit length: that of the first species with
 /// kPreferred != 0 and a fish in `school`, or, without species, the config's when kPreferred != 0
 /// and the school has a fish. nullopt when no fish is informed.
-std::optional<glm::vec3> informedDirection(std::span<const Fish> school, const SimParams& params);
+FISHSCHOOL_API std::optional<glm::vec3> informedDirection(std::span<const Fish> school,
+                                                          const SimParams& params);
 
 /// Whether any fish of `params` is informed (kPreferred != 0 in the config or a species): a
 /// school of them has a direction error.
-bool hasInformedFish(const SimParams& params);
+FISHSCHOOL_API bool hasInformedFish(const SimParams& params);
 
 /// The angle, radians in [0, pi], between the mean of `unitHeadingSum`'s headings and the unit
 /// vector `g`: pi / 2 for a zero sum (no direction, so none along g).
-double directionErrorOf(const glm::dvec3& unitHeadingSum, const glm::vec3& g);
+FISHSCHOOL_API double directionErrorOf(const glm::dvec3& unitHeadingSum, const glm::vec3& g);
 
 /// Couzin et al. 2005's accuracy of a group's direction over replicates, from each replicate's
 /// direction error: 1 - S / pi, S = sqrt(2 (1 - mean cos(error))) the angular deviation of the
 /// directions about g (Batschelet's, about g rather than about their mean). 1 when every
 /// replicate goes along g, 1 - sqrt(2) / pi (0.55) for directions at random, 1 - 2 / pi (0.36)
 /// when all go against it. NaN without replicates.
-double directionAccuracy(std::span<const double> directionErrors);
+FISHSCHOOL_API double directionAccuracy(std::span<const double> directionErrors);
 /// The same from the mean of cos(error) over the replicates.
-double accuracyOfMeanCosine(double meanCosine);
+FISHSCHOOL_API double accuracyOfMeanCosine(double meanCosine);
 
 /// The header of a measures CSV (`fishschool-cli simulate --metrics`), without its newline:
 /// step, time_s and kSchoolMeasures' columns.
-std::string metricsCsvHeader();
+FISHSCHOOL_API std::string metricsCsvHeader();
 
 /// One row of that CSV, newline included; numbers to 9 significant digits, an absent (NaN)
 /// measure as an empty field.
-std::string metricsCsvRow(std::int64_t step, double timeSeconds, const SchoolMetrics& metrics);
+FISHSCHOOL_API std::string metricsCsvRow(std::int64_t step, double timeSeconds,
+                                         const SchoolMetrics& metrics);
 
 /// How many (i, j) distance tests one step makes with the given neighbour search:
 /// N(N-1) for all-pairs, the candidates of the 27 grid cells around each fish for grid.
-std::uint64_t pairsTestedPerStep(std::span<const Fish> school, const SimParams& params);
+FISHSCHOOL_API std::uint64_t pairsTestedPerStep(std::span<const Fish> school,
+                                                const SimParams& params);
 
 }  // namespace fishschool

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "fishschool/Export.h"
 #include "fishschool/Fish.h"
 #include "fishschool/Result.h"
 #include "fishschool/SimParams.h"
@@ -49,11 +50,12 @@ struct StartingSchool {
 };
 /// Reads and checks `start`. Errors name the field (RunStart::names) or the file and what is
 /// allowed.
-[[nodiscard]] Result<StartingSchool> readStart(const RunStart& start);
+[[nodiscard]] FISHSCHOOL_API Result<StartingSchool> readStart(const RunStart& start);
 
 /// `base` with the keys of a config's JSON object `json` over it, read and checked as a config
 /// file is: a fishCount without species is shared among base's species by their counts.
-[[nodiscard]] Result<SimParams> withConfigKeys(const SimParams& base, std::string_view json);
+[[nodiscard]] FISHSCHOOL_API Result<SimParams> withConfigKeys(const SimParams& base,
+                                                              std::string_view json);
 
 /// What a recording writes. A trajectory's format is told by the path's extension
 /// (outputFormatOf): H5MD (.h5, .hdf5, .h5md) or extended XYZ (.xyz).
@@ -89,7 +91,8 @@ struct RunOutput {
 enum class TrajectoryFormat { H5md, Xyz };
 /// The format the extension of `path` names (any case), or an error that names the path and
 /// the extensions allowed.
-[[nodiscard]] Result<TrajectoryFormat> outputFormatOf(const std::filesystem::path& path);
+[[nodiscard]] FISHSCHOOL_API Result<TrajectoryFormat> outputFormatOf(
+    const std::filesystem::path& path);
 
 /// What a finished recording wrote.
 struct RecordingSummary {

@@ -2,12 +2,14 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <glm/vec3.hpp>
 
+#include "fishschool/Export.h"
 #include "fishschool/Result.h"
 
 namespace fishschool {
@@ -22,7 +24,24 @@ struct Rock {
 
 /// The three rocks on the floor of the default tank. (A function rather than a braced list in the
 /// member initializer: GCC 12 warns falsely about such a list wherever SimParams is inlined.)
-std::vector<Rock> defaultRocks();
+FISHSCHOOL_API std::vector<Rock> defaultRocks();
+
+/// The names of the values of an enum of the config, in files and flags, in the order of the enum:
+/// each such enum gives its table below, and toString and parseEnum read it.
+template <class Enum>
+inline constexpr std::span<const char* const> kEnumNames{};
+/// The name of `value`: toString(Boundary::Open) is "open".
+template <class Enum>
+requires(!kEnumNames<Enum>.empty()) constexpr std::string_view toString(Enum value) {
+    return kEnumNames<Enum>[static_cast<std::size_t>(value)];
+}
+/// The value named `text`, or nullopt: parseEnum<Boundary>("open") is Boundary::Open.
+template <class Enum>
+requires(!kEnumNames<Enum>.empty()) constexpr std::optional<Enum> parseEnum(std::string_view text) {
+    for (std::size_t k = 0; k < kEnumNames<Enum>.size(); ++k)
+        if (text == kEnumNames<Enum>[k]) return static_cast<Enum>(k);
+    return std::nullopt;
+}
 
 /// How a backend finds the neighbours of a fish.
 enum class NeighborSearch {
@@ -30,10 +49,9 @@ enum class NeighborSearch {
     Grid,      ///< uniform grid of cells as wide as the largest radius, O(N)
 };
 
-/// The names of an enum's values in files and flags, in the order of the enum.
 inline constexpr const char* kNeighborSearchNames[] = {"all-pairs", "grid"};
-std::string_view toString(NeighborSearch search);
-std::optional<NeighborSearch> parseNeighborSearch(std::string_view text);
+template <>
+inline constexpr std::span<const char* const> kEnumNames<NeighborSearch> = kNeighborSearchNames;
 
 /// What the faces of the tank [-bounds, bounds] are (docs/model.md "The school and the tank").
 enum class Boundary {
@@ -43,8 +61,8 @@ enum class Boundary {
 };
 
 inline constexpr const char* kBoundaryNames[] = {"walls", "periodic", "open"};
-std::string_view toString(Boundary boundary);
-std::optional<Boundary> parseBoundary(std::string_view text);
+template <>
+inline constexpr std::span<const char* const> kEnumNames<Boundary> = kBoundaryNames;
 
 /// How seeking (kTarget) finds its way to the target.
 enum class TargetPath {
@@ -53,8 +71,8 @@ enum class TargetPath {
 };
 
 inline constexpr const char* kTargetPathNames[] = {"straight", "flow-field"};
-std::string_view toString(TargetPath path);
-std::optional<TargetPath> parseTargetPath(std::string_view text);
+template <>
+inline constexpr std::span<const char* const> kEnumNames<TargetPath> = kTargetPathNames;
 
 /// How each rule turns its direction into a force.
 enum class Steering {
@@ -67,8 +85,8 @@ enum class Steering {
 };
 
 inline constexpr const char* kSteeringNames[] = {"article", "reynolds", "couzin", "vicsek"};
-std::string_view toString(Steering steering);
-std::optional<Steering> parseSteering(std::string_view text);
+template <>
+inline constexpr std::span<const char* const> kEnumNames<Steering> = kSteeringNames;
 
 /// How the offsets of the separation neighbours are weighted before they are summed.
 enum class SeparationFalloff {
@@ -77,8 +95,9 @@ enum class SeparationFalloff {
 };
 
 inline constexpr const char* kSeparationFalloffNames[] = {"none", "inverse-square"};
-std::string_view toString(SeparationFalloff falloff);
-std::optional<SeparationFalloff> parseSeparationFalloff(std::string_view text);
+template <>
+inline constexpr std::span<const char* const> kEnumNames<SeparationFalloff> =
+    kSeparationFalloffNames;
 
 /// How the weighted forces become one acceleration.
 enum class Combine {
@@ -87,8 +106,8 @@ enum class Combine {
 };
 
 inline constexpr const char* kCombineNames[] = {"sum", "prioritized"};
-std::string_view toString(Combine combine);
-std::optional<Combine> parseCombine(std::string_view text);
+template <>
+inline constexpr std::span<const char* const> kEnumNames<Combine> = kCombineNames;
 
 /// How avoidance (kAvoidance) steers clear of rocks.
 enum class Avoidance {
@@ -97,8 +116,8 @@ enum class Avoidance {
 };
 
 inline constexpr const char* kAvoidanceNames[] = {"repel", "rays"};
-std::string_view toString(Avoidance avoidance);
-std::optional<Avoidance> parseAvoidance(std::string_view text);
+template <>
+inline constexpr std::span<const char* const> kEnumNames<Avoidance> = kAvoidanceNames;
 
 /// Whom a fish schools with: cohesion and alignment count these fish; separation counts every fish.
 enum class SchoolsWith {
@@ -107,8 +126,8 @@ enum class SchoolsWith {
 };
 
 inline constexpr const char* kSchoolsWithNames[] = {"all", "own"};
-std::string_view toString(SchoolsWith schoolsWith);
-std::optional<SchoolsWith> parseSchoolsWith(std::string_view text);
+template <>
+inline constexpr std::span<const char* const> kEnumNames<SchoolsWith> = kSchoolsWithNames;
 
 /// How the offsets of the separation neighbours are scaled.
 enum class SeparationScaling {
@@ -117,8 +136,9 @@ enum class SeparationScaling {
 };
 
 inline constexpr const char* kSeparationScalingNames[] = {"none", "kinetic-energy"};
-std::string_view toString(SeparationScaling scaling);
-std::optional<SeparationScaling> parseSeparationScaling(std::string_view text);
+template <>
+inline constexpr std::span<const char* const> kEnumNames<SeparationScaling> =
+    kSeparationScalingNames;
 
 /// One per-fish key that a species sets (a key of paramTable() that is marked per fish), with its
 /// value in the member its type takes: a number, an array of 3 numbers, or the index of a name.
@@ -283,10 +303,10 @@ struct SimParams {
 /// prey on the others, the rest are plain fish.
 enum class FishKind { Fish, Leader, Predator };
 
-FishKind fishKind(std::size_t index, const SimParams& params);
-std::string_view toString(FishKind kind);
+FISHSCHOOL_API FishKind fishKind(std::size_t index, const SimParams& params);
+FISHSCHOOL_API std::string_view toString(FishKind kind);
 /// Whether the school has fish of other kinds than plain fish (leaders or predators).
-bool hasKinds(const SimParams& params);
+FISHSCHOOL_API bool hasKinds(const SimParams& params);
 
 /// The largest fish count accepted anywhere (config, CLI, UI): 16 million fish, about 600 MB of
 /// state per copy.
@@ -298,29 +318,29 @@ inline constexpr std::size_t kMaxRocks = 256;
 inline constexpr std::size_t kMaxSpecies = 16;
 
 /// The number of species the step tells apart: params.species.size(), or 1 without species.
-std::size_t speciesCount(const SimParams& params);
+FISHSCHOOL_API std::size_t speciesCount(const SimParams& params);
 /// The species of fish `index` of a new school: the species whose range of indices holds it (0
 /// without species, and past the last species).
-std::uint32_t speciesOf(std::uint64_t index, const SimParams& params);
+FISHSCHOOL_API std::uint32_t speciesOf(std::uint64_t index, const SimParams& params);
 /// The parameters the fish of species `s` step with: `params` with the keys the species sets,
 /// and no species. Without species (s = 0): `params` without change.
-SimParams paramsOfSpecies(const SimParams& params, std::size_t s);
+FISHSCHOOL_API SimParams paramsOfSpecies(const SimParams& params, std::size_t s);
 /// Whether any fish of `params` steps with species' own values or the seed-004 behaviours: the
 /// step then reads the species of each fish and its neighbours.
-bool usesSpecies(const SimParams& params);
+FISHSCHOOL_API bool usesSpecies(const SimParams& params);
 
 /// Checks the rule of every key of paramTable() and the rules that tie keys together (the tank,
 /// the rocks). The error names the key, the value and what is allowed, e.g.
 /// "rCohesion: -1 is not allowed; must be finite and >= 0".
-[[nodiscard]] Result<void> validate(const SimParams& params);
+[[nodiscard]] FISHSCHOOL_API Result<void> validate(const SimParams& params);
 
 /// The largest of the three neighbour radii, of every species.
-float maxRadius(const SimParams& params);
+FISHSCHOOL_API float maxRadius(const SimParams& params);
 /// The half extents the neighbour grid spans: the tank's, with y 0 in 2D (a school in the plane
 /// y = 0 needs one layer of cells).
-glm::vec3 gridBounds(const SimParams& params);
+FISHSCHOOL_API glm::vec3 gridBounds(const SimParams& params);
 /// The largest speed limit of any fish: maxVelocity of every species, and predatorMaxVelocity
 /// when there are predators.
-float fastestSpeed(const SimParams& params);
+FISHSCHOOL_API float fastestSpeed(const SimParams& params);
 
 }  // namespace fishschool

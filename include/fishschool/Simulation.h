@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fishschool/Export.h"
 #include "fishschool/Fish.h"
 #include "fishschool/Metrics.h"
 #include "fishschool/Result.h"
@@ -17,8 +18,6 @@
 
 namespace fishschool {
 
-class Backend;
-
 /// A kind of backend of this build, in the order the app's keys 1, 2, 3 choose them.
 struct BackendInfo {
     std::string name;   ///< "cpu", "tbb", "gpu": what Simulation takes
@@ -26,10 +25,14 @@ struct BackendInfo {
     bool built = true;  ///< compiled into this build (the gpu one needs EGL and glad)
 };
 /// Every kind of backend this build knows.
-std::vector<BackendInfo> backends();
+FISHSCHOOL_API std::vector<BackendInfo> backends();
+
+/// Whether `name` is a kind of backend of this build ("cpu", "tbb", "gpu"); the error names the
+/// kinds allowed. Whether it can run on this machine is Simulation::create's to say.
+[[nodiscard]] FISHSCHOOL_API Result<void> checkBackendName(std::string_view name);
 
 /// The library's version, e.g. "0.1.0".
-std::string_view version();
+FISHSCHOOL_API std::string_view version();
 
 /// One school and the backend that steps it: what the app, the CLI and Python drive. Every
 /// change is checked as a config file is (docs/config.md) and, when refused, leaves the
@@ -39,7 +42,7 @@ std::string_view version();
 ///     if (!sim) return fail(sim.error());
 ///     if (auto ok = sim->step(100); !ok) ...
 ///     const fishschool::SchoolMetrics m = sim->measures();
-class Simulation {
+class FISHSCHOOL_API Simulation {
   public:
     /// A fresh school of params.fishCount fish from params.seed on the backend named `backend`.
     [[nodiscard]] static Result<Simulation> create(const SimParams& params,
@@ -48,10 +51,6 @@ class Simulation {
     /// outside every rock.
     [[nodiscard]] static Result<Simulation> create(const SimParams& params,
                                                    std::string_view backend,
-                                                   std::span<const Fish> school);
-    /// The same on a backend already made (this project's front ends and tests).
-    [[nodiscard]] static Result<Simulation> create(const SimParams& params,
-                                                   std::unique_ptr<Backend> backend,
                                                    std::span<const Fish> school);
     /// A run's start (Run.h): a config, a state CSV or a trajectory's frame, with the fish count
     /// shared among the species; from a frame, its step and time go on.
@@ -151,7 +150,8 @@ class Simulation {
     /// While a trajectory records, the school keeps its size: a new fish count, added or
     /// removed fish, a new school or a reset are refused until finishRecording().
     [[nodiscard]] Result<void> startRecording(std::span<const RunOutput> outputs);
-    /// A frame and a row of every output now (those whose `every` is 0 record only these).
+    /// A frame and a row of every output now (those whose `every` is 0 record only these). A
+    /// recording that fails is dropped, as step() drops it.
     [[nodiscard]] Result<void> recordFrame();
     /// Ends the recording: the end state written, every file put into place together; on an
     /// error none is, and every existing file is as it was. Errors name the user's path.
@@ -162,11 +162,8 @@ class Simulation {
     /// What the running recording has written so far (all zero without one).
     RecordingSummary recordingProgress() const;
 
-    /// The backend itself, for front ends of this project that draw from it (the app); not part
-    /// of the installed API's promises.
-    Backend& backend();
-
   private:
+    friend struct SimulationInternals;  // this project's front ends beneath the API (the app)
     struct State;
     Result<void> stepCopyingFrameAlone(std::span<float> positions, std::span<float> velocities);
     explicit Simulation(std::unique_ptr<State> state);

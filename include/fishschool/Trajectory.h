@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "fishschool/Export.h"
 #include "fishschool/Fish.h"
 #include "fishschool/Metrics.h"
 #include "fishschool/Result.h"
@@ -62,7 +63,7 @@ namespace fishschool {
 static_assert(static_cast<std::int32_t>(FishKind::Fish) == 0 &&
               static_cast<std::int32_t>(FishKind::Leader) == 1 &&
               static_cast<std::int32_t>(FishKind::Predator) == 2);
-std::vector<FishKind> fishKinds(const SimParams& params, std::size_t fishCount);
+FISHSCHOOL_API std::vector<FishKind> fishKinds(const SimParams& params, std::size_t fishCount);
 
 /// An attribute the writer writes: int64, uint64, float64 or a string.
 struct TrajectoryAttribute {
@@ -83,13 +84,13 @@ struct TrajectoryWriterOptions {
 };
 
 /// The species of every fish of `school`, for TrajectoryWriterOptions::species.
-std::vector<std::uint32_t> speciesOfSchool(std::span<const Fish> school);
+FISHSCHOOL_API std::vector<std::uint32_t> speciesOfSchool(std::span<const Fish> school);
 
 /// Writes one trajectory. Frames are copied (float32) when given and written by a thread of the
 /// writer's own, so a step waits on the disk only when the queue is full. Not thread-safe: one
 /// thread gives it frames. The file is the caller's: OutputFiles::addExternal() gives a path
 /// that is put into place by its commit(), after finish().
-class TrajectoryWriter {
+class FISHSCHOOL_API TrajectoryWriter {
   public:
     /// Creates `file` (replacing what is there: give it a temporary path) with the header, the
     /// box, the kinds and the config of `params`, for a school of `fishCount` fish. Errors name
@@ -142,7 +143,7 @@ struct TrajectoryMeasures {
 /// sizes the file can hold) before reading, so that a hostile file gets an error naming the
 /// object ("particles/school/position/value: ...") in bounded time and memory. Frames are read on
 /// demand. One thread at a time.
-class TrajectoryReader {
+class FISHSCHOOL_API TrajectoryReader {
   public:
     /// Errors are bad input (exit status 2).
     [[nodiscard]] static Result<std::unique_ptr<TrajectoryReader>> open(
@@ -171,6 +172,6 @@ class TrajectoryReader {
 
 /// Whether `file` starts as an HDF5 file does (its signature at offset 0), so that --state-in
 /// tells a trajectory from a state CSV by its content.
-bool isHdf5File(const std::filesystem::path& file);
+FISHSCHOOL_API bool isHdf5File(const std::filesystem::path& file);
 
 }  // namespace fishschool

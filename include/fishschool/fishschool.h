@@ -9,6 +9,7 @@
 // and what it records (trajectories, measures, the end state) are Run.h's, the same for every
 // front end.
 
+#include "fishschool/Config.h"
 #include "fishschool/Ensemble.h"
 #include "fishschool/Fish.h"
 #include "fishschool/Metrics.h"

@@ -8,13 +8,11 @@
 #include "SimulationController.h"
 #include "core/Messages.h"
 #include "io/ConfigIO.h"
-#include "io/Hdf5Handles.h"
 
 namespace fishschool::app {
 
 Result<std::unique_ptr<Replay>> Replay::open(const std::filesystem::path& file,
                                              const ReplayOptions& options) {
-    hdf5::silenceErrorStack();
     auto reader = TrajectoryReader::open(file);
     if (!reader) return fail(reader.error());
     auto replay = std::unique_ptr<Replay>(new Replay());
@@ -176,7 +174,6 @@ void Replay::waitForPrefetch() {
 }
 
 void Replay::prefetchLoop() {
-    hdf5::silenceErrorStack();
     std::unique_lock lock(cacheMutex_);
     while (!stop_) {
         // The frames to have in memory, nearest first: ahead of a playing playhead (half the

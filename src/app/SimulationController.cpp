@@ -34,8 +34,8 @@ Result<std::unique_ptr<SimulationController>> SimulationController::create(
     if (auto ok = validate(params); !ok) return fail(ok.error());
     if (auto ok = checkInteractive(params, backend->kind()); !ok) return fail(ok.error());
     const School school = startSchool ? School{} : makeInitialSchool(params);
-    auto simulation =
-        Simulation::create(params, std::move(backend), startSchool ? *startSchool : school);
+    auto simulation = SimulationInternals::create(params, std::move(backend),
+                                                  startSchool ? *startSchool : school);
     if (!simulation) return fail(simulation.error());
     auto controller =
         std::unique_ptr<SimulationController>(new SimulationController(std::move(*simulation)));
@@ -63,7 +63,7 @@ const std::string& SimulationController::unavailableReason(BackendKind kind) {
             reason = "";
         } else {
             auto probe = createBackend(kind, params());
-            reason = probe ? "" : probe.error();
+            reason = probe ? "" : probe.error().message();
         }
     }
     return *reason;

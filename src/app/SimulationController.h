@@ -16,6 +16,7 @@
 #include "fishschool/Result.h"
 #include "fishschool/SimParams.h"
 #include "fishschool/Simulation.h"
+#include "library/SimulationInternals.h"
 
 namespace fishschool::app {
 
@@ -37,7 +38,7 @@ class SimulationController {
 
     /// The running parameters; fishCount is the backend's, the one count of the school.
     SimParams params() const { return simulation_.params(); }
-    Backend& backend() { return simulation_.backend(); }
+    Backend& backend() { return SimulationInternals::backend(simulation_); }
     /// The school as it is now, species included (Simulation::school()), e.g. for a trajectory
     /// that records each fish's species.
     std::span<const Fish> school() { return simulation_.school(); }

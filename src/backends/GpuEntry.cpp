@@ -27,11 +27,11 @@ Result<void> ensureGlContext() {
     static std::unique_ptr<gpu::HeadlessGlContext> headless;
     const std::lock_guard lock(mutex);
     if (headless) {
-        if (auto ok = headless->makeCurrent(); !ok) return fail("gpu: " + ok.error());
+        if (auto ok = headless->makeCurrent(); !ok) return fail(ok.error().prefixed("gpu: "));
         return {};
     }
     auto made = gpu::HeadlessGlContext::create();
-    if (!made) return fail("gpu: " + made.error());
+    if (!made) return fail(made.error().prefixed("gpu: "));
     headless = std::move(*made);
     std::cerr << "GL renderer: " << headless->renderer() << "\n";
     return {};

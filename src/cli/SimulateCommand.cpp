@@ -118,7 +118,7 @@ int runSimulate(const SimulateOptions& o) {
     }
     // The start as the library reads it for every front end (fishschool/Run.h).
     auto start = runStartOf(o.params, o.stateIn, frame);
-    if (!start) return fail(start.error());
+    if (!start) return exitWith(start.error());
 
     if (o.stateOut.empty() && o.metricsPath.empty() && o.trajectoryPath.empty())
         return fail("--state-out is required (or --metrics, or --trajectory)");
@@ -166,7 +166,7 @@ int runSimulate(const SimulateOptions& o) {
                            .inputs = {config, stateIn, changeConfig}});
 
     auto starting = readStart(*start);
-    if (!starting) return fail(starting.error());
+    if (!starting) return exitWith(starting.error());
     std::optional<SimParams> change;
     if (!o.changeConfig.empty()) {
         auto loaded = loadParams(ParamFlags{.configPath = o.changeConfig});
@@ -188,7 +188,7 @@ int runSimulate(const SimulateOptions& o) {
     Simulation& sim = *simulation;
     if (const std::string note = searchNotice(sim.params(), sim.fishCount()); !note.empty())
         std::cerr << "simulate: note: " << note << "\n";
-    if (auto ok = sim.startRecording(outputs); !ok) return fail(ok.error());
+    if (auto ok = sim.startRecording(outputs); !ok) return exitWith(ok.error());
 
     auto check = [&](std::int64_t step, const char* when) {
         if (!o.check) return true;
@@ -212,7 +212,7 @@ int runSimulate(const SimulateOptions& o) {
     std::int64_t done = 0;
     for (; done < o.steps && !stopRequested(); ++done) {
         if (!applyChange(done)) return kExitInternal;
-        if (auto ok = sim.step(); !ok) return internalFailure(ok.error());
+        if (auto ok = sim.step(); !ok) return exitWith(ok.error());
         if (!check(done + 1, "step ")) return kExitInternal;
         if (o.steps >= 100 && (done + 1) % (o.steps / 10) == 0)
             std::cerr << "step " << (done + 1) << "/" << o.steps << "\n";
@@ -221,7 +221,7 @@ int runSimulate(const SimulateOptions& o) {
     if (!stoppedBy && !applyChange(o.steps)) return kExitInternal;
     // Only now, the whole run done, does any existing file get replaced.
     auto recorded = sim.finishRecording();
-    if (!recorded) return internalFailure(recorded.error());
+    if (!recorded) return exitWith(recorded.error());
     if (!stoppedBy) return 0;
     std::string kept;
     if (!o.stateOut.empty())

@@ -13,11 +13,13 @@
 
 #include <glm/vec3.hpp>
 
+#include "core/Hash.h"
+
 namespace fishschool {
 
 namespace glsl {
 /// shaders/open_water_buckets.h, the text the GPU's grid.glsl includes, as C++.
-struct OpenWaterBuckets {
+struct OpenWaterBuckets : Hash {
     using uint = std::uint32_t;
 #include "open_water_buckets.h"
 };

@@ -106,6 +106,17 @@ std::span<const ParamInfo> paramTable();
 /// The entry of `key`, or null when there is none.
 const ParamInfo* findParam(std::string_view key);
 
+/// The config key of `member`, as the table spells it: code names a key through its member
+/// (keyOf(&SimParams::rCohesion)), so that each key is spelled in one place. Every member is a
+/// key of the table (ParamTable.EveryKeyIsFoundByItsMember).
+template <class T>
+std::string_view keyOf(T SimParams::*member) {
+    for (const ParamInfo& info : paramTable())
+        if (const auto* field = std::get_if<T SimParams::*>(&info.field); field && *field == member)
+            return info.key;
+    return {};
+}
+
 /// The per-fish keys a species may set, in the table's order.
 std::vector<const ParamInfo*> perFishParams();
 

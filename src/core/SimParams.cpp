@@ -4,17 +4,6 @@
 #include <span>
 
 namespace fishschool {
-namespace {
-
-/// The value of `Enum` named `text` among `names` (in the order of the enum).
-template <class Enum>
-std::optional<Enum> parseName(std::span<const char* const> names, std::string_view text) {
-    for (std::size_t k = 0; k < names.size(); ++k)
-        if (text == names[k]) return static_cast<Enum>(k);
-    return std::nullopt;
-}
-
-}  // namespace
 
 std::vector<Rock> defaultRocks() {
     return {
@@ -22,78 +11,6 @@ std::vector<Rock> defaultRocks() {
         {{12.0f, -14.0f, 9.0f}, 5.0f},
         {{2.0f, -15.0f, 22.0f}, 4.0f},
     };
-}
-
-std::string_view toString(NeighborSearch search) {
-    return kNeighborSearchNames[static_cast<std::size_t>(search)];
-}
-
-std::optional<NeighborSearch> parseNeighborSearch(std::string_view text) {
-    return parseName<NeighborSearch>(kNeighborSearchNames, text);
-}
-
-std::string_view toString(Boundary boundary) {
-    return kBoundaryNames[static_cast<std::size_t>(boundary)];
-}
-
-std::optional<Boundary> parseBoundary(std::string_view text) {
-    return parseName<Boundary>(kBoundaryNames, text);
-}
-
-std::string_view toString(TargetPath path) {
-    return kTargetPathNames[static_cast<std::size_t>(path)];
-}
-
-std::optional<TargetPath> parseTargetPath(std::string_view text) {
-    return parseName<TargetPath>(kTargetPathNames, text);
-}
-
-std::string_view toString(Steering steering) {
-    return kSteeringNames[static_cast<std::size_t>(steering)];
-}
-
-std::optional<Steering> parseSteering(std::string_view text) {
-    return parseName<Steering>(kSteeringNames, text);
-}
-
-std::string_view toString(SeparationFalloff falloff) {
-    return kSeparationFalloffNames[static_cast<std::size_t>(falloff)];
-}
-
-std::optional<SeparationFalloff> parseSeparationFalloff(std::string_view text) {
-    return parseName<SeparationFalloff>(kSeparationFalloffNames, text);
-}
-
-std::string_view toString(Combine combine) {
-    return kCombineNames[static_cast<std::size_t>(combine)];
-}
-
-std::optional<Combine> parseCombine(std::string_view text) {
-    return parseName<Combine>(kCombineNames, text);
-}
-
-std::string_view toString(Avoidance avoidance) {
-    return kAvoidanceNames[static_cast<std::size_t>(avoidance)];
-}
-
-std::optional<Avoidance> parseAvoidance(std::string_view text) {
-    return parseName<Avoidance>(kAvoidanceNames, text);
-}
-
-std::string_view toString(SchoolsWith schoolsWith) {
-    return kSchoolsWithNames[static_cast<std::size_t>(schoolsWith)];
-}
-
-std::optional<SchoolsWith> parseSchoolsWith(std::string_view text) {
-    return parseName<SchoolsWith>(kSchoolsWithNames, text);
-}
-
-std::string_view toString(SeparationScaling scaling) {
-    return kSeparationScalingNames[static_cast<std::size_t>(scaling)];
-}
-
-std::optional<SeparationScaling> parseSeparationScaling(std::string_view text) {
-    return parseName<SeparationScaling>(kSeparationScalingNames, text);
 }
 
 FishKind fishKind(std::size_t index, const SimParams& params) {

@@ -16,6 +16,7 @@
 #include <glm/vec3.hpp>
 #include <glm/vec4.hpp>
 
+#include "core/Hash.h"
 #include "fishschool/SimParams.h"
 
 namespace fishschool {
@@ -48,7 +49,7 @@ using glm::sqrt;
 /// shaders/step_rule.h for one set of behaviours (kFeature* bits). Its functions read `params`,
 /// `rocks`, `flow` and `specials` as the shaders read their uniform block and buffers.
 template <uint kFeatures>
-class StepRule {
+class StepRule : Hash {
   public:
     /// `rockData` holds STEP_ROCK_COUNT(params) rocks; `flowData` the flow field's nodes when
     /// kFeatureFlowField is on (else it may be null). All must outlive the rule.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fishschool/Result.h"
+#include "gpu/GpuErrors.h"
 
 namespace fishschool::gpu {
 

@@ -11,6 +11,7 @@
 #include "ShaderFiles.h"
 #include "core/GridShape.h"
 #include "core/Messages.h"
+#include "gpu/GpuErrors.h"
 
 namespace fishschool::gpu {
 namespace {
@@ -436,8 +437,8 @@ void GpuBackend::dispatchStep() {
     const GridShape grid =
         params_.boundary == Boundary::Open
             ? GridShape::forOpenWater(maxRadius(params_) * kGpuCellMargin, maxCells)
-            : GridShape::forTank(gridBounds(params_), maxRadius(params_) * kGpuCellMargin,
-                                 maxCells, 1, periodic);
+            : GridShape::forTank(gridBounds(params_), maxRadius(params_) * kGpuCellMargin, maxCells,
+                                 1, periodic);
     // A periodic tank too small for the wrapped grid search is searched pair by pair, through
     // the nearest image (docs/model.md "Neighbour search").
     const bool useGrid = params_.neighborSearch == NeighborSearch::Grid &&

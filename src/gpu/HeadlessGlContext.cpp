@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "GlObjects.h"
+#include "gpu/GpuErrors.h"
 
 namespace fishschool::gpu {
 namespace {

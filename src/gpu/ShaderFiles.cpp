@@ -1,4 +1,5 @@
 #include "ShaderFiles.h"
+#include "gpu/GpuErrors.h"
 
 #include <dlfcn.h>
 

@@ -6,18 +6,13 @@
 #include <string>
 #include <string_view>
 
+#include "fishschool/Config.h"
 #include "fishschool/Result.h"
 #include "fishschool/Run.h"
 #include "fishschool/SimParams.h"
 
 namespace fishschool {
 
-/// Parses a config JSON object (docs/config.md, paramTable()). Missing keys take their defaults;
-/// unknown keys, wrong types and values that break a rule are errors naming the key, e.g.
-/// "config.json: key 'rCohesion': -1 is not allowed; must be finite and >= 0".
-[[nodiscard]] Result<SimParams> parseConfig(std::string_view json,
-                                            std::string_view sourceName = "config");
-[[nodiscard]] Result<SimParams> loadConfig(const std::filesystem::path& path);
 /// The colour of species number `index` whose config gives none: the next of a small palette.
 glm::vec3 defaultSpeciesColor(std::size_t index);
 /// `base` (valid) with the numeric config key `key` set to `value`, read and checked as a config
@@ -49,10 +44,5 @@ struct ParamFlags {
 /// As above, from `base` (valid) rather than the built-in defaults when no config file is given:
 /// a trajectory's config, which the flags override as they would a file's.
 [[nodiscard]] Result<SimParams> loadParams(const ParamFlags& flags, const SimParams& base);
-
-/// Every key, pretty-printed; parseConfig(configToJson(p)) == p.
-std::string configToJson(const SimParams& params);
-/// Writes to a temporary name beside the file, then renames it over.
-[[nodiscard]] Result<void> saveConfig(const std::filesystem::path& path, const SimParams& params);
 
 }  // namespace fishschool

@@ -23,4 +23,13 @@ int internalFailure(std::string_view message) {
     return kExitInternal;
 }
 
+int exitStatusOf(const Error& error) {
+    return error.kind() == ErrorKind::BadInput ? kExitBadInput : kExitInternal;
+}
+
+int exitWith(const Error& error) {
+    printError(error);
+    return exitStatusOf(error);
+}
+
 }  // namespace fishschool

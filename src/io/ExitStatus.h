@@ -5,6 +5,8 @@
 
 #include <string_view>
 
+#include "fishschool/Result.h"
+
 namespace fishschool {
 
 /// Success, and --help.
@@ -23,5 +25,10 @@ void printError(std::string_view message);
 int badInput(std::string_view message);
 /// printError, then kExitInternal: a failure of this machine, not of the input.
 int internalFailure(std::string_view message);
+/// The exit status of an error by its kind, the one place the programs decide it: bad input
+/// kExitBadInput, a file, the system or the program kExitInternal.
+int exitStatusOf(const Error& error);
+/// printError, then exitStatusOf(error).
+int exitWith(const Error& error);
 
 }  // namespace fishschool

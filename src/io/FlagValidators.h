@@ -19,7 +19,7 @@ namespace fishschool {
 /// Refuses an empty value, so that `--config ""` is an error rather than "no config".
 inline CLI::Validator nonEmpty() {
     return CLI::Validator(
-        [](const std::string& value) {
+        [](const std::string& value) -> std::string {
             return value.empty() ? std::string("an empty value is not allowed") : std::string();
         },
         "", "NONEMPTY");
@@ -30,9 +30,9 @@ inline CLI::Validator nonEmpty() {
 inline CLI::Validator wholeNumber(std::int64_t min,
                                   std::int64_t max = std::numeric_limits<std::int64_t>::max()) {
     return CLI::Validator(
-        [min, max](const std::string& value) {
+        [min, max](const std::string& value) -> std::string {
             auto n = parseWholeNumber("", value, min, max);
-            return n ? std::string() : n.error();
+            return n ? std::string() : n.error().message();
         },
         "", "WHOLE_NUMBER");
 }
@@ -41,7 +41,7 @@ inline CLI::Validator wholeNumber(std::int64_t min,
 /// own would take "nan", which passes every range check.
 inline CLI::Validator finiteNumber(double min, double max) {
     return CLI::Validator(
-        [min, max](const std::string& value) {
+        [min, max](const std::string& value) -> std::string {
             auto n = parseFiniteNumber("", value);
             if (!n) return n.error();
             if (*n < min || *n > max)

@@ -24,6 +24,17 @@
 
 namespace fishschool {
 namespace {
+/// A system call's failure as an error's kind: a place the user named that refuses (rights, a
+/// read-only file system) is bad input; the machine failing (a full disk, an I/O error) is not.
+ErrorKind kindOfSystemError(int error) {
+    return error == EACCES || error == EPERM || error == EROFS || error == ENOENT ||
+                   error == ENOTDIR || error == ENAMETOOLONG || error == EISDIR
+               ? ErrorKind::BadInput
+               : ErrorKind::System;
+}
+}  // namespace
+
+namespace {
 
 namespace fs = std::filesystem;
 
@@ -54,7 +65,8 @@ Result<std::pair<int, fs::path>> createTemporaryBeside(const fs::path& target) {
         if (fd < 0 && errno != EEXIST) break;
     }
     if (fd < 0)
-        return fail(named(target) + ": cannot create a file beside it: " + std::strerror(errno));
+        return fail(named(target) + ": cannot create a file beside it: " + std::strerror(errno),
+                    kindOfSystemError(errno));
     return std::pair{fd, temp};
 }
 
@@ -82,7 +94,8 @@ Result<fs::path> nameUnnamed(int fd, const fs::path& target) {
             return temp;
         if (errno != EEXIST) break;
     }
-    return fail(named(target) + ": cannot write the file beside it: " + std::strerror(errno));
+    return fail(named(target) + ": cannot write the file beside it: " + std::strerror(errno),
+                ErrorKind::System);
 }
 
 Result<void> writeAll(int fd, std::string_view data, const fs::path& target) {
@@ -90,8 +103,9 @@ Result<void> writeAll(int fd, std::string_view data, const fs::path& target) {
         const ssize_t written = ::write(fd, data.data(), data.size());
         if (written < 0 && errno == EINTR) continue;
         if (written <= 0)
-            return fail(named(target) +
-                        ": writing failed: " + std::strerror(written < 0 ? errno : EIO));
+            return fail(
+                named(target) + ": writing failed: " + std::strerror(written < 0 ? errno : EIO),
+                ErrorKind::System);
         data.remove_prefix(static_cast<std::size_t>(written));
     }
     return {};
@@ -291,8 +305,9 @@ Result<void> commitSet(std::vector<Commit>& set) {
                 putBack(set[back].placed, set[back].temp, set[back].target, set[back].backup);
             for (std::size_t rest = k; rest < set.size(); ++rest) ::unlink(set[rest].temp.c_str());
             return fail(named(c.target) + ": cannot replace the file: " + placed.error() +
-                        (k > 0 ? "; the outputs already replaced were put back as they were"
-                               : "; no output was replaced"));
+                            (k > 0 ? "; the outputs already replaced were put back as they were"
+                                   : "; no output was replaced"),
+                        ErrorKind::System);
         }
         c.placed = *placed;
     }
@@ -320,7 +335,7 @@ Result<void> finishFile(int fd, fs::path& temp, const fs::path& target) {
         const int error = errno;
         ::close(fd);
         if (!temp.empty()) ::unlink(temp.c_str());
-        return fail(named(target) + ": writing failed: " + std::strerror(error));
+        return fail(named(target) + ": writing failed: " + std::strerror(error), ErrorKind::System);
     }
     if (temp.empty()) {
         auto name = nameUnnamed(fd, target);
@@ -332,7 +347,7 @@ Result<void> finishFile(int fd, fs::path& temp, const fs::path& target) {
     if (::close(fd) != 0) {
         const int error = errno;
         ::unlink(temp.c_str());
-        return fail(named(target) + ": writing failed: " + std::strerror(error));
+        return fail(named(target) + ": writing failed: " + std::strerror(error), ErrorKind::System);
     }
     return {};
 }
@@ -530,7 +545,8 @@ Result<void> flushStandardOutput() {
     // The error flag stays set from any earlier write that failed, whose text is lost.
     if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout)
         return fail(std::string("stdout: writing failed") +
-                    (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()));
+                        (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()),
+                    ErrorKind::System);
     return {};
 }
 

@@ -92,7 +92,8 @@ class XyzRecorder final : public TrajectoryRecorder {
         }
         if (std::fwrite(text.data(), 1, text.size(), file_) != text.size())
             return fail(name_ + ": writing frame " + std::to_string(frames_) +
-                        " failed: " + std::strerror(errno));
+                            " failed: " + std::strerror(errno),
+                        ErrorKind::System);
         ++frames_;
         return {};
     }
@@ -115,7 +116,8 @@ class XyzRecorder final : public TrajectoryRecorder {
         file_ = nullptr;
         if (!flushed || !closed)
             return fail(name_ + ": writing the trajectory failed: " +
-                        std::strerror(flushed ? errno : error));
+                            std::strerror(flushed ? errno : error),
+                        ErrorKind::System);
         return {};
     }
     std::size_t frameCount() const override { return frames_; }
@@ -153,7 +155,8 @@ Result<std::unique_ptr<TrajectoryRecorder>> makeTrajectoryRecorder(TrajectoryFor
         case TrajectoryFormat::Xyz: {
             std::FILE* opened = std::fopen(file.c_str(), "wb");
             if (!opened)
-                return fail(printable(name, 200) + ": cannot be written: " + std::strerror(errno));
+                return fail(printable(name, 200) + ": cannot be written: " + std::strerror(errno),
+                            ErrorKind::System);
             return std::unique_ptr<TrajectoryRecorder>(
                 new XyzRecorder(opened, printable(name, 200), params, school));
         }

@@ -101,7 +101,7 @@ Result<std::vector<std::int64_t>> parseFishCounts(std::string_view what, std::st
 }
 
 Result<NeighborSearch> parseNeighborSearchFlag(std::string_view flag, std::string_view text) {
-    if (const auto search = parseNeighborSearch(text)) return *search;
+    if (const auto search = parseEnum<NeighborSearch>(text)) return *search;
     return fail(std::string(flag) + ": " + quote(text) +
                 " is not allowed; must be all-pairs or grid");
 }

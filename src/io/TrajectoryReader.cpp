@@ -530,7 +530,7 @@ Result<void> Hdf5TrajectoryReader::load(const fs::path& path) {
     Checker& checker = *checker_;
     if (auto there = checker.exists("h5md"); !there || !*there)
         return fail(there ? checker.error("h5md", "is missing: the file is not an H5MD file" + hint)
-                          : there.error());
+                          : there.error().message());
 
     // The frames: positions and velocities [frames][fish][3], one step and time a frame.
     auto position = checker.openDataset("particles/school/position/value", Kind::Float, 3, true);

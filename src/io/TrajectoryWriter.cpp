@@ -152,7 +152,7 @@ class Hdf5TrajectoryWriter final : public TrajectoryWriter {
     Result<void> failure(const std::string& what) const {
         std::string reason = std::exchange(lastFailure, {});
         if (reason.empty()) reason = "HDF5 gave no reason";
-        return fail(fileName_ + ": " + what + ": " + reason);
+        return fail(fileName_ + ": " + what + ": " + reason, ErrorKind::System);
     }
     /// Waits until `bytes` more fit the queue's bound (or the queue is empty).
     void waitForRoom(std::unique_lock<std::mutex>& lock, std::size_t bytes);
@@ -194,7 +194,7 @@ class Hdf5TrajectoryWriter final : public TrajectoryWriter {
     std::vector<std::unique_ptr<float[]>> buffers_;
     std::vector<float*> freeBuffers_;
     bool stopping_ = false;
-    std::string error_;  ///< the first failure of the writer's thread
+    Error error_;  ///< the first failure of the writer's thread
     std::atomic<bool> failed_{false};
     std::thread thread_;
 };

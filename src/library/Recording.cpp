@@ -48,7 +48,7 @@ Result<std::unique_ptr<Recording>> Recording::start(Simulation& sim,
                         " steps is not allowed; must be 1 or more (0: only when asked)");
         if (output.kind == OutputKind::Trajectory) {
             if (auto format = outputFormatOf(output.path); !format)
-                return fail(name + ": " + format.error());
+                return fail(format.error().prefixed(name + ": "));
             auto temporary = r.files_.addExternal(name, output.path.string(), inputs);
             if (!temporary) return fail(temporary.error());
             external.emplace_back(i, *temporary);
@@ -71,7 +71,7 @@ Result<std::unique_ptr<Recording>> Recording::start(Simulation& sim,
         const RunOutput& output = outputs[index];
         auto recorder = makeTrajectoryRecorder(*outputFormatOf(output.path), temporary, params,
                                                sim.school(), output.path.string());
-        if (!recorder) return fail(nameOf(output) + ": " + recorder.error());
+        if (!recorder) return fail(recorder.error().prefixed(nameOf(output) + ": "));
         r.trajectories_.push_back(
             {std::move(*recorder), output.every, nameOf(output), std::nullopt, 0});
     }
@@ -129,7 +129,7 @@ Result<void> Recording::addFrames(const Pending& pending, std::size_t next,
     if (auto ok = trajectory.recorder->addFrameFrom(pending.step, pending.seconds, fillThenRest,
                                                     pending.measures);
         !ok)
-        return fail(trajectory.name + ": " + ok.error());
+        return fail(ok.error().prefixed(trajectory.name + ": "));
     trajectory.lastWritten = pending.step;
     return rest;
 }
@@ -175,7 +175,7 @@ Result<void> Recording::afterChange(Simulation& sim) {
         if (auto ok =
                 trajectory.recorder->addParameterChange(step, sim.time(), params, sim.school());
             !ok)
-            return fail(trajectory.name + ": " + ok.error());
+            return fail(ok.error().prefixed(trajectory.name + ": "));
     return {};
 }
 
@@ -202,7 +202,7 @@ Result<RecordingSummary> Recording::finish(Simulation& sim) {
     const RecordingSummary summary = progress();
     for (Trajectory& trajectory : trajectories_)
         if (auto ok = trajectory.recorder->finish(); !ok)
-            return fail(trajectory.name + ": " + ok.error());
+            return fail(ok.error().prefixed(trajectory.name + ": "));
     // Only now, every file written, does any existing file get replaced.
     if (auto ok = files_.commit(); !ok) return fail(ok.error());
     return summary;

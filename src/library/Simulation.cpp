@@ -7,9 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "Recording.h"
+#include "SimulationInternals.h"
 #include "backends/BackendRegistry.h"
 #include "core/Backend.h"
 #include "core/Messages.h"
+#include "core/ParamTable.h"
 #include "core/Scenario.h"
 #include "io/ConfigIO.h"
 #include "io/JsonText.h"
@@ -24,6 +26,11 @@ std::vector<BackendInfo> backends() {
     for (const BackendEntry& entry : backendRegistry())
         infos.push_back({std::string(entry.name), std::string(entry.label), entry.built});
     return infos;
+}
+
+Result<void> checkBackendName(std::string_view name) {
+    if (auto kind = parseBackendFlag("backend", name); !kind) return fail(kind.error());
+    return {};
 }
 
 std::string_view version() {
@@ -56,12 +63,19 @@ struct Simulation::State {
     /// following; nothing when the backend already failed.
     template <class StepOnce>
     Result<void> advance(std::int64_t steps, StepOnce&& stepOnce) {
-        if (auto ok = backend->health(); !ok) return ok;
+        if (auto ok = healthy(); !ok) return ok;
         if (steps == 0) return {};
         ++version;
         for (std::int64_t s = 0; s < steps; ++s) stepOnce(*backend);
         seconds += static_cast<double>(steps) * settings.dt;
-        return backend->health();
+        return healthy();
+    }
+    /// The backend's health: a failure mid-run is the device's, never the input's.
+    Result<void> healthy() const {
+        auto ok = backend->health();
+        if (!ok && ok.error().kind() == ErrorKind::BadInput)
+            return fail(Error(ok.error(), ErrorKind::Internal));
+        return ok;
     }
 
     void readSchool() {
@@ -147,17 +161,19 @@ Result<Simulation> Simulation::create(const SimParams& requested, std::string_vi
     // The backend first: one that cannot hold the school says so before anything else.
     auto made = createBackend(*kind, params);
     if (!made) return fail(made.error());
-    return create(params, std::move(*made), school);
+    return SimulationInternals::create(params, std::move(*made), school);
 }
 
-Result<Simulation> Simulation::create(const SimParams& requested, std::unique_ptr<Backend> backend,
-                                      std::span<const Fish> school) {
+Result<Simulation> SimulationInternals::create(const SimParams& requested,
+                                               std::unique_ptr<Backend> backend,
+                                               std::span<const Fish> school) {
     SimParams params = requested;
     countSchool(params, school);
     if (auto ok = validate(params); !ok) return fail(ok.error());
     for (std::size_t i = 0; i < school.size(); ++i)
-        if (auto ok = State::checkFish(school[i], params, i); !ok) return fail(ok.error());
-    auto state = std::make_unique<State>();
+        if (auto ok = Simulation::State::checkFish(school[i], params, i); !ok)
+            return fail(ok.error());
+    auto state = std::make_unique<Simulation::State>();
     state->settings = params;
     state->backend = std::move(backend);
     if (auto ok = state->backend->upload(school); !ok) return fail(ok.error());
@@ -206,8 +222,8 @@ std::uint64_t Simulation::schoolVersion() const {
     return state_->version;
 }
 
-Backend& Simulation::backend() {
-    return *state_->backend;
+Backend& SimulationInternals::backend(Simulation& simulation) {
+    return *simulation.state_->backend;
 }
 
 Result<void> Simulation::step(std::int64_t steps) {
@@ -280,7 +296,7 @@ Result<void> Simulation::setParams(const SimParams& next) {
 Result<void> Simulation::setParam(std::string_view key, double value) {
     SimParams base = params();
     // A new count is shared among the species, as every front end shares it (Run.h).
-    if (key == "fishCount" && !base.species.empty() && std::isfinite(value) &&
+    if (key == keyOf(&SimParams::fishCount) && !base.species.empty() && std::isfinite(value) &&
         value == std::floor(value) && value >= 0.0 && value <= 1e15)
         setFishCount(base, static_cast<std::int64_t>(value));
     auto next = withConfigNumber(base, key, value, "parameter");
@@ -294,12 +310,14 @@ Result<SimParams> withConfigKeys(const SimParams& running, std::string_view json
     if (!changes->is_object()) return fail("config: must be a JSON object of config keys");
     SimParams base = running;
     // A new fishCount without new species is shared among the running ones (Run.h).
-    if (changes->contains("fishCount") && !changes->contains("species") && !base.species.empty() &&
-        (*changes)["fishCount"].is_number_integer()) {
-        const auto count = (*changes)["fishCount"].get<std::int64_t>();
+    const std::string fishCount(keyOf(&SimParams::fishCount));
+    const std::string species(keyOf(&SimParams::species));
+    if (changes->contains(fishCount) && !changes->contains(species) && !base.species.empty() &&
+        (*changes)[fishCount].is_number_integer()) {
+        const auto count = (*changes)[fishCount].get<std::int64_t>();
         if (count >= 0 && count <= kMaxFishCount) {
             setFishCount(base, count);
-            changes->erase("fishCount");
+            changes->erase(fishCount);
         }
     }
     auto merged = nlohmann::ordered_json::parse(configToJson(base));
@@ -407,7 +425,7 @@ Result<void> Simulation::loadState(const std::filesystem::path& path) {
 
 Result<void> Simulation::startRecording(std::span<const RunOutput> outputs) {
     if (state_->recording) return fail("a recording is running; finish it before starting another");
-    if (auto ok = state_->backend->health(); !ok) return ok;
+    if (auto ok = state_->healthy(); !ok) return ok;
     auto recording = Recording::start(*this, outputs);
     if (!recording) return fail(recording.error());
     state_->recording = std::move(*recording);
@@ -416,13 +434,15 @@ Result<void> Simulation::startRecording(std::span<const RunOutput> outputs) {
 
 Result<void> Simulation::recordFrame() {
     if (!state_->recording) return fail("no recording is running; start one first");
-    return state_->recording->recordNow(*this);
+    auto ok = state_->recording->recordNow(*this);
+    if (!ok) state_->recording.reset();  // as step() drops one that failed: nothing replaced
+    return ok;
 }
 
 Result<RecordingSummary> Simulation::finishRecording() {
     if (!state_->recording) return fail("no recording is running; start one first");
     std::unique_ptr<Recording> recording = std::move(state_->recording);
-    if (auto ok = state_->backend->health(); !ok) return fail(ok.error());
+    if (auto ok = state_->healthy(); !ok) return fail(ok.error());
     return recording->finish(*this);
 }
 

@@ -558,10 +558,11 @@ Result<void> PartFile::append(std::string_view text) {
     return {};
 }
 
-std::unexpected<std::string> PartFile::failure(const char* what) const {
+std::unexpected<Error> PartFile::failure(const char* what) const {
     const std::string reason = errno ? std::strerror(errno) : "unknown error";
     return fail("part file " + quote(path_, 200) + " " + what + ": " + reason +
-                "; the rows before stay and the same command resumes");
+                    "; the rows before stay and the same command resumes",
+                ErrorKind::System);
 }
 
 }  // namespace fishschool

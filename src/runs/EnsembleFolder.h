@@ -178,7 +178,7 @@ class PartFile {
     [[nodiscard]] Result<void> append(std::string_view text);
 
   private:
-    std::unexpected<std::string> failure(const char* what) const;
+    std::unexpected<Error> failure(const char* what) const;
 
     int fd_ = -1;
     std::string path_;

@@ -124,7 +124,7 @@ Result<SimParams> withVaried(const SimParams& base, std::string_view what, std::
                     " is not allowed; a varied value is a double, which cannot hold every whole "
                     "number above 2^53, so whole numbers vary up to 9007199254740991 (2^53 - 1)");
     // The species' counts follow a new fish count, so that they still add up to it.
-    if (key == "fishCount" && !base.species.empty() && value >= 0.0 &&
+    if (key == keyOf(&SimParams::fishCount) && !base.species.empty() && value >= 0.0 &&
         value <= double(kMaxFishCount)) {
         SimParams dealt = base;
         setFishCount(dealt, static_cast<std::int64_t>(value));
@@ -152,11 +152,14 @@ constexpr std::string_view kAttractionWidthField = "rCohesion - rAlignment (attr
 
 /// What setting `key` sets (first) and changes besides: see sharedField.
 std::vector<std::string_view> fieldsChangedBy(std::string_view key) {
-    if (key == kOrientationWidth) return {kOrientationWidthField, "rAlignment", "rCohesion"};
-    if (key == kAttractionWidth) return {kAttractionWidthField, "rCohesion"};
-    if (key == "rSeparation") return {key, kOrientationWidthField};
-    if (key == "rAlignment") return {key, kOrientationWidthField, kAttractionWidthField};
-    if (key == "rCohesion") return {key, kAttractionWidthField};
+    const std::string_view separation = keyOf(&SimParams::rSeparation);
+    const std::string_view alignment = keyOf(&SimParams::rAlignment);
+    const std::string_view cohesion = keyOf(&SimParams::rCohesion);
+    if (key == kOrientationWidth) return {kOrientationWidthField, alignment, cohesion};
+    if (key == kAttractionWidth) return {kAttractionWidthField, cohesion};
+    if (key == separation) return {key, kOrientationWidthField};
+    if (key == alignment) return {key, kOrientationWidthField, kAttractionWidthField};
+    if (key == cohesion) return {key, kAttractionWidthField};
     if (key == kDensity) return {key, "bounds"};
     return {key};
 }

@@ -29,7 +29,7 @@ Result<AppOptions> parse(std::vector<std::string> args) {
 
 std::string refusal(std::vector<std::string> args) {
     const auto options = parse(std::move(args));
-    return options ? std::string("accepted") : options.error();
+    return options ? std::string("accepted") : options.error().message();
 }
 
 TEST(AppOptions, NoFlagsGiveTheDefaults) {

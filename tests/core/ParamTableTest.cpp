@@ -80,6 +80,25 @@ TEST(ParamTable, EveryKeyIsWrittenOnceAndKnown) {
     EXPECT_EQ(findParam("kCohesoin"), nullptr);
 }
 
+// Code names a key through its member (keyOf), so that each key is spelled once, in the table.
+TEST(ParamTable, EveryKeyIsFoundByItsMember) {
+    for (const ParamInfo& info : paramTable()) {
+        const std::string_view found = std::visit(
+            [](const auto& field) -> std::string_view {
+                using Field = std::decay_t<decltype(field)>;
+                if constexpr (std::is_same_v<Field, ChoiceField>)
+                    return {};
+                else
+                    return keyOf(field);
+            },
+            info.field);
+        if (std::holds_alternative<ChoiceField>(info.field)) continue;
+        EXPECT_EQ(found, info.key);
+    }
+    EXPECT_EQ(keyOf(&SimParams::rSeparation), "rSeparation");
+    EXPECT_EQ(keyOf(&SimParams::species), "species");
+}
+
 TEST(ParamTable, AnIntervalNamesItsBoundsAndUnit) {
     SimParams p;
     p.noise = 11.0f;

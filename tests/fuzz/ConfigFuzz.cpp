@@ -13,10 +13,10 @@ void fuzzOne(std::string_view input) {
         return;
     }
     fuzz::fuzzCheck(validate(*params).has_value(), "an accepted config does not validate",
-                    validate(*params) ? "" : validate(*params).error());
+                    validate(*params) ? "" : validate(*params).error().message());
     const std::string json = configToJson(*params);
     auto again = parseConfig(json, "round-trip.json");
     fuzz::fuzzCheck(again.has_value(), "configToJson of an accepted config is refused",
-                    again ? json : again.error());
+                    again ? json : again.error().message());
     fuzz::fuzzCheck(*again == *params, "an accepted config does not round-trip", json);
 }

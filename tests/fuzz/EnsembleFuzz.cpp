@@ -29,7 +29,7 @@ void checkEnsemble(std::string_view input) {
     for (const std::int64_t index : {std::int64_t(0), runs - 1}) {
         auto params = runParams(*spec, planRun(*spec, index));
         fuzz::fuzzCheck(params.has_value(), "a run of an accepted ensemble has no parameters",
-                        params ? "" : params.error());
+                        params ? "" : params.error().message());
         fuzz::fuzzCheck(validate(*params).has_value(), "a run's parameters do not validate");
     }
     // A resumed run finds its folder by the hash: the same text must give the same one.
@@ -54,7 +54,7 @@ void checkRows(std::string_view input) {
         written.pop_back();  // its newline
         auto back = parseEnsembleCsvRow(written, axisCount);
         fuzz::fuzzCheck(back.has_value(), "a written row does not read back",
-                        back ? written : back.error());
+                        back ? written : back.error().message());
         fuzz::fuzzCheck(ensembleCsvRow(*back, true) == written + "\n",
                         "a row does not write back as itself", written);
     }

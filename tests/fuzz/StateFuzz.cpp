@@ -36,10 +36,10 @@ void fuzzOne(std::string_view input) {
     }
     const auto valid = checkInvariants(*school, params);
     fuzz::fuzzCheck(valid.has_value(), "an accepted state breaks an invariant",
-                    valid ? "" : valid.error());
+                    valid ? "" : valid.error().message());
     const std::string csv = stateToCsv(*school);
     auto again = parseStateCsv(csv, params, "round-trip.csv");
     fuzz::fuzzCheck(again.has_value(), "stateToCsv of an accepted state is refused",
-                    again ? "" : again.error());
+                    again ? "" : again.error().message());
     fuzz::fuzzCheck(*again == *school, "an accepted state does not round-trip", csv.substr(0, 400));
 }

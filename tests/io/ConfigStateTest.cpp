@@ -26,7 +26,7 @@ using ::testing::HasSubstr;
 std::string errorOf(std::string_view json) {
     auto result = parseConfig(json, "test.json");
     EXPECT_FALSE(result) << "accepted: " << json;
-    return result ? std::string() : result.error();
+    return result ? std::string() : result.error().message();
 }
 
 /// A fresh folder for one test, removed afterwards.

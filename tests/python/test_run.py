@@ -228,3 +228,40 @@ def test_a_path_with_a_nul_byte_is_refused(fishschool, tmp_path, call):
             else:
                 fishschool.TrajectoryWriter(target, sim)
     assert list(tmp_path.iterdir()) == []
+
+
+FULL_DISK = r"""
+import resource, signal, sys
+sys.path.insert(0, sys.argv[1])
+import fishschool
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # a file over its size limit: an error, not death
+resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+path = sys.argv[2]
+with fishschool.Simulation(fishCount=2000, seed=1) as sim:
+    out = fishschool.TrajectoryWriter(path, sim)
+    try:
+        for _ in range(100):
+            sim.step(1)
+            out.add_frame(sim)
+    except OSError as error:
+        print("OSError:", error)
+    print("recording:", sim.recording)
+    try:
+        out.close()
+    except RuntimeError as error:
+        print("closed:", error)
+"""
+
+
+def test_a_full_disk_names_the_file_and_the_interpreter_exits_cleanly(fishschool, tmp_path):
+    """The writer's file closed after a full disk (HDF5 would crash closing it at exit), the
+    user's path in the message, and nothing left behind."""
+    module_dir = pathlib.Path(fishschool.__file__).parent
+    path = tmp_path / "full.h5"
+    result = subprocess.run(["/usr/bin/python3", "-c", FULL_DISK, str(module_dir), str(path)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"OSError: trajectory: {path}" in result.stdout, result.stdout
+    assert "/proc/self/fd" not in result.stdout
+    assert "recording: False" in result.stdout
+    assert list(tmp_path.iterdir()) == []

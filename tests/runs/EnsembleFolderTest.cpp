@@ -65,7 +65,7 @@ TEST_F(EnsembleFolder, AManifestReadsBackAsItWasWritten) {
     EXPECT_FALSE(*readManifest(dir_));  // none yet
     write(kManifestName, manifestJson(manifest()));
     const auto read = readManifest(dir_);
-    ASSERT_TRUE(read && *read) << (read ? "" : read.error());
+    ASSERT_TRUE(read && *read) << (read ? "" : read.error().message());
     EXPECT_EQ((*read)->hash, "0123456789abcdef");
     EXPECT_EQ((*read)->runs, 4);
     ASSERT_EQ((*read)->axes.size(), 1u);

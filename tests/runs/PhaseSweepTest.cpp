@@ -167,7 +167,7 @@ TEST(PhaseSweep, AVariedKeyReadsAsTheConfigFileWithThatValueWould) {
             const auto varied = withVaried(base, "axes", info.key, value);
             ASSERT_EQ(varied.has_value(), expected.has_value())
                 << info.key << " = " << value << ": "
-                << (varied ? expected.error() : varied.error());
+                << (varied ? expected.error().message() : varied.error().message());
             if (varied)
                 EXPECT_TRUE(*varied == *expected) << info.key << " = " << value;
             else

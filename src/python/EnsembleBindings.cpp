@@ -1,0 +1,76 @@
+// fishschool.run_ensemble (docs/ensembles.md).
+
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "Conversions.h"
+
+namespace fishschool::python {
+namespace {
+
+/// fishschool.run_ensemble: the library's runEnsembleFile with the GIL released while it runs;
+/// `progress(done, total, failed)` is called with the GIL taken, after each run.
+py::dict runEnsemble(const py::handle& file, const py::handle& out, const py::handle& jobs,
+                     const py::object& shard, const py::object& only, bool retryFailed,
+                     const py::object& progress) {
+    EnsembleRunOptions options;
+    const std::int64_t jobCount = toInt64(jobs, "jobs");
+    if (jobCount < 0 || jobCount > 1024)
+        raise(PyExc_ValueError, "jobs: " + std::to_string(jobCount) +
+                                    " is not allowed; must be 0 (one per CPU thread) to 1024");
+    options.jobs = static_cast<std::size_t>(jobCount);
+    if (!shard.is_none()) {
+        const auto pair = shard.cast<py::tuple>();
+        if (pair.size() != 2) raise(PyExc_ValueError, "shard: must be a pair (K, N)");
+        options.shardIndex = toInt64(pair[0], "shard");
+        options.shardCount = toInt64(pair[1], "shard");
+    }
+    if (!only.is_none())
+        for (const py::handle& run : only) options.only.push_back(toInt64(run, "only"));
+    options.retryFailed = retryFailed;
+    std::optional<py::error_already_set> callbackError;
+    if (!progress.is_none()) {
+        if (!PyCallable_Check(progress.ptr())) raise(PyExc_TypeError, "progress: must be callable");
+        options.onProgress = [&](const EnsembleProgress& now) {
+            const py::gil_scoped_acquire gil;
+            if (callbackError) return;
+            try {
+                progress(now.done, now.total, now.failed);
+            } catch (py::error_already_set& error) {
+                callbackError = std::move(error);  // raised once the runs are done
+            }
+        };
+    }
+    const std::string filePath = pathText(file), outPath = pathText(out);
+    std::expected<EnsembleOutcome, EnsembleFailure> outcome;
+    {
+        const py::gil_scoped_release release;
+        outcome = runEnsembleFile(filePath, outPath, options);
+    }
+    if (callbackError) throw *callbackError;
+    if (!outcome)
+        raise(outcome.error().badInput ? PyExc_ValueError : PyExc_RuntimeError,
+              outcome.error().message);
+    py::dict result;
+    result["total"] = outcome->total;
+    result["ran"] = outcome->ran;
+    result["failed"] = outcome->failed;
+    return result;
+}
+
+}  // namespace
+
+void bindEnsembles(py::module_& m) {
+    m.def(
+        "run_ensemble", &runEnsemble, py::arg("file"), py::arg("out"), py::arg("jobs") = 0,
+        py::arg("shard") = py::none(), py::arg("only") = py::none(),
+        py::arg("retry_failed") = false, py::arg("progress") = py::none(),
+        R"doc(Runs an ensemble file's runs (docs/ensembles.md) into the folder `out`, or resumes them
+there, as `fishschool-cli ensemble run FILE --out OUT` does. jobs: runs at once (0: one per CPU
+thread); shard: (K, N), the runs whose index % N is K; only: a list of run indices to run (again);
+progress(done, total, failed) is called after each run. Returns {total, ran, failed}. ValueError
+when the file, the folder or an option is refused, RuntimeError when the machine failed.)doc");
+}
+
+}  // namespace fishschool::python
