@@ -181,8 +181,8 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
             const char* last = field.data() + field.size();
             const auto [ptr, ec] = std::from_chars(first, last, values[column]);
             if (ec == std::errc::result_out_of_range && ptr == last)
-                return fail(where() + "'" + kColumns[column] + "' value " + quote(field) +
-                            " is out of the range of a float");
+                return fail(where() + "'" + kColumns[column] + "' value " + quote(field) + " " +
+                            beyondFloatRange());
             if (ec != std::errc() || ptr != last || field.empty())
                 return fail(where() + "'" + kColumns[column] + "' value " + quote(field) +
                             " is not a number");
