@@ -66,6 +66,19 @@ std::optional<std::string> whyNotInScene(const Fish& fish, const SimParams& para
     return std::nullopt;
 }
 
+Result<std::uint32_t> stateSpecies(std::size_t index, std::optional<std::int64_t> given,
+                                   const SimParams& params) {
+    if (!given) return speciesOf(index, params);
+    const std::size_t known = params.species.size();
+    if (*given >= 0 && std::uint64_t(*given) < std::max<std::size_t>(known, 1))
+        return static_cast<std::uint32_t>(*given);
+    return fail(known == 0 ? std::string("is not allowed; the configuration has no species, so "
+                                         "every fish is of species 0")
+                           : "is not allowed; must be a species' index, 0 to " +
+                                 std::to_string(known - 1) + " (the " + std::to_string(known) +
+                                 " species of the configuration)");
+}
+
 namespace {
 
 /// The optional columns after the six, in their order.
@@ -148,25 +161,18 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
                             std::to_string(school.size()) + " a " + std::string(expected));
             line = line.substr(0, lastComma);
         }
-        std::uint32_t species = speciesOf(school.size(), params);
+        std::optional<std::int64_t> given;  // none: the configuration deals the species
+        std::string_view speciesField;
         if (withSpecies) {
             const std::size_t lastComma = line.rfind(',');
-            const std::string_view field =
-                lastComma == std::string_view::npos ? line : line.substr(lastComma + 1);
-            const std::size_t known = params.species.size();
+            speciesField = lastComma == std::string_view::npos ? line : line.substr(lastComma + 1);
             std::uint32_t index = 0;
-            const auto [ptr, ec] =
-                std::from_chars(field.data(), field.data() + field.size(), index);
-            if (ec != std::errc() || ptr != field.data() + field.size() || field.empty() ||
-                index >= std::max<std::size_t>(known, 1))
-                return fail(where() + "species " + quote(field) + " is not allowed; " +
-                            (known == 0
-                                 ? std::string("the configuration has no species, so "
-                                               "every fish is of species 0")
-                                 : "must be a species' index, 0 to " + std::to_string(known - 1) +
-                                       " (the " + std::to_string(known) +
-                                       " species of the configuration)"));
-            species = index;
+            const auto [ptr, ec] = std::from_chars(
+                speciesField.data(), speciesField.data() + speciesField.size(), index);
+            const bool whole = ec == std::errc() &&
+                               ptr == speciesField.data() + speciesField.size() &&
+                               !speciesField.empty();
+            given = whole ? std::int64_t(index) : std::int64_t(-1);  // -1: refused below
             line = line.substr(0, lastComma);
         }
         std::array<float, 6> values{};
@@ -199,7 +205,10 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
         Fish fish;
         fish.position = {values[0], values[1], values[2]};
         fish.velocity = {values[3], values[4], values[5]};
-        fish.species = species;
+        auto species = stateSpecies(school.size(), given, params);
+        if (!species)
+            return fail(where() + "species " + quote(speciesField) + " " + species.error());
+        fish.species = *species;
         if (auto why = whyNotInScene(fish, params)) return fail(where() + *why);
         school.push_back(fish);
     }
