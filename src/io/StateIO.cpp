@@ -36,6 +36,11 @@ std::string_view trimLineEnd(std::string_view line) {
 /// Why `position` is not in the scene: the tank's wall it is beyond, or the rock it is in.
 std::string whereItIsNot(const glm::vec3& position, const SimParams& params) {
     for (int k = 0; k < 3; ++k)
+        if (params.boundary == Boundary::Open && !(std::abs(position[k]) <= kOpenWaterReach))
+            return "lies beyond open water's reach (each coordinate within +-" +
+                   formatNumber(kOpenWaterReach) +
+                   " m of the origin, where every step stays finite)";
+    for (int k = 0; k < 3; ++k)
         if (params.boundary != Boundary::Open && !(std::abs(position[k]) <= params.bounds[k]))
             return "lies outside the tank (each coordinate within +-" + formatPoint(params.bounds) +
                    " of its centre)";
