@@ -64,6 +64,12 @@ inline constexpr const char* kBoundaryNames[] = {"walls", "periodic", "open"};
 template <>
 inline constexpr std::span<const char* const> kEnumNames<Boundary> = kBoundaryNames;
 
+/// Open water's reach: every coordinate of a fish within +-1e15 m of the origin. Within it the
+/// step stays finite for any school (the sum of 16,000,000 positions, the square of the distance
+/// between two fish, stay far inside the float range), and no step can carry a fish past it (a
+/// float there is coarser than any step); a start beyond it is refused, naming it.
+inline constexpr float kOpenWaterReach = 1e15f;
+
 /// How seeking (kTarget) finds its way to the target.
 enum class TargetPath {
     Straight,   ///< straight at the target, into any rock in the way (then the bounce)

@@ -161,8 +161,13 @@ class FISHSCHOOL_API TrajectoryReader {
     /// configJson().
     virtual const std::string& configJsonAt(std::size_t frame) const = 0;
     virtual std::span<const FishKind> kinds() const = 0;
-    /// Each fish's species (all 0 in a file without species); readFrame gives them too.
+    /// Each fish's species (all 0 in a file without species); readFrame gives them too. In a
+    /// file with species, each is one of its config's species (open() refuses another).
     virtual std::span<const std::uint32_t> species() const = 0;
+    /// Whether the file names each fish's species (particles/school/kind beside species): a
+    /// school started from a file without them takes the species its parameters deal, as a
+    /// state file without a species column does.
+    virtual bool hasSpecies() const = 0;
     virtual const TrajectoryMeasures& measures() const = 0;
     /// Frame `frame`'s positions, velocities and species into `out` (resized to fishCount(),
     /// accelerations zero). An error (bad input) names the object: a value that is not finite, a

@@ -76,6 +76,29 @@ def main():
         f["particles/school/position/value"][1, 0, 2] = np.nan
     write(at("nan.h5"), mutate=nan)
 
+    # What a file claims against what it holds: species against its config's, a config string
+    # with a NUL inside, chunks of one frame (a chunk shape the fuzzer may edit).
+    def species(f):
+        f["particles/school/kind"] = np.zeros(4, dtype="i4")
+        del f["particles/school/species"]
+        f["particles/school/species"] = np.array([0, 1, 1, 0], dtype="i4")
+    write(at("species.h5"), fish=4, mutate=species, config=json.dumps(
+        {"fishCount": 4, "rocks": [], "species": [{"name": "a", "count": 2},
+                                                  {"name": "b", "count": 2}]}))
+
+    def config_nul(f):
+        text = f["parameters/config"][()]
+        del f["parameters/config"]
+        f["parameters/config"] = np.bytes_(text + b'\0{"dt": -1}')
+    write(at("config-nul.h5"), mutate=config_nul)
+
+    def frame_chunks(f):
+        value = "particles/school/position/value"
+        data = f[value][()]
+        del f[value]
+        f.create_dataset(value, data=data, chunks=(1, 6, 3))
+    write(at("frame-chunks.h5"), fish=6, frames=3, libver="earliest", mutate=frame_chunks)
+
 
 if __name__ == "__main__":
     main()

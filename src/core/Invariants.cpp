@@ -25,12 +25,15 @@ Result<void> checkInvariants(std::span<const Fish> school, const SimParams& para
         if (!finite(f.acceleration))
             return fail(fish + ": the acceleration " + formatPoint(f.acceleration) +
                         " is not finite");
-        for (int k = 0; k < 3 && params.boundary != Boundary::Open; ++k) {
-            // In double: neither the tolerance nor the sum can round or overflow here.
-            const double bound = params.bounds[k];
+        for (int k = 0; k < 3; ++k) {
+            // In double: neither the tolerance nor the sum can round or overflow here. Open
+            // water's bound is its reach, which no step passes.
+            const bool open = params.boundary == Boundary::Open;
+            const double bound = open ? kOpenWaterReach : params.bounds[k];
             if (std::abs(static_cast<double>(f.position[k])) > bound * (1.0 + kInvariantTolerance))
-                return fail(fish + ": outside the tank (" + kAxes[k] + " beyond +-" +
-                            formatNumber(bound) + ")");
+                return fail(fish +
+                            (open ? ": beyond open water's reach (" : ": outside the tank (") +
+                            kAxes[k] + " beyond +-" + formatNumber(bound) + ")");
         }
         for (std::size_t r = 0; r < params.rocks.size(); ++r) {
             const Rock& rock = params.rocks[r];

@@ -130,6 +130,11 @@ std::string formatNumber(double value) {
     return text;
 }
 
+std::string beyondFloatRange() {
+    const std::string most = formatNumber(std::numeric_limits<float>::max());
+    return "is beyond the range of a float (-" + most + " to " + most + ")";
+}
+
 std::string formatPoint(const glm::vec3& p) {
     std::string text = "(";
     return text.append(formatNumber(p.x))

@@ -27,6 +27,10 @@ inline constexpr std::size_t kMaxMessageChars = 400;
 /// as the same float, whole numbers up to 2^24 in full: "0.05", "1000000", "1e+14",
 /// "3.4028235e+38".
 std::string formatNumber(double value);
+/// Why a number is refused for a float, naming the range a float holds: "is beyond the range of
+/// a float (-3.4028235e+38 to 3.4028235e+38)". Every reader of floats (config keys, varied values,
+/// state files) says it so.
+std::string beyondFloatRange();
 /// A point as messages write it: "(x, y, z)", each as formatNumber.
 std::string formatPoint(const glm::vec3& p);
 

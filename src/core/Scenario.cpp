@@ -58,10 +58,9 @@ glm::vec3 pushOutOfRock(const glm::vec3& p, const Rock& rock, bool flat) {
 
 bool isInScene(const glm::vec3& position, const SimParams& params) {
     for (int k = 0; k < 3; ++k) {
-        // Open water has no walls: any finite position (the rocks still stand).
-        if (params.boundary == Boundary::Open ? !std::isfinite(position[k])
-                                              : !(std::abs(position[k]) <= params.bounds[k]))
-            return false;
+        // Open water has no walls: any position within its reach (the rocks still stand).
+        const float reach = params.boundary == Boundary::Open ? kOpenWaterReach : params.bounds[k];
+        if (!(std::abs(position[k]) <= reach)) return false;
     }
     return std::none_of(params.rocks.begin(), params.rocks.end(),
                         [&](const Rock& rock) { return insideRock(position, rock); });
@@ -249,7 +248,8 @@ std::size_t moveIntoScene(School& school, const SimParams& params) {
             for (int k = 0; k < 3; ++k) {
                 const float b = params.bounds[k];
                 if (!std::isfinite(p[k])) p[k] = 0.0f;
-                if (params.boundary != Boundary::Open) p[k] = std::clamp(p[k], -b, b);
+                const float reach = params.boundary == Boundary::Open ? kOpenWaterReach : b;
+                p[k] = std::clamp(p[k], -reach, reach);
             }
             for (const Rock& rock : params.rocks) {
                 if (insideRock(p, rock)) p = pushOutOfRock(p, rock, flat);

@@ -44,7 +44,7 @@ class Reader {
             return fail(where(key) + "must be a number, got " + typeName(value));
         const double d = value.get<double>();
         if (std::isfinite(d) && std::abs(d) > std::numeric_limits<float>::max())
-            return fail(where(key) + "is out of the range of a float");
+            return fail(where(key) + shown(value) + " " + beyondFloatRange());
         // A value too small for a float would silently become 0, which can change its meaning.
         if (d != 0.0 && static_cast<float>(d) == 0.0f)
             return fail(
@@ -381,8 +381,8 @@ Result<Json> parseJson(std::string_view text, const Reader& reader) {
                     std::to_string(JsonTreeBuilder<Json>::kMaxDepth) +
                     " deep; a config nests 4 deep at most (rocks[0].center), an ensemble 5");
     if (builder.overflow() && !path.empty())
-        return fail(reader.source() + ": key " + key +
-                    ": the number is out of the range of a float (" + builder.error() + ")");
+        return fail(reader.source() + ": key " + key + ": the number " + beyondFloatRange() + " (" +
+                    builder.error() + ")");
     // The key is quoted shorter here: nlohmann's message follows it on the same line.
     return fail(reader.source() + ": malformed JSON" +
                 (path.empty() ? "" : " in key " + quote(path, 40)) + ": " + builder.error());

@@ -36,6 +36,11 @@ std::string_view trimLineEnd(std::string_view line) {
 /// Why `position` is not in the scene: the tank's wall it is beyond, or the rock it is in.
 std::string whereItIsNot(const glm::vec3& position, const SimParams& params) {
     for (int k = 0; k < 3; ++k)
+        if (params.boundary == Boundary::Open && !(std::abs(position[k]) <= kOpenWaterReach))
+            return "lies beyond open water's reach (each coordinate within +-" +
+                   formatNumber(kOpenWaterReach) +
+                   " m of the origin, where every step stays finite)";
+    for (int k = 0; k < 3; ++k)
         if (params.boundary != Boundary::Open && !(std::abs(position[k]) <= params.bounds[k]))
             return "lies outside the tank (each coordinate within +-" + formatPoint(params.bounds) +
                    " of its centre)";
@@ -64,6 +69,19 @@ std::optional<std::string> whyNotInScene(const Fish& fish, const SimParams& para
         return "the fish at " + formatPoint(fish.position) + " with velocity " + formatPoint(v) +
                " is not allowed; with dimensions 2 every fish lies and moves in the plane y = 0";
     return std::nullopt;
+}
+
+Result<std::uint32_t> stateSpecies(std::size_t index, std::optional<std::int64_t> given,
+                                   const SimParams& params) {
+    if (!given) return speciesOf(index, params);
+    const std::size_t known = params.species.size();
+    if (*given >= 0 && std::uint64_t(*given) < std::max<std::size_t>(known, 1))
+        return static_cast<std::uint32_t>(*given);
+    return fail(known == 0 ? std::string("is not allowed; the configuration has no species, so "
+                                         "every fish is of species 0")
+                           : "is not allowed; must be a species' index, 0 to " +
+                                 std::to_string(known - 1) + " (the " + std::to_string(known) +
+                                 " species of the configuration)");
 }
 
 namespace {
@@ -148,25 +166,18 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
                             std::to_string(school.size()) + " a " + std::string(expected));
             line = line.substr(0, lastComma);
         }
-        std::uint32_t species = speciesOf(school.size(), params);
+        std::optional<std::int64_t> given;  // none: the configuration deals the species
+        std::string_view speciesField;
         if (withSpecies) {
             const std::size_t lastComma = line.rfind(',');
-            const std::string_view field =
-                lastComma == std::string_view::npos ? line : line.substr(lastComma + 1);
-            const std::size_t known = params.species.size();
+            speciesField = lastComma == std::string_view::npos ? line : line.substr(lastComma + 1);
             std::uint32_t index = 0;
-            const auto [ptr, ec] =
-                std::from_chars(field.data(), field.data() + field.size(), index);
-            if (ec != std::errc() || ptr != field.data() + field.size() || field.empty() ||
-                index >= std::max<std::size_t>(known, 1))
-                return fail(where() + "species " + quote(field) + " is not allowed; " +
-                            (known == 0
-                                 ? std::string("the configuration has no species, so "
-                                               "every fish is of species 0")
-                                 : "must be a species' index, 0 to " + std::to_string(known - 1) +
-                                       " (the " + std::to_string(known) +
-                                       " species of the configuration)"));
-            species = index;
+            const auto [ptr, ec] = std::from_chars(
+                speciesField.data(), speciesField.data() + speciesField.size(), index);
+            const bool whole = ec == std::errc() &&
+                               ptr == speciesField.data() + speciesField.size() &&
+                               !speciesField.empty();
+            given = whole ? std::int64_t(index) : std::int64_t(-1);  // -1: refused below
             line = line.substr(0, lastComma);
         }
         std::array<float, 6> values{};
@@ -181,8 +192,8 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
             const char* last = field.data() + field.size();
             const auto [ptr, ec] = std::from_chars(first, last, values[column]);
             if (ec == std::errc::result_out_of_range && ptr == last)
-                return fail(where() + "'" + kColumns[column] + "' value " + quote(field) +
-                            " is out of the range of a float");
+                return fail(where() + "'" + kColumns[column] + "' value " + quote(field) + " " +
+                            beyondFloatRange());
             if (ec != std::errc() || ptr != last || field.empty())
                 return fail(where() + "'" + kColumns[column] + "' value " + quote(field) +
                             " is not a number");
@@ -199,7 +210,10 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
         Fish fish;
         fish.position = {values[0], values[1], values[2]};
         fish.velocity = {values[3], values[4], values[5]};
-        fish.species = species;
+        auto species = stateSpecies(school.size(), given, params);
+        if (!species)
+            return fail(where() + "species " + quote(speciesField) + " " + species.error());
+        fish.species = *species;
         if (auto why = whyNotInScene(fish, params)) return fail(where() + *why);
         school.push_back(fish);
     }

@@ -22,6 +22,15 @@ namespace fishschool {
 /// outside the tank or inside a rock), as a state file's rows are checked; nothing when it can.
 std::optional<std::string> whyNotInScene(const Fish& fish, const SimParams& params);
 
+/// The one rule for a state's species, wherever the state comes from (a state file's `species`
+/// column, a trajectory's particles/school/species): where the source names fish `index`'s
+/// species (`given`), it must be one of `params`' species (0 to species - 1; 0 alone without
+/// species); where the source has none, the fish is of the species `params` give fish `index` of
+/// a new school (speciesOf). An error says what is allowed ("is not allowed; must be ...").
+[[nodiscard]] Result<std::uint32_t> stateSpecies(std::size_t index,
+                                                 std::optional<std::int64_t> given,
+                                                 const SimParams& params);
+
 [[nodiscard]] Result<School> parseStateCsv(std::string_view text, const SimParams& params,
                                            std::string_view sourceName = "state");
 [[nodiscard]] Result<School> loadStateCsv(const std::filesystem::path& path,

@@ -28,6 +28,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -304,10 +305,15 @@ class Checker {
                            std::to_string(offset) + " to " + std::to_string(offset + *claimed) +
                            " of a file of " + std::to_string(fileSize_) + ")");
         } else {
+            // What its chunks must take: every chunk its extent reaches written, each exactly
+            // a chunk's bytes (no filter), so that no element is left to HDF5's fill value.
+            std::optional<std::uint64_t> expected = claimed;
             if (layout == H5D_CHUNKED) {
                 std::vector<hsize_t> chunk(out.dims.size());
                 if (H5Pget_chunk(create.get(), rank, chunk.data()) != rank)
                     return err("has a chunk shape that does not match its rank");
+                if (std::find(chunk.begin(), chunk.end(), hsize_t{0}) != chunk.end())
+                    return err("has chunks of " + describeDims(chunk) + " elements; none may be 0");
                 std::optional<std::uint64_t> chunkBytes = typeSize;
                 for (hsize_t c : chunk)
                     if (chunkBytes) chunkBytes = product(*chunkBytes, c);
@@ -324,15 +330,35 @@ class Checker {
                                " elements; a chunk may "
                                "hold at most " +
                                std::to_string(bound) + " bytes");
+                std::uint64_t needed = 1;  // chunks along every dimension, at most the elements
+                for (std::size_t d = 0; d < chunk.size(); ++d)
+                    needed *= (out.dims[d] + chunk[d] - 1) / chunk[d];
+                hsize_t written = 0;
+                if (H5Dget_num_chunks(out.id.get(), space.get(), &written) < 0)
+                    return err("cannot be read: " + hdf5Reason());
+                if (written != needed)
+                    return err("has " + std::to_string(written) + " chunks written where its " +
+                               describeDims(out.dims) + " elements in chunks of " +
+                               describeDims(chunk) + " take " + std::to_string(needed) +
+                               "; every element must be written, in chunks of the shape given");
+                expected = product(needed, *chunkBytes);
             }
             const hsize_t stored = H5Dget_storage_size(out.id.get());
-            if (stored < *claimed)
-                return err("has " + std::to_string(stored) + " bytes stored for the " +
-                           std::to_string(*claimed) + " its " + describeDims(out.dims) +
-                           " elements take; every element must be written");
             if (stored > fileSize_)
                 return err("claims " + std::to_string(stored) + " bytes of storage in a file of " +
                            std::to_string(fileSize_));
+            // A variable-length element is stored larger than its memory size (its length and
+            // a heap reference): at least, for those.
+            const bool variable = H5Tget_class(type) == H5T_VLEN || H5Tis_variable_str(type) > 0;
+            if (!expected || (variable ? stored < *expected : stored != *expected))
+                return err(
+                    "has " + std::to_string(stored) + " bytes stored for the " +
+                    std::to_string(*claimed) + " its " + describeDims(out.dims) + " elements take" +
+                    (layout == H5D_CHUNKED
+                         ? " in whole chunks (" +
+                               (expected ? std::to_string(*expected) : std::string("?")) + " bytes)"
+                         : std::string()) +
+                    "; every element must be written, and nothing else");
         }
         return out;
     }
@@ -398,6 +424,16 @@ Result<std::vector<T>> readSeries(Checker& checker, const Dataset& set, hid_t me
     return out;
 }
 
+/// HDF5's allocator for a variable-length string read, recording the bytes it asks for (the
+/// string's stored length and its NUL) in `info`.
+void* recordingAlloc(std::size_t size, void* info) {
+    *static_cast<std::size_t*>(info) = size;
+    return std::malloc(size);
+}
+void freeRecorded(void* memory, void*) {
+    std::free(memory);
+}
+
 /// Element `index` of a string dataset (`index` 0 of a scalar), at most `maxBytes`.
 Result<std::string> readString(Checker& checker, const Dataset& set, hsize_t index,
                                std::size_t maxBytes) {
@@ -419,24 +455,50 @@ Result<std::string> readString(Checker& checker, const Dataset& set, hsize_t ind
     std::string out;
     if (H5Tis_variable_str(set.type.get()) > 0) {
         H5Tset_size(text.get(), H5T_VARIABLE);
+        // HDF5 asks for the string's stored length and its NUL: kept, so that a NUL inside
+        // (which would end the C string early, the rest unread) is seen.
+        std::size_t requested = 0;
+        const hdf5::PropertyList transfer{H5Pcreate(H5P_DATASET_XFER)};
+        H5Pset_vlen_mem_manager(transfer.get(), &recordingAlloc, &requested, &freeRecorded,
+                                nullptr);
         char* data = nullptr;
-        if (H5Dread(set.id.get(), text.get(), memory.get(), file.get(), H5P_DEFAULT, &data) < 0)
+        if (H5Dread(set.id.get(), text.get(), memory.get(), file.get(), transfer.get(), &data) < 0)
             return err("cannot be read: " + hdf5Reason());
         const std::size_t length = data == nullptr ? 0 : std::strlen(data);
         if (length <= maxBytes) out.assign(data == nullptr ? "" : data, length);
-        H5free_memory(data);
+        std::free(data);
         if (length > maxBytes)
             return err("a string of " + std::to_string(length) + " bytes; at most " +
                        std::to_string(maxBytes));
+        if (data != nullptr && requested > length + 1)
+            return err("holds a NUL byte at byte " + std::to_string(length) + " of its " +
+                       std::to_string(requested - 1) + "; a string is text without NUL bytes");
     } else {
+        // Its bytes as stored (the file's own padding: no conversion), so that what follows a
+        // NUL is seen rather than dropped.
         const std::size_t size = H5Tget_size(set.type.get());
+        const H5T_str_t pad = H5Tget_strpad(set.type.get());
         H5Tset_size(text.get(), size);
-        H5Tset_strpad(text.get(), H5T_STR_NULLPAD);
+        H5Tset_strpad(text.get(), pad);
         std::string buffer(size, '\0');
         if (H5Dread(set.id.get(), text.get(), memory.get(), file.get(), H5P_DEFAULT,
                     buffer.data()) < 0)
             return err("cannot be read: " + hdf5Reason());
-        out.assign(buffer.c_str());
+        std::size_t end = size;
+        if (pad == H5T_STR_SPACEPAD) {
+            while (end > 0 && buffer[end - 1] == ' ') --end;
+        } else {
+            end = std::min(buffer.find('\0'), size);
+            // Padding after the text is NULs only; anything else is text a reader would drop.
+            if (buffer.find_first_not_of('\0', end) != std::string::npos)
+                return err("holds a NUL byte at byte " + std::to_string(end) +
+                           " with text after it (" + std::to_string(size) +
+                           " bytes); a string is text without NUL bytes");
+        }
+        if (const std::size_t nul = buffer.find('\0'); nul < end)
+            return err("holds a NUL byte at byte " + std::to_string(nul) + " of its " +
+                       std::to_string(end) + "; a string is text without NUL bytes");
+        out.assign(buffer, 0, end);
     }
     return out;
 }
@@ -457,6 +519,7 @@ class Hdf5TrajectoryReader final : public TrajectoryReader {
     }
     std::span<const FishKind> kinds() const override { return kinds_; }
     std::span<const std::uint32_t> species() const override { return species_; }
+    bool hasSpecies() const override { return hasSpecies_; }
     const TrajectoryMeasures& measures() const override { return measures_; }
     Result<void> readFrame(std::size_t frame, School& out) override;
 
@@ -478,6 +541,7 @@ class Hdf5TrajectoryReader final : public TrajectoryReader {
     std::vector<double> times_;
     std::vector<FishKind> kinds_;
     std::vector<std::uint32_t> species_;  ///< each fish's (all 0 without species)
+    bool hasSpecies_ = false;
     std::string config_;
     std::vector<std::int64_t> changeSteps_;
     std::vector<std::string> changes_;
@@ -613,6 +677,7 @@ Result<void> Hdf5TrajectoryReader::load(const fs::path& path) {
     auto hasKind = checker.exists("particles/school/kind");
     if (!hasKind) return fail(hasKind.error());
     species_.assign(fish_, 0u);
+    hasSpecies_ = *hasKind;
     if (*hasKind) {
         auto indices = readPerFish("particles/school/species");
         if (!indices) return fail(indices.error());
@@ -656,6 +721,23 @@ Result<void> Hdf5TrajectoryReader::load(const fs::path& path) {
     }
 
     if (auto ok = loadParameters(checker); !ok) return ok;
+    // Each fish's species by the one rule of every state (stateSpecies) against the file's
+    // config: one of its species where the file names them, else those it deals. A file whose
+    // config does not read is refused where a school is made from it (readTrajectoryStart, the
+    // replay).
+    if (auto config = parseConfig(config_, fileName_ + ": parameters/config")) {
+        for (std::size_t i = 0; i < fish_; ++i) {
+            const auto given =
+                hasSpecies_ ? std::optional<std::int64_t>(species_[i]) : std::nullopt;
+            auto species = stateSpecies(i, given, *config);
+            if (!species)
+                return fail(checker.error("particles/school/species",
+                                          "fish " + std::to_string(i) + ": species " +
+                                              std::to_string(species_[i]) + " " + species.error() +
+                                              " (parameters/config)"));
+            species_[i] = *species;
+        }
+    }
     if (auto ok = loadMeasures(checker); !ok) return ok;
 
     // One frame's selection, and the buffers it is read into.
@@ -895,8 +977,21 @@ Result<TrajectoryStart> readTrajectoryStart(const fs::path& file, std::optional<
         if (!loaded) return fail(loaded.error());
         params = *loaded;
     }
-    countSchool(*params, start.school);
     const char* const from = flags.configPath ? "--config" : "the file's config";
+    // The species by the one rule of every state (stateSpecies): the file's where it names them,
+    // each one of the parameters'; else those the parameters deal, as for a state file.
+    const auto species = (*reader)->species();
+    for (std::size_t i = 0; i < start.school.size(); ++i) {
+        const auto given =
+            (*reader)->hasSpecies() ? std::optional<std::int64_t>(species[i]) : std::nullopt;
+        auto s = stateSpecies(i, given, *params);
+        if (!s)
+            return fail(name + ": particles/school/species: fish " + std::to_string(i) +
+                        ": species " + std::to_string(species[i]) + " " + s.error() +
+                        " (parameters: " + from + ")");
+        start.school[i].species = *s;
+    }
+    countSchool(*params, start.school);
 
     // The kinds of the file at the frame are those the parameters give the school: its kinds
     // element's, or, after a change, those of the config in force (a kind follows the index).

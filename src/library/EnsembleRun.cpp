@@ -198,13 +198,14 @@ std::expected<EnsembleOutcome, EnsembleFailure> runFile(const fs::path& file, co
         const std::string target = o.trajectory.string();
         if (auto format = outputFormatOf(o.trajectory); !format)
             return badInput("--trajectory: " + format.error());
-        std::error_code error;
-        if (fs::equivalent(o.trajectory, folder, error) ||
-            fs::absolute(o.trajectory, error).lexically_normal().parent_path() ==
-                fs::absolute(folder, error).lexically_normal())
-            return badInput("--trajectory: " + quote(target, 200) +
-                            " is in the --out folder, which holds part files only; give a path "
-                            "outside it");
+        // Compared as files, not as path text: through a link to the folder or to one of its
+        // files, or as another name of one, it would still replace what the folder holds.
+        if (const FolderPlace place = placeInFolder(target, folder);
+            place.inside || !place.ownFile.empty())
+            return badInput("--trajectory: " + quote(target, 200) + " is " +
+                            (place.ownFile.empty() ? std::string("in the --out folder")
+                                                   : "the --out folder's " + place.ownFile) +
+                            ", which holds part files only; give a path outside it");
         if (o.validateOnly) {
             if (auto ok = outputs.check("--trajectory", target, {{"FILE", fileName}}); !ok)
                 return badInput(ok.error());

@@ -475,35 +475,56 @@ bool sameFile(const struct stat& a, const struct stat& b) {
 
 }  // namespace
 
-Result<void> checkNotTheFolders(std::string_view flag, const std::string& path,
-                                const fs::path& folder) {
-    const auto refuse = [&](const std::string& what) {
-        return fail(std::string(flag) + ": " + quote(path, 200) + " is the ensemble folder's " +
-                    what + ", which the merge reads; give another file (e.g. " +
-                    quote((folder / "merged.csv").string(), 200) + ")");
-    };
-    struct stat folderInfo {};
-    if (::stat(folder.c_str(), &folderInfo) != 0) return {};  // readFolder says what is wrong
+FolderPlace placeInFolder(const std::string& path, const fs::path& folder) {
+    FolderPlace place;
     const fs::path target = outputTarget(path);
+    struct stat folderInfo {};
+    if (::stat(folder.c_str(), &folderInfo) != 0) {
+        // No folder yet: only a path under its name, after links and "..", would be in it.
+        place.inside =
+            target.parent_path() == outputTarget(folder) || target == outputTarget(folder);
+        return place;
+    }
     const std::string name = target.filename().string();
     struct stat parentInfo {};
+    struct stat targetInfo {};
+    const bool exists = ::stat(target.c_str(), &targetInfo) == 0;
+    if (exists && sameFile(targetInfo, folderInfo)) {
+        place.inside = true;  // the folder itself
+        return place;
+    }
     if (::stat(target.parent_path().c_str(), &parentInfo) == 0 &&
         sameFile(parentInfo, folderInfo)) {
-        if (name == kManifestName || isTemporaryOf(name, kManifestName)) return refuse("manifest");
-        if (isPartFileName(name)) return refuse("part file " + quote(name, 100));
+        place.inside = true;
+        if (name == kManifestName || isTemporaryOf(name, kManifestName))
+            place.ownFile = "manifest";
+        else if (isPartFileName(name))
+            place.ownFile = "part file " + quote(name, 100);
     }
+    if (!place.ownFile.empty() || !exists) return place;
     // Another name of one of its files (a hard link): the same data, whatever the name.
-    struct stat targetInfo {};
-    if (::stat(target.c_str(), &targetInfo) != 0) return {};
     std::error_code error;
     for (const auto& entry : fs::directory_iterator(folder, error)) {
         const std::string own = entry.path().filename().string();
         if (own != kManifestName && !isPartFileName(own)) continue;
         struct stat ownInfo {};
-        if (::lstat(entry.path().c_str(), &ownInfo) == 0 && sameFile(ownInfo, targetInfo))
-            return refuse(own == kManifestName ? "manifest" : "part file " + quote(own, 100));
+        if (::lstat(entry.path().c_str(), &ownInfo) == 0 && sameFile(ownInfo, targetInfo)) {
+            place.ownFile = own == kManifestName ? "manifest" : "part file " + quote(own, 100);
+            break;
+        }
     }
-    return {};
+    return place;
+}
+
+Result<void> checkNotTheFolders(std::string_view flag, const std::string& path,
+                                const fs::path& folder) {
+    struct stat folderInfo {};
+    if (::stat(folder.c_str(), &folderInfo) != 0) return {};  // readFolder says what is wrong
+    const FolderPlace place = placeInFolder(path, folder);
+    if (place.ownFile.empty()) return {};
+    return fail(std::string(flag) + ": " + quote(path, 200) + " is the ensemble folder's " +
+                place.ownFile + ", which the merge reads; give another file (e.g. " +
+                quote((folder / "merged.csv").string(), 200) + ")");
 }
 
 Result<PartFile> PartFile::open(const fs::path& path, const std::string& header) {

@@ -151,6 +151,18 @@ class FolderRows {
 [[nodiscard]] Result<std::pair<EnsembleManifest, FolderRows>> readFolder(
     const std::filesystem::path& dir, std::string_view flag = "DIR");
 
+/// Where an output at `path` would land in the ensemble folder `folder`: `path` followed link by
+/// link as the output's writer follows it (to a file not made yet too), and its folder compared
+/// with `folder` by device and inode (by the resolved path while `folder` is not made yet).
+struct FolderPlace {
+    bool inside = false;  ///< in the folder (or the folder itself), under any name
+    /// "manifest" or "part file 'NAME'" where it is one of the folder's own files, by its name
+    /// there or as another name of it (a hard link); empty otherwise.
+    std::string ownFile;
+};
+[[nodiscard]] FolderPlace placeInFolder(const std::string& path,
+                                        const std::filesystem::path& folder);
+
 /// Refuses `path` as the merge's output `flag` where it would replace the folder's manifest or
 /// a part file: the path is followed link by link as the output's writer follows it (to a file
 /// not made yet too) and its folder compared with `folder` by device and inode; where the file

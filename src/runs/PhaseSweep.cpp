@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 #include "core/ParamTable.h"
 #include "core/Scenario.h"
@@ -89,6 +90,9 @@ Result<SimParams> withVaried(const SimParams& base, std::string_view what, std::
                              double value) {
     SimParams p = base;
     if (key == kOrientationWidth || key == kAttractionWidth) {
+        if (!(std::abs(value) <= std::numeric_limits<float>::max()))
+            return fail(std::string(what) + " " + std::string(key) + " = " + formatNumber(value) +
+                        " " + beyondFloatRange());
         const float attractionWidth = base.rCohesion - base.rAlignment;
         if (key == kOrientationWidth) {
             p.rAlignment = base.rSeparation + static_cast<float>(value);

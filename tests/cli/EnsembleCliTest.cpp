@@ -577,6 +577,40 @@ TEST_F(Ensemble, TheMergeNeverWritesAPartFileOrTheManifestThroughALink) {
     EXPECT_THAT(status.out, HasSubstr("done 6, failed 0, left 6"));
 }
 
+/// --trajectory is compared with the --out folder as files, not as path text: through a link to
+/// the folder, a link to one of its files or a hard link, it is refused and nothing changes.
+TEST_F(Ensemble, ATrajectoryIsNeverWrittenIntoTheOutFolderUnderAnyName) {
+    ASSERT_EQ(cli("ensemble run " + path("e.json") + " --out " + path("f")).status, 0);
+    const std::string manifest = read(path("f/manifest.json"));
+    fs::create_symlink(path("f"), path("f-link"));
+    fs::create_symlink("f/part-0of1-w0.csv", path("to-part.h5"));
+    fs::create_hard_link(path("f/manifest.json"), path("hard.h5"));
+    fs::create_directories(path("sub"));
+    const auto before = listing();
+    for (const char* target : {"f-link/manifest.json", "f-link/part-0of1-w0.csv", "f-link/new.h5",
+                               "to-part.h5", "hard.h5", "sub/../f/t.h5", "f-link"}) {
+        for (const char* dry : {"", " --dry-run"}) {
+            const std::string run = "ensemble run " + path("e.json") + " --out " + path("f") +
+                                    " --only 0" + dry + " --trajectory " + path(target);
+            const CliRun refused = cli(run);
+            EXPECT_EQ(refused.status, 2) << run;
+            EXPECT_THAT(refused.err, HasSubstr("which holds part files only")) << run;
+        }
+    }
+    EXPECT_THAT(cli("ensemble run " + path("e.json") + " --out " + path("f") +
+                    " --only 0 --trajectory " + path("to-part.h5"))
+                    .err,
+                HasSubstr("is the --out folder's part file 'part-0of1-w0.csv'"));
+    EXPECT_EQ(listing(), before);
+    EXPECT_EQ(read(path("f/manifest.json")), manifest);
+    EXPECT_EQ(cli("ensemble status " + path("f")).status, 0);
+    // Beside the folder, through the same link's parent, it is written.
+    const CliRun beside = cli("ensemble run " + path("e.json") + " --out " + path("f") +
+                              " --only 0 --trajectory " + path("f-link/../t.h5"));
+    EXPECT_EQ(beside.status, 0) << beside.err;
+    EXPECT_TRUE(fs::exists(path("t.h5")));
+}
+
 /// An unwritable folder is bad input (exit 2) whether it exists (empty, or this ensemble's) or
 /// is to be made in one, and --dry-run says so too. As root, with the capability that overrides
 /// file permissions dropped.

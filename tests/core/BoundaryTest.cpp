@@ -278,6 +278,38 @@ TEST_P(OpenWater, TwoGroupsFarApartStepAsEachAlone) {
     }
 }
 
+/// Open water promises any position within its reach: a school of hundreds of fish on one point
+/// at a corner of it (their positions' sum past 1e36 would overflow a float), another at the
+/// opposite corner, rocks and the measures too, stays finite step after step.
+TEST_P(OpenWater, ASchoolAtTheEdgeOfItsReachStaysFinite) {
+    SimParams p;  // the default scene: rocks, avoidance, every default behaviour
+    p.boundary = Boundary::Open;
+    p.neighborSearch = GetParam().search;
+    p.fishCount = 1000;
+    const float r = kOpenWaterReach;
+    School school = makeInitialSchool(p);
+    for (std::size_t i = 0; i < school.size(); ++i)
+        school[i].position = i % 2 == 0 ? glm::vec3(r, -r, r) : glm::vec3(-r, r, -r);
+    auto backend = test::makeBackend(GetParam().backend, p);
+    ASSERT_TRUE(backend);
+    ASSERT_TRUE(backend->upload(school));
+    for (int s = 0; s < 5; ++s) backend->step();
+    const School after = backend->download();
+    const auto broken = checkInvariants(after, p);
+    EXPECT_TRUE(broken) << broken.error();
+    for (const Fish& fish : after)
+        for (int k = 0; k < 3; ++k) ASSERT_LE(std::abs(fish.position[k]), r);
+    const SchoolMetrics m = measureSchool(after, p);
+    EXPECT_TRUE(std::isfinite(m.polarization) && std::isfinite(m.milling) &&
+                std::isfinite(m.meanNearestNeighborDistance) && std::isfinite(m.meanNeighbors));
+    // Past its reach a fish is not in the scene: a start there is refused.
+    EXPECT_TRUE(isInScene({r, 0, 0}, p));
+    EXPECT_FALSE(isInScene({2 * r, 0, 0}, p));
+    School beyond{{{0, 0, -2 * r}, {}, {}}};
+    EXPECT_EQ(moveIntoScene(beyond, p), 1u);
+    EXPECT_EQ(beyond[0].position.z, -r);
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryBackend, OpenWater, ::testing::ValuesIn(test::everyBuiltBackend()),
                          test::setupName);
 

@@ -1,16 +1,21 @@
 // Fuzz target: the trajectory reader (io/Trajectory.h). The input is a file's bytes, put in a
 // memory file (memfd) and opened by path, as a user's file would be; then every frame is read. A
 // refused file has a readable message naming the file; an accepted one keeps what open() promises
-// (at least one frame, a kind a fish, steps that increase, finite frames of fishCount() fish).
+// (at least one frame, a kind a fish, steps that increase, finite frames of fishCount() fish), and
+// what it read is what the file holds: no NUL byte in a config string (text after one is never
+// dropped), each fish's species one of its config's (or, in a file without species, the one the
+// config deals).
 // The seed corpus is made by scripts/fuzz/make_trajectory_corpus.py.
 
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "FuzzMain.h"
+#include "io/ConfigIO.h"
 #include "io/Trajectory.h"
 
 using namespace fishschool;
@@ -62,9 +67,22 @@ void fuzzOne(std::string_view input) {
     fuzz::fuzzCheck(measures.step.size() == measures.values.size() &&
                         measures.time.size() == measures.values.size(),
                     "measures of unequal lengths");
+    fuzz::fuzzCheck(r.configJson().find('\0') == std::string::npos,
+                    "a config read with a NUL byte inside", r.configJson());
+    fuzz::fuzzCheck(r.species().size() == r.fishCount(), "a fish without a species");
+    if (auto config = parseConfig(r.configJson(), "config")) {
+        const std::size_t kinds = std::max<std::size_t>(config->species.size(), 1);
+        for (std::size_t i = 0; i < r.fishCount(); ++i) {
+            fuzz::fuzzCheck(r.species()[i] < kinds, "a species the file's config lacks");
+            if (!r.hasSpecies())
+                fuzz::fuzzCheck(r.species()[i] == speciesOf(i, *config),
+                                "a file without species whose fish lack the config's");
+        }
+    }
     School school;
     for (std::size_t f = 0; f < r.frameCount(); ++f) {
-        (void)r.configJsonAt(f);
+        fuzz::fuzzCheck(r.configJsonAt(f).find('\0') == std::string::npos,
+                        "a change read with a NUL byte inside", r.configJsonAt(f));
         auto ok = (*reader)->readFrame(f, school);
         if (!ok) {
             checkRefusal(ok.error(), path);
@@ -72,6 +90,8 @@ void fuzzOne(std::string_view input) {
         }
         fuzz::fuzzCheck(school.size() == r.fishCount(), "a frame of another size");
         fuzz::fuzzCheck(finite(school), "a frame that is not finite is accepted");
+        for (std::size_t i = 0; i < school.size(); ++i)
+            fuzz::fuzzCheck(school[i].species == r.species()[i], "a frame's species differ");
     }
     reader->reset();
     ::close(fd);

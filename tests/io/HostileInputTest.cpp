@@ -116,6 +116,25 @@ TEST(HostileNumbers, ASweepOverTheWholeDoubleRangeStaysFinite) {
     EXPECT_EQ(sweepValues(0, 12, 13)[7], 7.0);  // ordinary ranges as before
 }
 
+TEST(HostileNumbers, AValueBeyondAFloatNamesItselfAndTheRange) {
+    const std::string range = "is beyond the range of a float (-3.4028235e+38 to 3.4028235e+38)";
+    // A varied float key (phase --vary, ensemble axes, the Python module's set), a width.
+    const auto varied = withVaried(SimParams{}, "--vary", "kCohesion", -1e308);
+    ASSERT_FALSE(varied);
+    EXPECT_THAT(varied.error(), HasSubstr("kCohesion"));
+    EXPECT_THAT(varied.error(), HasSubstr("'-1e+308' " + range));
+    const auto width = withVaried(SimParams{}, "--vary", "orientation-width", 1e308);
+    ASSERT_FALSE(width);
+    EXPECT_THAT(width.error(), HasSubstr("orientation-width = 1e+308 " + range));
+    // A config key, and a number beyond the double range.
+    EXPECT_THAT(parseConfig(R"({"kCohesion": 1e39})", "c.json").error(),
+                HasSubstr("'1e+39' " + range));
+    EXPECT_THAT(parseConfig(R"({"dt": 1e400})", "c.json").error(), HasSubstr(range));
+    // A state file's value.
+    EXPECT_THAT(parseStateCsv("x,y,z,vx,vy,vz\n1,2,3,1e39,0,0\n", SimParams{}, "s.csv").error(),
+                HasSubstr("'1e39' " + range));
+}
+
 TEST(HostileConfig, DeepNestingIsRefusedUnderAnyKey) {
     for (const std::string key : {"dt", "bounds", "rocks", "steering", "unknown"}) {
         const std::string json =

@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -24,6 +26,7 @@
 
 #include "io/ConfigIO.h"
 #include "io/Hdf5Handles.h"
+#include "io/StateIO.h"
 #include "io/Trajectory.h"
 
 namespace fishschool {
@@ -632,6 +635,149 @@ TEST_F(TrajectoryReaderTest, SizesTheFileCannotHoldAreRefusedBeforeReading) {
         const hdf5::Dataset set{H5Dcreate2(f, "particles/school/position/value", H5T_IEEE_F32LE,
                                            space.get(), H5P_DEFAULT, create.get(), H5P_DEFAULT)};
     });
+}
+
+/// Replaces the first run of `from`'s bytes in `file` by `to`'s (as long); false where none is.
+bool patchBytes(const fs::path& file, const std::string& from, const std::string& to) {
+    std::string bytes;
+    {
+        std::ifstream in(file, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    const std::size_t at = bytes.find(from);
+    if (at == std::string::npos || bytes.find(from, at + 1) != std::string::npos) return false;
+    bytes.replace(at, from.size(), to);
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+    return true;
+}
+
+/// Little-endian 32-bit words, as HDF5's layout message holds a chunk's dimensions.
+std::string words(std::initializer_list<std::uint32_t> values) {
+    std::string out;
+    for (std::uint32_t v : values)
+        for (int b = 0; b < 4; ++b) out.push_back(char((v >> (8 * b)) & 0xff));
+    return out;
+}
+
+TEST_F(TrajectoryReaderTest, WhatAFileClaimsIsCheckedAgainstWhatItHolds) {
+    // A chunk shape edited from 1 x 6 x 3 to 1 x 2 x 3: the file's chunks hold whole frames, so
+    // fish 2 to 5 would read as HDF5's fill value, 0.
+    Spec six;
+    six.fish = 6;
+    six.frames = 3;
+    six.config = R"({"fishCount": 6, "bounds": [10, 10, 10], "rocks": []})";
+    six.mutate = [](hid_t f) {
+        const hdf5::PropertyList create{H5Pcreate(H5P_DATASET_CREATE)};
+        const hsize_t chunk[3] = {1, 6, 3};
+        H5Pset_chunk(create.get(), 3, chunk);
+        const std::vector<float> values(3 * 6 * 3, 1.0f);
+        replaceSet(f, "particles/school/position/value", H5T_IEEE_F32LE, {3, 6, 3},
+                   H5T_NATIVE_FLOAT, values.data(), create.get());
+    };
+    writeTrajectory(at("chunks.h5"), six);
+    ASSERT_TRUE(TrajectoryReader::open(at("chunks.h5"))) << "the file as written reads";
+    ASSERT_TRUE(patchBytes(at("chunks.h5"), words({1, 6, 3, 4}), words({1, 2, 3, 4})));
+    expectRefused(
+        at("chunks.h5"), "particles/school/position/value",
+        "has 3 chunks written where its 3 x 6 x 3 elements in chunks of 1 x 2 x 3 take 9");
+
+    // A config with a NUL byte inside, fixed-length and variable-length: refused as a config
+    // file with one is, not read up to the NUL.
+    const std::string config = R"({"fishCount": 3, "bounds": [10, 10, 10], "rocks": []})";
+    Spec fixed;
+    fixed.mutate = [&](hid_t f) {
+        const std::string text = config + std::string(1, '\0') + R"({"dt": -1})";
+        const hdf5::Datatype type{H5Tcopy(H5T_C_S1)};
+        H5Tset_size(type.get(), text.size());
+        H5Tset_strpad(type.get(), H5T_STR_NULLPAD);
+        replaceSet(f, "parameters/config", type.get(), {}, type.get(), text.data());
+    };
+    writeTrajectory(at("t.h5"), fixed);
+    expectRefused(at("t.h5"), "parameters/config",
+                  "holds a NUL byte at byte " + std::to_string(config.size()));
+    Spec variable;
+    variable.config = R"({"fishCount": 3, "bounds": [10, 10, 10], "rocks": [], "noise": 0.25})";
+    writeTrajectory(at("v.h5"), variable);
+    ASSERT_TRUE(TrajectoryReader::open(at("v.h5")));
+    ASSERT_TRUE(patchBytes(at("v.h5"), R"("noise": 0.25})",
+                           R"("noise": 0)" + std::string(1, '\0') + "25}"));
+    expectRefused(at("v.h5"), "parameters/config", "holds a NUL byte at byte");
+    // Padding after the text is no lie: NULs, or spaces for a space-padded string.
+    Spec padded;
+    padded.mutate = [&](hid_t f) {
+        const std::string text = config + std::string(7, '\0');
+        const hdf5::Datatype type{H5Tcopy(H5T_C_S1)};
+        H5Tset_size(type.get(), text.size());
+        H5Tset_strpad(type.get(), H5T_STR_NULLPAD);
+        replaceSet(f, "parameters/config", type.get(), {}, type.get(), text.data());
+    };
+    writeTrajectory(at("padded.h5"), padded);
+    auto read = TrajectoryReader::open(at("padded.h5"));
+    ASSERT_TRUE(read) << read.error();
+    EXPECT_EQ((*read)->configJson(), config);
+}
+
+TEST_F(TrajectoryReaderTest, SpeciesFollowTheOneRuleOfEveryState) {
+    // A file with species (kind beside species) whose species passes its config's.
+    const auto withSpecies = [&](const char* name, std::vector<std::int32_t> species,
+                                 const std::string& config) {
+        Spec spec;
+        spec.config = config;
+        spec.mutate = [species](hid_t f) {
+            replaceSet(f, "particles/school/species", H5T_STD_I32LE, {3}, H5T_NATIVE_INT32,
+                       species.data());
+            const std::vector<std::int32_t> kinds(3, 0);
+            writeSet(f, "particles/school/kind", H5T_STD_I32LE, {3}, H5T_NATIVE_INT32,
+                     kinds.data());
+        };
+        writeTrajectory(at(name), spec);
+    };
+    const std::string two =
+        R"({"fishCount": 3, "bounds": [10, 10, 10], "rocks": [], "species": [
+            {"name": "a", "count": 2}, {"name": "b", "count": 1}]})";
+    withSpecies("beyond.h5", {0, 2, 1}, two);
+    expectRefused(at("beyond.h5"), "particles/school/species",
+                  "fish 1: species 2 is not allowed; must be a species' index, 0 to 1");
+    withSpecies("none.h5", {0, 1, 0}, R"({"fishCount": 3, "bounds": [10, 10, 10], "rocks": []})");
+    expectRefused(at("none.h5"), "particles/school/species",
+                  "fish 1: species 1 is not allowed; the configuration has no species");
+    // Against --config's species too, as a state file's column is.
+    withSpecies("ok.h5", {1, 0, 1}, two);
+    ASSERT_TRUE(TrajectoryReader::open(at("ok.h5")));
+    std::ofstream(at("one.json")) << R"({"bounds": [10, 10, 10], "rocks": []})";
+    auto refused = readTrajectoryStart(at("ok.h5"), std::nullopt,
+                                       ParamFlags{.configPath = at("one.json").string()});
+    ASSERT_FALSE(refused);
+    EXPECT_THAT(refused.error(), HasSubstr("particles/school/species: fish 0: species 1 is not "
+                                           "allowed; the configuration has no species"));
+    auto kept = readTrajectoryStart(at("ok.h5"), std::nullopt, {});
+    ASSERT_TRUE(kept) << kept.error();
+    EXPECT_EQ(kept->school[0].species, 1u);
+    EXPECT_EQ(kept->params.species[0].count, 1);  // counted from the school
+    EXPECT_EQ(kept->params.species[1].count, 2);
+
+    // A file without species into parameters with species: the species they deal, as a state
+    // file without the column gets; never every fish species 0.
+    writeTrajectory(at("plain.h5"), Spec{});
+    std::ofstream(at("two.json")) << two;
+    const ParamFlags flags{.configPath = at("two.json").string()};
+    auto dealt = readTrajectoryStart(at("plain.h5"), std::nullopt, flags);
+    ASSERT_TRUE(dealt) << dealt.error();
+    auto params = loadParams(flags);
+    ASSERT_TRUE(params);
+    std::string csv = "x,y,z,vx,vy,vz\n";
+    for (const Fish& fish : dealt->school)
+        csv += std::to_string(fish.position.x) + "," + std::to_string(fish.position.y) + "," +
+               std::to_string(fish.position.z) + ",0,0,0\n";
+    auto state = parseStateCsv(csv, *params, "s.csv");
+    ASSERT_TRUE(state) << state.error();
+    ASSERT_EQ(dealt->school.size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(dealt->school[i].species, speciesOf(i, *params)) << i;
+        EXPECT_EQ(dealt->school[i].species, (*state)[i].species) << i;
+    }
+    EXPECT_EQ(dealt->school[2].species, 1u);
+    EXPECT_EQ(dealt->params.species[1].count, 1);
 }
 
 TEST_F(TrajectoryReaderTest, NothingOutsideTheFileIsFollowed) {
