@@ -44,6 +44,9 @@ namespace fishschool {
 ///                                at each frame (MDAnalysis reads value[frame] at each frame)
 ///   parameters/
 ///     config                     scalar string: the config JSON the run started with
+///     species/                   absent, or step int64 [k], time float64 [k], value int32
+///                                [k][fish]: each fish's species from that step on, where a
+///                                change dealt them anew (the species element holds the first)
 ///     changes/                   step int64 [c], time float64 [c], value string [c]: the whole
 ///                                config JSON after each change made while recording (the app)
 ///     ensemble_run/              `ensemble run --only I --trajectory` only: run I's row of the
@@ -118,9 +121,12 @@ class FISHSCHOOL_API TrajectoryWriter {
     /// Queues attributes of the group parameters/`group` (made), e.g. "ensemble_run".
     [[nodiscard]] virtual Result<void> addParameterAttributes(
         const std::string& group, std::vector<TrajectoryAttribute> attributes) = 0;
-    /// Queues a change of parameters made at `step` (recorded as the whole config's JSON).
-    [[nodiscard]] virtual Result<void> addParameterChange(std::int64_t step, double timeSeconds,
-                                                          const SimParams& params) = 0;
+    /// Queues a change of parameters made at `step` (recorded as the whole config's JSON) and,
+    /// where `species` (each fish's, one a fish) differs from the species recorded last, the
+    /// species from that step on (parameters/species: new counts of the species deal fish anew).
+    [[nodiscard]] virtual Result<void> addParameterChange(
+        std::int64_t step, double timeSeconds, const SimParams& params,
+        std::span<const std::uint32_t> species = {}) = 0;
     /// Writes what is queued, ends the file and closes it: the file is complete and readable.
     /// Safe to call once; the first error of the writer's thread is returned.
     [[nodiscard]] virtual Result<void> finish() = 0;
@@ -164,6 +170,9 @@ class FISHSCHOOL_API TrajectoryReader {
     /// Each fish's species (all 0 in a file without species); readFrame gives them too. In a
     /// file with species, each is one of its config's species (open() refuses another).
     virtual std::span<const std::uint32_t> species() const = 0;
+    /// Each fish's species at `frame`: those a change dealt last at or before its step
+    /// (parameters/species), else species(). readFrame gives these.
+    virtual std::span<const std::uint32_t> speciesAt(std::size_t frame) const = 0;
     /// Whether the file names each fish's species (particles/school/kind beside species): a
     /// school started from a file without them takes the species its parameters deal, as a
     /// state file without a species column does.

@@ -31,6 +31,7 @@
 #include "SweepDriver.h"
 #include "TrajectoryRecording.h"
 #include "VideoRecorder.h"
+#include "app_model/FpsRecorder.h"
 #include "backends/BackendRegistry.h"
 #include "core/Messages.h"
 #include "gpu/GlObjects.h"
@@ -42,7 +43,6 @@
 #include "io/TextInput.h"
 #include "io/Trajectory.h"
 #include "render/SceneRenderer.h"
-#include "ui/FpsRecorder.h"
 #include "ui/Panel.h"
 
 namespace fishschool::app {

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "app_options/AppOptions.h"
+#include "app_model/AppOptions.h"
 
 namespace fishschool::app {
 

@@ -6,7 +6,7 @@
 
 #include <glm/vec3.hpp>
 
-#include "backends/AppLimits.h"
+#include "app_model/AppLimits.h"
 #include "backends/BackendRegistry.h"
 #include "core/Scenario.h"
 

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "SimulationController.h"
+#include "app_model/FpsRecorder.h"
 #include "core/Backend.h"
 #include "fishschool/Result.h"
-#include "ui/FpsRecorder.h"
 #include "ui/Panel.h"
 
 namespace fishschool::app {

@@ -16,7 +16,7 @@
 #include <cstring>
 #include <utility>
 
-#include "app_options/AppOptions.h"
+#include "app_model/AppOptions.h"
 #include "core/Messages.h"
 #include "io/OutputFiles.h"
 

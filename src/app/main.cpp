@@ -5,7 +5,7 @@
 #include <new>
 
 #include "App.h"
-#include "app_options/AppOptions.h"
+#include "app_model/AppOptions.h"
 #include "io/ExitStatus.h"
 #include "io/Hdf5Handles.h"
 #include "io/OutputFiles.h"

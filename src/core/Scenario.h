@@ -88,14 +88,4 @@ std::string_view toString(Density density);
 /// presets other than "Default" start from it; its schools polarise over minutes, not seconds.
 SimParams articleParams();
 
-/// A named starting point for the panel's preset menu.
-struct Preset {
-    std::string name;
-    std::string description;
-    SimParams params;
-};
-
-/// The presets: "Default", "Article" and a few of our own.
-std::span<const Preset> presets();
-
 }  // namespace fishschool

@@ -34,8 +34,8 @@ class H5mdRecorder final : public TrajectoryRecorder {
         return writer_->addFrameFrom(step, seconds, fill, measures);
     }
     Result<void> addParameterChange(std::int64_t step, double seconds, const SimParams& params,
-                                    std::span<const Fish>) override {
-        return writer_->addParameterChange(step, seconds, params);
+                                    std::span<const Fish> school) override {
+        return writer_->addParameterChange(step, seconds, params, speciesOfSchool(school));
     }
     Result<void> addParameterAttributes(const std::string& group,
                                         std::vector<TrajectoryAttribute> attributes) override {

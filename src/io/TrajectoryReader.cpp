@@ -519,6 +519,12 @@ class Hdf5TrajectoryReader final : public TrajectoryReader {
     }
     std::span<const FishKind> kinds() const override { return kinds_; }
     std::span<const std::uint32_t> species() const override { return species_; }
+    std::span<const std::uint32_t> speciesAt(std::size_t frame) const override {
+        const std::int64_t step = steps_[frame];
+        const auto after = std::upper_bound(speciesSteps_.begin(), speciesSteps_.end(), step);
+        if (after == speciesSteps_.begin()) return species_;
+        return speciesChanges_[static_cast<std::size_t>(after - speciesSteps_.begin()) - 1];
+    }
     bool hasSpecies() const override { return hasSpecies_; }
     const TrajectoryMeasures& measures() const override { return measures_; }
     Result<void> readFrame(std::size_t frame, School& out) override;
@@ -541,6 +547,10 @@ class Hdf5TrajectoryReader final : public TrajectoryReader {
     std::vector<double> times_;
     std::vector<FishKind> kinds_;
     std::vector<std::uint32_t> species_;  ///< each fish's (all 0 without species)
+    /// The species a change dealt anew (parameters/species), from these steps on.
+    std::vector<std::int64_t> speciesSteps_;
+    std::vector<std::vector<std::uint32_t>> speciesChanges_;
+    Result<void> loadSpeciesChanges(Checker& checker);
     bool hasSpecies_ = false;
     std::string config_;
     std::vector<std::int64_t> changeSteps_;
@@ -738,6 +748,7 @@ Result<void> Hdf5TrajectoryReader::load(const fs::path& path) {
             species_[i] = *species;
         }
     }
+    if (auto ok = loadSpeciesChanges(checker); !ok) return ok;
     if (auto ok = loadMeasures(checker); !ok) return ok;
 
     // One frame's selection, and the buffers it is read into.
@@ -801,6 +812,72 @@ Result<void> Hdf5TrajectoryReader::loadParameters(Checker& checker) {
         changes_.push_back(std::move(*change));
     }
     changeSteps_ = std::move(*steps);
+    return {};
+}
+
+Result<void> Hdf5TrajectoryReader::loadSpeciesChanges(Checker& checker) {
+    auto there = checker.exists("parameters/species");
+    if (!there) return fail(there.error());
+    if (!*there) return {};
+    auto step = checker.openDataset("parameters/species/step", Kind::Integer, 1);
+    if (!step) return fail(step.error());
+    auto time = checker.openDataset("parameters/species/time", Kind::Float, 1);
+    if (!time) return fail(time.error());
+    auto value = checker.openDataset("parameters/species/value", Kind::Integer, 2);
+    if (!value) return fail(value.error());
+    const hsize_t count = step->dims[0];
+    if (time->dims[0] != count || value->dims[0] != count || value->dims[1] != fish_)
+        return fail(checker.error(
+            value->path, "holds " + std::to_string(value->dims[0]) + " x " +
+                             std::to_string(value->dims[1]) + " species; must hold one a fish (" +
+                             std::to_string(fish_) + ") for each of the " + std::to_string(count) +
+                             " steps of parameters/species/step"));
+    // As many as the changes at most, and held in memory: bounded as the changes' text is.
+    if (count > changeSteps_.size())
+        return fail(checker.error(value->path, std::to_string(count) +
+                                                   " sets of species; at most one a change (" +
+                                                   std::to_string(changeSteps_.size()) + ")"));
+    if (fish_ > 0 && count > kMaxChangesBytes / (fish_ * sizeof(std::int32_t)))
+        return fail(checker.error(value->path, std::to_string(count) + " sets of " +
+                                                   std::to_string(fish_) + " species; at most " +
+                                                   std::to_string(kMaxChangesBytes) +
+                                                   " bytes of them"));
+    auto steps = readSeries<std::int64_t>(checker, *step, H5T_NATIVE_INT64);
+    if (!steps) return fail(steps.error());
+    if (count == 0) return {};
+    std::vector<std::int32_t> all(count * fish_);
+    if (!all.empty() &&
+        H5Dread(value->id.get(), H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, all.data()) < 0)
+        return fail(checker.error(value->path, "cannot be read: " + hdf5Reason()));
+    for (std::size_t k = 0; k < count; ++k) {
+        if (k > 0 && (*steps)[k] < (*steps)[k - 1])
+            return fail(checker.error(step->path, "set " + std::to_string(k) + " at step " +
+                                                      std::to_string((*steps)[k]) +
+                                                      " comes before the set above it"));
+        // Each one of the species of the config in force then.
+        const auto after = std::upper_bound(changeSteps_.begin(), changeSteps_.end(), (*steps)[k]);
+        const std::string& json =
+            after == changeSteps_.begin()
+                ? config_
+                : changes_[static_cast<std::size_t>(after - changeSteps_.begin()) - 1];
+        auto config =
+            parseConfig(json, fileName_ + ": the config at step " + std::to_string((*steps)[k]));
+        if (!config) return fail(config.error());
+        const auto kinds = static_cast<std::int64_t>(speciesCount(*config));
+        std::vector<std::uint32_t> species(fish_);
+        for (std::size_t i = 0; i < fish_; ++i) {
+            const std::int32_t index = all[k * fish_ + i];
+            if (index < 0 || index >= kinds)
+                return fail(checker.error(
+                    value->path, "set " + std::to_string(k) + ", fish " + std::to_string(i) +
+                                     " has species " + std::to_string(index) + "; allowed: 0 to " +
+                                     std::to_string(kinds - 1) +
+                                     " (the config's species at that step)"));
+            species[i] = static_cast<std::uint32_t>(index);
+        }
+        speciesChanges_.push_back(std::move(species));
+    }
+    speciesSteps_ = std::move(*steps);
     return {};
 }
 
@@ -899,13 +976,14 @@ Result<void> Hdf5TrajectoryReader::readFrame(std::size_t frame, School& out) {
     if (auto ok = readPositions(position_, frame, positions_); !ok) return ok;
     if (auto ok = readPositions(velocity_, frame, velocities_); !ok) return ok;
     out.resize(fish_);
+    const std::span<const std::uint32_t> species = speciesAt(frame);
     constexpr std::array<const char*, 3> kAxes{"x", "y", "z"};
     for (std::size_t i = 0; i < fish_; ++i) {
         Fish& fish = out[i];
         fish.position = {positions_[3 * i], positions_[3 * i + 1], positions_[3 * i + 2]};
         fish.velocity = {velocities_[3 * i], velocities_[3 * i + 1], velocities_[3 * i + 2]};
         fish.acceleration = glm::vec3(0.0f);
-        fish.species = species_[i];
+        fish.species = species[i];
         for (int k = 0; k < 3; ++k) {
             // A float64 beyond float32's range arrives as an infinity.
             const auto notFinite = [&](const Dataset& set, float v) {
@@ -980,7 +1058,7 @@ Result<TrajectoryStart> readTrajectoryStart(const fs::path& file, std::optional<
     const char* const from = flags.configPath ? "--config" : "the file's config";
     // The species by the one rule of every state (stateSpecies): the file's where it names them,
     // each one of the parameters'; else those the parameters deal, as for a state file.
-    const auto species = (*reader)->species();
+    const auto species = (*reader)->speciesAt(start.frame);
     for (std::size_t i = 0; i < start.school.size(); ++i) {
         const auto given =
             (*reader)->hasSpecies() ? std::optional<std::int64_t>(species[i]) : std::nullopt;

@@ -109,7 +109,7 @@ struct Series {
 
 /// One thing the writer's thread writes.
 struct Item {
-    enum class Kind { Frame, Change, Attributes } kind = Kind::Frame;
+    enum class Kind { Frame, Change, Attributes, Species } kind = Kind::Frame;
     std::int64_t step = 0;
     double time = 0.0;
     float* buffer = nullptr;                ///< Frame: positions then velocities
@@ -117,6 +117,7 @@ struct Item {
     std::optional<SchoolMetrics> measures;  ///< Frame: the school's measures at this step
     std::string config;  ///< Change: the whole config's JSON; Attributes: the group's path
     std::vector<TrajectoryAttribute> attributes;  ///< Attributes
+    std::vector<std::int32_t> species;            ///< Species: each fish's
     std::size_t bytes = 0;                        ///< what it counts against the queue's bound
 };
 
@@ -140,8 +141,8 @@ class Hdf5TrajectoryWriter final : public TrajectoryWriter {
                               const std::optional<SchoolMetrics>& measures) override;
     Result<void> addParameterAttributes(const std::string& group,
                                         std::vector<TrajectoryAttribute> attributes) override;
-    Result<void> addParameterChange(std::int64_t step, double timeSeconds,
-                                    const SimParams& params) override;
+    Result<void> addParameterChange(std::int64_t step, double timeSeconds, const SimParams& params,
+                                    std::span<const std::uint32_t> species = {}) override;
     Result<void> finish() override;
     std::size_t frameCount() const override { return framesGiven_; }
     std::size_t fishCount() const override { return fishCount_; }
@@ -165,6 +166,7 @@ class Hdf5TrajectoryWriter final : public TrajectoryWriter {
     Result<void> write(const Item& item);
     Result<void> writeFrame(const Item& item);
     Result<void> writeAttributes(const Item& item);
+    Result<void> writeSpecies(const Item& item);
     Result<void> appendScalar(const Series& series, hsize_t index, std::int64_t step, double time,
                               const void* value, hid_t memoryType);
 
@@ -184,6 +186,11 @@ class Hdf5TrajectoryWriter final : public TrajectoryWriter {
     std::array<hdf5::Dataset, kSchoolMeasures.size()> observables_;
     Series changes_;
     hsize_t framesWritten_ = 0, changesWritten_ = 0;
+    /// Each fish's species as last recorded (the caller's side), and the series of them after
+    /// changes (the writer's thread: made with the first).
+    std::vector<std::int32_t> recordedSpecies_;
+    Series speciesSeries_;
+    hsize_t speciesWritten_ = 0;
 
     std::mutex mutex_;
     std::condition_variable queued_, drained_;
@@ -443,15 +450,15 @@ Result<void> Hdf5TrajectoryWriter::open(const SimParams& params,
                    (count == 0 || H5Dwrite(set.get(), H5T_NATIVE_INT32, H5S_ALL, H5S_ALL,
                                            H5P_DEFAULT, values.data()) >= 0);
         };
+        recordedSpecies_.assign(fishCount_, 0);
         if (params.species.empty()) {
             if (!writeIntegers("particles/school/species", kinds))
                 return failure("cannot write particles/school/species");
         } else {
-            std::vector<std::int32_t> indices(fishCount_);
             for (std::size_t i = 0; i < fishCount_; ++i)
-                indices[i] = static_cast<std::int32_t>(
+                recordedSpecies_[i] = static_cast<std::int32_t>(
                     species.size() == fishCount_ ? species[i] : speciesOf(i, params));
-            if (!writeIntegers("particles/school/species", indices) ||
+            if (!writeIntegers("particles/school/species", recordedSpecies_) ||
                 !writeIntegers("particles/school/kind", kinds))
                 return failure("cannot write particles/school/species and kind");
         }
@@ -535,6 +542,7 @@ Result<void> Hdf5TrajectoryWriter::addFrameFrom(std::int64_t step, double timeSe
                               .measures = measures,
                               .config = {},
                               .attributes = {},
+                              .species = {},
                               .bytes = bytes});
     }
     queued_.notify_one();
@@ -559,24 +567,50 @@ Result<void> Hdf5TrajectoryWriter::addParameterAttributes(
                         .measures = {},
                         .config = "parameters/" + group,
                         .attributes = std::move(attributes),
+                        .species = {},
                         .bytes = bytes});
 }
 
 Result<void> Hdf5TrajectoryWriter::addParameterChange(std::int64_t step, double timeSeconds,
-                                                      const SimParams& params) {
+                                                      const SimParams& params,
+                                                      std::span<const std::uint32_t> species) {
     if (finished_) return fail(fileName_ + ": the trajectory is finished; no change can follow");
+    if (!species.empty() && species.size() != fishCount_)
+        return fail(fileName_ + ": a change with the species of " + std::to_string(species.size()) +
+                    " fish; the trajectory records " + std::to_string(fishCount_));
     edges_ = tankEdges(params);
     std::string json = configToJson(params);
     const std::size_t bytes = sizeof(Item) + json.size();
-    return enqueue(Item{.kind = Item::Kind::Change,
+    if (auto ok = enqueue(Item{.kind = Item::Kind::Change,
+                               .step = step,
+                               .time = timeSeconds,
+                               .buffer = nullptr,
+                               .edges = {},
+                               .measures = {},
+                               .config = std::move(json),
+                               .attributes = {},
+                               .species = {},
+                               .bytes = bytes});
+        !ok)
+        return ok;
+    // Only where the change dealt the fish anew: most changes (a weight, a radius) keep them.
+    if (species.empty() ||
+        std::equal(species.begin(), species.end(), recordedSpecies_.begin(),
+                   [](std::uint32_t a, std::int32_t b) { return std::int64_t(a) == b; }))
+        return {};
+    std::vector<std::int32_t> values(species.begin(), species.end());
+    recordedSpecies_ = values;
+    const std::size_t speciesBytes = sizeof(Item) + values.size() * sizeof(std::int32_t);
+    return enqueue(Item{.kind = Item::Kind::Species,
                         .step = step,
                         .time = timeSeconds,
                         .buffer = nullptr,
                         .edges = {},
                         .measures = {},
-                        .config = std::move(json),
+                        .config = {},
                         .attributes = {},
-                        .bytes = bytes});
+                        .species = std::move(values),
+                        .bytes = speciesBytes});
 }
 
 Result<void> Hdf5TrajectoryWriter::finish() {
@@ -597,6 +631,7 @@ Result<void> Hdf5TrajectoryWriter::finish() {
     edgesValue_.reset();
     for (hdf5::Dataset& value : observables_) value.reset();
     changes_ = {};
+    speciesSeries_ = {};
     Result<void> closed;
     errno = 0;
     if (h5_.valid() && H5Fflush(h5_.get(), H5F_SCOPE_LOCAL) < 0) closed = failure("writing failed");
@@ -643,7 +678,38 @@ Result<void> Hdf5TrajectoryWriter::write(const Item& item) {
             if (ok) ++changesWritten_;
             return ok;
         }
+        case Item::Kind::Species:
+            return writeSpecies(item);
     }
+    return {};
+}
+
+Result<void> Hdf5TrajectoryWriter::writeSpecies(const Item& item) {
+    if (!speciesSeries_.value.valid()) {
+        const hdf5::Group group = makeGroup(h5_.get(), "parameters/species");
+        const std::array<hsize_t, 1> extent{0}, chunk{kSeriesChunk};
+        const std::array<hsize_t, 2> valueExtent{0, fishCount_},
+            valueChunk{1, std::max<hsize_t>(fishCount_, 1)};
+        if (!group.valid() ||
+            !(speciesSeries_.step = makeGrowing(group.get(), "step", H5T_STD_I64LE, extent, chunk,
+                                                kSeriesChunk * 8 * 2))
+                 .valid() ||
+            !(speciesSeries_.time = makeGrowing(group.get(), "time", H5T_IEEE_F64LE, extent, chunk,
+                                                kSeriesChunk * 8 * 2))
+                 .valid() ||
+            !writeUnit(speciesSeries_.time.get(), "s") ||
+            !(speciesSeries_.value = makeGrowing(group.get(), "value", H5T_STD_I32LE, valueExtent,
+                                                 valueChunk, fishCount_ * 4 * 2))
+                 .valid())
+            return failure("cannot write parameters/species");
+    }
+    const std::array<hsize_t, 1> rest{fishCount_};
+    if (!appendAt(speciesSeries_.step.get(), speciesWritten_, H5T_NATIVE_INT64, &item.step) ||
+        !appendAt(speciesSeries_.time.get(), speciesWritten_, H5T_NATIVE_DOUBLE, &item.time) ||
+        !appendAt(speciesSeries_.value.get(), speciesWritten_, H5T_NATIVE_INT32,
+                  item.species.data(), rest))
+        return failure("writing failed");
+    ++speciesWritten_;
     return {};
 }
 

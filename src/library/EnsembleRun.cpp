@@ -196,8 +196,6 @@ std::expected<EnsembleOutcome, EnsembleFailure> runFile(const fs::path& file, co
     fs::path trajectoryFile;
     if (recording) {
         const std::string target = o.trajectory.string();
-        if (auto format = outputFormatOf(o.trajectory); !format)
-            return badInput("--trajectory: " + format.error());
         // Compared as files, not as path text: through a link to the folder or to one of its
         // files, or as another name of one, it would still replace what the folder holds.
         if (const FolderPlace place = placeInFolder(target, folder);
@@ -206,6 +204,8 @@ std::expected<EnsembleOutcome, EnsembleFailure> runFile(const fs::path& file, co
                             (place.ownFile.empty() ? std::string("in the --out folder")
                                                    : "the --out folder's " + place.ownFile) +
                             ", which holds part files only; give a path outside it");
+        if (auto format = outputFormatOf(o.trajectory); !format)
+            return badInput("--trajectory: " + format.error());
         if (o.validateOnly) {
             if (auto ok = outputs.check("--trajectory", target, {{"FILE", fileName}}); !ok)
                 return badInput(ok.error());

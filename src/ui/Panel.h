@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "FpsRecorder.h"
 #include "Widgets.h"
+#include "app_model/FpsRecorder.h"
 #include "core/Backend.h"
 #include "fishschool/Metrics.h"
 #include "fishschool/SimParams.h"

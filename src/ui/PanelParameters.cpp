@@ -8,7 +8,8 @@
 #include <string>
 
 #include "Panel.h"
-#include "backends/AppLimits.h"
+#include "app_model/AppLimits.h"
+#include "app_model/Presets.h"
 #include "core/ParamTable.h"
 #include "core/Scenario.h"
 #include "io/TextInput.h"

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "Panel.h"
-#include "backends/AppLimits.h"
+#include "app_model/AppLimits.h"
 #include "core/Messages.h"
 #include "core/ParamTable.h"
 #include "io/ConfigIO.h"

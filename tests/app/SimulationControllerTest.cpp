@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "app/SimulationController.h"
-#include "backends/AppLimits.h"
+#include "app_model/AppLimits.h"
 #include "backends/BackendRegistry.h"
 #include "core/CpuBackends.h"
 #include "core/Scenario.h"

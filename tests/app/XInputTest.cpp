@@ -39,10 +39,10 @@
 #include <thread>
 #include <vector>
 
+#include "app_model/FpsRecorder.h"
 #include "fishschool/SimParams.h"
 #include "io/ConfigIO.h"
 #include "io/StateIO.h"
-#include "ui/FpsRecorder.h"
 #include "ui/Panel.h"
 
 extern char** environ;

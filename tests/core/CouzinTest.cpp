@@ -12,6 +12,7 @@
 #include <glm/geometric.hpp>
 
 #include "HandBuiltScenes.h"
+#include "app_model/Presets.h"
 #include "core/Scenario.h"
 #include "fishschool/Metrics.h"
 #include "io/ConfigIO.h"

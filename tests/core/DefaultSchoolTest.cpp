@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app_model/Presets.h"
 #include "core/CpuBackends.h"
 #include "core/Scenario.h"
 #include "fishschool/Metrics.h"

@@ -11,6 +11,7 @@
 
 #include <glm/geometric.hpp>
 
+#include "app_model/Presets.h"
 #include "core/Scenario.h"
 #include "fishschool/Metrics.h"
 

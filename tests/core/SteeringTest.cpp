@@ -14,6 +14,7 @@
 #include <glm/geometric.hpp>
 
 #include "HandBuiltScenes.h"
+#include "app_model/Presets.h"
 #include "core/Scenario.h"
 #include "io/ConfigIO.h"
 #include "io/StateIO.h"

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "FuzzMain.h"
-#include "app_options/AppOptions.h"
+#include "app_model/AppOptions.h"
 #include "io/TextInput.h"
 
 using namespace fishschool;

@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -148,6 +149,44 @@ TEST_F(RunTest, AChangeThatAddsLeadersReadsBackAtItsFrames) {
     auto early = Simulation::start(RunStart{.state = path("t.h5"), .frame = 2});
     ASSERT_TRUE(early) << early.error();
     EXPECT_EQ(early->params().leaders, 0);
+}
+
+// New counts of the species deal the fish anew: the file records each fish's species from that
+// step on, so each frame reads back with the species it was stepped with.
+TEST_F(RunTest, NewCountsOfTheSpeciesReadBackAtTheirFrames) {
+    auto sim = Simulation::start(RunStart{.config = writeConfig("mixed.json", kMixed)});
+    ASSERT_TRUE(sim) << sim.error();
+    const std::vector<RunOutput> outputs{{.path = path("t.h5")}};
+    ASSERT_TRUE(sim->startRecording(outputs));
+    ASSERT_TRUE(sim->step(2));
+    SimParams dealt = sim->params();
+    dealt.species[0].count = 100;
+    dealt.species[1].count = 200;
+    ASSERT_TRUE(sim->setParams(dealt));
+    ASSERT_TRUE(sim->step(2));
+    ASSERT_TRUE(sim->setParam("rCohesion", 12));  // keeps the species: nothing more recorded
+    ASSERT_TRUE(sim->step(1));
+    const std::vector<Fish> last(sim->school().begin(), sim->school().end());
+    ASSERT_TRUE(sim->finishRecording());
+
+    auto reader = TrajectoryReader::open(path("t.h5"));
+    ASSERT_TRUE(reader) << reader.error();
+    // Frame 1 before the change; frame 2, of its step, with the species the steps after it use.
+    School frame;
+    ASSERT_TRUE((*reader)->readFrame(1, frame));
+    EXPECT_EQ(
+        std::count_if(frame.begin(), frame.end(), [](const Fish& f) { return f.species == 1; }),
+        100);
+    ASSERT_TRUE((*reader)->readFrame(5, frame));
+    for (std::size_t i = 0; i < last.size(); ++i) ASSERT_EQ(frame[i].species, last[i].species);
+    EXPECT_EQ(
+        std::count_if(frame.begin(), frame.end(), [](const Fish& f) { return f.species == 1; }),
+        200);
+    auto resumed = Simulation::start(RunStart{.state = path("t.h5")});
+    ASSERT_TRUE(resumed) << resumed.error();
+    EXPECT_EQ(resumed->params().species[1].count, 200);
+    for (std::size_t i = 0; i < last.size(); ++i)
+        ASSERT_EQ(resumed->school()[i].species, last[i].species);
 }
 
 TEST_F(RunTest, ATrajectoryKeepsTheSchoolItsSizeUntilItIsFinished) {

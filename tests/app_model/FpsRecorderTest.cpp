@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "backends/BackendRegistry.h"
-#include "ui/FpsRecorder.h"
+#include "app_model/FpsRecorder.h"
 
 namespace fishschool::ui {
 namespace {

@@ -9,7 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "backends/AppLimits.h"
+#include "app_model/AppLimits.h"
 #include "backends/BackendRegistry.h"
 #include "io/ExitStatus.h"
 #include "io/FlagValidators.h"

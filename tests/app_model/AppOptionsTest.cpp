@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "app_options/AppOptions.h"
-#include "backends/AppLimits.h"
+#include "app_model/AppOptions.h"
+#include "app_model/AppLimits.h"
 
 namespace fishschool::app {
 namespace {
