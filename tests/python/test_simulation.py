@@ -5,6 +5,7 @@ import gc
 import json
 import math
 import os
+import pathlib
 import signal
 import subprocess
 import threading
@@ -569,6 +570,64 @@ def test_run_ensemble_refuses_what_the_cli_refuses(fishschool, tmp_path):
     bad.write_text('{"base": {}, "axes": {"noise": []}, "steps": 1}')
     with pytest.raises(ValueError, match="bad.json"):
         fishschool.run_ensemble(bad, tmp_path / "out2")
+
+
+ENSEMBLE_CTRL_C = r"""
+import signal, sys
+sys.path.insert(0, sys.argv[1])
+import fishschool
+signal.signal(signal.SIGINT, signal.default_int_handler)
+try:
+    fishschool.run_ensemble(sys.argv[2], sys.argv[3], jobs=2)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt", flush=True)
+"""
+
+
+def _rows_written(folder):
+    """The run indices of the part files' rows."""
+    runs = []
+    for part in folder.glob("part-*.csv"):
+        for line in part.read_text().splitlines()[1:]:
+            runs.append(int(line.split(",")[0]))
+    return runs
+
+
+def test_ctrl_c_stops_run_ensemble_and_the_same_call_resumes(fishschool, tmp_path):
+    file = _ensemble_file(tmp_path, {
+        "base": {"fishCount": 400, "rocks": []},
+        "axes": {"noise": [0, 0.1]},
+        "replicates": 6, "steps": 400, "seed": 4,
+    })
+    out = tmp_path / "out"
+    module_dir = pathlib.Path(fishschool.__file__).parent
+    process = subprocess.Popen(
+        ["/usr/bin/python3", "-c", ENSEMBLE_CTRL_C, str(module_dir), str(file), str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (out.is_dir() and _rows_written(out)) and process.poll() is None:
+            assert time.monotonic() < deadline, "no run finished in 2 minutes"
+            time.sleep(0.05)
+        assert process.poll() is None, "the ensemble ended before it could be interrupted"
+        process.send_signal(signal.SIGINT)
+        start = time.monotonic()
+        stdout, stderr = process.communicate(timeout=30)
+        seconds = time.monotonic() - start
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    print(f"stopped {seconds:.2f} s after SIGINT")
+    assert seconds < 5, stderr
+    assert process.returncode == 0, stderr
+    assert "KeyboardInterrupt" in stdout, stdout + stderr
+    done = _rows_written(out)
+    assert 0 < len(done) < 12 and len(set(done)) == len(done)
+    # The same call goes on from there: the runs left, each once.
+    outcome = fishschool.run_ensemble(file, out, jobs=2)
+    assert outcome == {"total": 12, "ran": 12 - len(done), "failed": 0}
+    assert sorted(_rows_written(out)) == list(range(12))
 
 
 def test_run_ensemble_raises_what_progress_raised(fishschool, tmp_path):
