@@ -207,9 +207,66 @@ def test_set_params_refused_names_the_key(small, keys, words):
     assert small.params == before
 
 
-def test_set_params_refuses_nan(small):
-    with pytest.raises(ValueError):
-        small.set_params(dt=float("nan"))
+@pytest.mark.parametrize("keys, words", [
+    ({"dt": float("nan")}, ["key 'dt'", "nan", "finite"]),
+    ({"dt": np.float32("inf")}, ["key 'dt'", "inf", "finite"]),
+    ({"bounds": [1.0, float("-inf"), 2.0]}, ["key 'bounds[1]'", "-inf"]),
+    ({"species": [{"name": "a", "count": 300, "maxVelocity": float("nan")}]},
+     ["key 'species[0].maxVelocity'", "nan"]),
+])
+def test_set_params_refuses_what_json_cannot_hold_naming_the_key(small, keys, words):
+    before = small.params
+    with pytest.raises(ValueError) as error:
+        small.set_params(**keys)
+    for word in words:
+        assert word in str(error.value), str(error.value)
+    assert "JSON compliant" not in str(error.value)
+    assert small.params == before
+
+
+def _deep_list(depth):
+    value = 1.0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_a_deep_value_is_refused_naming_the_key(fishschool, small):
+    for make in (lambda keys: small.set_params(**keys), lambda keys: fishschool.Simulation(keys),
+                 lambda keys: fishschool.Simulation(**keys)):
+        with pytest.raises(ValueError, match=r"key 'bounds\[0\].*nest more than 16"):
+            make({"bounds": _deep_list(5000)})
+    cycle = []
+    cycle.append(cycle)
+    with pytest.raises(ValueError, match="key 'rocks"):
+        small.set_params(rocks=cycle)
+
+
+def test_a_value_of_another_type_is_refused_naming_the_key(fishschool, small):
+    with pytest.raises(TypeError, match="key 'bounds\\[2\\]'.*object"):
+        small.set_params(bounds=[1.0, 2.0, object()])
+    with pytest.raises(TypeError, match="keys must be str"):
+        fishschool.Simulation({1: 2})
+    # NumPy values are their Python values.
+    small.set_params(dt=np.float64(0.02), bounds=np.array([30.0, 30.0, 30.0]))
+    assert small.params["dt"] == pytest.approx(0.02) and small.params["bounds"] == [30, 30, 30]
+
+
+def test_a_school_past_the_fish_limit_is_refused_before_it_is_made(fishschool, small):
+    # A broadcast view of 10^12 rows costs NumPy nothing; a school of them is past the limit.
+    huge = np.broadcast_to(np.zeros(3), (10 ** 12, 3))
+    for call in (small.set_school, small.add_fish,
+                 lambda p: fishschool.measure(p, p)):
+        with pytest.raises(ValueError, match="16000000 fish"):
+            call(huge)
+    with pytest.raises(ValueError, match="16000000 fish"):
+        small.remove_fish(np.broadcast_to(np.int64(0), (10 ** 12,)))
+    for keys in ({"fishCount": 10 ** 12}, {"fishCount": 10 ** 30}):
+        with pytest.raises(ValueError, match="fishCount"):
+            small.set_params(**keys)
+        with pytest.raises(ValueError, match="fishCount"):
+            fishschool.Simulation(**keys)
+    assert small.fish_count == 300
 
 
 def test_bad_config_raises(fishschool, tmp_path):
