@@ -135,7 +135,14 @@ void addNeighbor(Searcher me, vec3 pj, vec3 d, float d2, uint j, inout NeighborS
         s.separationCount++;
     }
     if (schools && d2 < me.alignmentRadius2) {
-        s.alignment += NEIGHBOR_VELOCITY(j);
+        if (STEP_HAS(kFeatureVicsek)) {
+            // Steering "vicsek": the neighbour's unit heading (none for one standing still).
+            vec3 vj = NEIGHBOR_VELOCITY(j);
+            float v2 = dot(vj, vj);
+            s.alignment += v2 > 0.0 ? vj * inversesqrt(v2) : vec3(0.0);
+        } else {
+            s.alignment += NEIGHBOR_VELOCITY(j);
+        }
         s.alignmentCount++;
     }
 }

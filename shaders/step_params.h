@@ -20,8 +20,12 @@ const uint kFeatureCouzin = 64u;
 // informed fish (kPreferred): each fish steps with its species' parameters (the species' own
 // StepParamsData), and the sums read each neighbour's species and kinetic energy.
 const uint kFeatureSpecies = 128u;
-const uint kFeatureSetCount = 256u;  // the indices of the sets, used or not
-// The cheap modes (minVelocity, steering "reynolds" and "vicsek", combine, avoidance "rays", noise,
+// Steering "vicsek": the alignment sum adds each neighbour's unit heading, not its velocity, and
+// the paper's rule replaces steps 2 to 4. Like "couzin" it reads the field of view alone of the
+// behaviours above, so it comes alone or with kFeatureFieldOfView (and species).
+const uint kFeatureVicsek = 256u;
+const uint kFeatureSetCount = 512u;  // the indices of the sets, used or not
+// The cheap modes (minVelocity, steering "reynolds", combine, avoidance "rays", noise,
 // dimensions) have no bit:
 // they are a branch on a value of StepParamsData.modes or .noise, the same for every fish of the
 // step.
@@ -143,7 +147,7 @@ const float kBoundaryOpen = 2.0f;      // no walls; the GPU grid is hashed (grid
 struct NeighborSums {
     vec3 cohesion;    // sum of neighbour positions
     vec3 separation;  // sum of (p_j - p_i)
-    vec3 alignment;   // sum of neighbour velocities
+    vec3 alignment;   // sum of neighbour velocities (kFeatureVicsek: of their unit headings)
     vec3 sidestep;    // sum over the separation neighbours that close in: the part of
                       // (p_j - p_i) across the heading, times the closing speed over d^2
     uint cohesionCount;

@@ -427,13 +427,13 @@ vec3 couzinVelocity(vec3 v, NeighborSums s, uint id) {
 
 // Steering "vicsek" (docs/model.md, "Vicsek et al. 1995"): the next velocity, at the constant
 // speed maxVelocity, along the mean heading of the neighbours within rAlignment and the fish
-// itself (the sum of their velocities: at one speed it points where the sum of headings does),
-// turned by a random angle uniform in [-noise/2, noise/2]: about the vertical under
-// lockVerticalSteering or in 2D (the mean's vertical part dropped), else to a direction uniform
-// on the cap of that half-angle about the mean. The mean cancelling: the fish's own heading. A
-// fish with neither stays still.
+// itself (the sum of their unit headings, kFeatureVicsek's alignment sum: every fish weighs the
+// same whatever its speed; one standing still adds nothing), turned by a random angle uniform in
+// [-noise/2, noise/2]: about the vertical under lockVerticalSteering or in 2D (the mean's vertical
+// part dropped), else to a direction uniform on the cap of that half-angle about the mean. The
+// mean cancelling: the fish's own heading. A fish with neither stays still.
 vec3 vicsekVelocity(vec3 v, NeighborSums s, uint id) {
-    vec3 sum = v;
+    vec3 sum = normalizeOrZero(v);
     if (s.alignmentCount > 0u) sum += s.alignment;
     vec3 own = v;
     bool inPlane = STEP_LOCK_VERTICAL(params) != 0.0f;
@@ -480,7 +480,7 @@ FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
         vNext = couzinVelocity(v, s, id);
         a = (vNext - v) / dt;
         if (largestComponent(a) > kOverflowing) a = vec3(0.0f);
-    } else if (STEP_VICSEK(params) != 0.0f) {
+    } else if (STEP_HAS(kFeatureVicsek)) {
         // Steering "vicsek" sets the velocity too: one heading update a step, then the move.
         vNext = vicsekVelocity(v, s, id);
         a = (vNext - v) / dt;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <set>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -48,13 +49,18 @@ struct EnsembleRunOptions {
     std::int64_t trajectoryEvery = 1;  ///< >= 1
     /// After each run, on the thread that ran it, one call at a time.
     std::function<void(const EnsembleProgress&)> onProgress;
+    /// Asks the call to stop (as Ctrl-C would): polled between runs and between the steps of
+    /// each, so the call returns within a step of every run in flight, `stopped`. The runs in
+    /// flight write no row; the rows written stay, and the same call goes on from there.
+    std::stop_token stop{};
 };
 
 /// What a call ran.
 struct EnsembleOutcome {
     std::int64_t total = 0;   ///< the runs of the call, those already done included
-    std::int64_t ran = 0;     ///< run now
+    std::int64_t ran = 0;     ///< run now, a row written for each
     std::int64_t failed = 0;  ///< of ran; their rows say why
+    bool stopped = false;     ///< `stop` was requested: runs are left for the same call
 };
 
 /// Runs an ensemble file's runs (docs/ensembles.md) into `folder`, or resumes them there, as

@@ -128,7 +128,8 @@ struct SearchConstants {
 /// false the view test is not compiled in at all; with kInverseSquare each separation offset is
 /// divided by its squared length (a neighbour at distance 0 adds nothing, as its offset is 0).
 /// kCouzin: neighbor_sums.glsl's sums for steering "couzin" (unit offsets, attraction from the
-/// shell beyond rAlignment only).
+/// shell beyond rAlignment only). kVicsek: the alignment sum adds unit headings (steering
+/// "vicsek").
 /// kSpecies: the neighbours' species and kinetic energies are read (kFeatureSpecies), for the
 /// species a fish schools with, separation scaled by kinetic energy and the sidestep sum, each
 /// compiled in but run only where the fish's species has it on.
@@ -137,7 +138,7 @@ struct SearchConstants {
 /// a cell's candidates with a wrapped row) or found lane by lane (every pair).
 enum class Images { None, PerCandidate, LaneByLane };
 
-template <bool kFieldOfView, bool kInverseSquare, bool kCouzin, bool kSpecies>
+template <bool kFieldOfView, bool kInverseSquare, bool kCouzin, bool kSpecies, bool kVicsek>
 struct RangeAccumulator {
     static constexpr bool kReadsSpecies = kSpecies;
     const float* imageX = nullptr;
@@ -309,9 +310,18 @@ struct RangeAccumulator {
         sy += select(separating, separationY);
         sz += select(separating, separationZ);
         ns -= inS;
-        ax += select(inA, load(vx + j));
-        ay += select(inA, load(vy + j));
-        az += select(inA, load(vz + j));
+        if constexpr (kVicsek) {
+            // Steering "vicsek": each neighbour's unit heading (none for one standing still).
+            const Floats wx = load(vx + j), wy = load(vy + j), wz = load(vz + j);
+            const Floats inverse = inverseLengths(wx * wx + wy * wy + wz * wz);
+            ax += select(inA, wx * inverse);
+            ay += select(inA, wy * inverse);
+            az += select(inA, wz * inverse);
+        } else {
+            ax += select(inA, load(vx + j));
+            ay += select(inA, load(vy + j));
+            az += select(inA, load(vz + j));
+        }
         na -= inA;
     }
 
@@ -969,6 +979,7 @@ void CpuSolver::sumNeighbours(const SearchQuery* queries, std::size_t count,
     constexpr bool kInverseSquare = (kSearch & glsl::kFeatureInverseSquare) != 0u;
     constexpr bool kCouzin = (kSearch & glsl::kFeatureCouzin) != 0u;
     constexpr bool kSpecies = (kSearch & glsl::kFeatureSpecies) != 0u;
+    constexpr bool kVicsek = (kSearch & glsl::kFeatureVicsek) != 0u;
     // The accumulator of a fish, with what it needs to know of the fish.
     const auto start = [&]<class Acc>(Acc& acc, const SearchQuery& query) {
         acc.tankSize = source.tankSize;
@@ -1011,7 +1022,7 @@ void CpuSolver::sumNeighbours(const SearchQuery* queries, std::size_t count,
     // fish's species asks for them: a species that sets only values sums as no species.
     const auto sumsOf = [&]<bool kReadsSpecies>(const SearchQuery& query,
                                                 std::bool_constant<kReadsSpecies>) {
-        RangeAccumulator<kFieldOfView, kInverseSquare, kCouzin, kReadsSpecies> acc;
+        RangeAccumulator<kFieldOfView, kInverseSquare, kCouzin, kReadsSpecies, kVicsek> acc;
         start(acc, query);
         const glm::vec3 p = query.position;
         eachRange([&]<Images kImages, bool kSkipFarBlocks>(const CandidateRange& range) {

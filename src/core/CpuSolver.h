@@ -124,15 +124,15 @@ class CpuSolver {
     struct CandidateSource;
     /// The neighbour sums of `count` fish that share `source`'s candidates into sums[0, count).
     /// kSearch: the behaviours that change what a neighbour adds (kSearchFeatures), the others
-    /// are the rule's: 9 sets rather than the rule's 55. Compiled for three instruction sets
+    /// are the rule's: 12 sets rather than the rule's 58. Compiled for three instruction sets
     /// (FISHSCHOOL_STEP_CLONES).
     template <std::uint32_t kSearch>
     FISHSCHOOL_STEP_CLONES void sumNeighbours(const SearchQuery* queries, std::size_t count,
                                               const CandidateSource& source,
                                               NeighborSums* sums) const;
-    static constexpr std::uint32_t kSearchFeatures = glsl::kFeatureFieldOfView |
-                                                     glsl::kFeatureInverseSquare |
-                                                     glsl::kFeatureCouzin | glsl::kFeatureSpecies;
+    static constexpr std::uint32_t kSearchFeatures =
+        glsl::kFeatureFieldOfView | glsl::kFeatureInverseSquare | glsl::kFeatureCouzin |
+        glsl::kFeatureSpecies | glsl::kFeatureVicsek;
     using StepRange = void (CpuSolver::*)(std::size_t, std::size_t, bool, StepFrameCopy);
     /// stepRange<kFeatures> for a set that is used (usedFeatureSet), else null: not compiled.
     template <std::uint32_t kFeatures>

@@ -20,6 +20,7 @@ std::uint32_t stepFeatures(const SimParams& params) {
         // of species compiles a handful of sets, not one per combination.
         features |= glsl::kFeatureSpecies | glsl::kFeatureFieldOfView;
         if (params.steering == Steering::Couzin) return features | glsl::kFeatureCouzin;
+        if (params.steering == Steering::Vicsek) return features | glsl::kFeatureVicsek;
         const bool flowField = params.kTarget != 0.0f && params.targetPath == TargetPath::FlowField;
         features |= flowField ? glsl::kFeatureFlowField : glsl::kFeatureSeek;
         features |= glsl::kFeatureAvoidance | glsl::kFeatureKinds;
@@ -28,6 +29,8 @@ std::uint32_t stepFeatures(const SimParams& params) {
         return features;
     }
     if (params.steering == Steering::Couzin) return features | glsl::kFeatureCouzin;
+    // Vicsek's rule reads the alignment sum alone, of unit headings: none of the others acts.
+    if (params.steering == Steering::Vicsek) return features | glsl::kFeatureVicsek;
     if (params.kTarget != 0.0f)
         features |= params.targetPath == TargetPath::FlowField ? glsl::kFeatureFlowField
                                                                : glsl::kFeatureSeek;
@@ -59,7 +62,7 @@ StepParamsData makeStepParams(const SimParams& params, const FlowField* flow) {
     p.target = glm::vec4(params.target, params.kTarget);
     // Steering "couzin" is a set of behaviours of its own (kFeatureCouzin), not a mode here.
     STEP_REYNOLDS(p) = params.steering == Steering::Reynolds ? 1.0f : 0.0f;
-    // Steering "vicsek" reads the sums every set has (alignment): a branch on this, not a set.
+    // Steering "vicsek": its rule is a set (kFeatureVicsek), whose sums add unit headings.
     STEP_VICSEK(p) = params.steering == Steering::Vicsek ? 1.0f : 0.0f;
     STEP_PRIORITIZED(p) = params.combine == Combine::Prioritized ? 1.0f : 0.0f;
     STEP_RAYS(p) = params.avoidance == Avoidance::Rays ? 1.0f : 0.0f;

@@ -99,21 +99,23 @@ using glsl::StepRule;
 /// The behaviours of `params` that cost work (kFeature* bits of step_params.h).
 std::uint32_t stepFeatures(const SimParams& params);
 
-/// Whether stepFeatures() ever gives `features`: steering "couzin" comes alone or with the field
-/// of view (and species) only, and the target is sought straight or along the flow field, never
-/// both. With species: the field of view, and, but for "couzin", one way to the target,
-/// avoidance and the kinds, always. The other sets are never compiled.
+/// Whether stepFeatures() ever gives `features`: steering "couzin" or "vicsek" comes alone or
+/// with the field of view (and species) only, and the target is sought straight or along the
+/// flow field, never both. With species: the field of view, and, but for "couzin" and "vicsek",
+/// one way to the target, avoidance and the kinds, always. The other sets are never compiled.
 constexpr bool usedFeatureSet(std::uint32_t features) {
     constexpr std::uint32_t kBothPaths = glsl::kFeatureSeek | glsl::kFeatureFlowField;
-    constexpr std::uint32_t kWithCouzin =
-        glsl::kFeatureCouzin | glsl::kFeatureFieldOfView | glsl::kFeatureSpecies;
+    constexpr std::uint32_t kWithSteering = glsl::kFeatureFieldOfView | glsl::kFeatureSpecies;
     const bool couzin = (features & glsl::kFeatureCouzin) != 0u;
-    if ((features & kBothPaths) == kBothPaths || (couzin && (features & ~kWithCouzin) != 0u))
+    const bool vicsek = (features & glsl::kFeatureVicsek) != 0u;
+    if ((features & kBothPaths) == kBothPaths ||
+        (couzin && (features & ~(kWithSteering | glsl::kFeatureCouzin)) != 0u) ||
+        (vicsek && (features & ~(kWithSteering | glsl::kFeatureVicsek)) != 0u))
         return false;
     if ((features & glsl::kFeatureSpecies) == 0u) return true;
     if ((features & glsl::kFeatureFieldOfView) == 0u) return false;
     constexpr std::uint32_t kAlwaysWithSpecies = glsl::kFeatureAvoidance | glsl::kFeatureKinds;
-    return couzin ||
+    return couzin || vicsek ||
            ((features & kAlwaysWithSpecies) == kAlwaysWithSpecies && (features & kBothPaths) != 0u);
 }
 

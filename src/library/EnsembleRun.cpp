@@ -252,8 +252,11 @@ std::expected<EnsembleOutcome, EnsembleFailure> runFile(const fs::path& file, co
     }
     EnsembleProgress progress{total, total - std::int64_t(todo.size()), 0};
     std::mutex progressMutex;
-    EnsembleWork work{
-        .runs = todo, .jobs = workers, .backendFor = backends->backendFor(), .onRow = {}};
+    EnsembleWork work{.runs = todo,
+                      .jobs = workers,
+                      .backendFor = backends->backendFor(),
+                      .onRow = {},
+                      .stop = o.stop};
     work.onRow = [&](std::size_t worker, const RunRow& ran) -> Result<void> {
         // On a worker's thread, where an exception would end the program: out of memory stops
         // the runs instead, the rows before kept.
@@ -310,6 +313,9 @@ std::expected<EnsembleOutcome, EnsembleFailure> runFile(const fs::path& file, co
     }
     const auto ran = runEnsemble(*spec, work, frames);
     if (!ran) return internalFailure(ran.error());
+    const std::int64_t rowsWritten = progress.done - (total - std::int64_t(todo.size()));
+    if (rowsWritten < std::int64_t(todo.size()) && o.stop.stop_requested())
+        return EnsembleOutcome{total, rowsWritten, progress.failed, true};
     if (trajectory) {
         if (auto ok = trajectory->finish(); !ok)
             return internalFailure("--trajectory: " + ok.error());

@@ -1,6 +1,7 @@
 #include "Conversions.h"
 
 #include <cerrno>
+#include <cmath>
 #include <filesystem>
 #include <type_traits>
 #include <utility>
@@ -63,22 +64,123 @@ std::string typeName(const py::handle& object) {
 
 // ---- JSON ------------------------------------------------------------------------------------
 
-/// `json.dumps` of config keys, with NumPy scalars and arrays as their Python values; NaN and the
-/// infinities are refused (JSON has none) with a ValueError.
-std::string toJson(const py::handle& object) {
-    const py::object json = py::module_::import("json");
-    const py::cpp_function plain([](const py::handle& value) -> py::object {
-        if (py::hasattr(value, "tolist")) return value.attr("tolist")();
-        raise(PyExc_TypeError, "config: a value of type " + typeName(value) +
-                                   " is not allowed; must be a number, a bool, a str, a list "
-                                   "or a dict");
-    });
-    return json.attr("dumps")(object, py::arg("allow_nan") = false, py::arg("default") = plain)
-        .cast<std::string>();
+namespace {
+
+/// As the library reads a config's text (io/JsonText.h): deeper is refused there too.
+constexpr int kMaxJsonDepth = 16;
+
+/// `value`, the config key `key` ("dt", "bounds[1]", "species[0].maxVelocity"), appended to `out`
+/// as JSON at nesting `depth` (the keys' object is 1).
+void appendJson(std::string& out, const py::handle& value, const std::string& key, int depth) {
+    const auto refuse = [&](PyObject* type, const std::string& why) {
+        raise(type, "config: key '" + key + "': " + why);
+    };
+    if (value.is_none()) {
+        out += "null";
+    } else if (py::isinstance<py::bool_>(value)) {
+        out += value.ptr() == Py_True ? "true" : "false";
+    } else if (py::isinstance<py::int_>(value)) {
+        out += text(py::int_(py::reinterpret_borrow<py::object>(value)));
+    } else if (py::isinstance<py::float_>(value)) {
+        const double number = value.cast<double>();
+        if (!std::isfinite(number))
+            refuse(PyExc_ValueError, text(py::float_(number)) +
+                                         " is not allowed; a config's numbers are finite (JSON "
+                                         "has no NaN or infinity)");
+        out += py::repr(py::float_(number)).cast<std::string>();  // as json.dumps writes it
+    } else if (py::isinstance<py::str>(value)) {
+        out += py::module_::import("json").attr("dumps")(value).cast<std::string>();
+    } else if (py::isinstance<py::dict>(value) || py::isinstance<py::list>(value) ||
+               py::isinstance<py::tuple>(value)) {
+        if (depth >= kMaxJsonDepth)
+            refuse(PyExc_ValueError, "arrays and objects nest more than " +
+                                         std::to_string(kMaxJsonDepth) +
+                                         " deep; a config nests 4 deep at most (rocks[0].center)");
+        if (py::isinstance<py::dict>(value)) {
+            out += '{';
+            bool first = true;
+            for (const auto& [name, item] : py::reinterpret_borrow<py::dict>(value)) {
+                if (!py::isinstance<py::str>(name))
+                    refuse(PyExc_TypeError,
+                           "a key of type " + typeName(name) + " is not allowed; keys must be str");
+                if (!first) out += ',';
+                first = false;
+                appendJson(out, name, key, depth + 1);
+                out += ':';
+                appendJson(out, item, key + "." + text(name), depth + 1);
+            }
+            out += '}';
+        } else {
+            out += '[';
+            const py::sequence items = py::reinterpret_borrow<py::sequence>(value);
+            for (std::size_t i = 0; i < items.size(); ++i) {
+                if (i > 0) out += ',';
+                appendJson(out, items[i], key + "[" + std::to_string(i) + "]", depth + 1);
+            }
+            out += ']';
+        }
+    } else if (py::hasattr(value, "tolist")) {
+        // NumPy scalars and arrays, as their Python values.
+        appendJson(out, value.attr("tolist")(), key, depth);
+    } else {
+        refuse(PyExc_TypeError, "a value of type " + typeName(value) +
+                                    " is not allowed; must be a number, a bool, a str, a list or "
+                                    "a dict");
+    }
+}
+
+}  // namespace
+
+/// Config keys (a dict whose keys are str) as JSON, with NumPy scalars and arrays as their Python
+/// values; what JSON or a config cannot hold (NaN, the infinities, another type, a key not a str,
+/// nesting deeper than a config's 16) is refused with an error naming the key.
+std::string toJson(const py::handle& keys) {
+    std::string out = "{";
+    bool first = true;
+    for (const auto& [name, value] : py::reinterpret_borrow<py::dict>(keys)) {
+        if (!py::isinstance<py::str>(name))
+            raise(PyExc_TypeError, "config: a key of type " + typeName(name) + " (" +
+                                       text(py::repr(name)) + ") is not allowed; keys must be str");
+        if (!first) out += ',';
+        first = false;
+        appendJson(out, name, "", 1);
+        out += ':';
+        appendJson(out, value, text(name), 1);
+    }
+    return out + "}";
 }
 
 py::object fromJson(const std::string& text) {
     return py::module_::import("json").attr("loads")(text);
+}
+
+py::object fromJson(const std::string& json, const std::string& source) {
+    // Nesting a config never has is refused before json.loads, which would recurse into it.
+    int depth = 0;
+    bool inString = false;
+    for (std::size_t i = 0; i < json.size(); ++i) {
+        const char c = json[i];
+        if (inString) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if ((c == '[' || c == '{') && ++depth > kMaxJsonDepth) {
+            raise(PyExc_ValueError, source + ": arrays and objects nest more than " +
+                                        std::to_string(kMaxJsonDepth) +
+                                        " deep; a config nests 4 deep at most (rocks[0].center)");
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
+    try {
+        return fromJson(json);
+    } catch (py::error_already_set& error) {
+        if (!error.matches(PyExc_ValueError) && !error.matches(PyExc_RecursionError)) throw;
+        raise(PyExc_ValueError, source + ": not a config's JSON: " + text(error.value()));
+    }
 }
 
 // ---- whole numbers ---------------------------------------------------------------------------
@@ -154,6 +256,11 @@ void copyVectors(const py::array& array, std::vector<Fish>& fish, glm::vec3 Fish
 /// Fish from positions and velocities (zero velocities when None); accelerations are zero.
 School fishFrom(const py::handle& positions, const py::handle& velocities) {
     const py::array p = vectorArray(positions, "positions");
+    // Before a fish is made: a view of many rows costs NumPy nothing (np.broadcast_to).
+    if (p.shape(0) > kMaxFishCount)
+        raise(PyExc_ValueError, "positions: " + std::to_string(p.shape(0)) +
+                                    " rows is not allowed; a school holds at most " +
+                                    std::to_string(kMaxFishCount) + " fish");
     School fish(static_cast<std::size_t>(p.shape(0)));
     copyVectors(p, fish, &Fish::position);
     if (!velocities.is_none()) {
@@ -206,6 +313,11 @@ std::vector<std::size_t> indicesFrom(const py::handle& value) {
     if (array.ndim() > 1)
         raise(PyExc_ValueError, "indices: shape " + text(array.attr("shape")) +
                                     " is not allowed; must be one index or a list of them");
+    if (array.size() > kMaxFishCount)
+        raise(PyExc_ValueError, "indices: " + std::to_string(array.size()) +
+                                    " is not allowed; a school holds at most " +
+                                    std::to_string(kMaxFishCount) +
+                                    " fish, each named once at most");
     std::vector<std::size_t> indices;
     indices.reserve(static_cast<std::size_t>(array.size()));
     if (kind == 'u') {

@@ -39,11 +39,17 @@ std::string text(const py::handle& object);
 
 std::string typeName(const py::handle& object);
 
-/// `json.dumps` of config keys, with NumPy scalars and arrays as their Python values; NaN and the
-/// infinities are refused (JSON has none) with a ValueError.
-std::string toJson(const py::handle& object);
+/// Config keys (a dict whose keys are str) as JSON, with NumPy scalars and arrays as their Python
+/// values: the one way a config value goes from Python to the library. What JSON or a config
+/// cannot hold (NaN, the infinities, nesting deeper than a config's 16, a key not a str, another
+/// type) is refused with an error naming the key, "config: key 'bounds[0]': ...".
+std::string toJson(const py::handle& keys);
 
+/// JSON text the library wrote, as Python values.
 py::object fromJson(const std::string& text);
+/// JSON text a file holds, as Python values; text that is not JSON, or nests deeper than a
+/// config's 16, is a ValueError naming `source` (the file and its object).
+py::object fromJson(const std::string& text, const std::string& source);
 
 /// A Python int (or anything with __index__) as a signed 64-bit number; TypeError otherwise.
 std::int64_t toInt64(const py::handle& value, const char* name);

@@ -1,7 +1,13 @@
 // fishschool.run_ensemble (docs/ensembles.md).
 
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "Conversions.h"
@@ -43,11 +49,47 @@ py::dict runEnsemble(const py::handle& file, const py::handle& out, const py::ha
         };
     }
     const std::string filePath = pathText(file), outPath = pathText(out);
+    // The runs on a thread of their own while this one, the GIL released, looks for a signal
+    // every 50 ms: Ctrl-C asks the runs to stop, and is raised once they have (the rows written
+    // stay, and the same call resumes), as it is between the chunks of Simulation.step.
+    std::stop_source stop;
+    options.stop = stop.get_token();
     std::expected<EnsembleOutcome, EnsembleFailure> outcome;
+    std::optional<py::error_already_set> interrupted;
     {
         const py::gil_scoped_release release;
-        outcome = runEnsembleFile(filePath, outPath, options);
+        std::mutex mutex;
+        std::condition_variable finished;
+        bool done = false;
+        std::exception_ptr thrown;
+        std::thread runs([&] {
+            try {
+                outcome = runEnsembleFile(filePath, outPath, options);
+            } catch (...) {
+                thrown = std::current_exception();
+            }
+            const std::lock_guard lock(mutex);
+            done = true;
+            finished.notify_all();
+        });
+        std::unique_lock lock(mutex);
+        while (!finished.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; })) {
+            if (interrupted) continue;
+            lock.unlock();
+            {
+                const py::gil_scoped_acquire gil;
+                if (PyErr_CheckSignals() != 0) {
+                    interrupted.emplace();  // takes the exception the handler raised
+                    stop.request_stop();
+                }
+            }
+            lock.lock();
+        }
+        lock.unlock();
+        runs.join();
+        if (thrown) std::rethrow_exception(thrown);
     }
+    if (interrupted) throw *interrupted;
     if (callbackError) throw *callbackError;
     if (!outcome)
         raise(outcome.error().badInput ? PyExc_ValueError : PyExc_RuntimeError,
@@ -70,7 +112,9 @@ void bindEnsembles(py::module_& m) {
 there, as `fishschool-cli ensemble run FILE --out OUT` does. jobs: runs at once (0: one per CPU
 thread); shard: (K, N), the runs whose index % N is K; only: a list of run indices to run (again);
 progress(done, total, failed) is called after each run. Returns {total, ran, failed}. ValueError
-when the file, the folder or an option is refused, RuntimeError when the machine failed.)doc");
+when the file, the folder or an option is refused, RuntimeError when the machine failed. Ctrl-C
+stops the runs within a step of each and raises KeyboardInterrupt: the runs finished stay in the
+folder, and the same call goes on from there.)doc");
 }
 
 }  // namespace fishschool::python

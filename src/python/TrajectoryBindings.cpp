@@ -1,6 +1,7 @@
 // fishschool.Trajectory and fishschool.TrajectoryWriter (docs/trajectories.md).
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,17 @@ class PyTrajectory {
         auto opened = TrajectoryReader::open(file);
         if (!opened) raiseError(opened.error());
         reader_ = std::move(*opened);
+        file_ = file;
+    }
+
+    /// The config the run started with (`frame` none) or in force at a frame, as Python values;
+    /// a file's text that is not a config's JSON is a ValueError naming the file and its object.
+    py::object config(const std::optional<std::size_t>& frame) const {
+        const TrajectoryReader& reader = get();
+        const std::string& json = frame ? reader.configJsonAt(*frame) : reader.configJson();
+        return fromJson(json,
+                        file_ + (&json == &reader.configJson() ? ": parameters/config"
+                                                               : ": parameters/changes/value"));
     }
 
     TrajectoryReader& get() const {
@@ -55,6 +67,7 @@ class PyTrajectory {
 
   private:
     std::unique_ptr<TrajectoryReader> reader_;
+    std::string file_;
 };
 
 /// The Python TrajectoryWriter: a recording of a Simulation's school (Simulation::startRecording)
@@ -180,12 +193,12 @@ frame k, read-only float32 (N, 3) arrays; k may be negative, as a list's index.)
             },
             "The simulated time of each frame, s: float64 array [frames].")
         .def_property_readonly(
-            "config", [](const PyTrajectory& self) { return fromJson(self.get().configJson()); },
+            "config", [](const PyTrajectory& self) { return self.config(std::nullopt); },
             "The config the run started with, as a dict (every key of docs/config.md).")
         .def(
             "config_at",
             [](const PyTrajectory& self, const py::object& frame) {
-                return fromJson(self.get().configJsonAt(self.frameIndex(frame)));
+                return self.config(self.frameIndex(frame));
             },
             py::arg("frame"),
             "The config in force at a frame: the last change recorded at or before its step.")

@@ -133,8 +133,10 @@ std::uint64_t splitMix64(std::uint64_t state) {
 }
 
 /// One run on `backend`: from a new school, or (`fresh` false) from the school it holds.
+/// Run `row`'s run; `dropped` when `stop` was requested before its last step (it has no row).
 RunRow runOne(Backend& backend, const EnsembleSpec& spec, RunRow row, const SimParams& params,
-              bool fresh, const EnsembleFrames& frames, std::string& frameError) {
+              bool fresh, const EnsembleFrames& frames, std::string& frameError,
+              const std::stop_token& stop, bool& dropped) {
     // The frames of a recorded run: downloads that change nothing of the run's bits.
     const auto frame = [&](std::int64_t step) {
         if (!frames.onFrame || !frameError.empty()) return;
@@ -159,6 +161,10 @@ RunRow runOne(Backend& backend, const EnsembleSpec& spec, RunRow row, const SimP
     const std::int64_t window = spec.window;
     SchoolMetrics sum;
     for (std::int64_t s = 0; s < spec.steps; ++s) {
+        if (stop.stop_requested()) {
+            dropped = true;
+            return row;
+        }
         backend.step();
         row.steps = s + 1;
         if (auto ok = backend.health(); !ok) {
@@ -433,7 +439,7 @@ Result<void> runEnsemble(const EnsembleSpec& spec, const EnsembleWork& work,
     auto worker = [&](std::size_t w) {
         bool fresh = true;
         std::string frameError;
-        while (!stop) {
+        while (!stop && !work.stop.stop_requested()) {
             const std::size_t k = next++;
             if (k >= work.runs.size()) return;
             const auto start = std::chrono::steady_clock::now();
@@ -444,8 +450,10 @@ Result<void> runEnsemble(const EnsembleSpec& spec, const EnsembleWork& work,
                 Result<Backend*> backend = fail("");
                 if (params) backend = work.backendFor(w, *params);
                 if (params && backend) {
+                    bool dropped = false;
                     row = runOne(**backend, spec, row, *params, fresh || !spec.chained, frames,
-                                 frameError);
+                                 frameError, work.stop, dropped);
+                    if (dropped) return;
                 } else {
                     row.ok = false;
                     row.message = params ? backend.error() : params.error();

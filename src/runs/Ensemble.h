@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -97,12 +98,14 @@ struct RunRow {
 /// worker pulling the next run as it finishes one. `backendFor(worker, params)` gives the
 /// worker's backend, made once and kept; `onRow(worker, row)` is called on the worker's thread
 /// after each run, and an error from it stops every worker and is returned. A run that fails is
-/// a row; the others go on.
+/// a row; the others go on. Once `stop` is requested (polled between runs and between the steps
+/// of each) the workers stop: the runs in flight are dropped, no row written for them.
 struct EnsembleWork {
     std::vector<std::int64_t> runs;
     std::size_t jobs = 1;
     std::function<Result<Backend*>(std::size_t worker, const SimParams& params)> backendFor;
     std::function<Result<void>(std::size_t worker, const RunRow& row)> onRow;
+    std::stop_token stop{};
 };
 /// The frames of a recorded run (`ensemble run --only I --trajectory`): `onFrame` gets the
 /// school at step 0, every `every` steps and at the last step, on the worker's thread; an error

@@ -1,7 +1,7 @@
 // Steering "vicsek" (Vicsek et al. 1995) and dimensions 2: the mean heading within rAlignment, the
-// fish's own included, at constant speed; the uniform random angle; a flat school that stays in
-// the plane y = 0. Hand-built scenes through every backend this build has, with both searches;
-// expected values from docs/model.md.
+// fish's own included, each fish's unit heading weighing the same, at constant speed; the uniform
+// random angle; a flat school that stays in the plane y = 0. Hand-built scenes through every
+// backend this build has, with both searches; expected values from docs/model.md.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -67,6 +67,39 @@ TEST_P(Vicsek, WithoutNoiseAFishTakesTheMeanHeadingOfItsNeighboursAndItself) {
     expectVec(next[1].velocity, 2.0f * mean);
     expectVec(next[3].velocity, {-2, 0, 0});
     for (const Fish& fish : next) EXPECT_NEAR(glm::length(fish.velocity), 2.0f, 1e-5f);
+}
+
+// The mean heading sums unit headings: a fast fish weighs no more than a slow one, and a fish
+// standing still adds nothing.
+TEST_P(Vicsek, EveryNeighbourWeighsTheSameWhateverItsSpeed) {
+    const School school{{{0, 0, 0}, {2, 0, 0}, {}},
+                        {{0.5f, 0, 0}, {0, 0, 0.25f}, {}},  // slow, within rAlignment of fish 0
+                        {{0, 0, 0.5f}, {0, 0, 0}, {}}};     // standing still, within it too
+    const SimParams p = vicsek(3);
+    const School next = step(p, school);
+    const glm::vec3 mean = glm::normalize(glm::vec3(1, 0, 1));
+    expectVec(next[0].velocity, 2.0f * mean);
+    expectVec(next[1].velocity, 2.0f * mean);
+    expectVec(next[2].velocity, 2.0f * mean);
+}
+
+// Two species of different maxVelocity: each swims at its own speed along the same mean heading,
+// to which each fish adds its unit heading.
+TEST_P(Vicsek, TwoSpeciesOfDifferentMaxVelocityWeighEquallyInTheMeanHeading) {
+    SimParams p = vicsek(3);
+    p.maxVelocity = 1.0f;
+    Species slow{"slow", 1, {0.5f, 0.5f, 0.5f}, {}};
+    Species fast{"fast", 1, {0.5f, 0.5f, 0.5f}, {{"maxVelocity", 4.0f}}};
+    p.species = {slow, fast};
+    p.fishCount = 2;
+    ASSERT_TRUE(validate(p)) << validate(p).error();
+    School school{{{0, 0, 0}, {1, 0, 0}, {}}, {{0.5f, 0, 0}, {0, 0, 4}, {}}};
+    school[1].species = 1;
+    const School next = step(p, school);
+    const glm::vec3 mean = glm::normalize(glm::vec3(1, 0, 1));
+    expectVec(next[0].velocity, 1.0f * mean);
+    expectVec(next[1].velocity, 4.0f * mean);
+    EXPECT_EQ(next[1].species, 1u);
 }
 
 TEST_P(Vicsek, InTwoDimensionsTheMeanHeadingStaysInThePlane) {

@@ -5,6 +5,7 @@ import gc
 import json
 import math
 import os
+import pathlib
 import signal
 import subprocess
 import threading
@@ -206,9 +207,66 @@ def test_set_params_refused_names_the_key(small, keys, words):
     assert small.params == before
 
 
-def test_set_params_refuses_nan(small):
-    with pytest.raises(ValueError):
-        small.set_params(dt=float("nan"))
+@pytest.mark.parametrize("keys, words", [
+    ({"dt": float("nan")}, ["key 'dt'", "nan", "finite"]),
+    ({"dt": np.float32("inf")}, ["key 'dt'", "inf", "finite"]),
+    ({"bounds": [1.0, float("-inf"), 2.0]}, ["key 'bounds[1]'", "-inf"]),
+    ({"species": [{"name": "a", "count": 300, "maxVelocity": float("nan")}]},
+     ["key 'species[0].maxVelocity'", "nan"]),
+])
+def test_set_params_refuses_what_json_cannot_hold_naming_the_key(small, keys, words):
+    before = small.params
+    with pytest.raises(ValueError) as error:
+        small.set_params(**keys)
+    for word in words:
+        assert word in str(error.value), str(error.value)
+    assert "JSON compliant" not in str(error.value)
+    assert small.params == before
+
+
+def _deep_list(depth):
+    value = 1.0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_a_deep_value_is_refused_naming_the_key(fishschool, small):
+    for make in (lambda keys: small.set_params(**keys), lambda keys: fishschool.Simulation(keys),
+                 lambda keys: fishschool.Simulation(**keys)):
+        with pytest.raises(ValueError, match=r"key 'bounds\[0\].*nest more than 16"):
+            make({"bounds": _deep_list(5000)})
+    cycle = []
+    cycle.append(cycle)
+    with pytest.raises(ValueError, match="key 'rocks"):
+        small.set_params(rocks=cycle)
+
+
+def test_a_value_of_another_type_is_refused_naming_the_key(fishschool, small):
+    with pytest.raises(TypeError, match="key 'bounds\\[2\\]'.*object"):
+        small.set_params(bounds=[1.0, 2.0, object()])
+    with pytest.raises(TypeError, match="keys must be str"):
+        fishschool.Simulation({1: 2})
+    # NumPy values are their Python values.
+    small.set_params(dt=np.float64(0.02), bounds=np.array([30.0, 30.0, 30.0]))
+    assert small.params["dt"] == pytest.approx(0.02) and small.params["bounds"] == [30, 30, 30]
+
+
+def test_a_school_past_the_fish_limit_is_refused_before_it_is_made(fishschool, small):
+    # A broadcast view of 10^12 rows costs NumPy nothing; a school of them is past the limit.
+    huge = np.broadcast_to(np.zeros(3), (10 ** 12, 3))
+    for call in (small.set_school, small.add_fish,
+                 lambda p: fishschool.measure(p, p)):
+        with pytest.raises(ValueError, match="16000000 fish"):
+            call(huge)
+    with pytest.raises(ValueError, match="16000000 fish"):
+        small.remove_fish(np.broadcast_to(np.int64(0), (10 ** 12,)))
+    for keys in ({"fishCount": 10 ** 12}, {"fishCount": 10 ** 30}):
+        with pytest.raises(ValueError, match="fishCount"):
+            small.set_params(**keys)
+        with pytest.raises(ValueError, match="fishCount"):
+            fishschool.Simulation(**keys)
+    assert small.fish_count == 300
 
 
 def test_bad_config_raises(fishschool, tmp_path):
@@ -569,6 +627,64 @@ def test_run_ensemble_refuses_what_the_cli_refuses(fishschool, tmp_path):
     bad.write_text('{"base": {}, "axes": {"noise": []}, "steps": 1}')
     with pytest.raises(ValueError, match="bad.json"):
         fishschool.run_ensemble(bad, tmp_path / "out2")
+
+
+ENSEMBLE_CTRL_C = r"""
+import signal, sys
+sys.path.insert(0, sys.argv[1])
+import fishschool
+signal.signal(signal.SIGINT, signal.default_int_handler)
+try:
+    fishschool.run_ensemble(sys.argv[2], sys.argv[3], jobs=2)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt", flush=True)
+"""
+
+
+def _rows_written(folder):
+    """The run indices of the part files' rows."""
+    runs = []
+    for part in folder.glob("part-*.csv"):
+        for line in part.read_text().splitlines()[1:]:
+            runs.append(int(line.split(",")[0]))
+    return runs
+
+
+def test_ctrl_c_stops_run_ensemble_and_the_same_call_resumes(fishschool, tmp_path):
+    file = _ensemble_file(tmp_path, {
+        "base": {"fishCount": 400, "rocks": []},
+        "axes": {"noise": [0, 0.1]},
+        "replicates": 6, "steps": 400, "seed": 4,
+    })
+    out = tmp_path / "out"
+    module_dir = pathlib.Path(fishschool.__file__).parent
+    process = subprocess.Popen(
+        ["/usr/bin/python3", "-c", ENSEMBLE_CTRL_C, str(module_dir), str(file), str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (out.is_dir() and _rows_written(out)) and process.poll() is None:
+            assert time.monotonic() < deadline, "no run finished in 2 minutes"
+            time.sleep(0.05)
+        assert process.poll() is None, "the ensemble ended before it could be interrupted"
+        process.send_signal(signal.SIGINT)
+        start = time.monotonic()
+        stdout, stderr = process.communicate(timeout=30)
+        seconds = time.monotonic() - start
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    print(f"stopped {seconds:.2f} s after SIGINT")
+    assert seconds < 5, stderr
+    assert process.returncode == 0, stderr
+    assert "KeyboardInterrupt" in stdout, stdout + stderr
+    done = _rows_written(out)
+    assert 0 < len(done) < 12 and len(set(done)) == len(done)
+    # The same call goes on from there: the runs left, each once.
+    outcome = fishschool.run_ensemble(file, out, jobs=2)
+    assert outcome == {"total": 12, "ran": 12 - len(done), "failed": 0}
+    assert sorted(_rows_written(out)) == list(range(12))
 
 
 def test_run_ensemble_raises_what_progress_raised(fishschool, tmp_path):

@@ -306,6 +306,27 @@ def test_module_refuses_what_is_not_a_trajectory(fishschool, run, tmp_path):
         fishschool.Trajectory(broken)
 
 
+@pytest.mark.parametrize("text, words", [
+    ("{\"dt\": ", ["not a config's JSON", "Expecting value"]),
+    ("[" * 5000 + "]" * 5000, ["nest more than 16"]),
+])
+def test_a_config_that_is_not_json_names_the_file_and_its_object(fishschool, run, tmp_path,
+                                                                  text, words):
+    hostile = tmp_path / "hostile.h5"
+    shutil.copyfile(run["trajectory"], hostile)
+    with h5py.File(hostile, "r+") as f:
+        del f["parameters/config"]
+        f["parameters/config"] = text
+    with fishschool.Trajectory(hostile) as t:
+        for read in (lambda: t.config, lambda: t.config_at(0)):
+            with pytest.raises(ValueError) as error:
+                read()
+            message = str(error.value)
+            assert f"{hostile}: parameters/config" in message, message
+            for word in words:
+                assert word in message, message
+
+
 def test_continue_from_a_frame(fishschool, run, ours):
     """A school started from frame k with the file's config steps as the run did, when the
     step counter (the noise's) is where the run's was."""
