@@ -131,6 +131,20 @@ def test_an_ensemble_run_records_the_frames_the_cli_does(cli, tmp_path):
             "--steps", STEPS, "--trajectory", tmp_path / "c.h5", "--trajectory-every", EVERY,
             "--metrics", tmp_path / "m.csv", "--metrics-every", EVERY)
     assert_same_frames(frames_of(tmp_path / "e.h5"), frames_of(tmp_path / "c.h5"))
+    assert_reads_back(cli, tmp_path / "e.h5")
+
+
+def assert_reads_back(cli, path):
+    """Every trajectory a front end writes: --state-in starts from its last frame, and
+    fishschool.Trajectory reads it."""
+    import fishschool
+    with fishschool.Trajectory(path) as t:
+        positions, _ = t.frame(-1)
+    out = path.with_suffix(".again.csv")
+    run_cli(cli, "simulate", "--state-in", path, "--steps", 0, "--state-out", out)
+    rows = np.loadtxt(out, delimiter=",", skiprows=1, usecols=range(3),
+                      dtype=np.float64).astype(np.float32)
+    assert np.array_equal(rows, positions)
 
 
 def app_path(cli):
@@ -157,6 +171,7 @@ def test_the_app_starts_and_records_as_the_cli(cli, tmp_path):
             "--state-out", tmp_path / "c.csv")
     assert (tmp_path / "app.csv").read_bytes() == (tmp_path / "c.csv").read_bytes()
     assert_same_frames(frames_of(tmp_path / "app.h5"), frames_of(tmp_path / "c.h5"))
+    assert_reads_back(cli, tmp_path / "app.h5")
 
 
 def test_extended_xyz_opens_in_ase(fishschool, tmp_path):
