@@ -37,6 +37,9 @@ namespace fishschool {
 ///                                config, each fish's kind: 0 fish, 1 leader, 2 predator; with
 ///                                them, each fish's species (its index in the config's list)
 ///     kind                       with species only: int32 [fish], the kinds as above
+///     missing/                   absent, or (an imported file's, docs/data.md) step and time
+///                                (hard links to position's), value uint8 [frames][fish]: 1
+///                                where a fish was not found (position and velocity 0 there)
 ///   observables/                 absent, or the school's measures at EVERY frame:
 ///     polarization/, milling/, nearest_neighbor/, neighbors/
 ///                                step and time (hard links to position's), value float64
@@ -84,6 +87,10 @@ struct TrajectoryWriterOptions {
     /// Each fish's species, by index (the school's Fish::species), when the config has species;
     /// empty: those of a new school (speciesOf). Which species a fish is never changes in a run.
     std::vector<std::uint32_t> species;
+    /// Where fish were not found (an imported file's): frames x fish flags, 1 where a fish is
+    /// missing, written as particles/school/missing; the frames given must then be as many.
+    /// Empty: no mask.
+    std::span<const std::uint8_t> missing;
 };
 
 /// The species of every fish of `school`, for TrajectoryWriterOptions::species.
@@ -177,6 +184,12 @@ class FISHSCHOOL_API TrajectoryReader {
     /// school started from a file without them takes the species its parameters deal, as a
     /// state file without a species column does.
     virtual bool hasSpecies() const = 0;
+    /// Whether the file marks the frames where a fish was not found (particles/school/missing,
+    /// an imported file's: docs/data.md).
+    virtual bool hasMissing() const = 0;
+    /// Each fish's flag at `frame`, one a fish: 1 where it was not found (its position and
+    /// velocity there are 0, not values), 0 where it was; all 0 in a file without the mask.
+    virtual std::span<const std::uint8_t> missingAt(std::size_t frame) const = 0;
     virtual const TrajectoryMeasures& measures() const = 0;
     /// Frame `frame`'s positions, velocities and species into `out` (resized to fishCount(),
     /// accelerations zero). An error (bad input) names the object: a value that is not finite, a

@@ -12,6 +12,7 @@
 #include "fishschool/Config.h"
 #include "fishschool/Ensemble.h"
 #include "fishschool/Fish.h"
+#include "fishschool/Import.h"
 #include "fishschool/Metrics.h"
 #include "fishschool/Result.h"
 #include "fishschool/Run.h"

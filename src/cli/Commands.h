@@ -77,6 +77,18 @@ struct EnsembleOptions {
     bool validateOnly = false;    ///< as SimulateOptions::validateOnly
 };
 
+/// `import TRACKS --out FILE.h5` (docs/data.md): numbers as typed.
+struct ImportOptions {
+    std::string input;
+    std::string output;
+    std::string format;
+    std::string pixelsPerMetre;
+    std::string bodyLengthMetres;
+    std::string fps;
+    std::string arena;
+    bool validateOnly = false;  ///< as SimulateOptions::validateOnly
+};
+
 /// The most workers --jobs takes.
 inline constexpr std::int64_t kMaxJobs = 1024;
 
@@ -84,6 +96,7 @@ void addSimulateCommand(CLI::App& app, SimulateOptions& options);
 void addBenchCommand(CLI::App& app, BenchOptions& options);
 void addPhaseCommand(CLI::App& app, PhaseOptions& options);
 void addEnsembleCommand(CLI::App& app, EnsembleOptions& options);
+void addImportCommand(CLI::App& app, ImportOptions& options);
 
 /// Exit status for a backend that could not be made: kExitBadInput when this machine cannot run
 /// its kind at all (no GL context), kExitInternal when it could but failed (a school over the
@@ -94,6 +107,7 @@ int backendFailure(BackendKind kind, const std::string& message);
 int runSimulate(const SimulateOptions& options);
 int runBench(const BenchOptions& options);
 int runPhase(const PhaseOptions& options);
+int runImport(const ImportOptions& options);
 /// `command` is "run", "status" or "merge".
 int runEnsembleCommand(const std::string& command, const EnsembleOptions& options);
 

@@ -148,7 +148,8 @@ Result<std::unique_ptr<TrajectoryRecorder>> makeTrajectoryRecorder(TrajectoryFor
                                         .name = name,
                                         .species = params.species.empty()
                                                        ? std::vector<std::uint32_t>{}
-                                                       : speciesOfSchool(school)});
+                                                       : speciesOfSchool(school),
+                                        .missing = {}});
             if (!writer) return fail(writer.error());
             return std::unique_ptr<TrajectoryRecorder>(new H5mdRecorder(std::move(*writer)));
         }

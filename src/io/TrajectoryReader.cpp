@@ -526,6 +526,11 @@ class Hdf5TrajectoryReader final : public TrajectoryReader {
         return speciesChanges_[static_cast<std::size_t>(after - speciesSteps_.begin()) - 1];
     }
     bool hasSpecies() const override { return hasSpecies_; }
+    bool hasMissing() const override { return !missing_.empty(); }
+    std::span<const std::uint8_t> missingAt(std::size_t frame) const override {
+        if (missing_.empty()) return noneMissing_;
+        return std::span<const std::uint8_t>(missing_).subspan(frame * fish_, fish_);
+    }
     const TrajectoryMeasures& measures() const override { return measures_; }
     Result<void> readFrame(std::size_t frame, School& out) override;
 
@@ -535,6 +540,7 @@ class Hdf5TrajectoryReader final : public TrajectoryReader {
     Result<void> readPositions(const Dataset& value, std::size_t frame, std::vector<float>& out);
     Result<void> loadMeasures(Checker& checker);
     Result<void> loadParameters(Checker& checker);
+    Result<void> loadMissing(Checker& checker);
 
     std::string fileName_;
     std::optional<InputFile> input_;
@@ -557,6 +563,8 @@ class Hdf5TrajectoryReader final : public TrajectoryReader {
     std::vector<std::string> changes_;
     TrajectoryMeasures measures_;
     std::vector<float> positions_, velocities_;
+    /// particles/school/missing/value, [frames][fish] (empty without it); all 0 a frame.
+    std::vector<std::uint8_t> missing_, noneMissing_;
 };
 
 Result<void> Hdf5TrajectoryReader::load(const fs::path& path) {
@@ -750,6 +758,7 @@ Result<void> Hdf5TrajectoryReader::load(const fs::path& path) {
     }
     if (auto ok = loadSpeciesChanges(checker); !ok) return ok;
     if (auto ok = loadMeasures(checker); !ok) return ok;
+    if (auto ok = loadMissing(checker); !ok) return ok;
 
     // One frame's selection, and the buffers it is read into.
     frameSpace_ = hdf5::Dataspace{H5Dget_space(position_.id.get())};
@@ -949,6 +958,53 @@ Result<void> Hdf5TrajectoryReader::loadMeasures(Checker& checker) {
     return {};
 }
 
+Result<void> Hdf5TrajectoryReader::loadMissing(Checker& checker) {
+    // particles/school/missing: absent, or one flag a fish a frame (an imported file's), its step
+    // and time position's.
+    noneMissing_.assign(fish_, 0);
+    auto there = checker.exists("particles/school/missing");
+    if (!there) return fail(there.error());
+    if (!*there) return {};
+    const std::string base = "particles/school/missing";
+    auto step = checker.openDataset(base + "/step", Kind::Integer, 1);
+    if (!step) return fail(step.error());
+    auto time = checker.openDataset(base + "/time", Kind::Float, 1);
+    if (!time) return fail(time.error());
+    auto value = checker.openDataset(base + "/value", Kind::Integer, 2, true);
+    if (!value) return fail(value.error());
+    if (value->dims[0] != steps_.size() || value->dims[1] != fish_)
+        return fail(checker.error(value->path, "has " + Checker::describeDims(value->dims) +
+                                                   " elements; must hold one a fish a frame (" +
+                                                   std::to_string(steps_.size()) + " x " +
+                                                   std::to_string(fish_) + ")"));
+    for (const Dataset* set : {&*step, &*time})
+        if (set->dims[0] != steps_.size())
+            return fail(checker.error(set->path, "holds " + std::to_string(set->dims[0]) +
+                                                     " values; must hold one a frame (" +
+                                                     std::to_string(steps_.size()) + ")"));
+    auto steps = readSeries<std::int64_t>(checker, *step, H5T_NATIVE_INT64);
+    if (!steps) return fail(steps.error());
+    auto times = readSeries<double>(checker, *time, H5T_NATIVE_DOUBLE);
+    if (!times) return fail(times.error());
+    if (*steps != steps_ || *times != times_)
+        return fail(checker.error(base,
+                                  "has steps or times other than "
+                                  "particles/school/position's; they are one frame's"));
+    std::vector<std::uint8_t> flags(steps_.size() * fish_);
+    if (!flags.empty() &&
+        H5Dread(value->id.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, flags.data()) < 0)
+        return fail(checker.error(value->path, "cannot be read: " + hdf5Reason()));
+    for (std::size_t k = 0; k < flags.size(); ++k)
+        if (flags[k] > 1)
+            return fail(checker.error(value->path, "frame " + std::to_string(k / fish_) +
+                                                       ", fish " + std::to_string(k % fish_) +
+                                                       " is " + std::to_string(flags[k]) +
+                                                       "; allowed: 0 (found) or 1 (missing)"));
+    missing_ = std::move(flags);
+    if (missing_.empty()) missing_.assign(1, 0);  // a mask of no frame x fish is still a mask
+    return {};
+}
+
 Result<void> Hdf5TrajectoryReader::readPositions(const Dataset& value, std::size_t frame,
                                                  std::vector<float>& out) {
     out.resize(fish_ * 3);
@@ -1070,6 +1126,13 @@ Result<TrajectoryStart> readTrajectoryStart(const fs::path& file, std::optional<
         start.school[i].species = *s;
     }
     countSchool(*params, start.school);
+    const auto missing = (*reader)->missingAt(start.frame);
+    if (const auto lost = std::find(missing.begin(), missing.end(), std::uint8_t{1});
+        lost != missing.end())
+        return fail(name + ": frame " + std::to_string(start.frame) + ", fish " +
+                    std::to_string(lost - missing.begin()) +
+                    " is missing (particles/school/missing); a run starts from a frame where "
+                    "every fish was found");
 
     // The kinds of the file at the frame are those the parameters give the school: its kinds
     // element's, or, after a change, those of the config in force (a kind follows the index).

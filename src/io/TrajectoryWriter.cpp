@@ -135,7 +135,8 @@ class Hdf5TrajectoryWriter final : public TrajectoryWriter {
     }
 
     /// `species`: each fish's species (the school's), or empty for a new school's.
-    Result<void> open(const SimParams& params, std::span<const std::uint32_t> species);
+    Result<void> open(const SimParams& params, std::span<const std::uint32_t> species,
+                      std::span<const std::uint8_t> missing);
 
     Result<void> addFrameFrom(std::int64_t step, double timeSeconds, const FrameFill& fill,
                               const std::optional<SchoolMetrics>& measures) override;
@@ -348,7 +349,8 @@ Result<void> Hdf5TrajectoryWriter::makeObservables(const SchoolMetrics& measures
 }
 
 Result<void> Hdf5TrajectoryWriter::open(const SimParams& params,
-                                        std::span<const std::uint32_t> species) {
+                                        std::span<const std::uint32_t> species,
+                                        std::span<const std::uint8_t> missing) {
     edges_ = tankEdges(params);
     const hdf5::PropertyList access{H5Pcreate(H5P_FILE_ACCESS)};
     H5Pset_fclose_degree(access.get(), H5F_CLOSE_STRONG);
@@ -432,6 +434,24 @@ Result<void> Hdf5TrajectoryWriter::open(const SimParams& params,
             H5Lcreate_hard(root, "particles/school/position/time", edges.get(), "time", H5P_DEFAULT,
                            H5P_DEFAULT) < 0)
             return failure("cannot write particles/school/box");
+    }
+    // Where fish were not found (an import's), whole: one flag a fish a frame.
+    if (!missing.empty()) {
+        const hdf5::Group group = makeGroup(root, "particles/school/missing");
+        const hsize_t dims[2] = {fishCount_ == 0 ? 0 : missing.size() / fishCount_, fishCount_};
+        const hdf5::Dataspace space{H5Screate_simple(2, dims, nullptr)};
+        const hdf5::Dataset set{group.valid()
+                                    ? H5Dcreate2(group.get(), "value", H5T_STD_U8LE, space.get(),
+                                                 H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)
+                                    : H5I_INVALID_HID};
+        if (!set.valid() || !writeUnit(set.get(), "1") ||
+            H5Dwrite(set.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, missing.data()) <
+                0 ||
+            H5Lcreate_hard(root, "particles/school/position/step", group.get(), "step", H5P_DEFAULT,
+                           H5P_DEFAULT) < 0 ||
+            H5Lcreate_hard(root, "particles/school/position/time", group.get(), "time", H5P_DEFAULT,
+                           H5P_DEFAULT) < 0)
+            return failure("cannot write particles/school/missing");
     }
     // The kinds, by index: `species` without species in the config (as files have always
     // been), `kind` beside the species' indices with them.
@@ -810,7 +830,8 @@ Result<std::unique_ptr<TrajectoryWriter>> TrajectoryWriter::create(
     recordFailures();
     auto writer =
         std::make_unique<Hdf5TrajectoryWriter>(file, options.name, fishCount, options.queueBytes);
-    if (auto ok = writer->open(params, options.species); !ok) return fail(ok.error());
+    if (auto ok = writer->open(params, options.species, options.missing); !ok)
+        return fail(ok.error());
     return std::unique_ptr<TrajectoryWriter>(std::move(writer));
 }
 

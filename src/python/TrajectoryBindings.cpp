@@ -193,6 +193,23 @@ frame k, read-only float32 (N, 3) arrays; k may be negative, as a list's index.)
             },
             "The simulated time of each frame, s: float64 array [frames].")
         .def_property_readonly(
+            "missing",
+            [](const PyTrajectory& self) -> py::object {
+                const TrajectoryReader& r = self.get();
+                if (!r.hasMissing()) return py::none();
+                py::array_t<bool> out({r.frameCount(), r.fishCount()});
+                bool* data = out.mutable_data();
+                for (std::size_t f = 0; f < r.frameCount(); ++f) {
+                    const auto flags = r.missingAt(f);
+                    for (std::size_t i = 0; i < flags.size(); ++i)
+                        data[f * r.fishCount() + i] = flags[i] != 0;
+                }
+                return out;
+            },
+            "Where a fish was not found (an imported file's, particles/school/missing): bool "
+            "array [frames][fish], True where missing (its position and velocity are 0 there); "
+            "None for a file without the mask.")
+        .def_property_readonly(
             "config", [](const PyTrajectory& self) { return self.config(std::nullopt); },
             "The config the run started with, as a dict (every key of docs/config.md).")
         .def(
@@ -233,6 +250,64 @@ frame k, read-only float32 (N, 3) arrays; k may be negative, as a list's index.)
             return "<fishschool.Trajectory " + std::to_string(r.frameCount()) + " frames of " +
                    std::to_string(r.fishCount()) + " fish>";
         });
+
+    m.def(
+        "import_tracks",
+        [](const py::object& path, const py::object& out, const py::object& pixelsPerMetre,
+           const py::object& bodyLengthMetres, const py::object& fps, const py::object& arena,
+           const std::string& format) {
+            ImportOptions options;
+            options.format = format;
+            const auto number = [](const py::object& v) -> std::optional<double> {
+                if (v.is_none()) return std::nullopt;
+                return v.cast<double>();
+            };
+            options.pixelsPerMetre = number(pixelsPerMetre);
+            options.bodyLengthMetres = number(bodyLengthMetres);
+            options.fps = number(fps);
+            if (!arena.is_none()) {
+                const auto t = arena.cast<py::tuple>();
+                if (t.size() != 4)
+                    throw py::value_error(
+                        "arena: a tuple (shape, centre_x, centre_y, radius), shape 'box' or "
+                        "'circle'");
+                const auto shape = t[0].cast<std::string>();
+                if (shape != "box" && shape != "circle")
+                    throw py::value_error("arena: the shape is 'box' or 'circle'");
+                options.arena.shape =
+                    shape == "box" ? ImportArena::Shape::Box : ImportArena::Shape::Circle;
+                options.arena.centreX = t[1].cast<double>();
+                options.arena.centreY = t[2].cast<double>();
+                options.arena.radius = t[3].cast<double>();
+            }
+            const auto input =
+                py::str(py::module_::import("os").attr("fspath")(path)).cast<std::string>();
+            const auto output =
+                py::str(py::module_::import("os").attr("fspath")(out)).cast<std::string>();
+            Result<ImportSummary> summary = [&] {
+                py::gil_scoped_release release;
+                return importTracks(input, output, options);
+            }();
+            if (!summary) raiseError(summary.error());
+            py::dict d;
+            d["format"] = summary->format;
+            d["sources"] = summary->sources;
+            d["frames"] = summary->frames;
+            d["fish"] = summary->fish;
+            d["missing"] = summary->missing;
+            d["first_frame"] = summary->firstFrame;
+            d["fps"] = summary->fps;
+            d["pixels_per_metre"] = summary->pixelsPerMetre;
+            return d;
+        },
+        py::arg("path"), py::arg("out"), py::kw_only(), py::arg("pixels_per_metre") = py::none(),
+        py::arg("body_length_metres") = py::none(), py::arg("fps") = py::none(),
+        py::arg("arena") = py::none(), py::arg("format") = "",
+        R"doc(Reads a tracker's file (idtracker.ai's trajectories.npy, TRex's *_fish0.npz or .csv,
+a CSV of frame,id,x,y[,z]) and writes it as a trajectory at `out` (docs/data.md). arena:
+('box' or 'circle', centre_x, centre_y, radius) in the file's units. Returns what was read:
+a dict of format, sources, frames, fish, missing, first_frame, fps, pixels_per_metre.
+ValueError names the file and what is wrong.)doc");
 
     py::class_<PyTrajectoryWriter>(m, "TrajectoryWriter", R"doc(
 Records a Simulation to a trajectory file (docs/trajectories.md), frame by frame.

@@ -400,7 +400,7 @@ TEST_F(TrajectoryWriterTest, AFrameIsCopiedAndAQueueOfLessThanAFrameStillWritesE
     const fs::path file = folder_ / "t.h5";
     auto writer = TrajectoryWriter::create(
         file, SimParams{}, 1000,
-        TrajectoryWriterOptions{.queueBytes = 1, .name = {}, .species = {}});
+        TrajectoryWriterOptions{.queueBytes = 1, .name = {}, .species = {}, .missing = {}});
     ASSERT_TRUE(writer) << writer.error();
     School school;
     for (int frame = 0; frame < 40; ++frame) {
@@ -498,7 +498,7 @@ TEST_F(TrajectoryWriterTest, WritesThroughAnOutputFilesTemporaryAndIsPutIntoPlac
     ASSERT_TRUE(path) << path.error();
     auto writer = TrajectoryWriter::create(
         *path, SimParams{}, 7,
-        TrajectoryWriterOptions{.queueBytes = 1 << 20, .name = "out.h5", .species = {}});
+        TrajectoryWriterOptions{.queueBytes = 1 << 20, .name = "out.h5", .species = {}, .missing = {}});
     ASSERT_TRUE(writer) << writer.error();
     // Errors name the output, not its temporary path.
     auto wrong = (*writer)->addFrame(0, 0.0, numberedSchool(8, 3));
