@@ -12,6 +12,7 @@
 #include <glm/geometric.hpp>
 
 #include "core/Messages.h"
+#include "core/NearestNeighbours.h"
 
 #include "GridShape.h"
 
@@ -131,39 +132,38 @@ struct CellIndex {
 };
 
 /// Distance to the nearest other fish, searching cube rings of cells outward until no closer
-/// fish can remain.
-double nearestDistance(std::span<const Fish> school, const CellIndex& index, std::size_t i) {
+/// fish can remain; `nearest`, when given, gets that fish (of two as near, the first seen).
+double nearestDistance(std::span<const Fish> school, const CellIndex& index, std::size_t i,
+                       std::uint32_t* nearest = nullptr) {
     const glm::vec3 p = school[i].position;
     const glm::ivec3 cell = index.cellOf(p);
     double best2 = std::numeric_limits<double>::infinity();
+    std::uint32_t bestFish = static_cast<std::uint32_t>(i);
+    const auto consider = [&](std::uint32_t j) {
+        if (j == i) return;
+        const glm::dvec3 d = index.offset(p, school[j].position);
+        const double d2 = glm::dot(d, d);
+        if (d2 < best2) {
+            best2 = d2;
+            bestFish = j;
+        }
+    };
     if (index.shape.hashed) {
         // Hashed open water: the 27 cells around, then, for a fish with none closer than a cell
         // (alone in open water), every fish.
-        index.forNeighborCells(cell, [&](std::uint32_t j) {
-            if (j == i) return;
-            const glm::dvec3 d = index.offset(p, school[j].position);
-            best2 = std::min(best2, glm::dot(d, d));
-        });
-        if (best2 > index.shape.cellSize * index.shape.cellSize) {
-            for (std::size_t j = 0; j < school.size(); ++j) {
-                if (j == i) continue;
-                const glm::dvec3 d = index.offset(p, school[j].position);
-                best2 = std::min(best2, glm::dot(d, d));
-            }
+        index.forNeighborCells(cell, consider);
+        if (best2 > index.shape.cellSize * index.shape.cellSize)
+            for (std::size_t j = 0; j < school.size(); ++j) consider(static_cast<std::uint32_t>(j));
+    } else {
+        const int maxRing = std::max({index.shape.dimX, index.shape.dimY, index.shape.dimZ});
+        for (int ring = 1; ring <= maxRing; ++ring) {
+            index.forTankCellsAround(cell, ring, consider);
+            // Every fish not yet seen lies at least `ring` whole cells away.
+            const double reach = ring * index.shape.cellSize;
+            if (best2 <= reach * reach) break;
         }
-        return std::sqrt(best2);
     }
-    const int maxRing = std::max({index.shape.dimX, index.shape.dimY, index.shape.dimZ});
-    for (int ring = 1; ring <= maxRing; ++ring) {
-        index.forTankCellsAround(cell, ring, [&](std::uint32_t j) {
-            if (j == i) return;
-            const glm::dvec3 d = index.offset(p, school[j].position);
-            best2 = std::min(best2, glm::dot(d, d));
-        });
-        // Every fish not yet seen lies at least `ring` whole cells away.
-        const double reach = ring * index.shape.cellSize;
-        if (best2 <= reach * reach) break;
-    }
+    if (nearest) *nearest = bestFish;
     return std::sqrt(best2);
 }
 
@@ -395,6 +395,41 @@ std::uint64_t pairsTestedPerStep(std::span<const Fish> school, const SimParams& 
         --pairs;
     }
     return pairs;
+}
+
+void nearestNeighbours(std::span<const Fish> school, const SimParams& params,
+                       std::span<std::uint32_t> nearest, std::span<double> distance) {
+    const std::size_t n = school.size();
+    if (n < 2) {
+        for (std::size_t i = 0; i < n; ++i) {
+            nearest[i] = static_cast<std::uint32_t>(i);
+            distance[i] = std::numeric_limits<double>::infinity();
+        }
+        return;
+    }
+    // Cells about two spacings of the school wide, so that the first ring holds a few fish:
+    // the spacing from the volume (area, length) the school spans, over its fish.
+    glm::dvec3 low(std::numeric_limits<double>::infinity()), high(-low);
+    for (const Fish& f : school) {
+        low = glm::min(low, glm::dvec3(f.position));
+        high = glm::max(high, glm::dvec3(f.position));
+    }
+    const glm::dvec3 extent = high - low;
+    const double widest = std::max({extent.x, extent.y, extent.z});
+    double volume = 1.0;
+    int spanned = 0;
+    for (int k = 0; k < 3; ++k)
+        if (extent[k] > 1e-6 * widest) {
+            volume *= extent[k];
+            ++spanned;
+        }
+    const double spacing =
+        spanned == 0 ? 0.0 : std::pow(volume / static_cast<double>(n), 1.0 / spanned);
+    const double floor = 1e-3 * std::max<double>(params.bounds.x, widest);
+    const float cellWidth = static_cast<float>(std::max({2.0 * spacing, floor, 1e-6}));
+    const CellIndex index(school, params, cellWidth);
+    for (std::size_t i = 0; i < n; ++i)
+        distance[i] = nearestDistance(school, index, i, &nearest[i]);
 }
 
 }  // namespace fishschool
