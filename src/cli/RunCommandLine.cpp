@@ -16,17 +16,21 @@ namespace fishschool::cli {
 int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
     CLI::App app{
         "FishSchool on the command line: simulate a school, benchmark the backends, sweep a "
-        "parameter or run an ensemble"};
+        "parameter, run an ensemble, or measure and compare trajectories"};
     app.require_subcommand(1);
     app.set_version_flag("--version", "fishschool-cli " FISHSCHOOL_VERSION);
     SimulateOptions simulate;
     BenchOptions bench;
     PhaseOptions phase;
     EnsembleOptions ensemble;
+    MeasureOptions measure;
+    CompareOptions compare;
     addSimulateCommand(app, simulate);
     addBenchCommand(app, bench);
     addPhaseCommand(app, phase);
     addEnsembleCommand(app, ensemble);
+    addMeasureCommand(app, measure);
+    addCompareCommand(app, compare);
     // CLI11 would only say "A subcommand is required" for a misspelt one (`ensemble rnu` too).
     const CLI::App* level = &app;
     std::string path = "fishschool-cli";
@@ -66,10 +70,12 @@ int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
     // Read only where the GPU runs, but a bad value is bad input wherever it is found.
     if (auto limit = gpuMaxBufferBytes(); !limit) return badInput(limit.error());
     simulate.validateOnly = bench.validateOnly = phase.validateOnly = ensemble.validateOnly =
-        validateOnly;
+        measure.validateOnly = compare.validateOnly = validateOnly;
     try {
         if (app.got_subcommand("simulate")) return withStdoutChecked(runSimulate(simulate));
         if (app.got_subcommand("phase")) return withStdoutChecked(runPhase(phase));
+        if (app.got_subcommand("measure")) return withStdoutChecked(runMeasure(measure));
+        if (app.got_subcommand("compare")) return withStdoutChecked(runCompare(compare));
         if (const CLI::App* cmd = app.get_subcommand("ensemble"); cmd->parsed())
             return withStdoutChecked(
                 runEnsembleCommand(cmd->get_subcommands().front()->get_name(), ensemble));
