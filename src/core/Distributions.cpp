@@ -62,12 +62,13 @@ FrameMeasures measureFrame(std::span<const Fish> school, std::span<const std::ui
     }
     FrameMeasures out;
     out.fish = fish.size();
-    out.measures = measureSchool(fish, params);
-    if (fish.empty()) return out;
-
+    // Each fish's nearest neighbour once, on cells of the school's spacing: the mean distance
+    // of the school's measures is the same sum of the same distances.
     std::vector<std::uint32_t> nearest(fish.size());
     std::vector<double> distance(fish.size());
     nearestNeighbours(fish, params, nearest, distance);
+    out.measures = measureSchoolGiven(fish, params, distance);
+    if (fish.empty()) return out;
     const bool walls = params.boundary == Boundary::Walls;
     for (std::size_t i = 0; i < fish.size(); ++i) {
         const Fish& f = fish[i];

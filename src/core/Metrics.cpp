@@ -28,8 +28,12 @@ struct CellIndex {
     CellSort sorted;
     bool periodic = false;
     glm::dvec3 tankSize{0.0};  ///< periodic: the tank's size on each axis
+    /// A tank's grid: the rings of cells around a fish that hold every fish within cellWidth.
+    int reach = 1;
 
-    CellIndex(std::span<const Fish> school, const SimParams& params, float cellWidth)
+    /// Cells `cellWidth` wide, or in a tank 1 / `cellsPerRadius` of it (fewer fish a query).
+    CellIndex(std::span<const Fish> school, const SimParams& params, float cellWidth,
+              int cellsPerRadius = 1)
         : periodic(params.boundary == Boundary::Periodic),
           tankSize(2.0 * glm::dvec3(params.bounds)) {
         if (params.boundary == Boundary::Open) {
@@ -46,8 +50,9 @@ struct CellIndex {
             shape = GridShape::forOpenWater(cellWidth, 2 * school.size() + 64)
                         .forSchoolWithin(low, high);
         } else {
-            shape =
-                GridShape::forTank(params.bounds, cellWidth, 2 * school.size() + 64, 1, periodic);
+            reach = cellsPerRadius;
+            shape = GridShape::forTank(params.bounds, cellWidth, 2 * school.size() + 64,
+                                       cellsPerRadius, periodic);
         }
         sorted.build(
             school.size(), shape.cellCount(),
@@ -73,12 +78,13 @@ struct CellIndex {
         return shape.hashed ? shape.openCellOf(p.x, p.y, p.z) : shape.cellOf(p.x, p.y, p.z);
     }
 
-    /// Calls visit(j) for every fish in the 27 cells around `cell`, each cell once (in open water
-    /// each bucket once, with whatever other cells share it).
+    /// Calls visit(j) for every fish in the cells within `reach` of `cell` (the 27 around it in
+    /// open water), each cell once (in open water each bucket once, with whatever other cells
+    /// share it).
     template <class Visit>
     void forNeighborCells(const glm::ivec3& cell, Visit&& visit) const {
         if (!shape.hashed) {
-            forTankCellsAround(cell, 1, visit);
+            forTankCellsAround(cell, reach, visit);
             return;
         }
         // On the stack: no allocation a fish.
@@ -278,6 +284,11 @@ double accuracyOfMeanCosine(double meanCosine) {
 }
 
 SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& params) {
+    return measureSchoolGiven(school, params, {});
+}
+
+SchoolMetrics measureSchoolGiven(std::span<const Fish> school, const SimParams& params,
+                                 std::span<const double> nearestDistances) {
     SchoolMetrics m;
     const std::size_t n = school.size();
     m.directionError = std::numeric_limits<double>::quiet_NaN();  // no fish, none informed
@@ -318,7 +329,9 @@ SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& param
     // One grid for both when they are the same distance (the default): the groups cost a union
     // per pair of neighbours.
     const auto cellWidth = [&](float r) { return std::max(r, 1e-3f * params.bounds.x); };
-    const CellIndex index(school, params, cellWidth(radius));
+    // In a tank, cells of half the radius: the 5 x 5 x 5 around a fish span 2.5 radii rather
+    // than 3, half the fish tested where the radius is a large part of the tank.
+    const CellIndex index(school, params, cellWidth(radius), 2);
     const double r2 = static_cast<double>(radius) * radius;
     const double linking2 = static_cast<double>(linking) * linking;
     const bool sameDistance = linking == radius;
@@ -334,17 +347,19 @@ SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& param
     FishGroups groups(n);
     double neighbors = 0.0, nearestSum = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
+        // Each pair once, from its lower fish: a neighbour of each other (the distance is the
+        // same both ways, and a fish within reach is in the cells around the other's).
         index.forNeighborCells(index.cellOf(school[i].position), [&](std::uint32_t j) {
-            if (j == i) return;
+            if (j <= i) return;
             const double d2 = distance2(index, i, j);
-            if (d2 < r2) neighbors += 1.0;
-            if (sameDistance && d2 < linking2 && j > i)
-                groups.unite(static_cast<std::uint32_t>(i), j);
+            if (d2 < r2) neighbors += 2.0;
+            if (sameDistance && d2 < linking2) groups.unite(static_cast<std::uint32_t>(i), j);
         });
-        nearestSum += nearestDistance(school, index, i);
+        nearestSum +=
+            nearestDistances.empty() ? nearestDistance(school, index, i) : nearestDistances[i];
     }
     if (!sameDistance) {
-        const CellIndex linkIndex(school, params, cellWidth(linking));
+        const CellIndex linkIndex(school, params, cellWidth(linking), 2);
         for (std::size_t i = 0; i < n; ++i)
             linkIndex.forNeighborCells(linkIndex.cellOf(school[i].position), [&](std::uint32_t j) {
                 if (j > i && distance2(linkIndex, i, j) < linking2)
@@ -407,7 +422,7 @@ void nearestNeighbours(std::span<const Fish> school, const SimParams& params,
         }
         return;
     }
-    // Cells about two spacings of the school wide, so that the first ring holds a few fish:
+    // Cells about a spacing of the school wide, so that the first ring holds a few fish:
     // the spacing from the volume (area, length) the school spans, over its fish.
     glm::dvec3 low(std::numeric_limits<double>::infinity()), high(-low);
     for (const Fish& f : school) {
@@ -426,7 +441,7 @@ void nearestNeighbours(std::span<const Fish> school, const SimParams& params,
     const double spacing =
         spanned == 0 ? 0.0 : std::pow(volume / static_cast<double>(n), 1.0 / spanned);
     const double floor = 1e-3 * std::max<double>(params.bounds.x, widest);
-    const float cellWidth = static_cast<float>(std::max({2.0 * spacing, floor, 1e-6}));
+    const float cellWidth = static_cast<float>(std::max({spacing, floor, 1e-6}));
     const CellIndex index(school, params, cellWidth);
     for (std::size_t i = 0; i < n; ++i)
         distance[i] = nearestDistance(school, index, i, &nearest[i]);

@@ -4,6 +4,7 @@
 #include <span>
 
 #include "fishschool/Fish.h"
+#include "fishschool/Metrics.h"
 #include "fishschool/SimParams.h"
 
 namespace fishschool {
@@ -14,5 +15,10 @@ namespace fishschool {
 /// infinity. `nearest` and `distance` hold school.size() values.
 void nearestNeighbours(std::span<const Fish> school, const SimParams& params,
                        std::span<std::uint32_t> nearest, std::span<double> distance);
+
+/// measureSchool with each fish's nearest-neighbour distance given (nearestNeighbours'), one a
+/// fish, rather than searched again; empty: searched.
+SchoolMetrics measureSchoolGiven(std::span<const Fish> school, const SimParams& params,
+                                 std::span<const double> nearestDistances);
 
 }  // namespace fishschool
