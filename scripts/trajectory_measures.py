@@ -2,6 +2,7 @@
 """Checks a trajectory's measures against its own frames (docs/trajectories.md).
 
     scripts/trajectory_measures.py [--no-pairs] FILE.h5
+    scripts/trajectory_measures.py --histograms OUT.csv FILE.h5
 
 Recomputes, with NumPy from the file's positions and velocities, the school's measures
 (include/fishschool/Metrics.h, docs/model.md) at every step where the file holds both a frame and
@@ -20,6 +21,13 @@ neighbour counts, which may be large. The positions are the simulation's own flo
 the recomputed values differ only by the order of double-precision sums (1e-14 or less); 1e-5
 is the bound the project promises: a measure stored as float32 (6e-8 relative) would still pass,
 a measure of another frame or another school would not.
+
+With --histograms, instead: the computation of `fishschool-cli measure FILE.h5 --histograms OUT.csv`
+(docs/data.md) in NumPy, every pair of fish a frame: the measures of each frame and the
+distributions (wall distance, nearest-neighbour distance, the heading difference with the
+nearest neighbour, speed, polarization, milling) over the same bins, written as the same CSV, so
+that `diff` compares the two. A reference for both the numbers and the speed
+(docs/performance.md).
 
 Prints a table (one row a measure) and, for each disagreement, its step. Exit status 0 when every
 compared value agrees, 1 when any differs, 2 for bad usage or a file that is not a readable
@@ -314,6 +322,134 @@ def check(path, pairs_wanted):
     return 1 if failures else 0
 
 
+# The distributions of `fishschool-cli measure` (include/fishschool/Distributions.h,
+# kDistributions): name, unit, low, high, bins.
+DISTRIBUTIONS = (
+    ("wall_distance", "m", 0.0, 20.0, 80),
+    ("nearest_neighbor", "m", 0.0, 10.0, 100),
+    ("neighbor_heading", "rad", 0.0, 3.14159265358979323846, 36),
+    ("speed", "m/s", 0.0, 5.0, 100),
+    ("polarization", "1", 0.0, 1.0, 50),
+    ("milling", "1", 0.0, 1.0, 50),
+)
+
+
+class Histogram:
+    """Counts over fixed bins as Distributions.h's Histogram: [low + k w, low + (k+1) w), the last
+    bin closed; values below and above counted apart, NaN not counted."""
+
+    def __init__(self, low, high, bins):
+        self.low, self.high, self.bins = low, high, bins
+        self.counts = np.zeros(bins, dtype=np.int64)
+        self.below = 0
+        self.above = 0
+
+    def add(self, values):
+        values = np.asarray(values, dtype=np.float64)
+        values = values[~np.isnan(values)]
+        self.below += int(np.count_nonzero(values < self.low))
+        self.above += int(np.count_nonzero(values > self.high))
+        inside = values[(values >= self.low) & (values <= self.high)]
+        k = np.floor((inside - self.low) * (self.bins / (self.high - self.low))).astype(np.int64)
+        np.add.at(self.counts, np.minimum(k, self.bins - 1), 1)
+
+    def edges(self):
+        return [self.low + (self.high - self.low) * k / self.bins for k in range(self.bins + 1)]
+
+
+def config_at(configs, step):
+    """The config in force at `step`: the last change at or before it, else the run's."""
+    chosen = configs[0][1]
+    for change_step, config in configs[1:]:
+        if change_step <= step:
+            chosen = config
+    return chosen
+
+
+def frame_distributions(p32, v32, config, histograms):
+    """Adds one frame's values to `histograms` (by name); returns its measures."""
+    n = len(p32)
+    p = p32.astype(np.float64)
+    v = v32.astype(np.float64)
+    polarization, milling = polarization_and_milling(p32, v32)
+    bounds = [float(np.float32(b)) for b in config.get("bounds", [40.0, 20.0, 40.0])]
+    boundary = config.get("boundary", "walls")
+    flat = int(config.get("dimensions", 3)) == 2
+    speed = np.sqrt(np.einsum("ij,ij->i", v, v))
+    histograms["speed"].add(speed)
+    if boundary == "walls":
+        axes = [0, 2] if flat else [0, 1, 2]
+        histograms["wall_distance"].add(
+            np.min(np.stack([bounds[k] - np.abs(p[:, k]) for k in axes]), axis=0))
+    histograms["polarization"].add([polarization])
+    histograms["milling"].add([milling])
+    measures = {"polarization": polarization, "milling": milling}
+    if n < 2:
+        return measures
+    box = 2.0 * np.array(bounds) if boundary == "periodic" else None
+    radius = float(np.float32(config.get("rCohesion", 20.0)))
+    nearest = np.empty(n, dtype=np.int64)
+    distance = np.empty(n)
+    neighbors = 0
+    block = max(1, PAIR_BLOCK // n)
+    for start in range(0, n, block):
+        rows = slice(start, min(start + block, n))
+        e = p[None, :, :] - p[rows, None, :]
+        if box is not None:
+            e -= box * np.floor(e / box + 0.5)
+        e2 = (e[..., 0] * e[..., 0] + e[..., 1] * e[..., 1]) + e[..., 2] * e[..., 2]
+        own = np.arange(rows.start, rows.stop)
+        e2[own - rows.start, own] = np.inf
+        nearest[rows] = np.argmin(e2, axis=1)
+        distance[rows] = np.sqrt(e2[own - rows.start, nearest[rows]])
+        neighbors += int(np.count_nonzero(e2 < radius * radius))
+    histograms["nearest_neighbor"].add(distance)
+    w = v[nearest]
+    cross = np.cross(v, w)
+    angle = np.arctan2(np.sqrt(np.einsum("ij,ij->i", cross, cross)), np.einsum("ij,ij->i", v, w))
+    moving = (speed > 0.0) & (speed[nearest] > 0.0)
+    histograms["neighbor_heading"].add(angle[moving])
+    measures["nearest_neighbor_m"] = float(distance.mean())
+    measures["neighbors"] = neighbors / n
+    return measures
+
+
+def distributions(path, out):
+    """Writes the histograms of every frame of `path` to `out` as `fishschool-cli measure
+    --histograms` writes them; returns the exit status; raises BadFile."""
+    try:
+        file = h5py.File(path, "r")
+    except FileNotFoundError:
+        raise BadFile("no such file") from None
+    except OSError as error:
+        raise BadFile(f"not an HDF5 file h5py can open ({error})") from None
+    histograms = {name: Histogram(low, high, bins) for name, _, low, high, bins in DISTRIBUTIONS}
+    with file:
+        school = group_of(group_of(file, "particles"), "school")
+        positions = dataset(group_of(school, "position"), "value", 3, "f")
+        velocities = dataset(group_of(school, "velocity"), "value", 3, "f")
+        steps = dataset(school["position"], "step", 1, "iu")[...]
+        if positions.shape[2] != 3 or positions.shape != velocities.shape:
+            raise BadFile(f"particles/school/position/value: shape {positions.shape}, velocity "
+                          f"{velocities.shape}; both must be [frames][fish][3]")
+        configs = read_configs(file)
+        frames = positions.shape[0]
+        for k in range(frames):
+            frame_distributions(positions[k], velocities[k], config_at(configs, int(steps[k])),
+                                histograms)
+    with open(out, "w", encoding="utf-8") as csv:
+        csv.write("distribution,unit,bin_low,bin_high,count\n")
+        for name, unit, low, high, bins in DISTRIBUTIONS:
+            h = histograms[name]
+            edges = h.edges()
+            for k in range(bins):
+                csv.write(f"{name},{unit},{edges[k]:.9g},{edges[k + 1]:.9g},{h.counts[k]}\n")
+            csv.write(f"{name},{unit},-inf,{low:.9g},{h.below}\n")
+            csv.write(f"{name},{unit},{high:.9g},inf,{h.above}\n")
+    print(f"{path}: {frames} frames of {positions.shape[1]} fish; histograms written to {out}")
+    return 0
+
+
 def main(argv):
     parser = argparse.ArgumentParser(
         description="Recompute a trajectory's measures from its frames and compare them with "
@@ -322,12 +458,17 @@ def main(argv):
     parser.add_argument("file", help="an H5MD trajectory (fishschool-cli simulate --trajectory)")
     parser.add_argument("--no-pairs", action="store_true",
                         help="skip nearest_neighbor, neighbors and the groups (O(N^2) a frame)")
+    parser.add_argument("--histograms", metavar="OUT.csv",
+                        help="instead of checking: compute the distributions of `fishschool-cli "
+                             "measure` in NumPy and write them as its --histograms CSV")
     args = parser.parse_args(argv)  # exits 2 on bad usage
     if h5py is None:
         print(f"trajectory_measures.py: needs h5py (Debian: python3-h5py): {H5PY_MISSING}",
               file=sys.stderr)
         return 2
     try:
+        if args.histograms:
+            return distributions(args.file, args.histograms)
         return check(args.file, not args.no_pairs)
     except BadFile as error:
         print(f"trajectory_measures.py: {args.file}: {error}", file=sys.stderr)

@@ -5,11 +5,13 @@
 // fish Fish (Fish.h), and its measures SchoolMetrics (Metrics.h). Every call that can fail
 // returns a Result (Result.h) whose error says what was wrong and what is allowed. Ensembles of
 // runs over a grid of parameters and seeds run from their file with runEnsembleFile (Ensemble.h).
-// A school's history is written and read as an H5MD trajectory (Trajectory.h). A run's start
+// A school's history is written and read as an H5MD trajectory (Trajectory.h), and measured and
+// compared with another by its distributions (Distributions.h). A run's start
 // and what it records (trajectories, measures, the end state) are Run.h's, the same for every
 // front end.
 
 #include "fishschool/Config.h"
+#include "fishschool/Distributions.h"
 #include "fishschool/Ensemble.h"
 #include "fishschool/Fish.h"
 #include "fishschool/Import.h"

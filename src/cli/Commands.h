@@ -89,6 +89,21 @@ struct ImportOptions {
     bool validateOnly = false;  ///< as SimulateOptions::validateOnly
 };
 
+/// `measure FILE` (docs/data.md).
+struct MeasureOptions {
+    std::string file;
+    std::string csvPath;         ///< --csv: the measures of every frame
+    std::string histogramsPath;  ///< --histograms: the distributions, a row a bin
+    bool validateOnly = false;   ///< as SimulateOptions::validateOnly
+};
+
+/// `compare A B` (docs/data.md).
+struct CompareOptions {
+    std::string a, b;
+    std::string histogramsPath;  ///< --histograms: both files' distributions, a row a bin
+    bool validateOnly = false;   ///< as SimulateOptions::validateOnly
+};
+
 /// The most workers --jobs takes.
 inline constexpr std::int64_t kMaxJobs = 1024;
 
@@ -97,6 +112,8 @@ void addBenchCommand(CLI::App& app, BenchOptions& options);
 void addPhaseCommand(CLI::App& app, PhaseOptions& options);
 void addEnsembleCommand(CLI::App& app, EnsembleOptions& options);
 void addImportCommand(CLI::App& app, ImportOptions& options);
+void addMeasureCommand(CLI::App& app, MeasureOptions& options);
+void addCompareCommand(CLI::App& app, CompareOptions& options);
 
 /// Exit status for a backend that could not be made: kExitBadInput when this machine cannot run
 /// its kind at all (no GL context), kExitInternal when it could but failed (a school over the
@@ -108,6 +125,8 @@ int runSimulate(const SimulateOptions& options);
 int runBench(const BenchOptions& options);
 int runPhase(const PhaseOptions& options);
 int runImport(const ImportOptions& options);
+int runMeasure(const MeasureOptions& options);
+int runCompare(const CompareOptions& options);
 /// `command` is "run", "status" or "merge".
 int runEnsembleCommand(const std::string& command, const EnsembleOptions& options);
 

@@ -12,6 +12,7 @@
 #include <glm/geometric.hpp>
 
 #include "core/Messages.h"
+#include "core/NearestNeighbours.h"
 
 #include "GridShape.h"
 
@@ -27,8 +28,12 @@ struct CellIndex {
     CellSort sorted;
     bool periodic = false;
     glm::dvec3 tankSize{0.0};  ///< periodic: the tank's size on each axis
+    /// A tank's grid: the rings of cells around a fish that hold every fish within cellWidth.
+    int reach = 1;
 
-    CellIndex(std::span<const Fish> school, const SimParams& params, float cellWidth)
+    /// Cells `cellWidth` wide, or in a tank 1 / `cellsPerRadius` of it (fewer fish a query).
+    CellIndex(std::span<const Fish> school, const SimParams& params, float cellWidth,
+              int cellsPerRadius = 1)
         : periodic(params.boundary == Boundary::Periodic),
           tankSize(2.0 * glm::dvec3(params.bounds)) {
         if (params.boundary == Boundary::Open) {
@@ -45,8 +50,9 @@ struct CellIndex {
             shape = GridShape::forOpenWater(cellWidth, 2 * school.size() + 64)
                         .forSchoolWithin(low, high);
         } else {
-            shape =
-                GridShape::forTank(params.bounds, cellWidth, 2 * school.size() + 64, 1, periodic);
+            reach = cellsPerRadius;
+            shape = GridShape::forTank(params.bounds, cellWidth, 2 * school.size() + 64,
+                                       cellsPerRadius, periodic);
         }
         sorted.build(
             school.size(), shape.cellCount(),
@@ -72,12 +78,13 @@ struct CellIndex {
         return shape.hashed ? shape.openCellOf(p.x, p.y, p.z) : shape.cellOf(p.x, p.y, p.z);
     }
 
-    /// Calls visit(j) for every fish in the 27 cells around `cell`, each cell once (in open water
-    /// each bucket once, with whatever other cells share it).
+    /// Calls visit(j) for every fish in the cells within `reach` of `cell` (the 27 around it in
+    /// open water), each cell once (in open water each bucket once, with whatever other cells
+    /// share it).
     template <class Visit>
     void forNeighborCells(const glm::ivec3& cell, Visit&& visit) const {
         if (!shape.hashed) {
-            forTankCellsAround(cell, 1, visit);
+            forTankCellsAround(cell, reach, visit);
             return;
         }
         // On the stack: no allocation a fish.
@@ -131,39 +138,38 @@ struct CellIndex {
 };
 
 /// Distance to the nearest other fish, searching cube rings of cells outward until no closer
-/// fish can remain.
-double nearestDistance(std::span<const Fish> school, const CellIndex& index, std::size_t i) {
+/// fish can remain; `nearest`, when given, gets that fish (of two as near, the first seen).
+double nearestDistance(std::span<const Fish> school, const CellIndex& index, std::size_t i,
+                       std::uint32_t* nearest = nullptr) {
     const glm::vec3 p = school[i].position;
     const glm::ivec3 cell = index.cellOf(p);
     double best2 = std::numeric_limits<double>::infinity();
+    std::uint32_t bestFish = static_cast<std::uint32_t>(i);
+    const auto consider = [&](std::uint32_t j) {
+        if (j == i) return;
+        const glm::dvec3 d = index.offset(p, school[j].position);
+        const double d2 = glm::dot(d, d);
+        if (d2 < best2) {
+            best2 = d2;
+            bestFish = j;
+        }
+    };
     if (index.shape.hashed) {
         // Hashed open water: the 27 cells around, then, for a fish with none closer than a cell
         // (alone in open water), every fish.
-        index.forNeighborCells(cell, [&](std::uint32_t j) {
-            if (j == i) return;
-            const glm::dvec3 d = index.offset(p, school[j].position);
-            best2 = std::min(best2, glm::dot(d, d));
-        });
-        if (best2 > index.shape.cellSize * index.shape.cellSize) {
-            for (std::size_t j = 0; j < school.size(); ++j) {
-                if (j == i) continue;
-                const glm::dvec3 d = index.offset(p, school[j].position);
-                best2 = std::min(best2, glm::dot(d, d));
-            }
+        index.forNeighborCells(cell, consider);
+        if (best2 > index.shape.cellSize * index.shape.cellSize)
+            for (std::size_t j = 0; j < school.size(); ++j) consider(static_cast<std::uint32_t>(j));
+    } else {
+        const int maxRing = std::max({index.shape.dimX, index.shape.dimY, index.shape.dimZ});
+        for (int ring = 1; ring <= maxRing; ++ring) {
+            index.forTankCellsAround(cell, ring, consider);
+            // Every fish not yet seen lies at least `ring` whole cells away.
+            const double reach = ring * index.shape.cellSize;
+            if (best2 <= reach * reach) break;
         }
-        return std::sqrt(best2);
     }
-    const int maxRing = std::max({index.shape.dimX, index.shape.dimY, index.shape.dimZ});
-    for (int ring = 1; ring <= maxRing; ++ring) {
-        index.forTankCellsAround(cell, ring, [&](std::uint32_t j) {
-            if (j == i) return;
-            const glm::dvec3 d = index.offset(p, school[j].position);
-            best2 = std::min(best2, glm::dot(d, d));
-        });
-        // Every fish not yet seen lies at least `ring` whole cells away.
-        const double reach = ring * index.shape.cellSize;
-        if (best2 <= reach * reach) break;
-    }
+    if (nearest) *nearest = bestFish;
     return std::sqrt(best2);
 }
 
@@ -278,6 +284,11 @@ double accuracyOfMeanCosine(double meanCosine) {
 }
 
 SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& params) {
+    return measureSchoolGiven(school, params, {});
+}
+
+SchoolMetrics measureSchoolGiven(std::span<const Fish> school, const SimParams& params,
+                                 std::span<const double> nearestDistances) {
     SchoolMetrics m;
     const std::size_t n = school.size();
     m.directionError = std::numeric_limits<double>::quiet_NaN();  // no fish, none informed
@@ -318,7 +329,9 @@ SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& param
     // One grid for both when they are the same distance (the default): the groups cost a union
     // per pair of neighbours.
     const auto cellWidth = [&](float r) { return std::max(r, 1e-3f * params.bounds.x); };
-    const CellIndex index(school, params, cellWidth(radius));
+    // In a tank, cells of half the radius: the 5 x 5 x 5 around a fish span 2.5 radii rather
+    // than 3, half the fish tested where the radius is a large part of the tank.
+    const CellIndex index(school, params, cellWidth(radius), 2);
     const double r2 = static_cast<double>(radius) * radius;
     const double linking2 = static_cast<double>(linking) * linking;
     const bool sameDistance = linking == radius;
@@ -334,17 +347,19 @@ SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& param
     FishGroups groups(n);
     double neighbors = 0.0, nearestSum = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
+        // Each pair once, from its lower fish: a neighbour of each other (the distance is the
+        // same both ways, and a fish within reach is in the cells around the other's).
         index.forNeighborCells(index.cellOf(school[i].position), [&](std::uint32_t j) {
-            if (j == i) return;
+            if (j <= i) return;
             const double d2 = distance2(index, i, j);
-            if (d2 < r2) neighbors += 1.0;
-            if (sameDistance && d2 < linking2 && j > i)
-                groups.unite(static_cast<std::uint32_t>(i), j);
+            if (d2 < r2) neighbors += 2.0;
+            if (sameDistance && d2 < linking2) groups.unite(static_cast<std::uint32_t>(i), j);
         });
-        nearestSum += nearestDistance(school, index, i);
+        nearestSum +=
+            nearestDistances.empty() ? nearestDistance(school, index, i) : nearestDistances[i];
     }
     if (!sameDistance) {
-        const CellIndex linkIndex(school, params, cellWidth(linking));
+        const CellIndex linkIndex(school, params, cellWidth(linking), 2);
         for (std::size_t i = 0; i < n; ++i)
             linkIndex.forNeighborCells(linkIndex.cellOf(school[i].position), [&](std::uint32_t j) {
                 if (j > i && distance2(linkIndex, i, j) < linking2)
@@ -395,6 +410,41 @@ std::uint64_t pairsTestedPerStep(std::span<const Fish> school, const SimParams& 
         --pairs;
     }
     return pairs;
+}
+
+void nearestNeighbours(std::span<const Fish> school, const SimParams& params,
+                       std::span<std::uint32_t> nearest, std::span<double> distance) {
+    const std::size_t n = school.size();
+    if (n < 2) {
+        for (std::size_t i = 0; i < n; ++i) {
+            nearest[i] = static_cast<std::uint32_t>(i);
+            distance[i] = std::numeric_limits<double>::infinity();
+        }
+        return;
+    }
+    // Cells about a spacing of the school wide, so that the first ring holds a few fish:
+    // the spacing from the volume (area, length) the school spans, over its fish.
+    glm::dvec3 low(std::numeric_limits<double>::infinity()), high(-low);
+    for (const Fish& f : school) {
+        low = glm::min(low, glm::dvec3(f.position));
+        high = glm::max(high, glm::dvec3(f.position));
+    }
+    const glm::dvec3 extent = high - low;
+    const double widest = std::max({extent.x, extent.y, extent.z});
+    double volume = 1.0;
+    int spanned = 0;
+    for (int k = 0; k < 3; ++k)
+        if (extent[k] > 1e-6 * widest) {
+            volume *= extent[k];
+            ++spanned;
+        }
+    const double spacing =
+        spanned == 0 ? 0.0 : std::pow(volume / static_cast<double>(n), 1.0 / spanned);
+    const double floor = 1e-3 * std::max<double>(params.bounds.x, widest);
+    const float cellWidth = static_cast<float>(std::max({spacing, floor, 1e-6}));
+    const CellIndex index(school, params, cellWidth);
+    for (std::size_t i = 0; i < n; ++i)
+        distance[i] = nearestDistance(school, index, i, &nearest[i]);
 }
 
 }  // namespace fishschool

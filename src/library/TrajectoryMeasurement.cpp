@@ -1,0 +1,104 @@
+// measureTrajectory and compareTrajectories (fishschool/Distributions.h): a trajectory read frame
+// by frame, a batch of frames at a time, each batch's frames measured at once.
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <tbb/parallel_for.h>
+
+#include "fishschool/Config.h"
+#include "fishschool/Distributions.h"
+#include "fishschool/Trajectory.h"
+
+namespace fishschool {
+namespace {
+
+/// Frames read before they are measured together: bounded memory whatever the file's length.
+constexpr std::size_t kBatchFrames = 64;
+
+}  // namespace
+
+Result<TrajectoryMeasurement> measureTrajectory(const std::filesystem::path& file) {
+    auto opened = TrajectoryReader::open(file);
+    if (!opened) return fail(opened.error());
+    TrajectoryReader& reader = **opened;
+    const std::size_t frames = reader.frameCount();
+
+    TrajectoryMeasurement out;
+    out.histograms = emptyHistograms();
+    out.step.resize(frames);
+    out.time.resize(frames);
+    out.measures.resize(frames);
+    out.fish.resize(frames);
+
+    // The configs in force, parsed once each: a frame names its config by the text's address.
+    std::vector<std::pair<const std::string*, std::shared_ptr<const SimParams>>> configs;
+    const auto paramsAt = [&](std::size_t frame) -> Result<std::shared_ptr<const SimParams>> {
+        const std::string& json = reader.configJsonAt(frame);
+        for (const auto& [text, params] : configs)
+            if (text == &json) return params;
+        const std::string object =
+            &json == &reader.configJson() ? "parameters/config" : "parameters/changes/value";
+        auto parsed = parseConfig(json, file.string() + ": " + object);
+        if (!parsed) return fail(parsed.error());
+        configs.emplace_back(&json, std::make_shared<const SimParams>(std::move(*parsed)));
+        return configs.back().second;
+    };
+
+    std::vector<School> schools(std::min(kBatchFrames, frames));
+    std::vector<std::shared_ptr<const SimParams>> params(schools.size());
+    std::vector<Histograms> partial(schools.size());
+    // An imported file's fish that were not found at a frame are left out of its measures.
+    std::vector<std::vector<std::uint8_t>> present(schools.size());
+    for (std::size_t first = 0; first < frames; first += kBatchFrames) {
+        const std::size_t count = std::min(kBatchFrames, frames - first);
+        for (std::size_t k = 0; k < count; ++k) {
+            if (auto ok = reader.readFrame(first + k, schools[k]); !ok) return fail(ok.error());
+            auto p = paramsAt(first + k);
+            if (!p) return fail(p.error());
+            params[k] = *p;
+            partial[k] = emptyHistograms();
+            present[k].clear();
+            if (reader.hasMissing()) {
+                const auto missing = reader.missingAt(first + k);
+                present[k].resize(missing.size());
+                for (std::size_t i = 0; i < missing.size(); ++i) present[k][i] = missing[i] ? 0 : 1;
+            }
+        }
+        tbb::parallel_for(std::size_t{0}, count, [&](std::size_t k) {
+            // Every fish of a simulated trajectory is present at every frame (an empty mask).
+            const FrameMeasures m = measureFrame(schools[k], present[k], *params[k], partial[k]);
+            out.measures[first + k] = m.measures;
+            out.fish[first + k] = m.fish;
+        });
+        for (std::size_t k = 0; k < count; ++k) {
+            const std::size_t frame = first + k;
+            out.step[frame] = reader.frameStep(frame);
+            out.time[frame] = reader.frameTime(frame);
+            for (std::size_t d = 0; d < kDistributions.size(); ++d)
+                out.histograms[d].merge(partial[k][d]);
+            if (params[k]->boundary != Boundary::Walls) out.walls = false;
+        }
+    }
+    return out;
+}
+
+Result<TrajectoryComparison> compareTrajectories(const std::filesystem::path& a,
+                                                 const std::filesystem::path& b) {
+    TrajectoryComparison out;
+    auto first = measureTrajectory(a);
+    if (!first) return fail(first.error());
+    auto second = measureTrajectory(b);
+    if (!second) return fail(second.error());
+    out.a = std::move(*first);
+    out.b = std::move(*second);
+    for (std::size_t d = 0; d < kDistributions.size(); ++d)
+        out.hellinger[d] = hellingerDistance(out.a.histograms[d], out.b.histograms[d]);
+    return out;
+}
+
+}  // namespace fishschool

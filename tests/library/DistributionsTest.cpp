@@ -1,0 +1,201 @@
+// The distributions of a trajectory (fishschool/Distributions.h) on hand-built schools whose
+// distances, headings and speeds are known, and the Hellinger distance between histograms.
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "fishschool/Distributions.h"
+#include "fishschool/Trajectory.h"
+
+namespace fishschool {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::size_t kWall = distributionIndex("wall_distance");
+constexpr std::size_t kNearest = distributionIndex("nearest_neighbor");
+constexpr std::size_t kHeading = distributionIndex("neighbor_heading");
+constexpr std::size_t kSpeed = distributionIndex("speed");
+constexpr std::size_t kPolarization = distributionIndex("polarization");
+
+glm::vec3 direction(double degrees) {
+    const double a = degrees * std::numbers::pi / 180.0;
+    return {static_cast<float>(std::cos(a)), static_cast<float>(std::sin(a)), 0.0f};
+}
+
+/// Three fish in a tank of walls 20 m wide on each axis, every value inside a bin, away from
+/// its edges: A and B 3.05 m apart, C 7.55 m below A (A is its nearest).
+///   wall distance: A 9.9 (bin 39 of 0.25 m), B 6.85 (27), C 2.55 (10)
+///   nearest neighbour: A 3.05, B 3.05 (bin 30 of 0.1 m), C 7.55 (75)
+///   neighbour heading: A and B 62.5 degrees (bin 12 of 5), C 137.5 (27)
+///   speed: A 1.025 (bin 20 of 0.05 m/s), B 2.025 (40), C 1.525 (30)
+School threeFish() {
+    School s(3);
+    s[0].position = {0.1f, 0.1f, 0.1f};
+    s[0].velocity = 1.025f * direction(0.0);
+    s[1].position = {3.15f, 0.1f, 0.1f};
+    s[1].velocity = 2.025f * direction(62.5);
+    s[2].position = {0.1f, -7.45f, 0.1f};
+    s[2].velocity = 1.525f * direction(137.5);
+    return s;
+}
+
+SimParams tank() {
+    SimParams p;
+    p.bounds = {10.0f, 10.0f, 10.0f};
+    p.boundary = Boundary::Walls;
+    p.rocks.clear();
+    p.fishCount = 3;
+    return p;
+}
+
+/// The bins that hold a value, as (bin, count) pairs.
+std::vector<std::pair<std::size_t, std::uint64_t>> filled(const Histogram& h) {
+    std::vector<std::pair<std::size_t, std::uint64_t>> out;
+    for (std::size_t k = 0; k < h.counts.size(); ++k)
+        if (h.counts[k] != 0) out.emplace_back(k, h.counts[k]);
+    return out;
+}
+
+using Bins = std::vector<std::pair<std::size_t, std::uint64_t>>;
+
+TEST(Distributions, AHandBuiltFrameFillsTheBinsOfItsKnownValues) {
+    Histograms h = emptyHistograms();
+    const FrameMeasures m = measureFrame(threeFish(), {}, tank(), h);
+    EXPECT_EQ(m.fish, 3u);
+    EXPECT_EQ(filled(h[kWall]), (Bins{{10, 1}, {27, 1}, {39, 1}}));
+    EXPECT_EQ(filled(h[kNearest]), (Bins{{30, 2}, {75, 1}}));
+    EXPECT_EQ(filled(h[kHeading]), (Bins{{12, 2}, {27, 1}}));
+    EXPECT_EQ(filled(h[kSpeed]), (Bins{{20, 1}, {30, 1}, {40, 1}}));
+    const auto polarizationBin = static_cast<std::size_t>(std::floor(m.measures.polarization * 50));
+    EXPECT_EQ(filled(h[kPolarization]), (Bins{{polarizationBin, 1}}));
+    EXPECT_NEAR(m.measures.meanNearestNeighborDistance, (3.05 + 3.05 + 7.55) / 3.0, 1e-5);
+}
+
+TEST(Distributions, AMissingFishIsLeftOutOfEveryMeasure) {
+    Histograms h = emptyHistograms();
+    const std::vector<std::uint8_t> present{1, 0,
+                                            1};  // B missing: C and A are each other's nearest
+    const FrameMeasures m = measureFrame(threeFish(), present, tank(), h);
+    EXPECT_EQ(m.fish, 2u);
+    EXPECT_EQ(filled(h[kWall]), (Bins{{10, 1}, {39, 1}}));
+    EXPECT_EQ(filled(h[kNearest]), (Bins{{75, 2}}));
+    EXPECT_EQ(filled(h[kHeading]), (Bins{{27, 2}}));
+    EXPECT_EQ(filled(h[kSpeed]), (Bins{{20, 1}, {30, 1}}));
+    EXPECT_NEAR(m.measures.meanNearestNeighborDistance, 7.55, 1e-5);
+}
+
+TEST(Distributions, OpenWaterHasNoWallDistance) {
+    Histograms h = emptyHistograms();
+    SimParams open = tank();
+    open.boundary = Boundary::Open;
+    (void)measureFrame(threeFish(), {}, open, h);
+    EXPECT_EQ(h[kWall].total(), 0u);
+    EXPECT_EQ(h[kNearest].total(), 3u);
+}
+
+TEST(Distributions, ValuesOutsideTheRangeAreCountedApart) {
+    Histogram h(kDistributions[kSpeed]);
+    h.add(-1.0);
+    h.add(5.0);  // the range's top: the last bin
+    h.add(7.0);
+    h.add(std::nan(""));
+    EXPECT_EQ(h.below, 1u);
+    EXPECT_EQ(h.above, 1u);
+    EXPECT_EQ(h.counts.back(), 1u);
+    EXPECT_EQ(h.total(), 3u);
+    EXPECT_EQ(h.edges().size(), h.counts.size() + 1);
+    EXPECT_DOUBLE_EQ(h.edges()[1], 0.05);
+}
+
+TEST(Distributions, HellingerIsZeroForEqualOneForDisjointAndKnownBetween) {
+    Histogram a(kDistributions[kSpeed]), b(kDistributions[kSpeed]), c(kDistributions[kSpeed]);
+    a.counts[3] = 10;
+    a.counts[4] = 10;
+    b.counts[3] = 1;  // normalised: p = (1/2, 1/2), q = (1, 0)
+    c.counts[90] = 5;
+    EXPECT_DOUBLE_EQ(hellingerDistance(a, a), 0.0);
+    EXPECT_DOUBLE_EQ(hellingerDistance(a, c), 1.0);
+    // sqrt(1 - sqrt(1/2)) = 0.5411961...
+    EXPECT_NEAR(hellingerDistance(a, b), std::sqrt(1.0 - std::sqrt(0.5)), 1e-12);
+    EXPECT_NEAR(hellingerDistance(b, a), hellingerDistance(a, b), 1e-15);
+    // Values beyond the range count as bins of their own.
+    Histogram d(kDistributions[kSpeed]);
+    d.above = 4;
+    EXPECT_DOUBLE_EQ(hellingerDistance(c, d), 1.0);
+    EXPECT_TRUE(std::isnan(hellingerDistance(a, Histogram(kDistributions[kSpeed]))));
+}
+
+class TrajectoryDistributions : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() /
+               ("fishschool_distributions_" + std::to_string(::getpid()) + "_" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    /// A trajectory of `frames` frames of `school`, its speeds times `speedScale`.
+    fs::path write(const std::string& name, const School& school, std::size_t frames,
+                   float speedScale = 1.0f) {
+        const fs::path file = dir_ / name;
+        auto writer = TrajectoryWriter::create(file, tank(), school.size());
+        EXPECT_TRUE(writer) << writer.error();
+        School scaled = school;
+        for (Fish& f : scaled) f.velocity *= speedScale;
+        for (std::size_t k = 0; k < frames; ++k)
+            EXPECT_TRUE((*writer)->addFrame(static_cast<std::int64_t>(10 * k), 0.1 * k, scaled));
+        EXPECT_TRUE((*writer)->finish());
+        return file;
+    }
+
+    fs::path dir_;
+};
+
+TEST_F(TrajectoryDistributions, EveryFrameIsMeasuredAndCounted) {
+    const fs::path file = write("three.h5", threeFish(), 4);
+    auto m = measureTrajectory(file);
+    ASSERT_TRUE(m) << m.error();
+    EXPECT_EQ(m->step, (std::vector<std::int64_t>{0, 10, 20, 30}));
+    EXPECT_EQ(m->fish, (std::vector<std::size_t>{3, 3, 3, 3}));
+    EXPECT_TRUE(m->walls);
+    EXPECT_EQ(filled(m->histograms[kNearest]), (Bins{{30, 8}, {75, 4}}));
+    EXPECT_EQ(filled(m->histograms[kSpeed]), (Bins{{20, 4}, {30, 4}, {40, 4}}));
+    EXPECT_EQ(m->histograms[kPolarization].total(), 4u);
+    EXPECT_NE(frameMeasuresCsv(*m).find("step,time_s,polarization"), std::string::npos);
+}
+
+TEST_F(TrajectoryDistributions, AFileAgainstItselfIsZeroAndAgainstOtherSpeedsDisjoint) {
+    const fs::path slow = write("slow.h5", threeFish(), 3);
+    const fs::path fast = write("fast.h5", threeFish(), 2, 2.5f);  // 2.5625, 5.0625, 3.8125 m/s
+    auto same = compareTrajectories(slow, slow);
+    ASSERT_TRUE(same) << same.error();
+    for (std::size_t d = 0; d < kDistributions.size(); ++d)
+        EXPECT_DOUBLE_EQ(same->hellinger[d], 0.0) << kDistributions[d].name;
+    auto other = compareTrajectories(slow, fast);
+    ASSERT_TRUE(other) << other.error();
+    EXPECT_DOUBLE_EQ(other->hellinger[kSpeed], 1.0);
+    EXPECT_DOUBLE_EQ(other->hellinger[kNearest], 0.0);  // the same places
+}
+
+TEST_F(TrajectoryDistributions, AFileThatIsNotATrajectoryIsBadInputNamingIt) {
+    const fs::path text = dir_ / "notes.txt";
+    std::ofstream(text) << "not a trajectory\n";
+    auto m = measureTrajectory(text);
+    ASSERT_FALSE(m);
+    EXPECT_EQ(m.error().kind(), ErrorKind::BadInput);
+    EXPECT_NE(m.error().find("notes.txt"), std::string::npos) << m.error();
+}
+
+}  // namespace
+}  // namespace fishschool
