@@ -86,3 +86,22 @@ def test_claimed_frames(fishschool, tmp_path, cli):
                               "--pixels-per-metre", "10", "--fps", "5"],
                              capture_output=True, text=True)
         assert run.returncode == 2 and str(path) in run.stderr, run.stderr
+
+
+def test_an_imported_files_missing_fish_are_left_out_of_its_measures(fishschool, tmp_path):
+    """Tracked fish and a model, measured alike: a fish not found at a frame is nobody's
+    neighbour there and counts in no distribution."""
+    t = np.zeros((20, 3, 2))
+    t[:, 0, 0] = np.arange(20.0)           # three fish in a row, 0.1 m apart
+    t[:, 1, 0] = np.arange(20.0) + 10
+    t[:, 2, 0] = np.arange(20.0) + 20
+    t[5:8, 1, :] = np.nan                   # the middle one lost for three frames
+    _idtracker(tmp_path / "trajectories.npy", t)
+    fishschool.import_tracks(tmp_path / "trajectories.npy", tmp_path / "t.h5",
+                             pixels_per_metre=100)
+    m = fishschool.measure_trajectory(tmp_path / "t.h5")
+    fish = np.asarray(m["fish"])
+    assert list(fish[4:9]) == [3, 2, 2, 2, 3]
+    nearest = np.asarray(m["nearest_neighbor_m"])
+    assert nearest[4] == pytest.approx(0.1, rel=1e-5)
+    assert nearest[6] == pytest.approx(0.2, rel=1e-5)   # the two left are 0.2 m apart

@@ -96,6 +96,8 @@ def test_the_cli_and_python_write_the_same_run(fishschool, cli, tmp_path, change
     assert done["frames"] == STEPS // EVERY + 1
     assert (ours / "s.csv").read_bytes() == (out / "s.csv").read_bytes()
     assert (ours / "m.csv").read_bytes() == (out / "m.csv").read_bytes()
+    # The same writer and the same data: the same bytes (no object times in the file).
+    assert (ours / "t.h5").read_bytes() == (out / "t.h5").read_bytes()
     cli_frames = frames_of(out / "t.h5")
     assert_same_frames(frames_of(ours / "t.h5"), cli_frames)
     assert len(cli_frames["changes"]) == 1
