@@ -78,4 +78,13 @@ py::array speciesView(std::shared_ptr<const School> school);
 
 py::dict measuresDict(const SchoolMetrics& m);
 
+/// A new one-dimensional array of `n` elements of T, element i `value(i)`.
+template <class T, class Value>
+py::array_t<T> arrayOf(std::size_t n, Value&& value) {
+    py::array_t<T> array(static_cast<py::ssize_t>(n));
+    auto out = array.template mutable_unchecked<1>();
+    for (std::size_t i = 0; i < n; ++i) out(static_cast<py::ssize_t>(i)) = value(i);
+    return array;
+}
+
 }  // namespace fishschool::python

@@ -11,14 +11,6 @@
 namespace fishschool::python {
 namespace {
 
-template <class T, class Value>
-py::array_t<T> arrayOf(std::size_t n, Value&& value) {
-    py::array_t<T> array(static_cast<py::ssize_t>(n));
-    auto out = array.template mutable_unchecked<1>();
-    for (std::size_t i = 0; i < n; ++i) out(static_cast<py::ssize_t>(i)) = value(i);
-    return array;
-}
-
 py::dict histogramsDict(const Histograms& histograms) {
     py::dict d;
     for (std::size_t k = 0; k < kDistributions.size(); ++k) {

@@ -141,14 +141,6 @@ class PyTrajectoryWriter {
     bool open_ = false;
 };
 
-template <class T, class Value>
-py::array_t<T> arrayOf(std::size_t n, Value&& value) {
-    py::array_t<T> array(static_cast<py::ssize_t>(n));
-    auto out = array.template mutable_unchecked<1>();
-    for (std::size_t i = 0; i < n; ++i) out(static_cast<py::ssize_t>(i)) = value(i);
-    return array;
-}
-
 py::dict trajectoryMeasures(const TrajectoryMeasures& m) {
     const std::size_t n = m.values.size();
     py::dict d;
