@@ -58,6 +58,38 @@ PySimulation construct(const py::object& config, const std::string& backend,
     return PySimulation(makeSimulation(*params, backend));
 }
 
+/// Simulation.from_trajectory(path, frame=None, backend="cpu"): the run's start from a frame.
+PySimulation fromTrajectory(const py::object& path, const py::object& frame,
+                            const std::string& backend) {
+    checkBackend(backend);
+    RunStart start;
+    start.state = pathText(path);
+    requireExistingFile(start.state.string());
+    start.names.frame = "frame";
+    start.names.state = "path";
+    if (!frame.is_none()) {
+        std::int64_t k = toInt64(frame, "frame");
+        // Negative counts from the end, as a list's index does.
+        if (k < 0) {
+            auto reader = TrajectoryReader::open(start.state);
+            if (!reader) raiseError(reader.error());
+            k += static_cast<std::int64_t>((*reader)->frameCount());
+            if (k < 0)
+                raise(PyExc_IndexError,
+                      "frame " +
+                          std::to_string(k - static_cast<std::int64_t>((*reader)->frameCount())) +
+                          ": no such frame; the file has " +
+                          std::to_string((*reader)->frameCount()));
+        }
+        start.frame = k;
+    }
+    auto read = readStart(start);
+    if (!read) raiseError(read.error());
+    auto made = Simulation::create(*read, backend);
+    if (!made) raiseError(made.error(), PyExc_RuntimeError);
+    return PySimulation(std::move(*made));
+}
+
 /// fishschool.measure(positions, velocities, rCohesion, groupDistance, box).
 py::dict measureOf(const py::object& positions, const py::object& velocities, double rCohesion,
                    double groupDistance, const py::object& box) {
@@ -250,6 +282,23 @@ when a path is refused.)doc")
             "\"cpu\", \"tbb\" or \"gpu\"; setting it hands the school to a backend of that kind.")
         .def_property_readonly("fish_count",
                                [](PySimulation& self) { return self.get().fishCount(); })
+        .def_static("from_trajectory", &fromTrajectory, py::arg("path"),
+                    py::arg("frame") = py::none(), py::arg("backend") = "cpu",
+                    "A simulation that goes on from frame `frame` of a trajectory (default the "
+                    "last; negative counts from the end), with the file's config at that frame, "
+                    "its step count and time: stepping it gives the recorded run's next frames, "
+                    "bit for bit.")
+        .def_property_readonly(
+            "kinds",
+            [](PySimulation& self) {
+                Simulation& sim = self.get();
+                const auto kinds = fishKinds(sim.params(), sim.fishCount());
+                return arrayOf<std::int32_t>(kinds.size(), [&](std::size_t i) {
+                    return static_cast<std::int32_t>(kinds[i]);
+                });
+            },
+            "(N,) int32: each fish's kind, 0 fish, 1 leader, 2 predator (the first `leaders` "
+            "lead, the next `predators` hunt).")
         .def_property_readonly(
             "step_count", [](PySimulation& self) { return self.get().stepCount(); },
             "Steps taken since the school was first made (the noise's counter).")

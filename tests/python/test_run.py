@@ -282,3 +282,23 @@ def test_a_full_disk_names_the_file_and_the_interpreter_exits_cleanly(fishschool
     assert "/proc/self/fd" not in result.stdout
     assert "recording: False" in result.stdout
     assert list(tmp_path.iterdir()) == []
+
+
+def test_from_trajectory_goes_on_from_a_frame_bit_for_bit(fishschool, tmp_path):
+    with fishschool.Simulation(fishCount=150, seed=4, noise=0.2, leaders=2) as sim:
+        sim.record(trajectory=tmp_path / "t.h5", every=5)
+        sim.step(20)
+        sim.finish_recording()
+        sim.step(3)
+        expected = sim.positions.copy()
+        assert list(sim.kinds[:3]) == [1, 1, 0]
+    with fishschool.Simulation.from_trajectory(tmp_path / "t.h5") as again:
+        assert again.step_count == 20 and again.params["leaders"] == 2
+        again.step(3)
+        assert np.array_equal(again.positions, expected)
+    with fishschool.Simulation.from_trajectory(tmp_path / "t.h5", frame=-2) as earlier:
+        assert earlier.step_count == 15
+    with pytest.raises(ValueError, match="frame: 9 is not a frame of"):
+        fishschool.Simulation.from_trajectory(tmp_path / "t.h5", frame=9)
+    with pytest.raises(IndexError):
+        fishschool.Simulation.from_trajectory(tmp_path / "t.h5", frame=-9)
