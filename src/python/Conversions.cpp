@@ -1,5 +1,6 @@
 #include "Conversions.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <filesystem>
@@ -134,6 +135,19 @@ void appendJson(std::string& out, const py::handle& value, const std::string& ke
 /// Config keys (a dict whose keys are str) as JSON, with NumPy scalars and arrays as their Python
 /// values; what JSON or a config cannot hold (NaN, the infinities, another type, a key not a str,
 /// nesting deeper than a config's 16) is refused with an error naming the key.
+std::string configKeyOf(const std::string& name) {
+    std::string key;
+    key.reserve(name.size());
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        if (name[i] == '_' && i > 0 && i + 1 < name.size() && name[i + 1] != '_') {
+            key += static_cast<char>(std::toupper(static_cast<unsigned char>(name[++i])));
+            continue;
+        }
+        key += name[i];
+    }
+    return key;
+}
+
 std::string toJson(const py::handle& keys) {
     std::string out = "{";
     bool first = true;
@@ -143,9 +157,11 @@ std::string toJson(const py::handle& keys) {
                                        text(py::repr(name)) + ") is not allowed; keys must be str");
         if (!first) out += ',';
         first = false;
-        appendJson(out, name, "", 1);
+        // snake_case as Python writes names (fish_count) is the config's camelCase (fishCount).
+        const std::string key = configKeyOf(name.cast<std::string>());
+        appendJson(out, py::str(key), "", 1);
         out += ':';
-        appendJson(out, value, text(name), 1);
+        appendJson(out, value, key, 1);
     }
     return out + "}";
 }

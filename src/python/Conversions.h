@@ -87,4 +87,8 @@ py::array_t<T> arrayOf(std::size_t n, Value&& value) {
     return array;
 }
 
+/// The config key a Python name stands for: snake_case (fish_count, r_cohesion) as the config's
+/// camelCase (fishCount, rCohesion); a camelCase name as it is.
+std::string configKeyOf(const std::string& name);
+
 }  // namespace fishschool::python

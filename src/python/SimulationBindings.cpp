@@ -90,6 +90,48 @@ PySimulation fromTrajectory(const py::object& path, const py::object& frame,
     return PySimulation(std::move(*made));
 }
 
+/// Simulation.run(steps, every=1): the measures at the start and every `every` steps, as arrays.
+py::object runCollecting(PySimulation& self, const py::handle& stepsGiven,
+                         const py::handle& everyGiven) {
+    const std::int64_t steps = toInt64(stepsGiven, "steps");
+    const std::int64_t every = toInt64(everyGiven, "every");
+    if (steps < 0)
+        raise(PyExc_ValueError,
+              "steps: " + std::to_string(steps) + " is not allowed; must be 0 or more");
+    if (every < 1)
+        raise(PyExc_ValueError,
+              "every: " + std::to_string(every) + " is not allowed; must be 1 or more");
+    std::vector<std::int64_t> step;
+    std::vector<double> time;
+    std::vector<SchoolMetrics> values;
+    const auto take = [&] {
+        Simulation& sim = self.get();
+        step.push_back(static_cast<std::int64_t>(sim.stepCount()));
+        time.push_back(sim.time());
+        values.push_back(sim.measures());
+    };
+    take();
+    for (std::int64_t done = 0; done < steps;) {
+        const std::int64_t k = std::min(every, steps - done);
+        self.step(py::int_(k));  // the GIL released, Ctrl-C between chunks
+        done += k;
+        if (k == every) take();
+    }
+    py::dict d;
+    d["step"] = arrayOf<std::int64_t>(step.size(), [&](std::size_t i) { return step[i]; });
+    d["time"] = arrayOf<double>(time.size(), [&](std::size_t i) { return time[i]; });
+    for (const SchoolMeasure& measure : kSchoolMeasures)
+        d[measure.column] = arrayOf<double>(
+            values.size(), [&](std::size_t i) { return values[i].*measure.member; });
+    // A table where pandas is there, as the users of data collectors expect; else the arrays.
+    try {
+        return py::module_::import("pandas").attr("DataFrame")(d);
+    } catch (const py::error_already_set& error) {
+        if (!error.matches(PyExc_ImportError)) throw;
+    }
+    return d;
+}
+
 /// fishschool.measure(positions, velocities, rCohesion, groupDistance, box).
 py::dict measureOf(const py::object& positions, const py::object& velocities, double rCohesion,
                    double groupDistance, const py::object& box) {
@@ -288,6 +330,10 @@ when a path is refused.)doc")
                     "last; negative counts from the end), with the file's config at that frame, "
                     "its step count and time: stepping it gives the recorded run's next frames, "
                     "bit for bit.")
+        .def("run", &runCollecting, py::arg("steps"), py::arg("every") = 1,
+             "Runs `steps` steps and returns the school's measures at the start and after every "
+             "`every` steps: {step, time, polarization, milling, ...}, NumPy arrays (a pandas "
+             "DataFrame when pandas is installed).")
         .def_property_readonly(
             "kinds",
             [](PySimulation& self) {

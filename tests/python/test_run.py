@@ -302,3 +302,20 @@ def test_from_trajectory_goes_on_from_a_frame_bit_for_bit(fishschool, tmp_path):
         fishschool.Simulation.from_trajectory(tmp_path / "t.h5", frame=9)
     with pytest.raises(IndexError):
         fishschool.Simulation.from_trajectory(tmp_path / "t.h5", frame=-9)
+
+
+def test_snake_case_keys_and_a_run_that_collects_its_measures(fishschool):
+    with fishschool.Simulation(fish_count=120, r_cohesion=8, seed=5) as sim:
+        assert sim.params["fishCount"] == 120 and sim.params["rCohesion"] == 8
+        sim.set_params(k_alignment=0.5)
+        assert sim.params["kAlignment"] == 0.5
+        with pytest.raises(ValueError, match="fishCount"):
+            sim.set_params(fish_count=-1)
+        table = sim.run(10, every=4)
+        columns = {name: np.asarray(table[name]) for name in ("step", "polarization", "time")}
+        assert list(columns["step"]) == [0, 4, 8]
+        assert sim.step_count == 10
+    with fishschool.Simulation(fish_count=120, r_cohesion=8, seed=5) as twin:
+        twin.set_params(k_alignment=0.5)
+        twin.step(8)
+        assert twin.measures()["polarization"] == columns["polarization"][2]
