@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "fishschool/Export.h"
+#include "fishschool/Result.h"
+
 namespace fishschool {
 
 /// Why an ensemble's runs stopped before they ran: `badInput` when the file, the folder or the
@@ -70,5 +72,28 @@ struct EnsembleOutcome {
 FISHSCHOOL_API std::expected<EnsembleOutcome, EnsembleFailure> runEnsembleFile(
     const std::filesystem::path& file, const std::filesystem::path& folder,
     const EnsembleRunOptions& options = {});
+
+/// What merging an ensemble's folder writes: the runs as one CSV sorted by run index, and
+/// optionally each run's wall time and each point's summary over its replicates.
+struct EnsembleMergeOutputs {
+    std::filesystem::path csv{};
+    std::filesystem::path timing{};   ///< empty: not written
+    std::filesystem::path summary{};  ///< empty: not written
+};
+
+/// What a merge found.
+struct EnsembleMerged {
+    std::int64_t runs = 0;    ///< the ensemble's runs
+    std::int64_t merged = 0;  ///< those with a row, merged
+    std::int64_t failed = 0;  ///< of merged
+};
+
+/// Merges the runs done in an ensemble's folder (`fishschool-cli ensemble merge DIR`), part way or
+/// whole: every output checked first, then written together, or none (their errors name the
+/// output by its key, "csv", "timing" or "summary", unless `names` gives the program's flags).
+/// `validateOnly`: the checks only.
+[[nodiscard]] FISHSCHOOL_API Result<EnsembleMerged> mergeEnsembleFolder(
+    const std::filesystem::path& folder, const EnsembleMergeOutputs& outputs,
+    bool validateOnly = false);
 
 }  // namespace fishschool

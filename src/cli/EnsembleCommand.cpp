@@ -230,55 +230,14 @@ int runEnsembleStatus(const EnsembleOptions& o) {
 }
 
 int runEnsembleMerge(const EnsembleOptions& o) {
-    // Every output, or none: each checked before the folder is read.
-    OutputFiles outputs;
-    for (const auto& [flag, path] : {std::pair{"--csv", &o.csvPath},
-                                     {"--timing", &o.timingPath},
-                                     {"--summary", &o.summaryPath}}) {
-        if (path->empty()) continue;
-        if (auto ok = checkNotTheFolders(flag, *path, o.folder); !ok) return badInput(ok.error());
-        if (auto ok = o.validateOnly ? outputs.check(flag, *path) : outputs.add(flag, *path); !ok)
-            return badInput(ok.error());
-    }
+    // The library's merge, as Python's fishschool.merge_ensemble calls it.
+    auto merged = mergeEnsembleFolder(
+        o.folder, EnsembleMergeOutputs{o.csvPath, o.timingPath, o.summaryPath}, o.validateOnly);
+    if (!merged) return exitWith(merged.error());
     if (o.validateOnly) return 0;
-    auto folder = readFolder(o.folder);
-    if (!folder) return badInput(folder.error());
-    auto& [manifest, rows] = *folder;
-    // Row by row into the outputs' temporary files: a row's memory, whatever the run count.
-    const bool timing = outputs.has("--timing");
-    const bool summary = outputs.has("--summary");
-    Result<void> written = outputs.write("--csv", ensembleCsvHeader(manifest.axes, false) + "\n");
-    if (written && timing) written = outputs.write("--timing", "run,wall_s\n");
-    if (written && summary)
-        written = outputs.write("--summary", ensembleSummaryHeader(manifest.axes) + "\n");
-    std::int64_t failed = 0;
-    // A point's replicates follow each other: its summary is written when the next point starts.
-    PointSummary point;
-    const auto endPoint = [&] {
-        if (written && summary && !point.empty())
-            written = outputs.write("--summary", point.csvRow());
-        point = PointSummary{};
-    };
-    for (std::int64_t run = 0; written && run < manifest.runs; ++run) {
-        if (run % manifest.replicates == 0) endPoint();
-        if (rows.status(run) == FolderRows::Status::None) continue;
-        const auto row = rows.row(run);
-        if (!row) return internalFailure(row.error());
-        written = outputs.write("--csv", ensembleCsvRow(*row, false));
-        char wall[64];
-        std::snprintf(wall, sizeof wall, "%lld,%.6f\n", static_cast<long long>(run),
-                      row->wallSeconds);
-        if (written && timing) written = outputs.write("--timing", wall);
-        point.add(*row);
-        failed += row->ok ? 0 : 1;
-    }
-    endPoint();
-    if (!written) return internalFailure(written.error());
-    if (auto ok = outputs.commit(); !ok) return internalFailure(ok.error());
-    const std::int64_t left = manifest.runs - rows.count();
-    std::cerr << "ensemble: merged " << rows.count() << " of " << manifest.runs << " runs into "
-              << quote(o.csvPath, 200) << " (" << failed << " failed, " << left
-              << " not run yet)\n";
+    std::cerr << "ensemble: merged " << merged->merged << " of " << merged->runs << " runs into "
+              << quote(o.csvPath, 200) << " (" << merged->failed << " failed, "
+              << merged->runs - merged->merged << " not run yet)\n";
     return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -334,6 +335,62 @@ std::expected<EnsembleOutcome, EnsembleFailure> runEnsembleFile(const fs::path& 
     } catch (const std::bad_alloc&) {
         return std::unexpected(EnsembleFailure{false, kOutOfMemory});
     }
+}
+
+Result<EnsembleMerged> mergeEnsembleFolder(const fs::path& folderPath,
+                                           const EnsembleMergeOutputs& given, bool validateOnly) {
+    // Every output, or none: each checked before the folder is read.
+    OutputFiles outputs;
+    const std::string folderText = folderPath.string();
+    for (const auto& [flag, path] : {std::pair{"--csv", &given.csv},
+                                     {"--timing", &given.timing},
+                                     {"--summary", &given.summary}}) {
+        if (path->empty()) continue;
+        if (auto ok = checkNotTheFolders(flag, path->string(), folderText); !ok)
+            return fail(ok.error());
+        if (auto ok = validateOnly ? outputs.check(flag, path->string())
+                                   : outputs.add(flag, path->string());
+            !ok)
+            return fail(ok.error());
+    }
+    if (validateOnly) return EnsembleMerged{};
+    auto folder = readFolder(folderText);
+    if (!folder) return fail(folder.error());
+    auto& [manifest, rows] = *folder;
+    // Row by row into the outputs' temporary files: a row's memory, whatever the run count.
+    const bool csv = outputs.has("--csv");
+    const bool timing = outputs.has("--timing");
+    const bool summary = outputs.has("--summary");
+    Result<void> written;
+    if (csv) written = outputs.write("--csv", ensembleCsvHeader(manifest.axes, false) + "\n");
+    if (written && timing) written = outputs.write("--timing", "run,wall_s\n");
+    if (written && summary)
+        written = outputs.write("--summary", ensembleSummaryHeader(manifest.axes) + "\n");
+    EnsembleMerged merged{manifest.runs, rows.count(), 0};
+    // A point's replicates follow each other: its summary is written when the next point starts.
+    PointSummary point;
+    const auto endPoint = [&] {
+        if (written && summary && !point.empty())
+            written = outputs.write("--summary", point.csvRow());
+        point = PointSummary{};
+    };
+    for (std::int64_t run = 0; written && run < manifest.runs; ++run) {
+        if (run % manifest.replicates == 0) endPoint();
+        if (rows.status(run) == FolderRows::Status::None) continue;
+        const auto row = rows.row(run);
+        if (!row) return fail(Error(row.error(), ErrorKind::Internal));
+        if (csv) written = outputs.write("--csv", ensembleCsvRow(*row, false));
+        char wall[64];
+        std::snprintf(wall, sizeof wall, "%lld,%.6f\n", static_cast<long long>(run),
+                      row->wallSeconds);
+        if (written && timing) written = outputs.write("--timing", wall);
+        point.add(*row);
+        merged.failed += row->ok ? 0 : 1;
+    }
+    endPoint();
+    if (!written) return fail(written.error());
+    if (auto ok = outputs.commit(); !ok) return fail(ok.error());
+    return merged;
 }
 
 }  // namespace fishschool

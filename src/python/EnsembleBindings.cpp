@@ -103,6 +103,28 @@ py::dict runEnsemble(const py::handle& file, const py::handle& out, const py::ha
 
 }  // namespace
 
+/// fishschool.merge_ensemble(folder, csv, timing=None, summary=None).
+py::dict mergeEnsemble(const py::object& folder, const py::object& csv, const py::object& timing,
+                       const py::object& summary) {
+    const std::string folderPath = pathText(folder);
+    requireExistingFile(folderPath);
+    EnsembleMergeOutputs outputs;
+    outputs.csv = pathText(csv);
+    if (!timing.is_none()) outputs.timing = pathText(timing);
+    if (!summary.is_none()) outputs.summary = pathText(summary);
+    Result<EnsembleMerged> merged = EnsembleMerged{};
+    {
+        const py::gil_scoped_release release;
+        merged = mergeEnsembleFolder(folderPath, outputs);  // no Python object touched here
+    }
+    if (!merged) raiseError(merged.error());
+    py::dict d;
+    d["runs"] = merged->runs;
+    d["merged"] = merged->merged;
+    d["failed"] = merged->failed;
+    return d;
+}
+
 void bindEnsembles(py::module_& m) {
     m.def(
         "run_ensemble", &runEnsemble, py::arg("file"), py::arg("out"), py::arg("jobs") = 0,
@@ -115,6 +137,12 @@ progress(done, total, failed) is called after each run. Returns {total, ran, fai
 when the file, the folder or an option is refused, RuntimeError when the machine failed. Ctrl-C
 stops the runs within a step of each and raises KeyboardInterrupt: the runs finished stay in the
 folder, and the same call goes on from there.)doc");
+    m.def("merge_ensemble", &mergeEnsemble, py::arg("folder"), py::arg("csv"),
+          py::arg("timing") = py::none(), py::arg("summary") = py::none(),
+          R"doc(Merges the runs done in an ensemble's folder into one CSV sorted by run index, as
+`fishschool-cli ensemble merge FOLDER --csv CSV` does, part way or whole; optionally each run's
+wall time and each point's summary over its replicates. Every output is written together or none.
+Returns {runs, merged, failed}. ValueError names what is refused.)doc");
 }
 
 }  // namespace fishschool::python

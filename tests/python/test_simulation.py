@@ -611,6 +611,23 @@ def test_run_ensemble_reports_progress_and_resumes(fishschool, tmp_path):
     assert fishschool.run_ensemble(file, tmp_path / "out", only=[2])["ran"] == 1
 
 
+def test_merge_ensemble_writes_what_the_cli_merge_writes(fishschool, cli, tmp_path):
+    file = _ensemble_file(tmp_path)
+    fishschool.run_ensemble(file, tmp_path / "out", shard=(0, 2))   # part way: 3 of 6
+    merged = fishschool.merge_ensemble(tmp_path / "out", tmp_path / "py.csv",
+                                       summary=tmp_path / "py-summary.csv")
+    assert merged == {"runs": 6, "merged": 3, "failed": 0}
+    result = subprocess.run([str(cli), "ensemble", "merge", str(tmp_path / "out"), "--csv",
+                             str(tmp_path / "cli.csv"), "--summary",
+                             str(tmp_path / "cli-summary.csv")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "merged 3 of 6 runs" in result.stderr
+    assert (tmp_path / "py.csv").read_bytes() == (tmp_path / "cli.csv").read_bytes()
+    assert (tmp_path / "py-summary.csv").read_bytes() == (tmp_path / "cli-summary.csv").read_bytes()
+    with pytest.raises(ValueError, match="--csv"):
+        fishschool.merge_ensemble(tmp_path / "out", tmp_path / "out" / "manifest.json")
+
+
 def test_run_ensemble_refuses_what_the_cli_refuses(fishschool, tmp_path):
     file = _ensemble_file(tmp_path)
     with pytest.raises(ValueError, match="named twice"):
