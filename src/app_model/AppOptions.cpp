@@ -38,15 +38,6 @@ std::optional<std::string_view> videoMuxer(const std::string& path) {
     return std::nullopt;
 }
 
-bool isSoftwareRenderer(std::string_view renderer) {
-    std::string lower(renderer);
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    for (const char* software : {"llvmpipe", "softpipe", "swiftshader", "swrast", "lavapipe",
-                                 "software rasterizer", "gdi generic"})
-        if (lower.find(software) != std::string::npos) return true;
-    return false;
-}
-
 int msaaSamplesFor(const AppOptions& options, std::string_view renderer) {
     if (options.msaaGiven || !isSoftwareRenderer(renderer)) return options.msaaSamples;
     return 0;

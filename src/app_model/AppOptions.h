@@ -65,10 +65,6 @@ struct AppOptions {
 /// "--record: 'a.webm' is not allowed; the video is H.264 in .mp4, .m4v, .mov or .mkv".
 Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool checkTools = true);
 
-/// Whether GL_RENDERER `renderer` names a GL that draws on the CPU (Mesa's llvmpipe and
-/// softpipe, SwiftShader, Microsoft's GDI renderer...).
-bool isSoftwareRenderer(std::string_view renderer);
-
 /// The window's multisampling on the GL `renderer`: --msaa's when given, else 0 on software GL
 /// (4x there draws at a third of the frame rate), else the default.
 int msaaSamplesFor(const AppOptions& options, std::string_view renderer);

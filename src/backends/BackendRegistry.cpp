@@ -1,8 +1,10 @@
 #include "BackendRegistry.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <limits>
+#include <string>
 
 #include "GpuBackendEntry.h"
 #include "core/CpuBackends.h"
@@ -107,6 +109,15 @@ Result<std::optional<std::int64_t>> gpuMaxBufferBytes() {
                                   std::numeric_limits<std::int64_t>::max());
     if (!bytes) return fail(bytes.error() + " (bytes)");
     return *bytes;
+}
+
+bool isSoftwareRenderer(std::string_view renderer) {
+    std::string lower(renderer);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const char* software : {"llvmpipe", "softpipe", "swiftshader", "swrast", "lavapipe",
+                                 "software rasterizer", "gdi generic"})
+        if (lower.find(software) != std::string::npos) return true;
+    return false;
 }
 
 }  // namespace fishschool

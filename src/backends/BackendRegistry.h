@@ -63,4 +63,9 @@ inline constexpr const char* kGpuMaxBufferBytesVariable = "FISHSCHOOL_GPU_MAX_BU
 /// both programs before they run (exit status 2), and read by the GPU backend.
 [[nodiscard]] Result<std::optional<std::int64_t>> gpuMaxBufferBytes();
 
+/// Whether GL_RENDERER `renderer` (the gpu backend's description()) names a GL that draws on the
+/// CPU (Mesa's llvmpipe and softpipe, SwiftShader, Microsoft's GDI renderer...): the app draws
+/// lighter there, and the CLI's bench says its gpu figures are the CPU's.
+bool isSoftwareRenderer(std::string_view renderer);
+
 }  // namespace fishschool

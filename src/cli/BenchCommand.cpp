@@ -154,8 +154,12 @@ int runBench(const BenchOptions& o) {
     // CPU cases.
     const std::int64_t largest = *std::max_element(counts->begin(), counts->end());
     for (BackendKind kind : *kinds) {
-        if (auto probe = createBackend(kind, sceneFor(largest, searches.front())); !probe)
-            return backendFailure(kind, probe.error());
+        auto probe = createBackend(kind, sceneFor(largest, searches.front()));
+        if (!probe) return backendFailure(kind, probe.error());
+        // Figures of a GL that draws on the CPU are its rasteriser's, not a GPU's: say so.
+        if (kind == BackendKind::Gpu && isSoftwareRenderer((*probe)->description()))
+            std::cerr << "bench: note: the GL here is software (" << (*probe)->description()
+                      << "): the gpu figures are this CPU's, not a GPU's\n";
     }
     // Rows go to the CSV's temporary file as they are measured; it replaces --csv at the end.
     auto csv = [&](const std::string& line) -> Result<void> {

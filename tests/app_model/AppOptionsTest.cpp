@@ -12,8 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "app_model/AppOptions.h"
 #include "app_model/AppLimits.h"
+#include "app_model/AppOptions.h"
+#include "backends/BackendRegistry.h"
 
 namespace fishschool::app {
 namespace {

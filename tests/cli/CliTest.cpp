@@ -531,6 +531,11 @@ TEST_F(Cli, TheGpuBackendAgreesWithTheCpu) {
     const auto rows = csvRows(read(path("bench.csv")));
     ASSERT_EQ(rows.size(), 2u);
     EXPECT_EQ(rows[1][0], "gpu");
+    // A GL that draws on the CPU (llvmpipe, where no GPU is) is named as such beside its figures.
+    const bool software = bench.err.find("llvmpipe") != std::string::npos ||
+                          bench.err.find("softpipe") != std::string::npos;
+    EXPECT_EQ(bench.err.find("the GL here is software") != std::string::npos, software)
+        << bench.err;
 }
 
 TEST_F(Cli, ASchoolOverTheGpuLimitIsExitStatus1NamingTheCountAndTheLimit) {
