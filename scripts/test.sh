@@ -14,7 +14,9 @@ install_missing_packages
 phase() { echo "== [$((SECONDS / 60)) min $((SECONDS % 60)) s in] $*"; }
 
 phase "Release build, all targets, warnings as errors"
-configure_and_build "$FISHSCHOOL_ROOT/build" -DFISHSCHOOL_WERROR=ON
+# Tests and benchmarks on, whatever scripts/run.sh left in build/'s cache.
+configure_and_build "$FISHSCHOOL_ROOT/build" -DFISHSCHOOL_WERROR=ON -DFISHSCHOOL_BUILD_TESTS=ON \
+    -DFISHSCHOOL_BUILD_BENCH=ON
 log="$FISHSCHOOL_ROOT/build/ctest.log"
 (cd "$FISHSCHOOL_ROOT/build" && ctest --output-on-failure -j 2 | tee "$log")
 # GL tests skip themselves where no GL context can be made at all. CI installs Mesa, so there a
