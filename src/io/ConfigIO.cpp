@@ -514,10 +514,7 @@ Result<RunStart> runStartOf(const ParamFlags& flags, const std::string& stateIn,
                    .fishCount = "--fish",
                    .seed = "--seed",
                    .neighborSearch = "--neighbors"};
-    if (!stateIn.empty() && flags.fish)
-        return fail("--fish cannot be used with --state-in: the fish are the file's rows");
-    if (!stateIn.empty() && flags.seed)
-        return fail("--seed cannot be used with --state-in: the fish come from the file");
+    // What goes with what (--fish with --state-in, ...) is readStart's to say, named as flags.
     if (flags.configPath) {
         if (flags.configPath->empty())
             return fail("--config: an empty file name is not allowed; give a config file");

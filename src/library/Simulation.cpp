@@ -293,12 +293,24 @@ Result<void> Simulation::setParams(const SimParams& next) {
     return {};
 }
 
+namespace {
+
+/// The one rule of a new fish count (Run.h): shared among `base`'s species by their counts. True
+/// when it was (a whole count in range with species); else the caller sets it as any key, and the
+/// config's checks word what is wrong.
+bool shareFishCount(SimParams& base, double count) {
+    if (base.species.empty() || !(count >= 0.0) || count > double(kMaxFishCount) ||
+        count != std::floor(count))
+        return false;
+    setFishCount(base, static_cast<std::int64_t>(count));
+    return true;
+}
+
+}  // namespace
+
 Result<void> Simulation::setParam(std::string_view key, double value) {
     SimParams base = params();
-    // A new count is shared among the species, as every front end shares it (Run.h).
-    if (key == keyOf(&SimParams::fishCount) && !base.species.empty() && std::isfinite(value) &&
-        value == std::floor(value) && value >= 0.0 && value <= 1e15)
-        setFishCount(base, static_cast<std::int64_t>(value));
+    if (key == keyOf(&SimParams::fishCount)) (void)shareFishCount(base, value);
     auto next = withConfigNumber(base, key, value, "parameter");
     if (!next) return fail(next.error());
     return setParams(*next);
@@ -312,14 +324,10 @@ Result<SimParams> withConfigKeys(const SimParams& running, std::string_view json
     // A new fishCount without new species is shared among the running ones (Run.h).
     const std::string fishCount(keyOf(&SimParams::fishCount));
     const std::string species(keyOf(&SimParams::species));
-    if (changes->contains(fishCount) && !changes->contains(species) && !base.species.empty() &&
-        (*changes)[fishCount].is_number_integer()) {
-        const auto count = (*changes)[fishCount].get<std::int64_t>();
-        if (count >= 0 && count <= kMaxFishCount) {
-            setFishCount(base, count);
-            changes->erase(fishCount);
-        }
-    }
+    if (changes->contains(fishCount) && !changes->contains(species) &&
+        (*changes)[fishCount].is_number_integer() &&
+        shareFishCount(base, (*changes)[fishCount].get<double>()))
+        changes->erase(fishCount);
     auto merged = nlohmann::ordered_json::parse(configToJson(base));
     for (const auto& [key, value] : changes->items()) merged[key] = value;
     return parseConfig(merged.dump(), "config");

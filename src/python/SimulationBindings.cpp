@@ -275,10 +275,11 @@ when a path is refused.)doc")
             [](PySimulation& self, const py::kwargs& keys) {
                 Simulation& sim = self.get();
                 const std::string json = toJson(keys);
-                // Checked first as the library checks it, so that what is refused is a
-                // ValueError and what fails after (the backend) a RuntimeError.
-                if (auto next = withConfigKeys(sim.params(), json); !next) raiseError(next.error());
-                if (auto ok = sim.setConfigJson(json); !ok) raiseError(ok.error());
+                // Read once, as setConfigJson reads it: what is refused is a ValueError, what
+                // fails after (the backend) by its kind.
+                auto next = withConfigKeys(sim.params(), json);
+                if (!next) raiseError(next.error());
+                if (auto ok = sim.setParams(*next); !ok) raiseError(ok.error());
             },
             "Replaces the named config keys, e.g. set_params(rCohesion=10, fishCount=500); the "
             "others stay. ValueError naming the key, the value and what is allowed.")
