@@ -326,8 +326,10 @@ def check(path, pairs_wanted):
 # kDistributions): name, unit, low, high, bins.
 DISTRIBUTIONS = (
     ("wall_distance", "m", 0.0, 20.0, 80),
+    ("wall_angle", "rad", -3.14159265358979323846, 3.14159265358979323846, 72),
     ("nearest_neighbor", "m", 0.0, 10.0, 100),
     ("neighbor_heading", "rad", 0.0, 3.14159265358979323846, 36),
+    ("viewing_angle", "rad", -3.14159265358979323846, 3.14159265358979323846, 72),
     ("speed", "m/s", 0.0, 5.0, 100),
     ("polarization", "1", 0.0, 1.0, 50),
     ("milling", "1", 0.0, 1.0, 50),
@@ -366,6 +368,45 @@ def config_at(configs, step):
     return chosen
 
 
+def wrap(angle):
+    """a - 2 pi round(a / 2 pi), as the C++ (std::round: halves away from zero)."""
+    turns = angle / (2.0 * np.pi)
+    return angle - 2.0 * np.pi * (np.sign(turns) * np.floor(np.abs(turns) + 0.5))
+
+
+def round_radius(bounds, config):
+    """The round tank's radius (arena "cylinder"), or 0 for the box."""
+    if config.get("arena", "box") != "cylinder":
+        return 0.0
+    radius = float(np.float32(config.get("arenaRadius", 0.0)))
+    return radius if radius > 0.0 else min(bounds[0], bounds[2])
+
+
+def wall_distance(p, bounds, config, flat):
+    """Each fish's distance to the wall: the round one, else the box's nearest face."""
+    radius = round_radius(bounds, config)
+    if radius > 0.0:
+        return radius - np.hypot(p[:, 0], p[:, 2])
+    axes = [0, 2] if flat else [0, 1, 2]
+    return np.min(np.stack([bounds[k] - np.abs(p[:, k]) for k in axes]), axis=0)
+
+
+def wall_angle(p, v, bounds, config):
+    """Each moving fish's heading in the x-z plane against the nearest side wall's outward
+    normal (the radial direction in a round tank); NaN where there is none."""
+    if round_radius(bounds, config) > 0.0:
+        normal = np.arctan2(p[:, 2], p[:, 0])
+        normal[(p[:, 0] == 0.0) & (p[:, 2] == 0.0)] = np.nan
+    else:
+        to_x = bounds[0] - np.abs(p[:, 0])
+        to_z = bounds[2] - np.abs(p[:, 2])
+        normal = np.where(to_x <= to_z, np.where(p[:, 0] < 0.0, np.pi, 0.0),
+                          np.where(p[:, 2] < 0.0, -np.pi / 2, np.pi / 2))
+    angle = wrap(np.arctan2(v[:, 2], v[:, 0]) - normal)
+    angle[(v[:, 0] == 0.0) & (v[:, 2] == 0.0)] = np.nan
+    return angle
+
+
 def frame_distributions(p32, v32, config, histograms):
     """Adds one frame's values to `histograms` (by name); returns its measures."""
     n = len(p32)
@@ -378,9 +419,8 @@ def frame_distributions(p32, v32, config, histograms):
     speed = np.sqrt(np.einsum("ij,ij->i", v, v))
     histograms["speed"].add(speed)
     if boundary == "walls":
-        axes = [0, 2] if flat else [0, 1, 2]
-        histograms["wall_distance"].add(
-            np.min(np.stack([bounds[k] - np.abs(p[:, k]) for k in axes]), axis=0))
+        histograms["wall_distance"].add(wall_distance(p, bounds, config, flat))
+        histograms["wall_angle"].add(wall_angle(p, v, bounds, config))
     histograms["polarization"].add([polarization])
     histograms["milling"].add([milling])
     measures = {"polarization": polarization, "milling": milling}
@@ -409,6 +449,9 @@ def frame_distributions(p32, v32, config, histograms):
     angle = np.arctan2(np.sqrt(np.einsum("ij,ij->i", cross, cross)), np.einsum("ij,ij->i", v, w))
     moving = (speed > 0.0) & (speed[nearest] > 0.0)
     histograms["neighbor_heading"].add(angle[moving])
+    in_plane = (v[:, 0] != 0.0) | (v[:, 2] != 0.0)
+    toward = np.arctan2(p[nearest, 2] - p[:, 2], p[nearest, 0] - p[:, 0])
+    histograms["viewing_angle"].add(wrap(toward - np.arctan2(v[:, 2], v[:, 0]))[in_plane])
     measures["nearest_neighbor_m"] = float(distance.mean())
     measures["neighbors"] = neighbors / n
     return measures

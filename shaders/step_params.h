@@ -55,7 +55,7 @@ const float kOverflowing = 3.0e38f;
 // the GPU the one member of the std140 uniform block StepParams.
 struct StepParamsData {
     vec4 radiiSquared;  // cohesion, separation, alignment; w: cos(viewAngle / 2)
-    vec4 weights;       // kCohesion, kSeparation, kAlignment; w unused
+    vec4 weights;       // kCohesion, kSeparation, kAlignment; w the round tank's radius (0: box)
     vec4 limits;        // maxAcceleration, maxVelocity, dt, lockVerticalSteering (0 or 1)
     vec4 bounds;        // xyz half extents of the tank; w the boundary (kBoundary*)
     vec4 gridOrigin;    // GPU grid: xyz origin, w cell size
@@ -128,6 +128,7 @@ const float kBoundaryOpen = 2.0f;      // no walls; the GPU grid is hashed (grid
 #define STEP_OWN_SPECIES(p) ((p).unit.w)     // 1 when schoolsWith "own"
 #define STEP_K_PREFERRED(p) ((p).preferred.w)
 #define STEP_PREFERRED_DIRECTION(p) vec3((p).preferred)  // a unit vector
+#define STEP_ARENA_RADIUS(p) ((p).weights.w)  // arena "cylinder": its radius; 0 for the box
 #define STEP_HALF_EXTENT(p, k) ((p).bounds[k])  // the tank's half extent on axis k
 #define STEP_BOUNDARY(p) ((p).bounds.w)          // kBoundaryWalls, kBoundaryPeriodic or kBoundaryOpen
 #define STEP_TARGET(p) vec3((p).target)         // the point the school seeks

@@ -532,7 +532,11 @@ FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
             }
         }
     } else if (STEP_BOUNDARY(params) != kBoundaryOpen) {
+        // A round tank (docs/model.md "The round tank"): the floor and the surface as the box's,
+        // the curved wall below.
+        float radius = STEP_ARENA_RADIUS(params);
         for (int k = 0; k < 3; ++k) {
+            if (radius > 0.0f && k != 1) continue;
             float b = STEP_HALF_EXTENT(params, k);
             if (pNext[k] > b) {
                 pNext[k] = 2.0f * b - pNext[k];
@@ -540,6 +544,22 @@ FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
             } else if (pNext[k] < -b) {
                 pNext[k] = -2.0f * b - pNext[k];
                 vNext[k] = abs(vNext[k]);
+            }
+        }
+        // Past the curved wall: mirrored back across it, the velocity's outward radial part
+        // reversed. A step is shorter than the radius, so the mirror lands inside.
+        float r2 = radius > 0.0f ? pNext.x * pNext.x + pNext.z * pNext.z : 0.0f;
+        if (r2 > radius * radius) {
+            float r = sqrt(r2);
+            float nx = pNext.x / r;
+            float nz = pNext.z / r;
+            float mirrored = 2.0f * radius - r;
+            pNext.x = nx * mirrored;
+            pNext.z = nz * mirrored;
+            float outward = vNext.x * nx + vNext.z * nz;
+            if (outward > 0.0f) {
+                vNext.x -= 2.0f * outward * nx;
+                vNext.z -= 2.0f * outward * nz;
             }
         }
     }

@@ -31,15 +31,24 @@ struct DistributionSpec {
 };
 
 /// The one list of distributions: every writer, reader and plot walks it.
-inline constexpr std::array<DistributionSpec, 6> kDistributions{{
+inline constexpr std::array<DistributionSpec, 8> kDistributions{{
     {"wall_distance", "m",
-     "Each fish's distance to the nearest wall of the tank (boundary \"walls\" only), per frame.",
+     "Each fish's distance to the tank's wall (the round wall, or the box's nearest face; "
+     "boundary \"walls\" only), per frame.",
      0.0, 20.0, 80},
+    {"wall_angle", "rad",
+     "Each fish's heading in the x-z plane against the wall's outward normal (0 at the wall, "
+     "+-pi/2 along it; boundary \"walls\" only), per frame.",
+     -3.14159265358979323846, 3.14159265358979323846, 72},
     {"nearest_neighbor", "m", "Each fish's distance to its nearest other fish, per frame.", 0.0,
      10.0, 100},
     {"neighbor_heading", "rad",
      "Angle between each fish's heading and its nearest neighbour's, per frame (fish that move).",
      0.0, 3.14159265358979323846, 36},
+    {"viewing_angle", "rad",
+     "Where each fish sees its nearest neighbour, in the x-z plane against its heading (0 ahead, "
+     "+-pi behind), per frame (fish that move).",
+     -3.14159265358979323846, 3.14159265358979323846, 72},
     {"speed", "m/s", "Each fish's speed, per frame.", 0.0, 5.0, 100},
     {"polarization", "1", "The school's polarization, one value a frame.", 0.0, 1.0, 50},
     {"milling", "1", "The school's milling, one value a frame.", 0.0, 1.0, 50},

@@ -37,6 +37,25 @@ struct SchoolMetrics {
     double groups = 0.0;
     /// The share of the fish in the largest group, in (0, 1] (0 with no fish).
     double largestGroupShare = 0.0;
+    /// |mean of the vertical part of unit(p_i - c) x unit(v_i)|: the rotation order Or of
+    /// Tunstrøm et al. 2013 about the vertical axis through the centre c (milling in the plane).
+    double rotation = 0.0;
+    /// The school's state from polarization (Op) and rotation (Or) against stateHigh and
+    /// stateLow: 0 swarm (both low), 1 milling (Or high, Op low), 2 polarized (Op high, Or low),
+    /// 3 transitional (anything else). Its mean over a window is not a state.
+    double state = 0.0;
+    /// sqrt(mean |p_i - c|^2), m: how spread the school is about its centre (Lei et al. 2020).
+    double dispersion = 0.0;
+    /// Mean distance of a fish to the wall, m (the round wall, or the box's nearest face); NaN
+    /// without walls.
+    double meanWallDistance = 0.0;
+    /// Mean |angle| of a fish's heading against the wall's outward normal, radians in [0, pi]:
+    /// 0 at the wall, pi/2 along it; NaN without walls.
+    double meanWallAngle = 0.0;
+    /// The centre's distance to the wall, m, and the school's mean heading against it there
+    /// (|angle|, radians); NaN without walls.
+    double centreWallDistance = 0.0;
+    double centreWallAngle = 0.0;
     /// Per species of the config, in its order: the share of its fish in the largest group (0
     /// for a species without fish); empty without species.
     std::vector<double> largestGroupShareBySpecies{};
@@ -59,9 +78,11 @@ struct SchoolMeasure {
     bool mayBeAbsent = false;
     /// The top of its plot's scale; 0: the largest value plotted.
     double plotHigh = 0.0;
+    /// The app plots it under "More measures", closed at first (the fish papers' measures).
+    bool more = false;
 };
 
-inline constexpr std::array<SchoolMeasure, 7> kSchoolMeasures{{
+inline constexpr std::array<SchoolMeasure, 14> kSchoolMeasures{{
     {"polarization", "polarization", "1", "polarization",
      "Length of the mean heading: 0 disordered, 1 all fish parallel.", &SchoolMetrics::polarization,
      false, 1.0},
@@ -81,6 +102,27 @@ inline constexpr std::array<SchoolMeasure, 7> kSchoolMeasures{{
      &SchoolMetrics::groups},
     {"largest_group_share", "largest_group_share", "1", "largest group",
      "Share of the fish in the largest group.", &SchoolMetrics::largestGroupShare, false, 1.0},
+    {"rotation", "rotation", "1", "rotation",
+     "Rotation order about the vertical axis through the school's centre: 1 for a mill.",
+     &SchoolMetrics::rotation, false, 1.0, true},
+    {"state", "state", "1", "state",
+     "0 swarm, 1 milling, 2 polarized, 3 transitional, from polarization and rotation.",
+     &SchoolMetrics::state, false, 3.0, true},
+    {"dispersion_m", "dispersion", "m", "dispersion",
+     "Root mean square distance of the fish from the school's centre.", &SchoolMetrics::dispersion,
+     false, 0.0, true},
+    {"wall_distance_m", "wall_distance", "m", "wall distance",
+     "Mean distance of a fish to the tank's wall (none without walls).",
+     &SchoolMetrics::meanWallDistance, true, 0.0, true},
+    {"wall_angle", "wall_angle", "rad", "wall angle",
+     "Mean angle of a fish's heading to the wall's normal: 0 at it, pi/2 along it.",
+     &SchoolMetrics::meanWallAngle, true, 3.14159265358979, true},
+    {"centre_wall_distance_m", "centre_wall_distance", "m", "centre to wall",
+     "Distance of the school's centre to the tank's wall.", &SchoolMetrics::centreWallDistance,
+     true, 0.0, true},
+    {"centre_wall_angle", "centre_wall_angle", "rad", "centre heading to wall",
+     "Angle of the school's mean heading to the wall's normal at its centre.",
+     &SchoolMetrics::centreWallAngle, true, 3.14159265358979, true},
 }};
 
 /// The index in kSchoolMeasures of the measure of this column (its size for none).
@@ -93,6 +135,9 @@ constexpr std::size_t schoolMeasureIndex(std::string_view column) {
 /// The distance that links two fish into one group: params.groupDistance, or rCohesion when it
 /// is 0.
 FISHSCHOOL_API float groupDistance(const SimParams& params);
+
+/// The state measure (SchoolMetrics::state) of these orders under params' stateHigh, stateLow.
+FISHSCHOOL_API double schoolState(double polarization, double rotation, const SimParams& params);
 
 FISHSCHOOL_API SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& params);
 

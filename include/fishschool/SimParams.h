@@ -64,6 +64,16 @@ inline constexpr const char* kBoundaryNames[] = {"walls", "periodic", "open"};
 template <>
 inline constexpr std::span<const char* const> kEnumNames<Boundary> = kBoundaryNames;
 
+/// The tank's shape in the x-z plane (docs/model.md "The round tank").
+enum class Arena {
+    Box,       ///< the box [-bounds, bounds]
+    Cylinder,  ///< a vertical cylinder of radius arenaRadius about the y axis, as tall as the box
+};
+
+inline constexpr const char* kArenaNames[] = {"box", "cylinder"};
+template <>
+inline constexpr std::span<const char* const> kEnumNames<Arena> = kArenaNames;
+
 /// Open water's reach: every coordinate of a fish within +-1e15 m of the origin. Within it the
 /// step stays finite for any school (the sum of 16,000,000 positions, the square of the distance
 /// between two fish, stay far inside the float range), and no step can carry a fish past it (a
@@ -206,6 +216,11 @@ struct SimParams {
     glm::vec3 bounds{40.0f, 20.0f, 40.0f};
     /// "walls" (the default), "periodic" or "open": what a fish meets at the tank's faces.
     Boundary boundary = Boundary::Walls;
+    /// "box" (the default) or "cylinder": a round tank inside the box, with walls.
+    Arena arena = Arena::Box;
+    /// The round tank's radius. m, finite, >= 0, at most the smaller of bounds x and z; 0, the
+    /// default, takes that smaller half extent. Read only with arena "cylinder".
+    float arenaRadius = 0.0f;
     /// 3 (the default) or 2: a flat school in the plane y = 0, where positions, velocities, the
     /// noise and every rule stay (docs/model.md, "Two dimensions"); 2 steers as
     /// lockVerticalSteering does.
@@ -274,6 +289,11 @@ struct SimParams {
     /// in one group, and so are the fish linked by chains of such pairs. m, finite, >= 0; 0, the
     /// default, takes rCohesion. Measures only: the step does not read it.
     float groupDistance = 0.0f;
+    /// The state measure (Tunstrøm et al. 2013): polarized when polarization is above
+    /// stateHigh and rotation below stateLow, milling the other way round, swarm when both are
+    /// below stateLow, else transitional. In [0, 1], stateLow < stateHigh. Measures only.
+    float stateHigh = 0.65f;
+    float stateLow = 0.35f;
 
     /// A fish's mass, for its kinetic energy (separationScaling "kinetic-energy"). kg, finite, > 0,
     /// at most 1e6.
@@ -325,6 +345,10 @@ inline constexpr std::size_t kMaxSpecies = 16;
 
 /// The number of species the step tells apart: params.species.size(), or 1 without species.
 FISHSCHOOL_API std::size_t speciesCount(const SimParams& params);
+
+/// The radius of the round tank (arenaRadius, or the box's smaller x-z half extent for 0); 0 for
+/// the box.
+FISHSCHOOL_API float arenaRadiusOf(const SimParams& params);
 /// The species of fish `index` of a new school: the species whose range of indices holds it (0
 /// without species, and past the last species).
 FISHSCHOOL_API std::uint32_t speciesOf(std::uint64_t index, const SimParams& params);

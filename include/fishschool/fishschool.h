@@ -10,6 +10,7 @@
 // and what it records (trajectories, measures, the end state) are Run.h's, the same for every
 // front end.
 
+#include "fishschool/Anisotropy.h"
 #include "fishschool/Config.h"
 #include "fishschool/Distributions.h"
 #include "fishschool/Ensemble.h"

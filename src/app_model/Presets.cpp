@@ -13,6 +13,13 @@ std::span<const Preset> presets() {
                         "2,000 fish, three rocks, grid search: a school within 20 seconds",
                         SimParams{}});
 
+        SimParams round;
+        round.arena = Arena::Cylinder;
+        list.push_back({"Round tank",
+                        "The default school in a round tank as wide as the box, as fish "
+                        "experiments use",
+                        round});
+
         SimParams article = articleParams();
         article.neighborSearch = NeighborSearch::AllPairs;
         article.lockVerticalSteering = true;

@@ -104,6 +104,16 @@ struct CompareOptions {
     bool validateOnly = false;   ///< as SimulateOptions::validateOnly
 };
 
+/// `anisotropy FILE` (docs/data.md).
+struct AnisotropyOptions {
+    std::string file;
+    std::int64_t neighbours = 10;  ///< --neighbours: gamma(n) for n = 1 to this
+    std::int64_t first = 0;        ///< --first, --last: the frames, inclusive
+    std::int64_t last = -1;        ///< -1: the last frame
+    std::string csvPath;           ///< --csv: n, gamma, error, frames
+    bool validateOnly = false;     ///< as SimulateOptions::validateOnly
+};
+
 /// The most workers --jobs takes.
 inline constexpr std::int64_t kMaxJobs = 1024;
 
@@ -114,6 +124,7 @@ void addEnsembleCommand(CLI::App& app, EnsembleOptions& options);
 void addImportCommand(CLI::App& app, ImportOptions& options);
 void addMeasureCommand(CLI::App& app, MeasureOptions& options);
 void addCompareCommand(CLI::App& app, CompareOptions& options);
+void addAnisotropyCommand(CLI::App& app, AnisotropyOptions& options);
 
 /// Exit status for a backend that could not be made: kExitBadInput when this machine cannot run
 /// its kind at all (no GL context), kExitInternal when it could but failed (a school over the
@@ -127,6 +138,7 @@ int runPhase(const PhaseOptions& options);
 int runImport(const ImportOptions& options);
 int runMeasure(const MeasureOptions& options);
 int runCompare(const CompareOptions& options);
+int runAnisotropy(const AnisotropyOptions& options);
 /// `command` is "run", "status" or "merge".
 int runEnsembleCommand(const std::string& command, const EnsembleOptions& options);
 

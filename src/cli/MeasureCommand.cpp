@@ -11,6 +11,7 @@
 
 #include "Commands.h"
 #include "core/Messages.h"
+#include "fishschool/Anisotropy.h"
 #include "fishschool/Distributions.h"
 #include "io/ExitStatus.h"
 #include "io/OutputFiles.h"
@@ -42,6 +43,22 @@ void addCompareCommand(CLI::App& app, CompareOptions& o) {
     cmd->add_option("--histograms", o.histogramsPath,
                     "Where to write both histograms, a row a bin, as CSV (count_a, count_b): "
                     "scripts/plot_compare.sh plots them")
+        ->check(nonEmpty());
+}
+
+void addAnisotropyCommand(CLI::App& app, AnisotropyOptions& o) {
+    CLI::App* cmd = app.add_subcommand(
+        "anisotropy",
+        "Ballerini's anisotropy gamma(n) of the n-th nearest neighbour over a trajectory's "
+        "frames (1/3 isotropic in 3D, 1/2 in 2D)");
+    cmd->add_option("file", o.file, "The trajectory (H5MD)")->required()->check(nonEmpty());
+    cmd->add_option("--neighbours", o.neighbours, "gamma(n) for n = 1 to this (1 to 1000)")
+        ->check(CLI::Range(std::int64_t{1}, static_cast<std::int64_t>(kMaxAnisotropyNeighbours)));
+    cmd->add_option("--first", o.first, "The first frame (default 0)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--last", o.last, "The last frame, included (default: the file's last)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--csv", o.csvPath, "Where to write n, gamma, error, frames as CSV")
         ->check(nonEmpty());
 }
 
@@ -103,12 +120,12 @@ void printSummary(const std::string& file, const TrajectoryMeasurement& m) {
                     number(sum / static_cast<double>(count)).c_str(), number(low).c_str(),
                     number(high).c_str());
     }
-    std::printf("  %-18s %-5s %-22s %10s %10s %8s %8s\n", "distribution", "unit", "bins", "values",
+    std::printf("  %-18s %-5s %-24s %10s %10s %8s %8s\n", "distribution", "unit", "bins", "values",
                 "mean", "below", "above");
     for (std::size_t d = 0; d < kDistributions.size(); ++d) {
         const DistributionSpec& spec = kDistributions[d];
         const Histogram& h = m.histograms[d];
-        std::printf("  %-18s %-5s %-22s %10llu %10s %8llu %8llu\n", spec.name, spec.unit,
+        std::printf("  %-18s %-5s %-24s %10llu %10s %8llu %8llu\n", spec.name, spec.unit,
                     binsText(spec).c_str(), static_cast<unsigned long long>(h.total()),
                     number(binnedMean(h)).c_str(), static_cast<unsigned long long>(h.below),
                     static_cast<unsigned long long>(h.above));
@@ -146,6 +163,41 @@ int runMeasure(const MeasureOptions& o) {
     return kExitSuccess;
 }
 
+int runAnisotropy(const AnisotropyOptions& o) {
+    OutputFiles outputs;
+    if (!o.csvPath.empty())
+        if (auto ok = outputs.add("--csv", o.csvPath, {{"FILE", o.file}}); !ok)
+            return badInput(ok.error());
+    if (o.validateOnly) return kExitSuccess;
+    const auto last = o.last < 0 ? static_cast<std::size_t>(-1) : static_cast<std::size_t>(o.last);
+    auto result = trajectoryAnisotropy(o.file, static_cast<std::size_t>(o.neighbours),
+                                       static_cast<std::size_t>(o.first), last);
+    if (!result) return exitWith(result.error());
+    // An empty field where there is no value, as the measures' CSVs write NaN.
+    const auto field = [](double value) {
+        return std::isnan(value) ? std::string() : number(value, "%.9g");
+    };
+    std::string csv = "n,gamma,error,frames\n";
+    for (std::size_t k = 0; k < result->gamma.size(); ++k)
+        csv += std::to_string(k + 1) + "," + field(result->gamma[k]) + "," +
+               field(result->error[k]) + "," + std::to_string(result->frames[k]) + "\n";
+    if (!o.csvPath.empty())
+        if (auto ok = outputs.write("--csv", csv); !ok) return internalFailure(ok.error());
+    if (auto ok = outputs.commit(); !ok) return internalFailure(ok.error());
+    std::printf("%s: anisotropy gamma(n), isotropic %.4f\n", printable(o.file, 200).c_str(),
+                result->isotropic);
+    std::printf("  %4s %10s %10s %8s\n", "n", "gamma", "error", "frames");
+    for (std::size_t k = 0; k < result->gamma.size(); ++k)
+        std::printf("  %4zu %10s %10s %8zu\n", k + 1, number(result->gamma[k], "%.4f").c_str(),
+                    number(result->error[k], "%.4f").c_str(), result->frames[k]);
+    if (result->nc > 0)
+        std::printf("  n_c = %zu: the first n within two errors of the isotropic value\n",
+                    result->nc);
+    else
+        std::printf("  n_c: no n within two errors of the isotropic value\n");
+    return kExitSuccess;
+}
+
 int runCompare(const CompareOptions& o) {
     OutputFiles outputs;
     if (!o.histogramsPath.empty())
@@ -163,11 +215,11 @@ int runCompare(const CompareOptions& o) {
     if (auto ok = outputs.commit(); !ok) return internalFailure(ok.error());
     std::printf("A: %s (%zu frames)\nB: %s (%zu frames)\n", printable(o.a, 200).c_str(),
                 compared->a.step.size(), printable(o.b, 200).c_str(), compared->b.step.size());
-    std::printf("  %-18s %-5s %-22s %12s %12s %10s\n", "distribution", "unit", "bins", "values A",
+    std::printf("  %-18s %-5s %-24s %12s %12s %10s\n", "distribution", "unit", "bins", "values A",
                 "values B", "hellinger");
     for (std::size_t d = 0; d < kDistributions.size(); ++d) {
         const DistributionSpec& spec = kDistributions[d];
-        std::printf("  %-18s %-5s %-22s %12llu %12llu %10s\n", spec.name, spec.unit,
+        std::printf("  %-18s %-5s %-24s %12llu %12llu %10s\n", spec.name, spec.unit,
                     binsText(spec).c_str(),
                     static_cast<unsigned long long>(compared->a.histograms[d].total()),
                     static_cast<unsigned long long>(compared->b.histograms[d].total()),

@@ -8,6 +8,7 @@
 #include <glm/geometric.hpp>
 
 #include "core/NearestNeighbours.h"
+#include "core/WallGeometry.h"
 
 namespace fishschool {
 
@@ -19,16 +20,12 @@ Histograms emptyHistograms() {
 
 namespace {
 
-/// The distance from `p` to the nearest face of the tank [-bounds, bounds]: the plane's faces
-/// only in two dimensions (y is up and holds no wall there). Negative outside the tank.
-double wallDistance(const glm::vec3& p, const SimParams& params) {
-    double nearest = std::numeric_limits<double>::infinity();
-    for (int k = 0; k < 3; ++k) {
-        if (k == 1 && params.dimensions == 2) continue;
-        const double bound = params.bounds[k];
-        nearest = std::min(nearest, bound - std::abs(static_cast<double>(p[k])));
-    }
-    return nearest;
+/// Where a fish at p heading along v sees a neighbour at q, in the x-z plane: 0 ahead, +-pi
+/// behind; NaN for a fish that does not move in the plane.
+double viewingAngle(const glm::vec3& p, const glm::vec3& v, const glm::vec3& q) {
+    if (v.x == 0.0f && v.z == 0.0f) return std::numeric_limits<double>::quiet_NaN();
+    const double toward = std::atan2(double(q.z) - p.z, double(q.x) - p.x);
+    return wrapAngle(toward - std::atan2(double(v.z), double(v.x)));
 }
 
 /// The angle, radians in [0, pi], between two velocities; NaN when either is zero.
@@ -40,6 +37,8 @@ double headingAngle(const glm::vec3& a, const glm::vec3& b) {
 }
 
 constexpr std::size_t kWall = distributionIndex("wall_distance");
+constexpr std::size_t kWallAngle = distributionIndex("wall_angle");
+constexpr std::size_t kViewing = distributionIndex("viewing_angle");
 constexpr std::size_t kNearest = distributionIndex("nearest_neighbor");
 constexpr std::size_t kHeading = distributionIndex("neighbor_heading");
 constexpr std::size_t kSpeed = distributionIndex("speed");
@@ -69,14 +68,17 @@ FrameMeasures measureFrame(std::span<const Fish> school, std::span<const std::ui
     nearestNeighbours(fish, params, nearest, distance);
     out.measures = measureSchoolGiven(fish, params, distance);
     if (fish.empty()) return out;
-    const bool walls = params.boundary == Boundary::Walls;
     for (std::size_t i = 0; i < fish.size(); ++i) {
         const Fish& f = fish[i];
-        if (walls) histograms[kWall].add(wallDistance(f.position, params));
+        // NaN without walls: not counted.
+        histograms[kWall].add(wallDistanceOf(f.position, params));
+        histograms[kWallAngle].add(wallAngleOf(f.position, f.velocity, params));
         histograms[kSpeed].add(glm::length(glm::dvec3(f.velocity)));
         if (fish.size() < 2) continue;
+        const Fish& other = fish[nearest[i]];
         histograms[kNearest].add(distance[i]);
-        histograms[kHeading].add(headingAngle(f.velocity, fish[nearest[i]].velocity));
+        histograms[kHeading].add(headingAngle(f.velocity, other.velocity));
+        histograms[kViewing].add(viewingAngle(f.position, f.velocity, other.position));
     }
     histograms[kPolarization].add(out.measures.polarization);
     histograms[kMilling].add(out.measures.milling);

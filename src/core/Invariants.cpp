@@ -4,6 +4,7 @@
 #include <string>
 
 #include "Messages.h"
+#include "Scenario.h"
 
 namespace fishschool {
 namespace {
@@ -35,6 +36,9 @@ Result<void> checkInvariants(std::span<const Fish> school, const SimParams& para
                             (open ? ": beyond open water's reach (" : ": outside the tank (") +
                             kAxes[k] + " beyond +-" + formatNumber(bound) + ")");
         }
+        if (!withinRoundWall(f.position, params, kInvariantTolerance))
+            return fail(fish + ": outside the round tank (farther than " +
+                        formatNumber(arenaRadiusOf(params)) + " m from its axis)");
         for (std::size_t r = 0; r < params.rocks.size(); ++r) {
             const Rock& rock = params.rocks[r];
             double squared = 0.0;

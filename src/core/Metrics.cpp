@@ -15,6 +15,7 @@
 #include "core/NearestNeighbours.h"
 
 #include "GridShape.h"
+#include "WallGeometry.h"
 
 namespace fishschool {
 namespace {
@@ -287,6 +288,14 @@ SchoolMetrics measureSchool(std::span<const Fish> school, const SimParams& param
     return measureSchoolGiven(school, params, {});
 }
 
+double schoolState(double polarization, double rotation, const SimParams& params) {
+    const double high = params.stateHigh, low = params.stateLow;
+    if (polarization < low && rotation < low) return 0.0;
+    if (rotation > high && polarization < low) return 1.0;
+    if (polarization > high && rotation < low) return 2.0;
+    return 3.0;
+}
+
 SchoolMetrics measureSchoolGiven(std::span<const Fish> school, const SimParams& params,
                                  std::span<const double> nearestDistances) {
     SchoolMetrics m;
@@ -310,13 +319,30 @@ SchoolMetrics measureSchoolGiven(std::span<const Fish> school, const SimParams& 
         g ? directionErrorOf(meanHeading, *g) : std::numeric_limits<double>::quiet_NaN();
 
     glm::dvec3 meanMomentum(0.0);
+    double spread = 0.0, wallDistance = 0.0, wallAngle = 0.0;
+    std::size_t angled = 0;
     for (const Fish& f : school) {
         const glm::dvec3 r = glm::dvec3(f.position) - centre;
         const glm::dvec3 v(f.velocity);
         const double rl = glm::length(r), vl = glm::length(v);
         if (rl > 0.0 && vl > 0.0) meanMomentum += glm::cross(r / rl, v / vl);
+        spread += glm::dot(r, r);
+        wallDistance += wallDistanceOf(f.position, params);
+        if (const double angle = wallAngleOf(f.position, f.velocity, params); !std::isnan(angle)) {
+            wallAngle += std::abs(angle);
+            ++angled;
+        }
     }
-    m.milling = glm::length(meanMomentum / static_cast<double>(n));
+    const double count = static_cast<double>(n);
+    m.milling = glm::length(meanMomentum / count);
+    m.rotation = std::abs(meanMomentum.y / count);
+    m.state = schoolState(m.polarization, m.rotation, params);
+    m.dispersion = std::sqrt(spread / count);
+    m.meanWallDistance = wallDistance / count;
+    m.meanWallAngle = angled > 0 ? wallAngle / static_cast<double>(angled)
+                                 : std::numeric_limits<double>::quiet_NaN();
+    m.centreWallDistance = wallDistanceOf(glm::vec3(centre), params);
+    m.centreWallAngle = std::abs(wallAngleOf(glm::vec3(centre), glm::vec3(m.velocity), params));
 
     m.groups = 1.0;
     m.largestGroupShare = 1.0;

@@ -40,6 +40,8 @@ Result<void> minVelocityRule(const SimParams& p);
 Result<void> kindsRule(const SimParams& p);
 Result<void> preferredRule(const SimParams& p);
 Result<void> speciesRule(const SimParams& p);
+Result<void> arenaRule(const SimParams& p);
+Result<void> stateRule(const SimParams& p);
 
 // clang-format off
 constexpr ParamInfo kParams[] = {
@@ -101,6 +103,14 @@ constexpr ParamInfo kParams[] = {
      .help = "walls: fish are reflected back inside; periodic: a fish leaving by a face comes in "
              "by the opposite one, and neighbours and rocks are seen across the faces; open: no "
              "walls, the school swims anywhere."},
+    {.key = "arena", .field = choiceOf<&SimParams::arena>(kArenaNames),
+     .panel = control(kTank, "arena"),
+     .help = "box: the tank is the box of bounds; cylinder: a round tank of radius arenaRadius "
+             "about the vertical axis, as tall as the box (boundary walls only)."},
+    {.key = "arenaRadius", .field = &SimParams::arenaRadius, .unit = "m",
+     .rule = NumberRule::Distance, .crossRule = arenaRule,
+     .panel = slider(kTank, "arenaRadius (m)", 0.0f, 500.0f, "%.2f"),
+     .help = "Radius of the round tank (arena cylinder); 0 takes the smaller of bounds x and z."},
     {.key = "dimensions", .field = &SimParams::dimensions, .rule = NumberRule::Interval,
      .low = 2.0f, .high = 3.0f, .panel = slider(kTank, "dimensions", 2.0f, 3.0f),
      .help = "3: fish swim in the whole tank; 2: a flat school in the plane y = 0 (steering as "
@@ -198,6 +208,11 @@ constexpr ParamInfo kParams[] = {
      .panel = slider(kSchool, "group distance (m)", 0.0f, 60.0f),
      .help = "The groups measure: fish closer than this are in one group, as are fish linked by "
              "chains of such pairs. 0 takes rCohesion."},
+    {.key = "stateHigh", .field = &SimParams::stateHigh, .rule = NumberRule::Interval,
+     .low = 0.0f, .high = 1.0f,
+     .help = "The state measure: an order (polarization or rotation) above this is high."},
+    {.key = "stateLow", .field = &SimParams::stateLow, .crossRule = stateRule,
+     .help = "The state measure: an order below this is low (swarm: both low)."},
     {.key = "mass", .field = &SimParams::mass, .unit = "kg", .rule = NumberRule::Limit,
      .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_MASS),
      .panel = slider(kSpecies, "mass (kg)", 0.01f, 100.0f, "%.2f", true),
@@ -368,6 +383,29 @@ Result<void> speciesRule(const SimParams& p) {
     return {};
 }
 
+Result<void> arenaRule(const SimParams& p) {
+    if (!std::isfinite(p.arenaRadius) || p.arenaRadius < 0.0f)
+        return refuse("arenaRadius", formatNumber(p.arenaRadius), "must be finite and >= 0");
+    if (p.arena != Arena::Cylinder) return {};
+    if (p.boundary != Boundary::Walls)
+        return fail("arena: \"cylinder\" with boundary \"" + std::string(toString(p.boundary)) +
+                    "\" is not allowed; a round tank has walls (boundary \"walls\")");
+    const float largest = std::min(p.bounds.x, p.bounds.z);
+    if (!(p.arenaRadius <= largest))
+        return refuse(
+            "arenaRadius", formatNumber(p.arenaRadius),
+            "the round tank must fit in the box: at most the smaller of bounds x and z (" +
+                formatNumber(largest) + "); 0 takes that");
+    return {};
+}
+
+Result<void> stateRule(const SimParams& p) {
+    if (!(p.stateLow >= 0.0f && p.stateLow < p.stateHigh))
+        return refuse("stateLow", formatNumber(p.stateLow),
+                      "must be >= 0 and below stateHigh (" + formatNumber(p.stateHigh) + ")");
+    return {};
+}
+
 /// The smallest gaps of a tank's rocks: to the walls (as a float, as the rule reads it) and
 /// between two rocks. A step length passes the rock rules when it is at most both.
 struct RockGaps {
@@ -418,6 +456,13 @@ Result<void> checkTank(const SimParams& p) {
                     " is not allowed; must be < min(bounds) = " + formatNumber(smallestHalfExtent) +
                     " so that a reflection at a wall lands inside");
 
+    const float radius = arenaRadiusOf(p);
+    if (radius > 0.0f && !(stepLength < radius))
+        return fail(speedKey + " * dt: " + formatNumber(fastest) + " * " + formatNumber(p.dt) +
+                    " = " + formatNumber(stepLength) +
+                    " is not allowed; must be < the round tank's radius " + formatNumber(radius) +
+                    " so that a reflection at its wall lands inside");
+
     if (p.rocks.size() > kMaxRocks)
         return fail("rocks: " + std::to_string(p.rocks.size()) +
                     " rocks are not allowed; at most " + std::to_string(kMaxRocks));
@@ -447,6 +492,17 @@ Result<void> checkTank(const SimParams& p) {
                             vec3Text(p.bounds) + " with a gap of at least " + speedKey +
                             " * dt = " + formatNumber(stepLength) + " to every wall");
         }
+    }
+    for (std::size_t r = 0; radius > 0.0f && r < p.rocks.size(); ++r) {
+        const Rock& rock = p.rocks[r];
+        const double fromAxis = std::sqrt(double(rock.center.x) * rock.center.x +
+                                          double(rock.center.z) * rock.center.z);
+        if (!(double(radius) - fromAxis - rock.radius >= double(stepLength)))
+            return fail(rockKey(r) + ": center " + vec3Text(rock.center) + " radius " +
+                        formatNumber(rock.radius) +
+                        " is not allowed; the rock must lie inside the round tank of radius " +
+                        formatNumber(radius) + " with a gap of at least " + speedKey +
+                        " * dt = " + formatNumber(stepLength) + " to its wall");
     }
     // A bounce off one rock moves a fish by up to maxVelocity * dt: it must not land in another.
     if (gaps.pair >= double(stepLength)) return {};

@@ -62,8 +62,17 @@ bool isInScene(const glm::vec3& position, const SimParams& params) {
         const float reach = params.boundary == Boundary::Open ? kOpenWaterReach : params.bounds[k];
         if (!(std::abs(position[k]) <= reach)) return false;
     }
-    return std::none_of(params.rocks.begin(), params.rocks.end(),
+    return withinRoundWall(position, params) &&
+           std::none_of(params.rocks.begin(), params.rocks.end(),
                         [&](const Rock& rock) { return insideRock(position, rock); });
+}
+
+bool withinRoundWall(const glm::vec3& position, const SimParams& params, double slack) {
+    const double radius = arenaRadiusOf(params);
+    if (radius <= 0.0) return true;
+    const double x = position.x, z = position.z;
+    const double reach = radius * (1.0 + slack);
+    return x * x + z * z <= reach * reach;
 }
 
 namespace {
@@ -88,6 +97,11 @@ Fish makeInitialFish(const SimParams& params, std::uint64_t index) {
     glm::vec3 spawnExtent = params.bounds * (1.0f - kSpawnMargin);
     if (radius > 0.0f)
         for (int k = 0; k < 3; ++k) spawnExtent[k] = std::min(spawnExtent[k], radius);
+    // A round tank: the square around its disc, with the same margin at the wall.
+    if (const float round = arenaRadiusOf(params) * (1.0f - kSpawnMargin); round > 0.0f) {
+        spawnExtent.x = std::min(spawnExtent.x, round);
+        spawnExtent.z = std::min(spawnExtent.z, round);
+    }
     // 2D: in the plane y = 0 (the y draw is still made, and dropped).
     const bool flat = params.dimensions == 2;
     if (flat) spawnExtent.y = 0.0f;
@@ -96,7 +110,9 @@ Fish makeInitialFish(const SimParams& params, std::uint64_t index) {
         fish.position = spawnExtent * glm::vec3(rng.symmetric(), rng.symmetric(), rng.symmetric());
         const bool inBall =
             radius <= 0.0f || glm::dot(fish.position, fish.position) <= radius * radius;
-        if (inBall && isInScene(fish.position, params)) break;
+        if (inBall && withinRoundWall(fish.position, params, -kSpawnMargin) &&
+            isInScene(fish.position, params))
+            break;
     }
     if (!isInScene(fish.position, params)) {
         School one{fish};
@@ -251,6 +267,13 @@ std::size_t moveIntoScene(School& school, const SimParams& params) {
                 const float reach = params.boundary == Boundary::Open ? kOpenWaterReach : b;
                 p[k] = std::clamp(p[k], -reach, reach);
             }
+            if (!withinRoundWall(p, params, 0.0)) {
+                // Onto the radius to it, just inside the round wall.
+                const float r = std::sqrt(p.x * p.x + p.z * p.z);
+                const float inside = arenaRadiusOf(params) * (1.0f - 1e-6f) / r;
+                p.x *= inside;
+                p.z *= inside;
+            }
             for (const Rock& rock : params.rocks) {
                 if (insideRock(p, rock)) p = pushOutOfRock(p, rock, flat);
             }
@@ -264,6 +287,7 @@ std::size_t moveIntoScene(School& school, const SimParams& params) {
 Result<bool> changeParams(Backend& backend, const SimParams& running, const SimParams& next) {
     const bool sceneChanged = next.bounds != running.bounds || next.rocks != running.rocks ||
                               next.boundary != running.boundary ||
+                              arenaRadiusOf(next) != arenaRadiusOf(running) ||
                               next.dimensions != running.dimensions;
     const bool speciesChanged = !sameSpeciesCounts(running, next);
     const bool countChanged =
@@ -295,6 +319,7 @@ SimParams fixedDensityParams(std::int64_t fishCount, const SimParams& base) {
     const float scale = static_cast<float>(std::max(std::cbrt(ratio), 0.05));
     params.bounds = base.bounds * scale;
     params.target = base.target * scale;
+    params.arenaRadius = base.arenaRadius * scale;
     params.rocks.clear();
     for (const Rock& rock : base.rocks) {
         SimParams candidate = params;

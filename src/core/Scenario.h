@@ -65,6 +65,11 @@ std::size_t moveIntoScene(School& school, const SimParams& params);
 /// True when the fish lies inside the closed tank and outside every rock.
 bool isInScene(const glm::vec3& position, const SimParams& params);
 
+/// The distance of `position` from the y axis against the round tank's radius (arena "cylinder"),
+/// with a relative slack of `slack` for the rounding of the step's mirror at the wall; always
+/// true in a box.
+bool withinRoundWall(const glm::vec3& position, const SimParams& params, double slack = 1e-5);
+
 /// `base` (the defaults unless given) with `fishCount` fish and the tank, the rocks and the target
 /// scaled so that the mean number of fish per unit volume stays that of `base` with its own
 /// fishCount (for the defaults: the 2,000-fish scene). A rock that the scaled tank cannot hold

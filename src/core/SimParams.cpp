@@ -40,6 +40,12 @@ std::size_t speciesCount(const SimParams& params) {
     return std::max<std::size_t>(params.species.size(), 1);
 }
 
+float arenaRadiusOf(const SimParams& params) {
+    if (params.arena != Arena::Cylinder) return 0.0f;
+    return params.arenaRadius > 0.0f ? params.arenaRadius
+                                     : std::min(params.bounds.x, params.bounds.z);
+}
+
 std::uint32_t speciesOf(std::uint64_t index, const SimParams& params) {
     std::uint64_t end = 0;
     for (std::size_t s = 0; s < params.species.size(); ++s) {

@@ -58,6 +58,7 @@ StepParamsData makeStepParams(const SimParams& params, const FlowField* flow) {
                            : params.boundary == Boundary::Open   ? glsl::kBoundaryOpen
                                                                  : glsl::kBoundaryWalls;
     p.bounds = glm::vec4(params.bounds, boundary);
+    STEP_ARENA_RADIUS(p) = arenaRadiusOf(params);
     STEP_ROCK_COUNT(p) = static_cast<std::uint32_t>(params.rocks.size());
     p.target = glm::vec4(params.target, params.kTarget);
     // Steering "couzin" is a set of behaviours of its own (kFeatureCouzin), not a mode here.

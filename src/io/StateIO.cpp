@@ -44,6 +44,9 @@ std::string whereItIsNot(const glm::vec3& position, const SimParams& params) {
         if (params.boundary != Boundary::Open && !(std::abs(position[k]) <= params.bounds[k]))
             return "lies outside the tank (each coordinate within +-" + formatPoint(params.bounds) +
                    " of its centre)";
+    if (!withinRoundWall(position, params))
+        return "lies outside the round tank (at most " + formatNumber(arenaRadiusOf(params)) +
+               " m from its axis, x = z = 0)";
     for (std::size_t r = 0; r < params.rocks.size(); ++r) {
         const Rock& rock = params.rocks[r];
         const glm::vec3 d = position - rock.center;

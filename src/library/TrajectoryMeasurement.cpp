@@ -10,6 +10,7 @@
 
 #include <tbb/parallel_for.h>
 
+#include "fishschool/Anisotropy.h"
 #include "fishschool/Config.h"
 #include "fishschool/Distributions.h"
 #include "fishschool/Trajectory.h"
@@ -19,6 +20,43 @@ namespace {
 
 /// Frames read before they are measured together: bounded memory whatever the file's length.
 constexpr std::size_t kBatchFrames = 64;
+
+/// The configs in force at a trajectory's frames, parsed once each: a frame names its config by
+/// the text's address.
+class ConfigsInForce {
+  public:
+    ConfigsInForce(const TrajectoryReader& reader, const std::filesystem::path& file)
+        : reader_(reader), file_(file) {}
+
+    Result<std::shared_ptr<const SimParams>> at(std::size_t frame) {
+        const std::string& json = reader_.configJsonAt(frame);
+        for (const auto& [text, params] : parsed_)
+            if (text == &json) return params;
+        const std::string object =
+            &json == &reader_.configJson() ? "parameters/config" : "parameters/changes/value";
+        auto parsed = parseConfig(json, file_.string() + ": " + object);
+        if (!parsed) return fail(parsed.error());
+        parsed_.emplace_back(&json, std::make_shared<const SimParams>(std::move(*parsed)));
+        return parsed_.back().second;
+    }
+
+  private:
+    const TrajectoryReader& reader_;
+    const std::filesystem::path& file_;
+    std::vector<std::pair<const std::string*, std::shared_ptr<const SimParams>>> parsed_;
+};
+
+/// The fish of `frame` present in it (all of a simulated trajectory's).
+Result<School> presentFish(TrajectoryReader& reader, std::size_t frame) {
+    School school;
+    if (auto ok = reader.readFrame(frame, school); !ok) return fail(ok.error());
+    if (!reader.hasMissing()) return school;
+    const auto missing = reader.missingAt(frame);
+    School kept;
+    for (std::size_t i = 0; i < school.size() && i < missing.size(); ++i)
+        if (!missing[i]) kept.push_back(school[i]);
+    return kept;
+}
 
 }  // namespace
 
@@ -35,19 +73,8 @@ Result<TrajectoryMeasurement> measureTrajectory(const std::filesystem::path& fil
     out.measures.resize(frames);
     out.fish.resize(frames);
 
-    // The configs in force, parsed once each: a frame names its config by the text's address.
-    std::vector<std::pair<const std::string*, std::shared_ptr<const SimParams>>> configs;
-    const auto paramsAt = [&](std::size_t frame) -> Result<std::shared_ptr<const SimParams>> {
-        const std::string& json = reader.configJsonAt(frame);
-        for (const auto& [text, params] : configs)
-            if (text == &json) return params;
-        const std::string object =
-            &json == &reader.configJson() ? "parameters/config" : "parameters/changes/value";
-        auto parsed = parseConfig(json, file.string() + ": " + object);
-        if (!parsed) return fail(parsed.error());
-        configs.emplace_back(&json, std::make_shared<const SimParams>(std::move(*parsed)));
-        return configs.back().second;
-    };
+    ConfigsInForce configs(reader, file);
+    const auto paramsAt = [&](std::size_t frame) { return configs.at(frame); };
 
     std::vector<School> schools(std::min(kBatchFrames, frames));
     std::vector<std::shared_ptr<const SimParams>> params(schools.size());
@@ -99,6 +126,47 @@ Result<TrajectoryComparison> compareTrajectories(const std::filesystem::path& a,
     for (std::size_t d = 0; d < kDistributions.size(); ++d)
         out.hellinger[d] = hellingerDistance(out.a.histograms[d], out.b.histograms[d]);
     return out;
+}
+
+Result<Anisotropy> trajectoryAnisotropy(const std::filesystem::path& file, std::size_t largestN,
+                                        std::size_t first, std::size_t last) {
+    if (largestN < 1 || largestN > kMaxAnisotropyNeighbours)
+        return fail("neighbours: " + std::to_string(largestN) + " is not allowed; from 1 to " +
+                    std::to_string(kMaxAnisotropyNeighbours));
+    auto opened = TrajectoryReader::open(file);
+    if (!opened) return fail(opened.error());
+    TrajectoryReader& reader = **opened;
+    const std::size_t frames = reader.frameCount();
+    if (first >= frames)
+        return fail(file.string() + ": frame " + std::to_string(first) +
+                    " is not allowed; the file has " + std::to_string(frames) + " frames (0 to " +
+                    std::to_string(frames == 0 ? 0 : frames - 1) + ")");
+    last = std::min(last, frames - 1);
+    if (last < first)
+        return fail("the last frame " + std::to_string(last) + " is before the first " +
+                    std::to_string(first));
+    ConfigsInForce configs(reader, file);
+    const std::size_t count = last - first + 1;
+    std::vector<AnisotropyFrame> measured(count);
+    int dimensions = 3;
+    for (std::size_t begin = 0; begin < count; begin += kBatchFrames) {
+        const std::size_t end = std::min(count, begin + kBatchFrames);
+        std::vector<School> schools(end - begin);
+        std::vector<std::shared_ptr<const SimParams>> params(end - begin);
+        for (std::size_t k = begin; k < end; ++k) {
+            auto school = presentFish(reader, first + k);
+            if (!school) return fail(school.error());
+            auto p = configs.at(first + k);
+            if (!p) return fail(p.error());
+            schools[k - begin] = std::move(*school);
+            params[k - begin] = *p;
+            dimensions = static_cast<int>((*p)->dimensions);
+        }
+        tbb::parallel_for(begin, end, [&](std::size_t k) {
+            measured[k] = anisotropyOfFrame(schools[k - begin], *params[k - begin], largestN);
+        });
+    }
+    return summariseAnisotropy(measured, dimensions);
 }
 
 }  // namespace fishschool

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,51 @@ whether every frame's tank has walls. A file that is not a trajectory is a Value
 
 Returns a dict: "hellinger", the Hellinger distance of each distribution (0 the same, 1 disjoint,
 NaN where a file has no value), and "a" and "b", each file's measure_trajectory() dict.)doc");
+    m.def(
+        "anisotropy",
+        [](const py::object& path, std::int64_t neighbours, std::int64_t first,
+           std::optional<std::int64_t> last) {
+            const std::string file = pathText(path);
+            requireExistingFile(file);
+            if (first < 0)
+                raiseError(Error{"first: " + std::to_string(first) +
+                                 " is not allowed; a frame index, 0 or more"});
+            if (last && *last < 0)
+                raiseError(Error{"last: " + std::to_string(*last) +
+                                 " is not allowed; a frame index, 0 or more, or None"});
+            if (neighbours < 1)
+                raiseError(Error{"neighbours: " + std::to_string(neighbours) +
+                                 " is not allowed; from 1 to " +
+                                 std::to_string(kMaxAnisotropyNeighbours)});
+            Result<Anisotropy> result = Anisotropy{};
+            {
+                const py::gil_scoped_release release;
+                result = trajectoryAnisotropy(
+                    file, static_cast<std::size_t>(neighbours), static_cast<std::size_t>(first),
+                    last ? static_cast<std::size_t>(*last) : static_cast<std::size_t>(-1));
+            }
+            if (!result) raiseError(result.error());
+            const Anisotropy& a = *result;
+            py::dict d;
+            d["n"] = arrayOf<std::int64_t>(
+                a.gamma.size(), [](std::size_t k) { return static_cast<std::int64_t>(k + 1); });
+            d["gamma"] = arrayOf<double>(a.gamma.size(), [&](std::size_t k) { return a.gamma[k]; });
+            d["error"] = arrayOf<double>(a.error.size(), [&](std::size_t k) { return a.error[k]; });
+            d["frames"] = arrayOf<std::int64_t>(a.frames.size(), [&](std::size_t k) {
+                return static_cast<std::int64_t>(a.frames[k]);
+            });
+            d["isotropic"] = a.isotropic;
+            d["nc"] = a.nc;
+            return d;
+        },
+        py::arg("path"), py::arg("neighbours") = 10, py::arg("first") = 0,
+        py::arg("last") = py::none(),
+        R"doc(Ballerini et al. 2008's anisotropy gamma(n) over a trajectory's frames (docs/data.md).
+
+Returns a dict: "n" (1 to neighbours), "gamma" (the mean over frames of (W(n) . V)^2), "error"
+(its standard error), "frames" (the frames with a value), "isotropic" (1/3 in 3D, 1/2 in 2D) and
+"nc" (the first n within two errors of the isotropic value; 0 when none). Frames first to last,
+inclusive (None: to the end).)doc");
 }
 
 }  // namespace fishschool::python

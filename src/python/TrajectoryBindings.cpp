@@ -224,7 +224,9 @@ frame k, read-only float32 (N, 3) arrays; k may be negative, as a list's index.)
             "measures",
             [](const PyTrajectory& self) { return trajectoryMeasures(self.get().measures()); },
             "The measures recorded: a dict of arrays {step, time, polarization, milling, "
-            "nearest_neighbor_m, neighbors, direction_error, groups, largest_group_share}, one "
+            "nearest_neighbor_m, neighbors, direction_error, groups, largest_group_share, "
+            "rotation, "
+            "state, ...}: every measure of the school, one "
             "value a time they were taken; NaN for a measure the file lacks.")
         .def("frame", &PyTrajectory::frame, py::arg("k"),
              "(positions, velocities) of frame k: read-only float32 (N, 3) arrays, m and m/s.")

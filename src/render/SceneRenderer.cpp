@@ -4,6 +4,7 @@
 #include <glm/gtc/type_ptr.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "Mesh.h"
@@ -84,6 +85,44 @@ Mesh unitCubeFaces() {
     return faces;
 }
 
+/// Segments of a round tank's circles: smooth at any size the window shows.
+constexpr int kCylinderSegments = 96;
+
+glm::vec3 onUnitCircle(int k, float y) {
+    const float angle = 6.2831853f * static_cast<float>(k) / kCylinderSegments;
+    return {std::cos(angle), y, std::sin(angle)};
+}
+
+/// The round tank's edges: the circles of radius 1 at y = -1 and 1, and 8 vertical lines.
+Mesh unitCylinderEdges() {
+    Mesh lines;
+    const glm::vec3 n(0, 1, 0);
+    for (float y : {-1.0f, 1.0f}) {
+        for (int k = 0; k < kCylinderSegments; ++k) {
+            lines.push_back({onUnitCircle(k, y), n});
+            lines.push_back({onUnitCircle(k + 1, y), n});
+        }
+    }
+    for (int k = 0; k < kCylinderSegments; k += kCylinderSegments / 8) {
+        lines.push_back({onUnitCircle(k, -1.0f), n});
+        lines.push_back({onUnitCircle(k, 1.0f), n});
+    }
+    return lines;
+}
+
+/// The round tank's glass: the side of the cylinder of radius 1 from y = -1 to 1, normals
+/// outward.
+Mesh unitCylinderSide() {
+    Mesh faces;
+    for (int k = 0; k < kCylinderSegments; ++k) {
+        const glm::vec3 a = onUnitCircle(k, -1.0f), b = onUnitCircle(k + 1, -1.0f);
+        const glm::vec3 c = onUnitCircle(k + 1, 1.0f), d = onUnitCircle(k, 1.0f);
+        const glm::vec3 na(a.x, 0.0f, a.z), nb(b.x, 0.0f, b.z);
+        faces.insert(faces.end(), {{a, na}, {b, nb}, {c, nb}, {a, na}, {c, nb}, {d, na}});
+    }
+    return faces;
+}
+
 }  // namespace
 
 Result<SceneRenderer> SceneRenderer::create() {
@@ -145,6 +184,8 @@ Result<SceneRenderer> SceneRenderer::create() {
     r.floorMesh_ = r.makeMesh(unitQuadXZ());
     r.edgeMesh_ = r.makeMesh(unitCubeEdges());
     r.wallMesh_ = r.makeMesh(unitCubeFaces());
+    r.cylinderEdgeMesh_ = r.makeMesh(unitCylinderEdges());
+    r.cylinderWallMesh_ = r.makeMesh(unitCylinderSide());
     if (auto ok = gpu::checkGlErrors("SceneRenderer::create"); !ok) return fail(ok.error());
     return r;
 }
@@ -254,14 +295,19 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
     }
     // The tank's edges: the walls, or the periodic box's faces where fish wrap round (then
     // dimmer); none in open water.
+    // A round tank: its cylinder, scaled to its radius and the box's height.
+    const float roundRadius = arenaRadiusOf(params);
+    const bool round = roundRadius > 0.0f;
+    const glm::mat4 tankScale =
+        glm::scale(glm::mat4(1.0f), round ? glm::vec3(roundRadius, b.y, roundRadius) : b);
     if (!openWater) {
-        glUniformMatrix4fv(model, 1, GL_FALSE, glm::value_ptr(glm::scale(glm::mat4(1.0f), b)));
+        glUniformMatrix4fv(model, 1, GL_FALSE, glm::value_ptr(tankScale));
         if (params.boundary == Boundary::Periodic)
             glUniform3f(color, 0.35f, 0.6f, 0.7f);
         else
             glUniform3f(color, 0.55f, 0.85f, 0.95f);
         glUniform1i(unlit, 1);
-        drawMesh(edgeMesh_, GL_LINES);
+        drawMesh(round ? cylinderEdgeMesh_ : edgeMesh_, GL_LINES);
     }
 
     // Fish, straight from the storage buffer: sorted into levels on the GPU, then one indirect
@@ -310,7 +356,7 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
     // there are walls.
     if (params.boundary == Boundary::Walls) {
         setCommon(sceneProgram_);
-        glUniformMatrix4fv(model, 1, GL_FALSE, glm::value_ptr(glm::scale(glm::mat4(1.0f), b)));
+        glUniformMatrix4fv(model, 1, GL_FALSE, glm::value_ptr(tankScale));
         glUniform3f(color, 0.6f, 0.9f, 1.0f);
         glUniform1i(unlit, 0);
         glUniform1i(sand, 0);
@@ -318,7 +364,7 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
         glEnable(GL_BLEND);
         glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
         glDepthMask(GL_FALSE);
-        drawMesh(wallMesh_, GL_TRIANGLES);
+        drawMesh(round ? cylinderWallMesh_ : wallMesh_, GL_TRIANGLES);
         glDepthMask(GL_TRUE);
         glDisable(GL_BLEND);
     }

@@ -93,6 +93,7 @@ class SceneRenderer {
     gpu::GlBuffer fishMeshVertices_;
     std::array<GLuint, FishDrawStats::kLevels> fishMeshFirst_{}, fishMeshCount_{};
     MeshBuffer sphereMesh_, floorMesh_, edgeMesh_, wallMesh_;
+    MeshBuffer cylinderEdgeMesh_, cylinderWallMesh_;  ///< the round tank (arena "cylinder")
     gpu::GlBuffer schoolBuffer_;
     std::vector<gpu::GpuFish> staging_;
     gpu::GlBuffer drawCommands_;  ///< a DrawArraysIndirectCommand per level

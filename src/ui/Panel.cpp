@@ -399,14 +399,25 @@ void Panel::drawPlots(const PanelState& state) {
                              [](double t, const Measure& m) { return t < m.seconds; });
         current = after == plotted.begin() ? &plotted.front() : &*(after - 1);
     }
+    // The fish papers' measures under a node of their own, closed at first: the panel stays
+    // short.
+    bool moreAsked = false, moreOpen = false;
     for (const SchoolMeasure& measure : kSchoolMeasures) {
+        if (measure.more && !moreAsked) {
+            moreAsked = true;
+            moreOpen = ImGui::TreeNode("More measures");
+        }
+        if (measure.more && !moreOpen) break;
         const auto value = [&](const Measure& m) { return m.metrics.*measure.member; };
         // A measure that applies to none of the plotted (a direction error with no fish
         // informed) is not drawn; before the first measures, the params say whether it will be.
-        if (measure.mayBeAbsent && (empty ? !(state.params && hasInformedFish(*state.params))
-                                          : std::ranges::all_of(plotted, [&](const Measure& m) {
-                                                return std::isnan(value(m));
-                                            })))
+        const bool informed = measure.member == &SchoolMetrics::directionError;
+        const bool applies = state.params && (informed ? hasInformedFish(*state.params)
+                                                       : state.params->boundary == Boundary::Walls);
+        if (measure.mayBeAbsent &&
+            (empty ? !applies : std::ranges::all_of(plotted, [&](const Measure& m) {
+                return std::isnan(value(m));
+            })))
             continue;
         double high = measure.plotHigh > 0.0 ? measure.plotHigh : 1e-9;
         for (const Measure& m : plotted)
@@ -453,6 +464,7 @@ void Panel::drawPlots(const PanelState& state) {
         }
         ImGui::EndGroup();
     }
+    if (moreOpen) ImGui::TreePop();
 }
 
 void Panel::drawNotices() {

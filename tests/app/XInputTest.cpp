@@ -564,7 +564,8 @@ int panelRightOnScreen(const Image& image) {
 // seen where it is: ImGui's SDL backend read SDL's global mouse state, which such a move leaves
 // stale, so a slider's tooltip stayed after the pointer had left it, until the next click.
 TEST_F(AppUnderX, APointerWarpedAwayFromASliderTakesItsTooltipAway) {
-    constexpr int kWidth = 1280, kHeight = 720;
+    // Tall enough that the tooltip shows below the slider, where the test looks for it.
+    constexpr int kWidth = 1280, kHeight = 900;
     ASSERT_NO_FATAL_FAILURE(launch(kWidth, kHeight, "--paused"));
     if (IsSkipped()) return;
     PanelTwin twin(kWidth, kHeight, SimParams{});

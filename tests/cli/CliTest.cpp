@@ -280,7 +280,8 @@ TEST_F(Cli, MetricsAreWrittenAtStepZeroThenEveryNSteps) {
     ASSERT_EQ(lines.size(), 4u);
     EXPECT_EQ(lines[0],
               "step,time_s,polarization,milling,nearest_neighbor_m,neighbors,direction_error,"
-              "groups,largest_group_share");
+              "groups,largest_group_share,rotation,state,dispersion_m,wall_distance_m,wall_angle,"
+              "centre_wall_distance_m,centre_wall_angle");
     const double dt = 1.0 / 60.0;
     for (std::size_t row = 1; row < lines.size(); ++row) {
         std::istringstream fields(lines[row]);
@@ -288,7 +289,7 @@ TEST_F(Cli, MetricsAreWrittenAtStepZeroThenEveryNSteps) {
         // No informed fish: no direction error (NaN here, an empty field).
         for (std::string field; std::getline(fields, field, ',');)
             values.push_back(field.empty() ? std::nan("") : std::stod(field));
-        ASSERT_EQ(values.size(), 9u) << lines[row];
+        ASSERT_EQ(values.size(), 16u) << lines[row];
         EXPECT_TRUE(std::isnan(values[6])) << lines[row];
         EXPECT_GE(values[7], 1.0) << "groups";
         EXPECT_GT(values[8], 0.0) << "the largest group's share";

@@ -74,7 +74,8 @@ TEST_F(Ensemble, TheMergedCsvIsTheSameWhateverTheJobsAndShards) {
     EXPECT_THAT(one, ::testing::StartsWith(
                          "run,orientation-width,attraction-width,replicate,seed,status,steps,"
                          "polarization,milling,nearest_neighbor_m,neighbors,direction_error,"
-                         "groups,largest_group_share,"
+                         "groups,largest_group_share,rotation,state,dispersion_m,wall_distance_m,"
+                         "wall_angle,centre_wall_distance_m,centre_wall_angle,"
                          "message\n0,0,2,0,"));
     // Runs by index; the first axis varies slowest, the replicates fastest.
     EXPECT_THAT(one, HasSubstr("\n3,0,8,0,"));
@@ -113,13 +114,16 @@ TEST_F(Ensemble, TheSummaryHasARowPerPointWithItsAccuracy) {
     ASSERT_EQ(lines(summary), 3u) << summary;
     EXPECT_THAT(summary, ::testing::StartsWith(
                              "species[0].share,runs,ok,polarization,milling,nearest_neighbor_m,"
-                             "neighbors,direction_error,groups,largest_group_share,accuracy\n"
+                             "neighbors,direction_error,groups,largest_group_share,rotation,state,"
+                             "dispersion_m,wall_distance_m,wall_angle,centre_wall_distance_m,"
+                             "centre_wall_angle,accuracy\n"
                              "0.5,4,4,"));
     // No fish informed at share 0: neither a direction error nor an accuracy (the last field).
     EXPECT_THAT(summary, HasSubstr("\n0,3,3,"));
     EXPECT_TRUE(summary.ends_with(",\n")) << summary;
     const std::string last = summary.substr(summary.rfind('\n', summary.size() - 2) + 1);
-    EXPECT_THAT(last, ::testing::MatchesRegex("0,3,3,[^,]+,[^,]+,[^,]+,[^,]+,,[^,]+,[^,]+,\n"));
+    EXPECT_THAT(last, ::testing::MatchesRegex("0,3,3,[^,]+,[^,]+,[^,]+,[^,]+,,[^,]+,[^,]+,[^,]+,"
+                                              "[^,]+,[^,]+,[^,]+,[^,]+,[^,]+,[^,]+,\n"));
     const std::string first = summary.substr(summary.find('\n') + 1);
     const double accuracy = std::stod(first.substr(first.rfind(',', first.find('\n')) + 1));
     EXPECT_GT(accuracy, 0.5);
@@ -217,7 +221,7 @@ TEST_F(Ensemble, AFailedRunIsARowAndRetryFailedRunsItAgain) {
                                       "8, replicate 0): a fault injected"));
     ASSERT_EQ(cli("ensemble merge " + path("f") + " --csv " + path("f.csv")).status, 0);
     EXPECT_THAT(read(path("f.csv")),
-                HasSubstr(",failed,30,,,,,,,,\"a fault injected by FISHSCHOOL_FAULT_RUNS\"\n"));
+                HasSubstr(",failed,30,,,,,,,,,,,,,,,\"a fault injected by FISHSCHOOL_FAULT_RUNS\"\n"));
     // Without --retry-failed a failed run counts as done; with it, it runs again.
     const CliRun done = cli("ensemble run " + path("e.json") + " --out " + path("f"));
     EXPECT_EQ(done.status, 0);

@@ -27,7 +27,8 @@ SimParams withOtherValue(const ParamInfo& info) {
         [&]<class Field>(const Field& field) {
             if constexpr (std::is_same_v<Field, float SimParams::*>) {
                 const float original = p.*field;
-                for (float candidate : {original + 0.5f, original * 0.5f, original - 0.5f}) {
+                for (float candidate :
+                     {original + 0.5f, original * 0.5f, original - 0.5f, original * 1.25f}) {
                     p.*field = candidate;
                     if (validate(p)) return;
                 }

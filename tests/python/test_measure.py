@@ -12,8 +12,8 @@ import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 MEASURES_SCRIPT = REPO / "scripts" / "trajectory_measures.py"
-DISTRIBUTIONS = ("wall_distance", "nearest_neighbor", "neighbor_heading", "speed",
-                 "polarization", "milling")
+DISTRIBUTIONS = ("wall_distance", "wall_angle", "nearest_neighbor", "neighbor_heading",
+                 "viewing_angle", "speed", "polarization", "milling")
 
 
 def simulate(cli, path, seed):
@@ -103,3 +103,45 @@ def test_the_numpy_computation_gives_the_same_histograms(cli, files):
         assert row_a[:4] == row_b[:4]
         # A value on a bin's edge may fall either side of it after another order of sums.
         assert abs(int(row_a[4]) - int(row_b[4])) <= 1, (row_a, row_b)
+
+
+def test_anisotropy_is_the_clis_and_refuses_bad_frames(fishschool, cli, files):
+    a = fishschool.anisotropy(files["a"], neighbours=4, first=2)
+    assert a["n"].tolist() == [1, 2, 3, 4]
+    assert a["frames"].tolist() == [5] * 4
+    assert a["isotropic"] == pytest.approx(1 / 3)
+    assert np.all((a["gamma"] >= 0) & (a["gamma"] <= 1))
+    out = files["folder"] / "gamma.csv"
+    result = subprocess.run([str(cli), "anisotropy", str(files["a"]), "--neighbours", "4",
+                             "--first", "2", "--csv", str(out)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    rows = list(csv.DictReader(out.open()))
+    assert [float(r["gamma"]) for r in rows] == pytest.approx(a["gamma"].tolist(), rel=1e-8)
+    with pytest.raises(ValueError, match="frame 99 is not allowed; the file has 7 frames"):
+        fishschool.anisotropy(files["a"], first=99)
+    with pytest.raises(ValueError, match="neighbours: 0 is not allowed"):
+        fishschool.anisotropy(files["a"], neighbours=0)
+    bad = subprocess.run([str(cli), "anisotropy", str(files["a"]), "--first", "99"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "the file has 7 frames" in bad.stderr
+
+
+def test_a_round_tank_measures_against_its_wall(fishschool, cli, tmp_path):
+    config = tmp_path / "round.json"
+    config.write_text('{"arena": "cylinder", "arenaRadius": 10, "fishCount": 100, '
+                      '"bounds": [12, 5, 12], "rocks": [], "dimensions": 2}')
+    path = tmp_path / "round.h5"
+    result = subprocess.run([str(cli), "simulate", "--config", str(config), "--steps", "40",
+                             "--trajectory", str(path), "--trajectory-every", "10", "--check"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    trajectory = fishschool.Trajectory(path)
+    positions, _ = trajectory.frame(trajectory.frame_count - 1)
+    radial = np.hypot(positions[:, 0], positions[:, 2])
+    assert radial.max() <= 10.0 * (1 + 1e-5)
+    m = fishschool.measure_trajectory(path)
+    # The mean wall distance is the radius less the mean distance from the axis.
+    assert m["wall_distance_m"][-1] == pytest.approx(10.0 - radial.mean(), rel=1e-5)
+    assert np.all((m["wall_angle"] >= 0) & (m["wall_angle"] <= np.pi))
+    assert set(m["state"].tolist()) <= {0.0, 1.0, 2.0, 3.0}

@@ -422,7 +422,9 @@ def test_polarization_from_numpy_matches_measures(fishschool):
         polarization = np.linalg.norm(unit.mean(axis=0))
         m = sim.measures()
         assert set(m) == {"polarization", "milling", "nearest_neighbor_m", "neighbors",
-                          "direction_error", "groups", "largest_group_share"}
+                          "direction_error", "groups", "largest_group_share", "rotation",
+                          "state", "dispersion_m", "wall_distance_m", "wall_angle",
+                          "centre_wall_distance_m", "centre_wall_angle"}
         assert m["polarization"] == pytest.approx(polarization, abs=1e-5)
         assert math.isnan(m["direction_error"])  # no fish informed
         assert m["groups"] >= 1 and 0 < m["largest_group_share"] <= 1

@@ -248,7 +248,8 @@ TEST(Ensemble, ARowWithoutInformedFishHasNoDirectionErrorAndReadsBack) {
     row.steps = 6;
     row.measures = {0.5, 0.25, 1.5, 3.0, std::nan(""), 2.0, 0.75};
     const std::string text = ensembleCsvRow(row, false);
-    EXPECT_THAT(text, HasSubstr(",ok,6,0.5,0.25,1.5,3,,2,0.75,\n"));
+    // The measures not set (rotation to the wall's) are 0.
+    EXPECT_THAT(text, HasSubstr(",ok,6,0.5,0.25,1.5,3,,2,0.75,0,0,0,0,0,0,0,\n"));
     const std::string withWall = ensembleCsvRow(row, true);
     auto back = parseEnsembleCsvRow(withWall.substr(0, withWall.size() - 1), 2);
     ASSERT_TRUE(back) << back.error();
@@ -269,7 +270,8 @@ TEST(Ensemble, APointsSummaryIsTheMeanOfItsRowsAndTheAccuracyOverThem) {
     const double pi = std::acos(-1.0);
     EXPECT_EQ(ensembleSummaryHeader({{"fishCount", {}}, {"species[0].share", {}}}),
               "fishCount,species[0].share,runs,ok,polarization,milling,nearest_neighbor_m,"
-              "neighbors,direction_error,groups,largest_group_share,accuracy");
+              "neighbors,direction_error,groups,largest_group_share,rotation,state,dispersion_m,"
+              "wall_distance_m,wall_angle,centre_wall_distance_m,centre_wall_angle,accuracy");
     PointSummary point;
     EXPECT_TRUE(point.empty());
     RunRow row;
@@ -282,12 +284,13 @@ TEST(Ensemble, APointsSummaryIsTheMeanOfItsRowsAndTheAccuracyOverThem) {
     failed.ok = false;
     point.add(failed);
     // Along g once, against it once: accuracy 1 - sqrt(2) / pi, not the mean of 1 and 1 - 2/pi.
-    EXPECT_EQ(point.csvRow(), "50,0.1,3,2,0.75,0.25,1.5,3," + formatNumber(pi / 2) + ",2,0.75," +
+    EXPECT_EQ(point.csvRow(), "50,0.1,3,2,0.75,0.25,1.5,3," + formatNumber(pi / 2) +
+                                  ",2,0.75,0,0,0,0,0,0,0," +
                                   formatNumber(1.0 - std::sqrt(2.0) / pi) + "\n");
     PointSummary uninformed;
     row.measures.directionError = std::nan("");
     uninformed.add(row);
-    EXPECT_EQ(uninformed.csvRow(), "50,0.1,1,1,0.5,0,1,2,,3,0.5,\n");
+    EXPECT_EQ(uninformed.csvRow(), "50,0.1,1,1,0.5,0,1,2,,3,0.5,0,0,0,0,0,0,0,\n");
 }
 
 /// Couzin et al. 2005 in short (docs/validation.md has the whole): the example's school, one
