@@ -31,6 +31,7 @@
 #include "SweepDriver.h"
 #include "TrajectoryRecording.h"
 #include "VideoRecorder.h"
+#include "ViewLayout.h"
 #include "app_model/FpsRecorder.h"
 #include "backends/BackendRegistry.h"
 #include "core/Messages.h"
@@ -197,8 +198,21 @@ class App {
     struct VideoRequest {
         std::string path;
         const char* flag;  ///< "--record", or "video" from the panel
+        bool clean = false;
     };
-    std::optional<VideoRequest> videoToStart_;  ///< started once the frame's size is known
+    /// The video being recorded shows the scene alone (--record-clean, "scene only"): it is
+    /// read back before the panel and the overlay are drawn, and the tank is framed in the
+    /// whole window.
+    bool videoClean_ = false;
+    bool recordingClean() const {
+        return video_.recording() ? videoClean_ : videoToStart_ && videoToStart_->clean;
+    }
+    /// Starts the video asked for, from the frame being drawn.
+    void startRequestedVideo();
+    /// Frames the tank beside the panel and clear of the overlay, whose corner it picks.
+    void layOutView(float pixelScale);
+    app::Corner overlayCorner_ = app::Corner::TopRight;
+    std::optional<VideoRequest> videoToStart_;  ///< started once a frame's size is known
     /// Writes the video into place now (the panel's Stop video); false when it failed.
     bool stopVideo();
     /// Says that the video was written, on stderr and in a notice.
@@ -451,7 +465,7 @@ void App::apply(const ui::PanelActions& actions) {
         else if (auto ffmpeg = checkFfmpeg(); !ffmpeg)
             report(ffmpeg);
         else
-            videoToStart_ = {*actions.startVideoPath, "video"};
+            videoToStart_ = {*actions.startVideoPath, "video", actions.videoSceneOnly};
     }
     if (actions.stopVideo) (void)stopVideo();
     if (actions.startTrajectory) {
@@ -671,7 +685,8 @@ int App::run() {
             return kExitBadInput;
         }
     }
-    if (!options_.recordPath.empty()) videoToStart_ = {options_.recordPath, "--record"};
+    if (!options_.recordPath.empty())
+        videoToStart_ = {options_.recordPath, "--record", options_.recordClean};
     if (!options_.trajectoryPath.empty())
         if (auto ok =
                 startTrajectory(options_.trajectoryPath, "--trajectory", options_.trajectoryEvery);
@@ -750,12 +765,26 @@ void App::runUi(double frameSeconds) {
     ui::PanelState state = panelState(frameSeconds);
     state.params = &params;
     if (speciesMeasures_.size() == params.species.size()) state.species = speciesMeasures_;
+    state.overlayCorner = overlayCorner_;
     apply(panel_.draw(state, sweep_.recorder()));
     followTrajectory();
-    renderer_.centerShiftPixels = 0.5f * panel_.coveredLeft() * pixelScale;
-    // The tank is framed in what the panel leaves of the window (C frames it there again).
-    const float freeWidth = static_cast<float>(width_) - panel_.coveredLeft() * pixelScale;
-    camera_.setFramingAspect(freeWidth / static_cast<float>(std::max(height_, 1)));
+    layOutView(pixelScale);
+}
+
+void App::layOutView(float pixelScale) {
+    const ImGuiViewport* viewport = ImGui::GetMainViewport();
+    const app::ScreenRect window{0.0f, 0.0f, viewport->Size.x, viewport->Size.y};
+    // A clean video frames the tank in the whole window, which it records without the panel.
+    const bool clean = recordingClean();
+    const app::ScreenRect overlay = panel_.overlayRect();
+    const app::ViewLayout layout =
+        app::layOutView(window, clean ? 0.0f : panel_.coveredLeft(),
+                        clean ? glm::vec2(0.0f) : glm::vec2(overlay.width(), overlay.height()),
+                        overlayCorner_, shownParams());
+    if (!clean) overlayCorner_ = layout.overlayCorner;
+    // The tank is framed in what the panel and the overlay leave (C frames it there again).
+    app::frameIn(camera_, layout, window);
+    renderer_.centerShiftPixels = layout.centreShift * pixelScale;
 }
 
 ui::PanelState App::panelState(double frameSeconds) {
@@ -917,6 +946,14 @@ void App::render() {
     renderer_.draw(params, camera_, width_, height_, fishSource(),
                    static_cast<float>(lastSeconds_ - startSeconds_),
                    fishColoring(panel_.view.coloring(params)));
+    // A clean video takes the scene before the panel and the overlay are drawn over it.
+    startRequestedVideo();
+    if (recordingClean())
+        if (auto ok = video_.addFrame(width_, height_); !ok) {
+            printError(ok.error());
+            panel_.showError(ok.error());
+            status_ = kExitInternal;
+        }
     ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     renderTimer_.end();
@@ -925,6 +962,22 @@ void App::render() {
     gpuRenderMsNew_ = !gpuTimes.empty();
     if (gpuRenderMsNew_) gpuRenderMs_ = gpuTimes.back();
     renderMs_ = (seconds() - start) * 1000.0;
+}
+
+void App::startRequestedVideo() {
+    if (!videoToStart_) return;
+    if (auto ok = video_.start(videoToStart_->path, videoToStart_->flag, width_, height_,
+                               options_.recordFps);
+        !ok) {
+        printError(ok.error());
+        panel_.showError(ok.error());
+        status_ = kExitInternal;
+    } else {
+        // Said on stderr, not in the window: a notice would be in the video.
+        std::cerr << "recording the video " << quote(videoToStart_->path, 200) << "\n";
+        videoClean_ = videoToStart_->clean;
+    }
+    videoToStart_.reset();
 }
 
 bool App::present() {
@@ -949,19 +1002,7 @@ bool App::present() {
             panel_.showMessage("saved the screenshot " + quote(path, 200));
         }
     }
-    if (videoToStart_) {
-        if (auto ok = video_.start(videoToStart_->path, videoToStart_->flag, width_, height_,
-                                   options_.recordFps);
-            !ok) {
-            printError(ok.error());
-            panel_.showError(ok.error());
-            status_ = kExitInternal;
-        } else {
-            panel_.showMessage("recording the video " + quote(videoToStart_->path, 200));
-        }
-        videoToStart_.reset();
-    }
-    if (video_.recording()) {
+    if (video_.recording() && !videoClean_) {
         if (auto ok = video_.addFrame(width_, height_); !ok) {
             printError(ok.error());
             panel_.showError(ok.error());

@@ -110,6 +110,7 @@ void Panel::showMessage(std::string message) {
 
 PanelActions Panel::draw(const PanelState& state, const FpsRecorder& recorder) {
     PanelActions actions;
+    overlayRect_ = {};
     if (view.showOverlay) drawOverlay(state);
     drawNotices();
     if (view.showHelp) drawHelp();
@@ -249,6 +250,7 @@ PanelActions Panel::draw(const PanelState& state, const FpsRecorder& recorder) {
     drawParameters(state, actions);
     drawRecorder(state, recorder, actions);
     ImGui::PopItemWidth();
+    widgets_.noteWindow("FishSchool");
     const float left = ImGui::GetWindowPos().x - ImGui::GetMainViewport()->WorkPos.x;
     if (left < 40.0f && !ImGui::IsWindowCollapsed()) coveredLeft_ = left + ImGui::GetWindowWidth();
     ImGui::End();
@@ -256,17 +258,25 @@ PanelActions Panel::draw(const PanelState& state, const FpsRecorder& recorder) {
 }
 
 void Panel::drawOverlay(const PanelState& state) {
-    // At the top right, never under the panel: as wide as the window leaves beside it (at most
-    // its natural width), its lines wrapped within that.
+    // In a corner beside the panel (the app picks the one that covers the least of the tank),
+    // never under it: as wide as the window leaves beside it (at most its natural width), its
+    // lines wrapped within that.
     const ImGuiViewport* viewport = ImGui::GetMainViewport();
     const ImGuiStyle& style = ImGui::GetStyle();
-    const float freeWidth = viewport->WorkSize.x - coveredLeft_ - 20.0f;
+    const app::ScreenRect window{viewport->WorkPos.x, viewport->WorkPos.y,
+                                 viewport->WorkPos.x + viewport->WorkSize.x,
+                                 viewport->WorkPos.y + viewport->WorkSize.y};
+    const app::ScreenRect free = app::besideThePanel(window, window.x0 + coveredLeft_);
     const float maxWidth =
-        std::clamp(freeWidth, 8.0f * ImGui::GetFontSize(), kOverlayWidthEms * ImGui::GetFontSize());
+        std::clamp(free.width() - 2.0f * app::kLayoutMargin, 8.0f * ImGui::GetFontSize(),
+                   kOverlayWidthEms * ImGui::GetFontSize());
     const float graphWidth = std::min(300.0f, maxWidth - 2.0f * style.WindowPadding.x);
+    const app::Corner corner = state.overlayCorner;
+    const bool right = app::atRight(corner), top = app::atTop(corner);
     ImGui::SetNextWindowPos(
-        ImVec2(viewport->WorkPos.x + viewport->WorkSize.x - 10, viewport->WorkPos.y + 10),
-        ImGuiCond_Always, ImVec2(1.0f, 0.0f));
+        ImVec2(right ? free.x1 - app::kLayoutMargin : free.x0 + app::kLayoutMargin,
+               top ? free.y0 + app::kLayoutMargin : free.y1 - app::kLayoutMargin),
+        ImGuiCond_Always, ImVec2(right ? 1.0f : 0.0f, top ? 0.0f : 1.0f));
     ImGui::SetNextWindowSizeConstraints(ImVec2(0.0f, 0.0f), ImVec2(maxWidth, FLT_MAX));
     ImGui::SetNextWindowBgAlpha(0.45f);
     ImGui::Begin("Overlay", nullptr,
@@ -274,16 +284,66 @@ void Panel::drawOverlay(const PanelState& state) {
                      ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
                      ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove);
     ImGui::PushTextWrapPos(maxWidth - style.WindowPadding.x);
-    if (state.replay) drawReplayOverlay(*state.replay);
-    ImGui::Text("%.1f FPS   frame %.2f ms", state.fps, state.frameMs);
+    const bool details = view.overlayDetails;
+    if (state.replay) drawReplayOverlay(*state.replay, details);
+    // What a user reads at a glance: the frame rate, the school, where it runs, what a step
+    // and a frame cost and the speed asked for and got. The rest is one click away.
+    ImGui::Text("%.1f FPS   %zu fish   %s", state.fps, state.fishCount,
+                state.backendDescription.c_str());
+    ImGui::SameLine();
+    if (ImGui::SmallButton(details ? "less" : "more")) view.overlayDetails = !details;
+    widgets_.noteRect("overlay details");
+    tip(details ? "Hide the details: only the speed lines stay."
+                : "Show the details: render time, levels of detail, the school's measures, the "
+                  "colour legend and a plot of frame times.");
     // While paused no step runs: the last one's time would read as this frame's.
     const bool stepping = !state.paused || state.fastForwardLeft > 0.0;
-    char simulation[48] = "simulation paused";
-    if (stepping)
-        std::snprintf(simulation, sizeof simulation, "simulation %.2f ms", state.simulationMs);
-    ImGui::Text("%s   render %.2f ms%s", simulation, state.renderMs,
-                state.renderOnGpu ? " (GPU)" : "");
-    ImGui::Text("%zu fish   %s", state.fishCount, state.backendDescription.c_str());
+    char step[48] = "paused";
+    if (state.replay)
+        std::snprintf(step, sizeof step, "replay");
+    else if (stepping)
+        std::snprintf(step, sizeof step, "step %.2f ms", state.simulationMs);
+    std::string rate;
+    if (!state.replay) {
+        // The speed asked for, and the one the machine gives, measured.
+        if (state.fastForwardLeft > 0.0)
+            rate = "fast-forward";
+        else if (state.asFastAsItCan)
+            rate = "as fast as it can";
+        else if (!state.paused)
+            rate.append("x").append(formatSpeed(state.speed)).append(" asked");
+        if (stepping && state.realSpeed) {
+            rate.append(rate.empty() ? "x" : ", x");
+            rate.append(formatSpeed(*state.realSpeed));
+            rate.append(" real");
+        }
+    }
+    // Behind, the speed is orange: the overlay keeps its lines, and the tank its place.
+    const bool behind = state.behind && stepping && !state.replay;
+    ImGui::Text("%s  frame %.2f ms%s", step, state.frameMs, rate.empty() ? "" : "  ");
+    if (!rate.empty()) {
+        ImGui::SameLine(0.0f, 0.0f);
+        ImGui::TextColored(
+            behind ? ImVec4(1.0f, 0.7f, 0.3f, 1.0f) : ImGui::GetStyleColorVec4(ImGuiCol_Text), "%s",
+            rate.c_str());
+        if (behind)
+            tip("Behind: the steps take longer than the time asked for (fewer fish, grid, or a "
+                "faster backend help).");
+    }
+    if (state.recordingTrajectory)
+        ImGui::Text("recording %s: %zu frames", state.recordingTrajectory->path.c_str(),
+                    state.recordingTrajectory->frames);
+    if (details) drawOverlayDetails(state, graphWidth, stepping);
+    ImGui::PopTextWrapPos();
+    widgets_.noteWindow("Overlay");
+    const ImVec2 at = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    overlayRect_ = {at.x, at.y, at.x + size.x, at.y + size.y};
+    ImGui::End();
+}
+
+void Panel::drawOverlayDetails(const PanelState& state, float graphWidth, bool stepping) {
+    ImGui::Separator();
+    ImGui::Text("render %.2f ms%s", state.renderMs, state.renderOnGpu ? " (GPU)" : "");
     if (state.fishPerLevel) {
         const FishPerLevel& drawn = *state.fishPerLevel;
         ImGui::Text("drawn: %s %llu  %s %llu  %s %llu   %.2fM triangles", kDrawLevelNames[0],
@@ -293,23 +353,7 @@ void Panel::drawOverlay(const PanelState& state) {
                     static_cast<double>(state.triangles) * 1e-6);
     }
     if (!state.replay) {
-        // The speed asked for, and the one the machine gives, measured.
-        const char* asked = state.paused && state.fastForwardLeft <= 0.0 ? "paused"
-                            : state.fastForwardLeft > 0.0                ? "fast-forward"
-                            : state.asFastAsItCan                        ? "as fast as it can"
-                                                                         : nullptr;
-        char askedSpeed[32], real[48] = "";
-        if (!asked) {
-            std::snprintf(askedSpeed, sizeof askedSpeed, "x%s asked",
-                          formatSpeed(state.speed).c_str());
-            asked = askedSpeed;
-        }
-        if (stepping && state.realSpeed)
-            std::snprintf(real, sizeof real, "   x%s real", formatSpeed(*state.realSpeed).c_str());
-        char clock[128];
-        std::snprintf(clock, sizeof clock, "t = %.1f s   %s%s", state.simulatedSeconds, asked,
-                      real);
-        ImGui::TextUnformatted(clock);
+        ImGui::Text("t = %.1f s", state.simulatedSeconds);
         if (state.behind && stepping) {
             ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.7f, 0.3f, 1.0f));
             ImGui::TextUnformatted(
@@ -318,9 +362,6 @@ void Panel::drawOverlay(const PanelState& state) {
             ImGui::PopStyleColor();
         }
     }
-    if (state.recordingTrajectory)
-        ImGui::Text("recording %s: %zu frames", state.recordingTrajectory->path.c_str(),
-                    state.recordingTrajectory->frames);
     if (!state.notices.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
         for (const std::string& notice : state.notices) ImGui::TextUnformatted(notice.c_str());
@@ -358,9 +399,6 @@ void Panel::drawOverlay(const PanelState& state) {
                          static_cast<int>(state.frameHistoryMs.size()), 0, "frame ms", 0.0f,
                          std::max(peak * 1.2f, 20.0f), ImVec2(graphWidth, 50));
     }
-    ImGui::PopTextWrapPos();
-    widgets_.noteWindow("Overlay");
-    ImGui::End();
 }
 
 void Panel::addMeasures(double seconds, const SchoolMetrics& metrics) {
@@ -467,9 +505,12 @@ void Panel::drawNotices() {
     const float freeWidth = viewport->WorkSize.x - covered;
     const float maxWidth =
         std::max(std::min(viewport->WorkSize.x * 0.6f, freeWidth - 20.0f), 60.0f);
-    ImGui::SetNextWindowPos(
-        ImVec2(freeLeft + freeWidth * 0.5f, viewport->WorkPos.y + viewport->WorkSize.y - 20.0f),
-        ImGuiCond_Always, ImVec2(0.5f, 1.0f));
+    // Above an overlay at the bottom, which would hide its middle in a small window.
+    float bottom = viewport->WorkPos.y + viewport->WorkSize.y - 20.0f;
+    if (!overlayRect_.empty() && overlayRect_.centre().y > viewport->GetCenter().y)
+        bottom = std::min(bottom, overlayRect_.y0 - app::kLayoutMargin);
+    ImGui::SetNextWindowPos(ImVec2(freeLeft + freeWidth * 0.5f, bottom), ImGuiCond_Always,
+                            ImVec2(0.5f, 1.0f));
     ImGui::SetNextWindowSizeConstraints(ImVec2(0.0f, 0.0f), ImVec2(maxWidth, FLT_MAX));
     ImGui::SetNextWindowBgAlpha(0.85f);
     ImGui::Begin("Notices", nullptr,

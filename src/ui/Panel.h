@@ -13,6 +13,7 @@
 
 #include "Widgets.h"
 #include "app_model/FpsRecorder.h"
+#include "app_model/ScreenLayout.h"
 #include "core/Backend.h"
 #include "fishschool/Metrics.h"
 #include "fishschool/SimParams.h"
@@ -58,8 +59,11 @@ struct PanelState {
     bool behind = false;
     bool asFastAsItCan = false;
     double fastForwardLeft = 0.0;  ///< simulated seconds a fast-forward has still to run
-    /// Lines the overlay adds in grey, e.g. why the app chose a lighter default on software GL.
+    /// Lines the overlay's details add in grey, e.g. why the app chose a lighter default on
+    /// software GL.
     std::vector<std::string> notices;
+    /// Where the overlay sits: the corner beside the panel that covers the least of the tank.
+    app::Corner overlayCorner = app::Corner::TopRight;
     bool recordingVideo = false;
     long long videoFrames = 0;
     /// A recording being replayed: the app shows its frames instead of the live school.
@@ -109,6 +113,7 @@ struct PanelActions {
     std::optional<double> fastForwardSeconds;  ///< run this much simulated time at once
     bool cancelFastForward = false;
     std::optional<std::string> startVideoPath;  ///< record the window as a video
+    bool videoSceneOnly = false;                ///< that video without the panel and overlay
     bool stopVideo = false;
     /// Record the school to a trajectory (H5MD) every this many steps.
     struct TrajectoryRequest {
@@ -164,6 +169,9 @@ struct ViewSettings {
     CameraFollow follow = CameraFollow::Off;
     bool showPanel = true;
     bool showOverlay = true;
+    /// The overlay's details (render time, levels of detail, measures, legend, frame plot), or
+    /// only its lines of speed.
+    bool overlayDetails = false;
     bool showHelp = false;
 };
 
@@ -201,6 +209,8 @@ class Panel {
     /// Pixels from the left edge that the panel covered in the last frame (0 when hidden or
     /// moved away from the left edge).
     float coveredLeft() const { return coveredLeft_; }
+    /// Where the overlay was drawn in the last frame; empty when it was not.
+    app::ScreenRect overlayRect() const { return overlayRect_; }
     /// Adds a measure of the school at simulated time `seconds` to the plots, which keep the
     /// last kPlotSeconds; a time earlier than the last (a new school) starts them again.
     void addMeasures(double seconds, const SchoolMetrics& metrics);
@@ -221,6 +231,8 @@ class Panel {
 
   private:
     void drawOverlay(const PanelState& state);
+    /// The overlay's details, under its lines of speed.
+    void drawOverlayDetails(const PanelState& state, float graphWidth, bool stepping);
     /// The error and the latest notice, at the bottom centre of the window.
     void drawNotices();
     void drawHelp();
@@ -248,8 +260,9 @@ class Panel {
     void drawReplay(const PanelState::Replay& replay, PanelActions& actions);
     /// Opening a recording and recording a trajectory (PanelReplay.cpp).
     void drawTrajectoryFiles(const PanelState& state, PanelActions& actions);
-    /// The overlay's lines of a replay.
-    void drawReplayOverlay(const PanelState::Replay& replay);
+    /// The overlay's lines of a replay: its file and frame, and with `details` its time, play
+    /// and cache.
+    void drawReplayOverlay(const PanelState::Replay& replay, bool details);
     /// The steering of the other sources: minimum speed, steering and combination modes,
     /// avoidance by rays, leaders and predators.
     bool drawSteering(SimParams& edited);
@@ -263,6 +276,7 @@ class Panel {
     Widgets widgets_;
     std::string error_;
     float coveredLeft_ = 0.0f;
+    app::ScreenRect overlayRect_;
     float rowRight_ = 0.0f;  ///< the screen x where the panel's rows wrap, this frame
     std::string message_;
     double messageUntil_ = 0.0;  ///< ImGui time at which the notice fades
@@ -272,6 +286,7 @@ class Panel {
     char statePath_[256] = "school.csv";
     char csvPath_[256] = "fps.csv";
     char videoPath_[256] = "fishschool.mp4";
+    bool videoSceneOnly_ = false;
     char recordingPath_[256] = "school.h5";       ///< the recording to open
     char trajectoryPath_[256] = "school.h5";      ///< where Record trajectory writes
     std::array<char, 32> trajectoryEveryText_{};  ///< its every-N-steps field

@@ -202,9 +202,16 @@ void Panel::drawFiles(const PanelState& state, PanelActions& actions) {
     ImGui::InputText("video", videoPath_, sizeof videoPath_);
     tip("Where Record video writes the window, as a video ffmpeg can write (.mp4).");
     if (!state.recordingVideo) {
-        if (ImGui::Button("Record video")) actions.startVideoPath = videoPath_;
+        if (ImGui::Button("Record video")) {
+            actions.startVideoPath = videoPath_;
+            actions.videoSceneOnly = videoSceneOnly_;
+        }
         tip("Record the window, one video frame per drawn frame at a fixed rate; the "
             "simulation then advances one video frame's time per frame.");
+        ImGui::SameLine();
+        ImGui::Checkbox("scene only", &videoSceneOnly_);
+        tip("The video shows the tank alone, framed in the whole frame: no panel, no overlay "
+            "(as --record-clean). The window still shows them.");
     } else {
         if (ImGui::Button("Stop video")) actions.stopVideo = true;
         tip("Finish the video and write it.");

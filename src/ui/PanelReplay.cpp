@@ -117,12 +117,13 @@ void Panel::drawTrajectoryFiles(const PanelState& state, PanelActions& actions) 
     }
 }
 
-void Panel::drawReplayOverlay(const PanelState::Replay& replay) {
-    ImGui::TextColored(ImVec4(1.0f, 0.82f, 0.35f, 1.0f), "REPLAY  %s", replay.fileName.c_str());
+void Panel::drawReplayOverlay(const PanelState::Replay& replay, bool details) {
     // Frames count from 0, as the timeline and --frame do.
-    ImGui::Text("frame %zu/%zu   t = %.2f s   step %lld", replay.frame,
-                std::max<std::size_t>(replay.frameCount, 1) - 1, replay.seconds,
-                static_cast<long long>(replay.step));
+    ImGui::TextColored(ImVec4(1.0f, 0.82f, 0.35f, 1.0f), "REPLAY  %s   frame %zu/%zu",
+                       replay.fileName.c_str(), replay.frame,
+                       std::max<std::size_t>(replay.frameCount, 1) - 1);
+    if (!details) return;
+    ImGui::Text("t = %.2f s   step %lld", replay.seconds, static_cast<long long>(replay.step));
     const double speed = replay.speed;
     char speedText[16];
     if (speed < 1.0)

@@ -137,6 +137,7 @@ TEST(AppOptions, FlagsThatNeedOrExcludeOthersSaySo) {
     EXPECT_EQ(refusal({"--csv", "f.csv"}),
               "--csv is where --sweep writes; give --sweep FISH_LIST too");
     EXPECT_EQ(refusal({"--record-fps", "30"}), "--record-fps needs --record FILE");
+    EXPECT_EQ(refusal({"--record-clean"}), "--record-clean needs --record FILE");
     EXPECT_EQ(refusal({"--state-in", "s.csv", "--fish", "10"}),
               "--fish cannot be used with --state-in: the fish are the file's rows");
     EXPECT_EQ(refusal({"--sweep", "100", "--csv", "f.csv", "--frames", "5"}),
