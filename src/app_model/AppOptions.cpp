@@ -128,6 +128,9 @@ Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool check
     cli.add_flag("--no-vsync", noVsync, "Do not wait for the display's refresh");
     cli.add_flag("--paused", options.startPaused, "Start paused (Space resumes)");
     cli.add_flag("--hide-ui", options.hideUi, "Start without the panel and the overlay");
+    cli.add_flag("--no-confirm-quit", options.noConfirmQuit,
+                 "Esc and closing the window quit at once, even with parameters changed since "
+                 "they were last saved or loaded (without it the app asks)");
     std::string color;
     cli.add_option("--color", color,
                    "Colour the fish by speed, heading or species (default: species when the "

@@ -47,6 +47,9 @@ struct AppOptions {
     bool vsync = true;
     bool startPaused = false;
     bool hideUi = false;
+    /// Quit on Esc or the window's close without asking, even with parameters changed since
+    /// they were last saved or loaded.
+    bool noConfirmQuit = false;
     /// --color: "speed", "heading" or "species"; unset: by species when the school has species,
     /// else by speed.
     std::optional<std::string> color;

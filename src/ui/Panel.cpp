@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "app_model/Readouts.h"
 #include "backends/BackendRegistry.h"
 #include "core/Messages.h"
 #include "core/ParamTable.h"
@@ -88,6 +89,10 @@ void drawSpeciesLegend(const SimParams& params, const std::vector<SpeciesMeasure
     }
 }
 
+/// The measure that is a share of the fish, shown as a percentage.
+const SchoolMeasure* const kLargestGroupShare =
+    &kSchoolMeasures[schoolMeasureIndex("largest_group_share")];
+
 /// The overlay's widest, in font sizes: its lines of figures, with the longer notes wrapped.
 constexpr float kOverlayWidthEms = 32.0f;
 
@@ -114,6 +119,8 @@ PanelActions Panel::draw(const PanelState& state, const FpsRecorder& recorder) {
     if (view.showOverlay) drawOverlay(state);
     drawNotices();
     if (view.showHelp) drawHelp();
+    drawQuitDialog(state.askingToQuit, actions);
+    if (state.browser) drawBrowser(*state.browser, actions);
     coveredLeft_ = 0.0f;
     if (!view.showPanel) return actions;
 
@@ -202,6 +209,7 @@ PanelActions Panel::draw(const PanelState& state, const FpsRecorder& recorder) {
     sameLineIfFits(buttonWidth("Help (F1)"), rowRight_);
     if (ImGui::Button("Help (F1)")) view.showHelp = !view.showHelp;
     tip("Every key and mouse action.");
+    drawUndoRedo(state, actions);
 
     // The clock: simulated time, its speed, and a jump ahead.
     static constexpr double kSpeeds[] = {0.25, 0.5, 1.0, 2.0, 4.0, 8.0};
@@ -372,8 +380,8 @@ void Panel::drawOverlayDetails(const PanelState& state, float graphWidth, bool s
                     state.metrics->milling);
         ImGui::Text("nearest neighbour %.2f m   neighbours %.1f",
                     state.metrics->meanNearestNeighborDistance, state.metrics->meanNeighbors);
-        ImGui::Text("groups %.0f   largest group %.0f%%", state.metrics->groups,
-                    100.0 * state.metrics->largestGroupShare);
+        ImGui::Text("groups %.0f   largest group %s", state.metrics->groups,
+                    app::formatPercent(state.metrics->largestGroupShare).c_str());
     }
     if (state.params) {
         const FishColor coloring = view.coloring(*state.params);
@@ -393,11 +401,13 @@ void Panel::drawOverlayDetails(const PanelState& state, float graphWidth, bool s
         }
     }
     if (!state.frameHistoryMs.empty()) {
-        const float peak =
-            *std::max_element(state.frameHistoryMs.begin(), state.frameHistoryMs.end());
+        // Scaled to the recent frames: a slow first frame would flatten the rest for minutes.
+        const float top = app::frameTimeScale(state.frameHistoryMs);
+        char title[48];
+        std::snprintf(title, sizeof title, "frame ms, 0 to %.3g", top);
         ImGui::PlotLines("##frames", state.frameHistoryMs.data(),
-                         static_cast<int>(state.frameHistoryMs.size()), 0, "frame ms", 0.0f,
-                         std::max(peak * 1.2f, 20.0f), ImVec2(graphWidth, 50));
+                         static_cast<int>(state.frameHistoryMs.size()), 0, title, 0.0f, top,
+                         ImVec2(graphWidth, 50));
     }
 }
 
@@ -485,6 +495,10 @@ void Panel::drawPlots(const PanelState& state) {
         } else if (std::isnan(value(*current))) {
             ImGui::Text("%s: none", measure.label);
             ImGui::TextDisabled("0 to %.3g, %.0f s", high, t1 - t0);
+        } else if (&measure == kLargestGroupShare) {
+            // A share: 0.996 reads 99.6%, never 1.00 as if every fish were in the group.
+            ImGui::Text("%s %s", measure.label, app::formatPercent(value(*current)).c_str());
+            ImGui::TextDisabled("0 to 100%%, %.0f s", t1 - t0);
         } else {
             ImGui::Text("%s %.2f%s", measure.label, value(*current), unit.c_str());
             ImGui::TextDisabled("0 to %.3g, %.0f s", high, t1 - t0);
@@ -573,9 +587,11 @@ void Panel::drawHelp() {
         {"replay: Left / Right", "one frame back / on (held, it keeps going)"},
         {"replay: Home / End", "the first / the last frame"},
         {"replay: [ / ]", "slower / faster (x1/8 to x8)"},
-        {"Esc", "close this help, else quit"},
+        {"Ctrl+Z / Ctrl+Y", "undo / redo a change of parameters (Ctrl+Shift+Z redoes too)"},
+        {"Esc", "close the dialog, browser or help; else quit (asking if the parameters changed)"},
         {"hover a control", "what it does"},
         {"Ctrl+click a slider", "type a value; Enter or a click elsewhere applies it"},
+        {"right-click a control", "reset it to its default"},
     };
     if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
         for (const auto& row : kRows) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "Widgets.h"
+#include "app_model/FolderListing.h"
 #include "app_model/FpsRecorder.h"
 #include "app_model/ScreenLayout.h"
 #include "core/Backend.h"
@@ -64,6 +65,20 @@ struct PanelState {
     std::vector<std::string> notices;
     /// Where the overlay sits: the corner beside the panel that covers the least of the tank.
     app::Corner overlayCorner = app::Corner::TopRight;
+    /// What Undo and Redo would take back or make again: the keys of that change (empty when
+    /// there is none).
+    std::vector<std::string_view> undoKeys, redoKeys;
+    bool canUndo = false, canRedo = false;
+    /// The user asked to quit with parameters changed since they were last saved or loaded:
+    /// the panel asks whether to save them.
+    bool askingToQuit = false;
+    /// The folder the file browser shows, as the app read it, or why it could not.
+    struct Browser {
+        std::optional<app::FolderListing> listing;
+        std::string folder;  ///< asked for
+        std::string error;
+    };
+    std::optional<Browser> browser;
     bool recordingVideo = false;
     long long videoFrames = 0;
     /// A recording being replayed: the app shows its frames instead of the live school.
@@ -108,7 +123,24 @@ struct PanelActions {
     /// Replace the parameters with a config file's (the seed field follows: Panel::followSeed).
     std::optional<std::string> loadConfigPath;
     std::optional<std::string> saveConfigPath;  ///< write the running parameters as a config
-    std::optional<double> speed;                ///< simulated seconds per wall second
+    bool undo = false;  ///< back to the parameters before the last change (Ctrl+Z)
+    bool redo = false;  ///< the change undone, again (Ctrl+Y)
+    /// Apply preset `index` of presets(), with its own fish count or with the running one.
+    struct PresetRequest {
+        std::size_t index = 0;
+        bool withItsFishCount = false;
+    };
+    std::optional<PresetRequest> applyPreset;
+    bool quit = false;        ///< quit now, the changes unsaved (asked in the quit dialog)
+    bool cancelQuit = false;  ///< stay (the quit dialog's Cancel, or Esc)
+    /// Show this folder's files of this kind in the file browser.
+    struct BrowseRequest {
+        std::string folder;
+        app::FileKind kind = app::FileKind::Config;
+    };
+    std::optional<BrowseRequest> browse;
+    bool closeBrowser = false;
+    std::optional<double> speed;  ///< simulated seconds per wall second
     std::optional<bool> asFastAsItCan;
     std::optional<double> fastForwardSeconds;  ///< run this much simulated time at once
     bool cancelFastForward = false;
@@ -200,6 +232,13 @@ class Panel {
     }
     /// What the preset box shows: the preset picked in it, else where the parameters came from.
     std::string presetBoxLabel() const;
+    /// The path field a file picked in the browser goes to.
+    enum class PathField { Config, School, Recording };
+    /// The text of a path field, e.g. after a file was picked in the browser.
+    std::string pathField(PathField field) const;
+    /// Whether the control `label` was drawn dimmed in the last frame (the running steering
+    /// does not read its key).
+    bool controlDimmed(const std::string& label) const { return widgets_.dimmed(label); }
     /// The widest the panel grows in a window `windowWidth` pixels wide: 40% of it, at most 43
     /// font sizes (its natural width in a large window), so that a small window keeps most of
     /// its width for the tank and the overlay.
@@ -236,6 +275,17 @@ class Panel {
     /// The error and the latest notice, at the bottom centre of the window.
     void drawNotices();
     void drawHelp();
+    /// The dialog that asks before changed parameters are lost: save them, quit without, or
+    /// stay.
+    void drawQuitDialog(bool asking, PanelActions& actions);
+    /// A path field with its Browse button, which opens the browser on the field's folder.
+    void pathFieldWithBrowse(const char* label, char* text, std::size_t size, PathField field,
+                             app::FileKind kind, PanelActions& actions, const char* help);
+    /// The file browser's window: the folder's subfolders and files; a file picked goes to the
+    /// field that opened it.
+    void drawBrowser(const PanelState::Browser& browser, PanelActions& actions);
+    /// Undo and Redo, with what they would change in their tooltips.
+    void drawUndoRedo(const PanelState& state, PanelActions& actions);
     /// The live measures, or a replay's with the shown frame's time marked.
     void drawPlots(const PanelState& state);
     /// The parameters, a section each (PanelParameters.cpp); each section's function returns
@@ -299,7 +349,9 @@ class Panel {
     /// Per species: the text of its name and count fields.
     std::vector<std::array<char, 72>> speciesNameText_;
     std::vector<std::array<char, 32>> speciesCountText_;
+    PathField browsing_ = PathField::Config;  ///< the field the browser fills
     int presetIndex_ = 0;
+    bool presetFishCount_ = false;        ///< apply the preset with its own fish count
     std::string sourceName_ = "Default";  ///< the preset or file the parameters came from
     bool presetPicked_ = false;           ///< a preset was picked in the box since
 };

@@ -82,9 +82,10 @@ void Panel::drawReplay(const PanelState::Replay& replay, PanelActions& actions) 
 }
 
 void Panel::drawTrajectoryFiles(const PanelState& state, PanelActions& actions) {
-    ImGui::InputText("recording", recordingPath_, sizeof recordingPath_);
-    tip("A trajectory (H5MD, .h5), as fishschool-cli simulate --trajectory or Record trajectory "
-        "writes it.");
+    pathFieldWithBrowse("recording", recordingPath_, sizeof recordingPath_, PathField::Recording,
+                        app::FileKind::Trajectory, actions,
+                        "A trajectory (H5MD, .h5), as fishschool-cli simulate --trajectory or "
+                        "Record trajectory writes it. Type a path, or Browse.");
     if (ImGui::Button("Open recording")) actions.openRecordingPath = recordingPath_;
     widgets_.noteRect("Open recording");
     tip("Replay the file: a timeline to drag, play and pause, its measures.");
