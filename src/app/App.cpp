@@ -31,9 +31,14 @@
 #include "SweepDriver.h"
 #include "TrajectoryRecording.h"
 #include "VideoRecorder.h"
+#include "ViewLayout.h"
+#include "app_model/FolderListing.h"
 #include "app_model/FpsRecorder.h"
+#include "app_model/ParamHistory.h"
+#include "app_model/Presets.h"
 #include "backends/BackendRegistry.h"
 #include "core/Messages.h"
+#include "fishschool/Trajectory.h"
 #include "gpu/GlObjects.h"
 #include "gpu/GpuTimer.h"
 #include "io/ConfigIO.h"
@@ -92,7 +97,11 @@ class App {
   public:
     App(const AppOptions& options, Window& window, std::unique_ptr<SimulationController> sim,
         render::SceneRenderer renderer, std::unique_ptr<Replay> replay)
-        : options_(options), window_(window), sim_(std::move(sim)), renderer_(std::move(renderer)) {
+        : options_(options),
+          window_(window),
+          sim_(std::move(sim)),
+          renderer_(std::move(renderer)),
+          history_(sim_->params()) {
         if (replay) showReplay(std::move(replay));
         frameTank(shownParams());
         panel_.view.vsync = options.vsync;
@@ -104,12 +113,15 @@ class App {
             panel_.view.follow = *options.follow == "group" ? ui::CameraFollow::LargestGroup
                                                             : ui::CameraFollow::School;
         panel_.view.showPanel = panel_.view.showOverlay = !options.hideUi;
-        // The preset box names the config the app started from.
+        // The preset box names the config the app started from, or the trajectory whose
+        // frame's parameters it runs.
         if (options.params.configPath)
             panel_.followSource(
                 std::filesystem::path(*options.params.configPath).filename().string());
         else if (!options.stateInPath.empty())
-            panel_.followSource("custom");
+            panel_.followSource(isHdf5File(options.stateInPath)
+                                    ? std::filesystem::path(options.stateInPath).filename().string()
+                                    : "custom");
         sweep_.printProgress = !options.sweepFish.empty();
         if (!options.sweepFish.empty()) {
             sweep_.recorder().measureSeconds = options.sweepSeconds;
@@ -156,6 +168,17 @@ class App {
     void apply(const ui::PanelActions& actions);
     /// The FPS recorder's part of it: record, sweep, cancel, export, clear.
     void applyRecorder(const ui::PanelActions& actions);
+    /// Esc or the window's close: quits, or first asks when parameters changed since they
+    /// were last saved or loaded and quitting would lose them.
+    void requestQuit();
+    bool quitNeedsAsking() const;
+    /// Undo (true) or Redo (false) of the parameters, from the history.
+    void undoOrRedo(bool undo);
+    /// Notes the parameters in force in the history when they changed (a slider, a preset, a
+    /// loaded config, a fish count); not while a sweep or a replay holds the school.
+    void noteParamChange();
+    /// Ends the trajectory being recorded when a change to `count` fish would resize it.
+    void endTrajectoryFor(std::int64_t count);
     void report(const Result<void>& result) {
         if (result)
             panel_.clearError();
@@ -185,6 +208,11 @@ class App {
     Window& window_;
     std::unique_ptr<SimulationController> sim_;
     render::SceneRenderer renderer_;
+    /// The parameters gone through, for Undo and Redo, and those last saved or loaded.
+    app::ParamHistory history_;
+    bool askingToQuit_ = false;  ///< the quit dialog is up
+    /// The folder the file browser shows; none while it is closed.
+    std::optional<ui::PanelState::Browser> browser_;
     render::OrbitCamera camera_;
     ui::Panel panel_;
     SweepDriver sweep_;
@@ -197,8 +225,21 @@ class App {
     struct VideoRequest {
         std::string path;
         const char* flag;  ///< "--record", or "video" from the panel
+        bool clean = false;
     };
-    std::optional<VideoRequest> videoToStart_;  ///< started once the frame's size is known
+    /// The video being recorded shows the scene alone (--record-clean, "scene only"): it is
+    /// read back before the panel and the overlay are drawn, and the tank is framed in the
+    /// whole window.
+    bool videoClean_ = false;
+    bool recordingClean() const {
+        return video_.recording() ? videoClean_ : videoToStart_ && videoToStart_->clean;
+    }
+    /// Starts the video asked for, from the frame being drawn.
+    void startRequestedVideo();
+    /// Frames the tank beside the panel and clear of the overlay, whose corner it picks.
+    void layOutView(float pixelScale);
+    app::Corner overlayCorner_ = app::Corner::TopRight;
+    std::optional<VideoRequest> videoToStart_;  ///< started once a frame's size is known
     /// Writes the video into place now (the panel's Stop video); false when it failed.
     bool stopVideo();
     /// Says that the video was written, on stderr and in a notice.
@@ -258,9 +299,14 @@ void App::handleEvent(const SDL_Event& event) {
     const ImGuiIO& io = ImGui::GetIO();
     switch (event.type) {
         case SDL_QUIT:
-            quit_ = true;
+            requestQuit();
             break;
         case SDL_KEYDOWN:
+            // The quit dialog holds the keyboard (ImGui's modal), but for Esc, which stays.
+            if (askingToQuit_ && event.key.keysym.sym == SDLK_ESCAPE && !event.key.repeat) {
+                askingToQuit_ = false;
+                break;
+            }
             // A held key repeats only where repeating means something: N steps on, Left and
             // Right move through a replay.
             if (io.WantCaptureKeyboard || (event.key.repeat && event.key.keysym.sym != SDLK_n &&
@@ -315,10 +361,15 @@ bool App::handleViewKey(const SDL_Keysym& key) {
             screenshotRequested_ = true;
             return true;
         case SDLK_ESCAPE:
-            if (panel_.view.showHelp)
+            // Closes what is open, the latest first; then quits.
+            if (askingToQuit_)
+                askingToQuit_ = false;
+            else if (browser_)
+                browser_.reset();
+            else if (panel_.view.showHelp)
                 panel_.view.showHelp = false;
             else
-                quit_ = true;
+                requestQuit();
             return true;
         default:
             return false;
@@ -327,6 +378,16 @@ bool App::handleViewKey(const SDL_Keysym& key) {
 
 ui::PanelActions App::keyActions(const SDL_Keysym& key) const {
     ui::PanelActions actions;
+    // Ctrl+Z undoes, Ctrl+Y or Ctrl+Shift+Z redoes; no other Ctrl chord means anything here.
+    if (key.mod & KMOD_CTRL) {
+        if (key.sym == SDLK_z && (key.mod & KMOD_SHIFT))
+            actions.redo = true;
+        else if (key.sym == SDLK_z)
+            actions.undo = true;
+        else if (key.sym == SDLK_y)
+            actions.redo = true;
+        return actions;
+    }
     // Keys 1, 2, 3... pick the backends in the registry's order.
     if (key.sym >= SDLK_1 && key.sym <= SDLK_9) {
         const auto index = static_cast<std::size_t>(key.sym - SDLK_1);
@@ -397,20 +458,35 @@ void App::handleMouseMotion(const SDL_MouseMotionEvent& motion) {
     }
 }
 
-void App::apply(const ui::PanelActions& actions) {
+void App::endTrajectoryFor(std::int64_t count) {
     // A trajectory holds one school: what resizes or replaces it ends the recording first, with
     // what it recorded kept.
-    const auto endTrajectoryFor = [&](std::int64_t count) {
-        if (trajectory_ && static_cast<std::size_t>(count) != sim_->fishCount())
-            (void)stopTrajectory("the fish count changed from " +
-                                 std::to_string(sim_->fishCount()) + " to " +
-                                 std::to_string(count));
-    };
+    if (trajectory_ && static_cast<std::size_t>(count) != sim_->fishCount())
+        (void)stopTrajectory("the fish count changed from " + std::to_string(sim_->fishCount()) +
+                             " to " + std::to_string(count));
+}
+
+void App::apply(const ui::PanelActions& actions) {
+    if (actions.undo || actions.redo) undoOrRedo(actions.undo);
     if (actions.switchBackend) report(sim_->switchBackend(*actions.switchBackend));
     if (actions.density) sim_->setDensity(*actions.density);
     if (actions.newParams) {
         endTrajectoryFor(actions.newParams->fishCount);
         report(sim_->applyParams(*actions.newParams));
+    }
+    if (actions.applyPreset && actions.applyPreset->index < presets().size()) {
+        const Preset& preset = presets()[actions.applyPreset->index];
+        const SimParams scene = presetScene(preset, static_cast<std::int64_t>(sim_->fishCount()),
+                                            sim_->density(), actions.applyPreset->withItsFishCount);
+        endTrajectoryFor(scene.fishCount);
+        const Result<void> applied = sim_->applyParams(scene);
+        report(applied);
+        if (applied) {
+            panel_.followSeed(preset.params.seed);
+            panel_.followSource(preset.name);
+            panel_.showMessage("applied the preset " + preset.name + " with " +
+                               std::to_string(sim_->fishCount()) + " fish");
+        }
     }
     if (actions.loadConfigPath) {
         auto loaded = loadConfig(*actions.loadConfigPath);
@@ -419,16 +495,41 @@ void App::apply(const ui::PanelActions& actions) {
             loaded ? sim_->applyParams(*loaded) : Result<void>(fail(loaded.error()));
         report(applied);
         if (applied) {
+            // A change Undo takes back, and the parameters saved from here.
+            noteParamChange();
+            history_.markSaved();
             panel_.followSeed(loaded->seed);
             panel_.followSource(std::filesystem::path(*actions.loadConfigPath).filename().string());
             panel_.showMessage("loaded " + quote(*actions.loadConfigPath, 200));
         }
     }
+    bool saveFailed = false;
     if (actions.saveConfigPath) {
+        noteParamChange();
         const auto saved = saveConfig(*actions.saveConfigPath, sim_->params());
         report(saved);
-        if (saved) panel_.showMessage("saved " + quote(*actions.saveConfigPath, 200));
+        saveFailed = !saved;
+        if (saved) {
+            history_.markSaved();
+            panel_.showMessage("saved " + quote(*actions.saveConfigPath, 200));
+        }
     }
+    // The quit dialog: quit (after saving, when asked and it worked), or stay.
+    if (actions.quit || actions.cancelQuit) askingToQuit_ = false;
+    if (actions.quit && !saveFailed) quit_ = true;
+    if (actions.browse) {
+        auto listing = app::listFolder(actions.browse->folder, actions.browse->kind);
+        ui::PanelState::Browser shown;
+        shown.folder = actions.browse->folder;
+        if (listing)
+            shown.listing = std::move(*listing);
+        else
+            shown.error = listing.error();
+        // A folder that cannot be read keeps the last one listed, with the reason.
+        if (!listing && browser_ && browser_->listing) shown.listing = browser_->listing;
+        browser_ = std::move(shown);
+    }
+    if (actions.closeBrowser) browser_.reset();
     if (actions.togglePause) sim_->paused = !sim_->paused;
     if (actions.speed) sim_->speed = *actions.speed;
     if (actions.asFastAsItCan) sim_->asFastAsItCan = *actions.asFastAsItCan;
@@ -451,7 +552,7 @@ void App::apply(const ui::PanelActions& actions) {
         else if (auto ffmpeg = checkFfmpeg(); !ffmpeg)
             report(ffmpeg);
         else
-            videoToStart_ = {*actions.startVideoPath, "video"};
+            videoToStart_ = {*actions.startVideoPath, "video", actions.videoSceneOnly};
     }
     if (actions.stopVideo) (void)stopVideo();
     if (actions.startTrajectory) {
@@ -487,6 +588,45 @@ void App::apply(const ui::PanelActions& actions) {
         if (loaded)
             panel_.showMessage("loaded the school from " + quote(*actions.loadStatePath, 200));
     }
+    noteParamChange();
+}
+
+void App::noteParamChange() {
+    if (replay_ || sweep_.recorder().busy()) return;
+    history_.record(sim_->params(), lastSeconds_);
+}
+
+void App::undoOrRedo(bool undo) {
+    if (replay_) return;  // the live school waits as it was
+    const std::vector<std::string_view> keys = undo ? history_.keysOfUndo() : history_.keysOfRedo();
+    const std::optional<SimParams> target = undo ? history_.undo() : history_.redo();
+    if (!target) return;
+    endTrajectoryFor(target->fishCount);
+    const Result<void> applied = sim_->applyParams(*target);
+    report(applied);
+    if (!applied) {
+        (void)(undo ? history_.redo() : history_.undo());  // still where it was
+        return;
+    }
+    history_.settle(sim_->params());
+    std::string what;
+    for (const std::string_view key : keys) what.append(what.empty() ? "" : ", ").append(key);
+    panel_.showMessage((undo ? "undid the change of " : "redid the change of ") + what);
+}
+
+bool App::quitNeedsAsking() const {
+    // A run that ends by itself, one told not to ask, or one that writes its parameters when it
+    // quits (--config-out) loses nothing.
+    return !options_.noConfirmQuit && options_.frames == 0 && options_.sweepFish.empty() &&
+           options_.configOutPath.empty() && history_.changedSinceSave();
+}
+
+void App::requestQuit() {
+    if (askingToQuit_) return;  // the dialog is up: it decides
+    if (quitNeedsAsking())
+        askingToQuit_ = true;
+    else
+        quit_ = true;
 }
 
 void App::applyRecorder(const ui::PanelActions& actions) {
@@ -558,6 +698,11 @@ void App::applyReplay(const ui::PanelActions& actions) {
             const std::string from = "continuing from frame " + std::to_string(frame) + " of " +
                                      quote(replay_->path().filename().string(), 200) + " on " +
                                      sim_->backend().description();
+            // The parameters came from the file, as from a loaded config: the preset box
+            // names it, and the history starts again from them.
+            panel_.followSource(replay_->path().filename().string());
+            panel_.followSeed(sim_->params().seed);
+            history_.restart(sim_->params());
             replay_.reset();
             panel_.clearError();
             panel_.showMessage(from);
@@ -671,7 +816,8 @@ int App::run() {
             return kExitBadInput;
         }
     }
-    if (!options_.recordPath.empty()) videoToStart_ = {options_.recordPath, "--record"};
+    if (!options_.recordPath.empty())
+        videoToStart_ = {options_.recordPath, "--record", options_.recordClean};
     if (!options_.trajectoryPath.empty())
         if (auto ok =
                 startTrajectory(options_.trajectoryPath, "--trajectory", options_.trajectoryEvery);
@@ -750,12 +896,26 @@ void App::runUi(double frameSeconds) {
     ui::PanelState state = panelState(frameSeconds);
     state.params = &params;
     if (speciesMeasures_.size() == params.species.size()) state.species = speciesMeasures_;
+    state.overlayCorner = overlayCorner_;
     apply(panel_.draw(state, sweep_.recorder()));
     followTrajectory();
-    renderer_.centerShiftPixels = 0.5f * panel_.coveredLeft() * pixelScale;
-    // The tank is framed in what the panel leaves of the window (C frames it there again).
-    const float freeWidth = static_cast<float>(width_) - panel_.coveredLeft() * pixelScale;
-    camera_.setFramingAspect(freeWidth / static_cast<float>(std::max(height_, 1)));
+    layOutView(pixelScale);
+}
+
+void App::layOutView(float pixelScale) {
+    const ImGuiViewport* viewport = ImGui::GetMainViewport();
+    const app::ScreenRect window{0.0f, 0.0f, viewport->Size.x, viewport->Size.y};
+    // A clean video frames the tank in the whole window, which it records without the panel.
+    const bool clean = recordingClean();
+    const app::ScreenRect overlay = panel_.overlayRect();
+    const app::ViewLayout layout =
+        app::layOutView(window, clean ? 0.0f : panel_.coveredLeft(),
+                        clean ? glm::vec2(0.0f) : glm::vec2(overlay.width(), overlay.height()),
+                        overlayCorner_, shownParams());
+    if (!clean) overlayCorner_ = layout.overlayCorner;
+    // The tank is framed in what the panel and the overlay leave (C frames it there again).
+    app::frameIn(camera_, layout, window);
+    renderer_.centerShiftPixels = layout.centreShift * pixelScale;
 }
 
 ui::PanelState App::panelState(double frameSeconds) {
@@ -845,6 +1005,12 @@ ui::PanelState App::panelState(double frameSeconds) {
     state.realSpeed = simulatedRate_.rate();
     state.behind = !sim_->asFastAsItCan && simulatedRate_.behind(sim_->speed);
     state.notices = notices_;
+    state.canUndo = history_.canUndo() && !replay_;
+    state.canRedo = history_.canRedo() && !replay_;
+    if (state.canUndo) state.undoKeys = history_.keysOfUndo();
+    if (state.canRedo) state.redoKeys = history_.keysOfRedo();
+    state.askingToQuit = askingToQuit_;
+    state.browser = browser_;
     state.recordingVideo = video_.recording();
     state.videoFrames = video_.frames();
     return state;
@@ -917,6 +1083,14 @@ void App::render() {
     renderer_.draw(params, camera_, width_, height_, fishSource(),
                    static_cast<float>(lastSeconds_ - startSeconds_),
                    fishColoring(panel_.view.coloring(params)));
+    // A clean video takes the scene before the panel and the overlay are drawn over it.
+    startRequestedVideo();
+    if (recordingClean())
+        if (auto ok = video_.addFrame(width_, height_); !ok) {
+            printError(ok.error());
+            panel_.showError(ok.error());
+            status_ = kExitInternal;
+        }
     ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     renderTimer_.end();
@@ -925,6 +1099,22 @@ void App::render() {
     gpuRenderMsNew_ = !gpuTimes.empty();
     if (gpuRenderMsNew_) gpuRenderMs_ = gpuTimes.back();
     renderMs_ = (seconds() - start) * 1000.0;
+}
+
+void App::startRequestedVideo() {
+    if (!videoToStart_) return;
+    if (auto ok = video_.start(videoToStart_->path, videoToStart_->flag, width_, height_,
+                               options_.recordFps);
+        !ok) {
+        printError(ok.error());
+        panel_.showError(ok.error());
+        status_ = kExitInternal;
+    } else {
+        // Said on stderr, not in the window: a notice would be in the video.
+        std::cerr << "recording the video " << quote(videoToStart_->path, 200) << "\n";
+        videoClean_ = videoToStart_->clean;
+    }
+    videoToStart_.reset();
 }
 
 bool App::present() {
@@ -949,19 +1139,7 @@ bool App::present() {
             panel_.showMessage("saved the screenshot " + quote(path, 200));
         }
     }
-    if (videoToStart_) {
-        if (auto ok = video_.start(videoToStart_->path, videoToStart_->flag, width_, height_,
-                                   options_.recordFps);
-            !ok) {
-            printError(ok.error());
-            panel_.showError(ok.error());
-            status_ = kExitInternal;
-        } else {
-            panel_.showMessage("recording the video " + quote(videoToStart_->path, 200));
-        }
-        videoToStart_.reset();
-    }
-    if (video_.recording()) {
+    if (video_.recording() && !videoClean_) {
         if (auto ok = video_.addFrame(width_, height_); !ok) {
             printError(ok.error());
             panel_.showError(ok.error());

@@ -108,6 +108,9 @@ Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool check
     cli.add_option("--record-fps", options.recordFps,
                    "The video's frame rate; the simulation advances 1/FPS s per frame (default 60)")
         ->check(wholeNumber(1, 240));
+    cli.add_flag("--record-clean", options.recordClean,
+                 "The video shows the scene alone, framed in the whole frame: no panel, no "
+                 "overlay (the window still shows them)");
     cli.add_option("--replay", options.replayPath,
                    "Replay a trajectory (H5MD, as simulate --trajectory writes it): a timeline "
                    "to drag, play and pause")
@@ -125,6 +128,9 @@ Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool check
     cli.add_flag("--no-vsync", noVsync, "Do not wait for the display's refresh");
     cli.add_flag("--paused", options.startPaused, "Start paused (Space resumes)");
     cli.add_flag("--hide-ui", options.hideUi, "Start without the panel and the overlay");
+    cli.add_flag("--no-confirm-quit", options.noConfirmQuit,
+                 "Esc and closing the window quit at once, even with parameters changed since "
+                 "they were last saved or loaded (without it the app asks)");
     std::string color;
     cli.add_option("--color", color,
                    "Colour the fish by speed, heading or species (default: species when the "
@@ -214,6 +220,8 @@ Result<AppOptions> parseAppOptions(int argc, const char* const* argv, bool check
     }
     if (cli.count("--record-fps") && !cli.count("--record"))
         return fail("--record-fps needs --record FILE");
+    if (options.recordClean && !cli.count("--record"))
+        return fail("--record-clean needs --record FILE");
     if (cli.count("--record")) {
         if (!options.sweepFish.empty())
             return fail(

@@ -38,13 +38,18 @@ struct AppOptions {
     std::string configOutPath;           ///< write the parameters as a config JSON on quitting
     std::string recordPath;              ///< write the window as a video (through ffmpeg)
     int recordFps = 60;                  ///< the video's frame rate: one frame per drawn frame
-    std::string replayPath;              ///< replay this trajectory (H5MD) instead of a live school
+    /// The video shows the scene alone, framed in the whole window: no panel, no overlay.
+    bool recordClean = false;
+    std::string replayPath;  ///< replay this trajectory (H5MD) instead of a live school
     std::optional<std::int64_t> replayFrame;  ///< the replay's first frame shown (paused there)
     std::string trajectoryPath;               ///< record the school to this trajectory
     std::int64_t trajectoryEvery = 1;         ///< a trajectory frame every this many steps
     bool vsync = true;
     bool startPaused = false;
     bool hideUi = false;
+    /// Quit on Esc or the window's close without asking, even with parameters changed since
+    /// they were last saved or loaded.
+    bool noConfirmQuit = false;
     /// --color: "speed", "heading" or "species"; unset: by species when the school has species,
     /// else by speed.
     std::optional<std::string> color;

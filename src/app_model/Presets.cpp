@@ -62,11 +62,11 @@ std::span<const Preset> presets() {
         list.push_back({"100k fish",
                         "100,000 fish, the article's weights, in a tank scaled to the default "
                         "density",
-                        fixedDensityParams(100'000, articleParams())});
+                        fixedDensityParams(100'000, articleParams()), true});
         list.push_back({"1M fish",
                         "1,000,000 fish, the article's weights, in a tank scaled to the default "
                         "density",
-                        fixedDensityParams(1'000'000, articleParams())});
+                        fixedDensityParams(1'000'000, articleParams()), true});
 
         // The steering of the other source documents.
         SimParams unity;
@@ -128,10 +128,25 @@ std::span<const Preset> presets() {
                         "Couzin et al. 2002's zones, constant speed, limited turning and noise: "
                         "100 fish mill in a torus (a wider orientation zone makes them swim "
                         "in parallel)",
-                        couzin});
+                        couzin, true});
         return list;
     }();
     return all;
+}
+
+const Preset* findPreset(std::string_view name) {
+    for (const Preset& preset : presets())
+        if (preset.name == name) return &preset;
+    return nullptr;
+}
+
+SimParams presetScene(const Preset& preset, std::int64_t runningFish, Density density,
+                      bool withItsFishCount) {
+    if (withItsFishCount || runningFish == preset.params.fishCount) return preset.params;
+    if (density == Density::Fixed) return fixedDensityParams(runningFish, preset.params);
+    SimParams params = preset.params;
+    params.fishCount = runningFish;
+    return params;
 }
 
 }  // namespace fishschool

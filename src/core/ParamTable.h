@@ -78,6 +78,14 @@ struct PanelPlace {
     float (*highOf)(const SimParams&) = nullptr;
 };
 
+/// The steering modes that read a key, a bit each (steeringBit): the panel dims the controls the
+/// running steering does not read.
+using SteeringSet = std::uint8_t;
+constexpr SteeringSet steeringBit(Steering steering) {
+    return static_cast<SteeringSet>(1u << static_cast<unsigned>(steering));
+}
+inline constexpr SteeringSet kEverySteering = 0xF;
+
 /// Writes a number into its slot of the step's parameters (a STEP_* accessor of step_params.h).
 using StepSlot = void (*)(StepParamsData&, float);
 #define FISHSCHOOL_STEP_SLOT(ACCESSOR) \
@@ -99,6 +107,9 @@ struct ParamInfo {
     const char* help = "";  ///< one line: the panel's tooltip
     /// A key a species may set for its own fish (a number, an array of 3 or a name).
     bool perFish = false;
+    /// The steering modes whose step reads it (docs/model.md): couzin and vicsek replace the
+    /// weighted forces, and vicsek reads one radius.
+    SteeringSet steerings = kEverySteering;
 };
 
 /// Every config key, in the order of docs/config.md.

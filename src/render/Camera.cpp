@@ -5,6 +5,7 @@
 
 #include <glm/geometric.hpp>
 #include <glm/gtc/matrix_transform.hpp>
+#include <glm/vec4.hpp>
 
 namespace fishschool::render {
 namespace {
@@ -26,17 +27,23 @@ void OrbitCamera::fit(const glm::vec3& bounds) {
     const float radius = glm::length(bounds);
     // 2.1 radii fit the tank in the height; a framing narrower than that needs the width to
     // hold it, further away by the ratio (with a margin for the near corners' perspective).
-    const float narrow = std::max(1.0f, kNarrowMargin / framingAspect_);
+    // A part of the window shorter than the window (the overlay's rows left out) takes the
+    // tank that much smaller.
+    const float narrow = std::max(1.0f, kNarrowMargin / framingAspect_) / framingHeightShare_;
     distance_ = 2.1f * radius * narrow;
     farPlane_ = 20.0f * radius * narrow;
     bounds_ = bounds;
     framed_ = true;
 }
 
-void OrbitCamera::setFramingAspect(float aspect) {
+void OrbitCamera::setFraming(float aspect, float heightShare) {
     aspect = std::clamp(aspect, 0.1f, 10.0f);
-    if (std::abs(aspect - framingAspect_) <= 0.01f * framingAspect_) return;
+    heightShare = std::clamp(heightShare, 0.1f, 1.0f);
+    if (std::abs(aspect - framingAspect_) <= 0.01f * framingAspect_ &&
+        std::abs(heightShare - framingHeightShare_) <= 0.01f * framingHeightShare_)
+        return;
     framingAspect_ = aspect;
+    framingHeightShare_ = heightShare;
     if (framed_) fit(bounds_);
 }
 
@@ -86,10 +93,31 @@ glm::mat4 OrbitCamera::view() const {
     return glm::lookAt(eye(), target_, glm::vec3(0, 1, 0));
 }
 
-glm::mat4 OrbitCamera::projection(float aspect, float shiftX) const {
-    const glm::mat4 shift = glm::translate(glm::mat4(1.0f), glm::vec3(shiftX, 0.0f, 0.0f));
-    return shift * glm::perspective(glm::radians(kFieldOfViewDegrees), aspect,
-                                    std::max(0.1f, distance_ * 0.01f), farPlane_);
+glm::mat4 OrbitCamera::projection(float aspect, glm::vec2 shift) const {
+    const glm::mat4 lens = glm::translate(glm::mat4(1.0f), glm::vec3(shift, 0.0f));
+    return lens * glm::perspective(glm::radians(kFieldOfViewDegrees), aspect,
+                                   std::max(0.1f, distance_ * 0.01f), farPlane_);
+}
+
+glm::vec2 lensShift(glm::vec2 pixels, glm::vec2 size) {
+    return {2.0f * pixels.x / std::max(size.x, 1.0f), -2.0f * pixels.y / std::max(size.y, 1.0f)};
+}
+
+std::vector<glm::vec2> boxCornersOnScreen(const OrbitCamera& camera, const glm::vec3& bounds,
+                                          glm::vec2 size, glm::vec2 shift) {
+    const glm::mat4 viewProjection =
+        camera.projection(size.x / std::max(size.y, 1.0f), lensShift(shift, size)) * camera.view();
+    std::vector<glm::vec2> corners;
+    for (int corner = 0; corner < 8; ++corner) {
+        const glm::vec3 p((corner & 1 ? 1.0f : -1.0f) * bounds.x,
+                          (corner & 2 ? 1.0f : -1.0f) * bounds.y,
+                          (corner & 4 ? 1.0f : -1.0f) * bounds.z);
+        const glm::vec4 clip = viewProjection * glm::vec4(p, 1.0f);
+        if (clip.w <= 0.0f) continue;
+        corners.emplace_back((clip.x / clip.w + 1.0f) * 0.5f * size.x,
+                             (1.0f - clip.y / clip.w) * 0.5f * size.y);
+    }
+    return corners;
 }
 
 }  // namespace fishschool::render

@@ -1,7 +1,10 @@
 #pragma once
 
 #include <glm/mat4x4.hpp>
+#include <glm/vec2.hpp>
 #include <glm/vec3.hpp>
+
+#include <vector>
 
 namespace fishschool::render {
 
@@ -13,10 +16,11 @@ class OrbitCamera {
     void reset(const glm::vec3& bounds, bool fromAbove = false);
     /// Frames a tank of half extents `bounds` from the current angle (the tank was resized).
     void fit(const glm::vec3& bounds);
-    /// The width / height of the part of the window the tank is framed in: beside the panel,
-    /// so a narrow one (a small window) frames it from further away. A camera that framed the
-    /// tank and has not been moved since frames it again in the new shape.
-    void setFramingAspect(float aspect);
+    /// The part of the window the tank is framed in: its width / height, and its height as a
+    /// share of the window's (the overlay's rows left out). Beside the panel a narrow part (a
+    /// small window) frames it from further away. A camera that framed the tank and has not been
+    /// moved since frames it again in the new shape.
+    void setFraming(float aspect, float heightShare = 1.0f);
     /// Whether the camera still frames the tank as reset() or fit() left it (not orbited,
     /// panned or zoomed since).
     bool framed() const { return framed_; }
@@ -37,8 +41,9 @@ class OrbitCamera {
     float focalPixels(float viewportHeight) const;
     static constexpr float kFieldOfViewDegrees = 50.0f;  ///< vertical
     glm::mat4 view() const;
-    /// `shiftX` moves the picture's centre right by that fraction of the half width (lens shift).
-    glm::mat4 projection(float aspect, float shiftX = 0.0f) const;
+    /// `shift` moves the picture's centre right and up by that fraction of the half width and
+    /// height (lens shift).
+    glm::mat4 projection(float aspect, glm::vec2 shift = glm::vec2(0.0f)) const;
     float distance() const { return distance_; }
 
   private:
@@ -49,7 +54,18 @@ class OrbitCamera {
     float farPlane_ = 1000.0f;
     glm::vec3 bounds_{0.0f};
     float framingAspect_ = 16.0f / 9.0f;
+    float framingHeightShare_ = 1.0f;
     bool framed_ = false;
 };
+
+/// The lens shift of projection() that moves the picture's centre by `pixels` (x right, y down)
+/// in a window of `size` pixels.
+glm::vec2 lensShift(glm::vec2 pixels, glm::vec2 size);
+
+/// The corners of the box [-bounds, bounds] where `camera` draws them in a window of `size`
+/// (x right, y down, in the units of `size`), its picture's centre moved by `shift` in those
+/// units; the corners behind the camera are left out.
+std::vector<glm::vec2> boxCornersOnScreen(const OrbitCamera& camera, const glm::vec3& bounds,
+                                          glm::vec2 size, glm::vec2 shift);
 
 }  // namespace fishschool::render

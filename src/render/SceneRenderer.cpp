@@ -233,7 +233,7 @@ void SceneRenderer::draw(const SimParams& params, const OrbitCamera& camera, int
 
     const glm::mat4 viewProjection =
         camera.projection(static_cast<float>(width) / static_cast<float>(std::max(height, 1)),
-                          2.0f * centerShiftPixels / static_cast<float>(std::max(width, 1))) *
+                          lensShift(centerShiftPixels, glm::vec2(width, height))) *
         camera.view();
     const glm::vec3 eye = camera.eye();
     const float fogDensity = 0.7f / glm::length(params.bounds) / 2.0f;

@@ -64,8 +64,9 @@ class SceneRenderer {
     /// levelPixels[1] the low-poly one, a smaller one two darts. Below about 24 pixels the full
     /// mesh's facets are under a pixel each, so the low-poly one looks the same there.
     std::array<float, 2> levelPixels = {9.0f, 6.0f};
-    /// Pixels by which the tank's picture moves right, so that a panel on the left hides less.
-    float centerShiftPixels = 0.0f;
+    /// Pixels by which the picture's centre moves (x right, y down), to the middle of the part
+    /// of the window that the panel and the overlay leave.
+    glm::vec2 centerShiftPixels{0.0f};
 
   private:
     struct MeshBuffer {

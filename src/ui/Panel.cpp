@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "app_model/Readouts.h"
 #include "backends/BackendRegistry.h"
 #include "core/Messages.h"
 #include "core/ParamTable.h"
@@ -88,6 +89,10 @@ void drawSpeciesLegend(const SimParams& params, const std::vector<SpeciesMeasure
     }
 }
 
+/// The measure that is a share of the fish, shown as a percentage.
+const SchoolMeasure* const kLargestGroupShare =
+    &kSchoolMeasures[schoolMeasureIndex("largest_group_share")];
+
 /// The overlay's widest, in font sizes: its lines of figures, with the longer notes wrapped.
 constexpr float kOverlayWidthEms = 32.0f;
 
@@ -110,9 +115,12 @@ void Panel::showMessage(std::string message) {
 
 PanelActions Panel::draw(const PanelState& state, const FpsRecorder& recorder) {
     PanelActions actions;
+    overlayRect_ = {};
     if (view.showOverlay) drawOverlay(state);
     drawNotices();
     if (view.showHelp) drawHelp();
+    drawQuitDialog(state.askingToQuit, actions);
+    if (state.browser) drawBrowser(*state.browser, actions);
     coveredLeft_ = 0.0f;
     if (!view.showPanel) return actions;
 
@@ -201,6 +209,7 @@ PanelActions Panel::draw(const PanelState& state, const FpsRecorder& recorder) {
     sameLineIfFits(buttonWidth("Help (F1)"), rowRight_);
     if (ImGui::Button("Help (F1)")) view.showHelp = !view.showHelp;
     tip("Every key and mouse action.");
+    drawUndoRedo(state, actions);
 
     // The clock: simulated time, its speed, and a jump ahead.
     static constexpr double kSpeeds[] = {0.25, 0.5, 1.0, 2.0, 4.0, 8.0};
@@ -249,6 +258,7 @@ PanelActions Panel::draw(const PanelState& state, const FpsRecorder& recorder) {
     drawParameters(state, actions);
     drawRecorder(state, recorder, actions);
     ImGui::PopItemWidth();
+    widgets_.noteWindow("FishSchool");
     const float left = ImGui::GetWindowPos().x - ImGui::GetMainViewport()->WorkPos.x;
     if (left < 40.0f && !ImGui::IsWindowCollapsed()) coveredLeft_ = left + ImGui::GetWindowWidth();
     ImGui::End();
@@ -256,17 +266,25 @@ PanelActions Panel::draw(const PanelState& state, const FpsRecorder& recorder) {
 }
 
 void Panel::drawOverlay(const PanelState& state) {
-    // At the top right, never under the panel: as wide as the window leaves beside it (at most
-    // its natural width), its lines wrapped within that.
+    // In a corner beside the panel (the app picks the one that covers the least of the tank),
+    // never under it: as wide as the window leaves beside it (at most its natural width), its
+    // lines wrapped within that.
     const ImGuiViewport* viewport = ImGui::GetMainViewport();
     const ImGuiStyle& style = ImGui::GetStyle();
-    const float freeWidth = viewport->WorkSize.x - coveredLeft_ - 20.0f;
+    const app::ScreenRect window{viewport->WorkPos.x, viewport->WorkPos.y,
+                                 viewport->WorkPos.x + viewport->WorkSize.x,
+                                 viewport->WorkPos.y + viewport->WorkSize.y};
+    const app::ScreenRect free = app::besideThePanel(window, window.x0 + coveredLeft_);
     const float maxWidth =
-        std::clamp(freeWidth, 8.0f * ImGui::GetFontSize(), kOverlayWidthEms * ImGui::GetFontSize());
+        std::clamp(free.width() - 2.0f * app::kLayoutMargin, 8.0f * ImGui::GetFontSize(),
+                   kOverlayWidthEms * ImGui::GetFontSize());
     const float graphWidth = std::min(300.0f, maxWidth - 2.0f * style.WindowPadding.x);
+    const app::Corner corner = state.overlayCorner;
+    const bool right = app::atRight(corner), top = app::atTop(corner);
     ImGui::SetNextWindowPos(
-        ImVec2(viewport->WorkPos.x + viewport->WorkSize.x - 10, viewport->WorkPos.y + 10),
-        ImGuiCond_Always, ImVec2(1.0f, 0.0f));
+        ImVec2(right ? free.x1 - app::kLayoutMargin : free.x0 + app::kLayoutMargin,
+               top ? free.y0 + app::kLayoutMargin : free.y1 - app::kLayoutMargin),
+        ImGuiCond_Always, ImVec2(right ? 1.0f : 0.0f, top ? 0.0f : 1.0f));
     ImGui::SetNextWindowSizeConstraints(ImVec2(0.0f, 0.0f), ImVec2(maxWidth, FLT_MAX));
     ImGui::SetNextWindowBgAlpha(0.45f);
     ImGui::Begin("Overlay", nullptr,
@@ -274,16 +292,66 @@ void Panel::drawOverlay(const PanelState& state) {
                      ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
                      ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove);
     ImGui::PushTextWrapPos(maxWidth - style.WindowPadding.x);
-    if (state.replay) drawReplayOverlay(*state.replay);
-    ImGui::Text("%.1f FPS   frame %.2f ms", state.fps, state.frameMs);
+    const bool details = view.overlayDetails;
+    if (state.replay) drawReplayOverlay(*state.replay, details);
+    // What a user reads at a glance: the frame rate, the school, where it runs, what a step
+    // and a frame cost and the speed asked for and got. The rest is one click away.
+    ImGui::Text("%.1f FPS   %zu fish   %s", state.fps, state.fishCount,
+                state.backendDescription.c_str());
+    ImGui::SameLine();
+    if (ImGui::SmallButton(details ? "less" : "more")) view.overlayDetails = !details;
+    widgets_.noteRect("overlay details");
+    tip(details ? "Hide the details: only the speed lines stay."
+                : "Show the details: render time, levels of detail, the school's measures, the "
+                  "colour legend and a plot of frame times.");
     // While paused no step runs: the last one's time would read as this frame's.
     const bool stepping = !state.paused || state.fastForwardLeft > 0.0;
-    char simulation[48] = "simulation paused";
-    if (stepping)
-        std::snprintf(simulation, sizeof simulation, "simulation %.2f ms", state.simulationMs);
-    ImGui::Text("%s   render %.2f ms%s", simulation, state.renderMs,
-                state.renderOnGpu ? " (GPU)" : "");
-    ImGui::Text("%zu fish   %s", state.fishCount, state.backendDescription.c_str());
+    char step[48] = "paused";
+    if (state.replay)
+        std::snprintf(step, sizeof step, "replay");
+    else if (stepping)
+        std::snprintf(step, sizeof step, "step %.2f ms", state.simulationMs);
+    std::string rate;
+    if (!state.replay) {
+        // The speed asked for, and the one the machine gives, measured.
+        if (state.fastForwardLeft > 0.0)
+            rate = "fast-forward";
+        else if (state.asFastAsItCan)
+            rate = "as fast as it can";
+        else if (!state.paused)
+            rate.append("x").append(formatSpeed(state.speed)).append(" asked");
+        if (stepping && state.realSpeed) {
+            rate.append(rate.empty() ? "x" : ", x");
+            rate.append(formatSpeed(*state.realSpeed));
+            rate.append(" real");
+        }
+    }
+    // Behind, the speed is orange: the overlay keeps its lines, and the tank its place.
+    const bool behind = state.behind && stepping && !state.replay;
+    ImGui::Text("%s  frame %.2f ms%s", step, state.frameMs, rate.empty() ? "" : "  ");
+    if (!rate.empty()) {
+        ImGui::SameLine(0.0f, 0.0f);
+        ImGui::TextColored(
+            behind ? ImVec4(1.0f, 0.7f, 0.3f, 1.0f) : ImGui::GetStyleColorVec4(ImGuiCol_Text), "%s",
+            rate.c_str());
+        if (behind)
+            tip("Behind: the steps take longer than the time asked for (fewer fish, grid, or a "
+                "faster backend help).");
+    }
+    if (state.recordingTrajectory)
+        ImGui::Text("recording %s: %zu frames", state.recordingTrajectory->path.c_str(),
+                    state.recordingTrajectory->frames);
+    if (details) drawOverlayDetails(state, graphWidth, stepping);
+    ImGui::PopTextWrapPos();
+    widgets_.noteWindow("Overlay");
+    const ImVec2 at = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    overlayRect_ = {at.x, at.y, at.x + size.x, at.y + size.y};
+    ImGui::End();
+}
+
+void Panel::drawOverlayDetails(const PanelState& state, float graphWidth, bool stepping) {
+    ImGui::Separator();
+    ImGui::Text("render %.2f ms%s", state.renderMs, state.renderOnGpu ? " (GPU)" : "");
     if (state.fishPerLevel) {
         const FishPerLevel& drawn = *state.fishPerLevel;
         ImGui::Text("drawn: %s %llu  %s %llu  %s %llu   %.2fM triangles", kDrawLevelNames[0],
@@ -293,23 +361,7 @@ void Panel::drawOverlay(const PanelState& state) {
                     static_cast<double>(state.triangles) * 1e-6);
     }
     if (!state.replay) {
-        // The speed asked for, and the one the machine gives, measured.
-        const char* asked = state.paused && state.fastForwardLeft <= 0.0 ? "paused"
-                            : state.fastForwardLeft > 0.0                ? "fast-forward"
-                            : state.asFastAsItCan                        ? "as fast as it can"
-                                                                         : nullptr;
-        char askedSpeed[32], real[48] = "";
-        if (!asked) {
-            std::snprintf(askedSpeed, sizeof askedSpeed, "x%s asked",
-                          formatSpeed(state.speed).c_str());
-            asked = askedSpeed;
-        }
-        if (stepping && state.realSpeed)
-            std::snprintf(real, sizeof real, "   x%s real", formatSpeed(*state.realSpeed).c_str());
-        char clock[128];
-        std::snprintf(clock, sizeof clock, "t = %.1f s   %s%s", state.simulatedSeconds, asked,
-                      real);
-        ImGui::TextUnformatted(clock);
+        ImGui::Text("t = %.1f s", state.simulatedSeconds);
         if (state.behind && stepping) {
             ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.7f, 0.3f, 1.0f));
             ImGui::TextUnformatted(
@@ -318,9 +370,6 @@ void Panel::drawOverlay(const PanelState& state) {
             ImGui::PopStyleColor();
         }
     }
-    if (state.recordingTrajectory)
-        ImGui::Text("recording %s: %zu frames", state.recordingTrajectory->path.c_str(),
-                    state.recordingTrajectory->frames);
     if (!state.notices.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
         for (const std::string& notice : state.notices) ImGui::TextUnformatted(notice.c_str());
@@ -331,8 +380,8 @@ void Panel::drawOverlay(const PanelState& state) {
                     state.metrics->milling);
         ImGui::Text("nearest neighbour %.2f m   neighbours %.1f",
                     state.metrics->meanNearestNeighborDistance, state.metrics->meanNeighbors);
-        ImGui::Text("groups %.0f   largest group %.0f%%", state.metrics->groups,
-                    100.0 * state.metrics->largestGroupShare);
+        ImGui::Text("groups %.0f   largest group %s", state.metrics->groups,
+                    app::formatPercent(state.metrics->largestGroupShare).c_str());
     }
     if (state.params) {
         const FishColor coloring = view.coloring(*state.params);
@@ -352,15 +401,14 @@ void Panel::drawOverlay(const PanelState& state) {
         }
     }
     if (!state.frameHistoryMs.empty()) {
-        const float peak =
-            *std::max_element(state.frameHistoryMs.begin(), state.frameHistoryMs.end());
+        // Scaled to the recent frames: a slow first frame would flatten the rest for minutes.
+        const float top = app::frameTimeScale(state.frameHistoryMs);
+        char title[48];
+        std::snprintf(title, sizeof title, "frame ms, 0 to %.3g", top);
         ImGui::PlotLines("##frames", state.frameHistoryMs.data(),
-                         static_cast<int>(state.frameHistoryMs.size()), 0, "frame ms", 0.0f,
-                         std::max(peak * 1.2f, 20.0f), ImVec2(graphWidth, 50));
+                         static_cast<int>(state.frameHistoryMs.size()), 0, title, 0.0f, top,
+                         ImVec2(graphWidth, 50));
     }
-    ImGui::PopTextWrapPos();
-    widgets_.noteWindow("Overlay");
-    ImGui::End();
 }
 
 void Panel::addMeasures(double seconds, const SchoolMetrics& metrics) {
@@ -458,6 +506,10 @@ void Panel::drawPlots(const PanelState& state) {
         } else if (std::isnan(value(*current))) {
             ImGui::Text("%s: none", measure.label);
             ImGui::TextDisabled("0 to %.3g, %.0f s", high, t1 - t0);
+        } else if (&measure == kLargestGroupShare) {
+            // A share: 0.996 reads 99.6%, never 1.00 as if every fish were in the group.
+            ImGui::Text("%s %s", measure.label, app::formatPercent(value(*current)).c_str());
+            ImGui::TextDisabled("0 to 100%%, %.0f s", t1 - t0);
         } else {
             ImGui::Text("%s %.2f%s", measure.label, value(*current), unit.c_str());
             ImGui::TextDisabled("0 to %.3g, %.0f s", high, t1 - t0);
@@ -479,9 +531,12 @@ void Panel::drawNotices() {
     const float freeWidth = viewport->WorkSize.x - covered;
     const float maxWidth =
         std::max(std::min(viewport->WorkSize.x * 0.6f, freeWidth - 20.0f), 60.0f);
-    ImGui::SetNextWindowPos(
-        ImVec2(freeLeft + freeWidth * 0.5f, viewport->WorkPos.y + viewport->WorkSize.y - 20.0f),
-        ImGuiCond_Always, ImVec2(0.5f, 1.0f));
+    // Above an overlay at the bottom, which would hide its middle in a small window.
+    float bottom = viewport->WorkPos.y + viewport->WorkSize.y - 20.0f;
+    if (!overlayRect_.empty() && overlayRect_.centre().y > viewport->GetCenter().y)
+        bottom = std::min(bottom, overlayRect_.y0 - app::kLayoutMargin);
+    ImGui::SetNextWindowPos(ImVec2(freeLeft + freeWidth * 0.5f, bottom), ImGuiCond_Always,
+                            ImVec2(0.5f, 1.0f));
     ImGui::SetNextWindowSizeConstraints(ImVec2(0.0f, 0.0f), ImVec2(maxWidth, FLT_MAX));
     ImGui::SetNextWindowBgAlpha(0.85f);
     ImGui::Begin("Notices", nullptr,
@@ -544,9 +599,11 @@ void Panel::drawHelp() {
         {"replay: Left / Right", "one frame back / on (held, it keeps going)"},
         {"replay: Home / End", "the first / the last frame"},
         {"replay: [ / ]", "slower / faster (x1/8 to x8)"},
-        {"Esc", "close this help, else quit"},
+        {"Ctrl+Z / Ctrl+Y", "undo / redo a change of parameters (Ctrl+Shift+Z redoes too)"},
+        {"Esc", "close the dialog, browser or help; else quit (asking if the parameters changed)"},
         {"hover a control", "what it does"},
         {"Ctrl+click a slider", "type a value; Enter or a click elsewhere applies it"},
+        {"right-click a control", "reset it to its default"},
     };
     if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
         for (const auto& row : kRows) {

@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "Widgets.h"
+#include "app_model/FolderListing.h"
 #include "app_model/FpsRecorder.h"
+#include "app_model/ScreenLayout.h"
 #include "core/Backend.h"
 #include "fishschool/Metrics.h"
 #include "fishschool/SimParams.h"
@@ -58,8 +60,25 @@ struct PanelState {
     bool behind = false;
     bool asFastAsItCan = false;
     double fastForwardLeft = 0.0;  ///< simulated seconds a fast-forward has still to run
-    /// Lines the overlay adds in grey, e.g. why the app chose a lighter default on software GL.
+    /// Lines the overlay's details add in grey, e.g. why the app chose a lighter default on
+    /// software GL.
     std::vector<std::string> notices;
+    /// Where the overlay sits: the corner beside the panel that covers the least of the tank.
+    app::Corner overlayCorner = app::Corner::TopRight;
+    /// What Undo and Redo would take back or make again: the keys of that change (empty when
+    /// there is none).
+    std::vector<std::string_view> undoKeys, redoKeys;
+    bool canUndo = false, canRedo = false;
+    /// The user asked to quit with parameters changed since they were last saved or loaded:
+    /// the panel asks whether to save them.
+    bool askingToQuit = false;
+    /// The folder the file browser shows, as the app read it, or why it could not.
+    struct Browser {
+        std::optional<app::FolderListing> listing;
+        std::string folder;  ///< asked for
+        std::string error;
+    };
+    std::optional<Browser> browser;
     bool recordingVideo = false;
     long long videoFrames = 0;
     /// A recording being replayed: the app shows its frames instead of the live school.
@@ -104,11 +123,29 @@ struct PanelActions {
     /// Replace the parameters with a config file's (the seed field follows: Panel::followSeed).
     std::optional<std::string> loadConfigPath;
     std::optional<std::string> saveConfigPath;  ///< write the running parameters as a config
-    std::optional<double> speed;                ///< simulated seconds per wall second
+    bool undo = false;  ///< back to the parameters before the last change (Ctrl+Z)
+    bool redo = false;  ///< the change undone, again (Ctrl+Y)
+    /// Apply preset `index` of presets(), with its own fish count or with the running one.
+    struct PresetRequest {
+        std::size_t index = 0;
+        bool withItsFishCount = false;
+    };
+    std::optional<PresetRequest> applyPreset;
+    bool quit = false;        ///< quit now, the changes unsaved (asked in the quit dialog)
+    bool cancelQuit = false;  ///< stay (the quit dialog's Cancel, or Esc)
+    /// Show this folder's files of this kind in the file browser.
+    struct BrowseRequest {
+        std::string folder;
+        app::FileKind kind = app::FileKind::Config;
+    };
+    std::optional<BrowseRequest> browse;
+    bool closeBrowser = false;
+    std::optional<double> speed;  ///< simulated seconds per wall second
     std::optional<bool> asFastAsItCan;
     std::optional<double> fastForwardSeconds;  ///< run this much simulated time at once
     bool cancelFastForward = false;
     std::optional<std::string> startVideoPath;  ///< record the window as a video
+    bool videoSceneOnly = false;                ///< that video without the panel and overlay
     bool stopVideo = false;
     /// Record the school to a trajectory (H5MD) every this many steps.
     struct TrajectoryRequest {
@@ -164,6 +201,9 @@ struct ViewSettings {
     CameraFollow follow = CameraFollow::Off;
     bool showPanel = true;
     bool showOverlay = true;
+    /// The overlay's details (render time, levels of detail, measures, legend, frame plot), or
+    /// only its lines of speed.
+    bool overlayDetails = false;
     bool showHelp = false;
 };
 
@@ -192,6 +232,13 @@ class Panel {
     }
     /// What the preset box shows: the preset picked in it, else where the parameters came from.
     std::string presetBoxLabel() const;
+    /// The path field a file picked in the browser goes to.
+    enum class PathField { Config, School, Recording };
+    /// The text of a path field, e.g. after a file was picked in the browser.
+    std::string pathField(PathField field) const;
+    /// Whether the control `label` was drawn dimmed in the last frame (the running steering
+    /// does not read its key).
+    bool controlDimmed(const std::string& label) const { return widgets_.dimmed(label); }
     /// The widest the panel grows in a window `windowWidth` pixels wide: 40% of it, at most 43
     /// font sizes (its natural width in a large window), so that a small window keeps most of
     /// its width for the tank and the overlay.
@@ -201,6 +248,8 @@ class Panel {
     /// Pixels from the left edge that the panel covered in the last frame (0 when hidden or
     /// moved away from the left edge).
     float coveredLeft() const { return coveredLeft_; }
+    /// Where the overlay was drawn in the last frame; empty when it was not.
+    app::ScreenRect overlayRect() const { return overlayRect_; }
     /// Adds a measure of the school at simulated time `seconds` to the plots, which keep the
     /// last kPlotSeconds; a time earlier than the last (a new school) starts them again.
     void addMeasures(double seconds, const SchoolMetrics& metrics);
@@ -221,9 +270,22 @@ class Panel {
 
   private:
     void drawOverlay(const PanelState& state);
+    /// The overlay's details, under its lines of speed.
+    void drawOverlayDetails(const PanelState& state, float graphWidth, bool stepping);
     /// The error and the latest notice, at the bottom centre of the window.
     void drawNotices();
     void drawHelp();
+    /// The dialog that asks before changed parameters are lost: save them, quit without, or
+    /// stay.
+    void drawQuitDialog(bool asking, PanelActions& actions);
+    /// A path field with its Browse button, which opens the browser on the field's folder.
+    void pathFieldWithBrowse(const char* label, char* text, std::size_t size, PathField field,
+                             app::FileKind kind, PanelActions& actions, const char* help);
+    /// The file browser's window: the folder's subfolders and files; a file picked goes to the
+    /// field that opened it.
+    void drawBrowser(const PanelState::Browser& browser, PanelActions& actions);
+    /// Undo and Redo, with what they would change in their tooltips.
+    void drawUndoRedo(const PanelState& state, PanelActions& actions);
     /// The live measures, or a replay's with the shown frame's time marked.
     void drawPlots(const PanelState& state);
     /// The parameters, a section each (PanelParameters.cpp); each section's function returns
@@ -248,8 +310,9 @@ class Panel {
     void drawReplay(const PanelState::Replay& replay, PanelActions& actions);
     /// Opening a recording and recording a trajectory (PanelReplay.cpp).
     void drawTrajectoryFiles(const PanelState& state, PanelActions& actions);
-    /// The overlay's lines of a replay.
-    void drawReplayOverlay(const PanelState::Replay& replay);
+    /// The overlay's lines of a replay: its file and frame, and with `details` its time, play
+    /// and cache.
+    void drawReplayOverlay(const PanelState::Replay& replay, bool details);
     /// The steering of the other sources: minimum speed, steering and combination modes,
     /// avoidance by rays, leaders and predators.
     bool drawSteering(SimParams& edited);
@@ -263,6 +326,7 @@ class Panel {
     Widgets widgets_;
     std::string error_;
     float coveredLeft_ = 0.0f;
+    app::ScreenRect overlayRect_;
     float rowRight_ = 0.0f;  ///< the screen x where the panel's rows wrap, this frame
     std::string message_;
     double messageUntil_ = 0.0;  ///< ImGui time at which the notice fades
@@ -272,6 +336,7 @@ class Panel {
     char statePath_[256] = "school.csv";
     char csvPath_[256] = "fps.csv";
     char videoPath_[256] = "fishschool.mp4";
+    bool videoSceneOnly_ = false;
     char recordingPath_[256] = "school.h5";       ///< the recording to open
     char trajectoryPath_[256] = "school.h5";      ///< where Record trajectory writes
     std::array<char, 32> trajectoryEveryText_{};  ///< its every-N-steps field
@@ -284,7 +349,9 @@ class Panel {
     /// Per species: the text of its name and count fields.
     std::vector<std::array<char, 72>> speciesNameText_;
     std::vector<std::array<char, 32>> speciesCountText_;
+    PathField browsing_ = PathField::Config;  ///< the field the browser fills
     int presetIndex_ = 0;
+    bool presetFishCount_ = false;        ///< apply the preset with its own fish count
     std::string sourceName_ = "Default";  ///< the preset or file the parameters came from
     bool presetPicked_ = false;           ///< a preset was picked in the box since
 };

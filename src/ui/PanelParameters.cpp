@@ -10,6 +10,7 @@
 #include "Panel.h"
 #include "app_model/AppLimits.h"
 #include "app_model/Presets.h"
+#include "app_model/SteeringReads.h"
 #include "core/ParamTable.h"
 #include "core/Scenario.h"
 #include "io/TextInput.h"
@@ -19,12 +20,19 @@ namespace fishschool::ui {
 template <class DrawCustom>
 bool Panel::drawKeys(const char* section, SimParams& edited, DrawCustom&& drawCustom) {
     bool changed = false;
+    // The keys the running steering does not read are dimmed, the reason in their tooltips.
+    const std::string note = app::unreadNote(edited);
     for (const ParamInfo& info : paramTable()) {
         if (std::string_view(info.panel.section) != section) continue;
-        if (info.panel.widget == Widget::Table)
-            changed |= widgets_.param(info, edited);
-        else if (info.panel.widget == Widget::Custom)
+        const bool read = app::steeringReads(edited, info);
+        if (info.panel.widget == Widget::Table) {
+            changed |= widgets_.param(info, edited, read ? nullptr : note.c_str());
+        } else if (info.panel.widget == Widget::Custom) {
+            if (!read) ImGui::PushStyleVar(ImGuiStyleVar_Alpha, ImGui::GetStyle().Alpha * 0.45f);
             changed |= drawCustom(info);
+            if (!read) ImGui::PopStyleVar();
+            widgets_.noteDimmed(info.panel.label, !read);
+        }
     }
     return changed;
 }
@@ -50,8 +58,9 @@ bool Panel::drawSchool(const PanelState& state, SimParams& edited, PanelActions&
         int fish = static_cast<int>(std::min<std::int64_t>(edited.fishCount, kMaxAppFishCount));
         // With species the count is their sum: a new one is shared among them (setFishCount), so
         // that the counts still add up.
-        if (ImGui::SliderInt(info.panel.label, &fish, 0, static_cast<int>(kMaxAppFishCount), "%d",
-                             ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp)) {
+        if (widgets_.sliderInt(info.panel.label, &fish, 0, static_cast<int>(kMaxAppFishCount), "%d",
+                               ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp,
+                               static_cast<int>(SimParams{}.fishCount))) {
             setFishCount(edited, fish);
             fishChanged = true;
         }
@@ -88,30 +97,48 @@ bool Panel::drawSchool(const PanelState& state, SimParams& edited, PanelActions&
     ImGui::TextUnformatted("Presets");
     const auto all = presets();
     presetIndex_ = std::clamp(presetIndex_, 0, static_cast<int>(all.size()) - 1);
-    if (ImGui::BeginCombo("##preset", presetBoxLabel().c_str())) {
+    const bool open = ImGui::BeginCombo("##preset", presetBoxLabel().c_str());
+    widgets_.noteRect("preset box");
+    if (open) {
         for (std::size_t p = 0; p < all.size(); ++p) {
             if (ImGui::Selectable(all[p].name.c_str(),
                                   presetPicked_ && static_cast<int>(p) == presetIndex_)) {
                 presetIndex_ = static_cast<int>(p);
                 presetPicked_ = true;
+                // A preset whose count is what it shows comes with it, unless unticked.
+                presetFishCount_ = all[p].ownFishCount;
             }
+            widgets_.noteRect("preset " + all[p].name);
             tip(all[p].description.c_str());
         }
         ImGui::EndCombo();
     }
     tip("A starting point: hover an entry for what it shows.");
-    ImGui::SameLine();
-    ImGui::BeginDisabled(!presetPicked_ && sourceName_ != all.front().name);
+    // Apply applies the preset the box names: one picked there, or the one applied last.
+    const Preset* named =
+        presetPicked_ ? &all[static_cast<std::size_t>(presetIndex_)] : findPreset(sourceName_);
+    sameLineIfFits(buttonWidth("Apply preset"), rowRight_);
+    ImGui::BeginDisabled(named == nullptr);
     const bool apply = ImGui::Button("Apply preset");
     ImGui::EndDisabled();
     widgets_.noteRect("Apply preset");
-    if (apply) {
-        edited = all[static_cast<std::size_t>(presetIndex_)].params;
-        sourceName_ = all[static_cast<std::size_t>(presetIndex_)].name;
-        resetSeed_ = edited.seed;
-        changed = true;
+    tip("Replace every parameter with the preset's; the school keeps swimming, and its fish "
+        "count unless \"its fish count\" is ticked.");
+    const std::string ownCount =
+        named ? "its fish count (" + std::to_string(named->params.fishCount) + ")###presetfish"
+              : std::string("its fish count###presetfish");
+    sameLineIfFits(ImGui::GetFrameHeight() +
+                       ImGui::CalcTextSize(ownCount.c_str(), nullptr, true).x +
+                       ImGui::GetStyle().ItemInnerSpacing.x,
+                   rowRight_);
+    ImGui::Checkbox(ownCount.c_str(), &presetFishCount_);
+    widgets_.noteRect("its fish count");
+    tip("Ticked: the preset's own fish count too. Unticked: the school keeps its count (at "
+        "\"keep the density\" the preset's tank grows or shrinks to hold it).");
+    if (apply && named) {
+        actions.applyPreset = PanelActions::PresetRequest{
+            static_cast<std::size_t>(named - all.data()), presetFishCount_};
     }
-    tip("Replace every parameter with the preset's; the school keeps swimming.");
     return changed;
 }
 
@@ -147,8 +174,12 @@ bool Panel::drawTargetAndAvoidance(SimParams& edited) {
         if (std::string_view(info.key) != "target") return false;
         // Anywhere in the tank, whatever its size.
         const float reach = std::max({edited.bounds.x, edited.bounds.y, edited.bounds.z});
-        return widgets_.sliderFloat3(info.panel.label, &edited.target.x, -reach, reach, info.help,
-                                     "%.1f");
+        static const SimParams kDefaults;
+        const std::string help = app::steeringReads(edited, info)
+                                     ? std::string(info.help)
+                                     : std::string(info.help) + " " + app::unreadNote(edited);
+        return widgets_.sliderFloat3(info.panel.label, &edited.target.x, -reach, reach,
+                                     help.c_str(), "%.1f", 0, &kDefaults.target.x);
     });
 }
 
@@ -183,8 +214,10 @@ void Panel::drawView(const PanelState& state) {
 
 void Panel::drawFiles(const PanelState& state, PanelActions& actions) {
     if (!widgets_.section("Files")) return;
-    ImGui::InputText("config", configPath_, sizeof configPath_);
-    tip("A config JSON: every parameter (docs/config.md).");
+    pathFieldWithBrowse("config", configPath_, sizeof configPath_, PathField::Config,
+                        app::FileKind::Config, actions,
+                        "A config JSON: every parameter (docs/config.md). Type a path, or "
+                        "Browse.");
     if (ImGui::Button("Load config")) actions.loadConfigPath = configPath_;
     widgets_.noteRect("Load config");
     tip("Replace the parameters with the file's; the school keeps swimming.");
@@ -192,8 +225,10 @@ void Panel::drawFiles(const PanelState& state, PanelActions& actions) {
     if (ImGui::Button("Save config")) actions.saveConfigPath = configPath_;
     widgets_.noteRect("Save config");
     tip("Write the running parameters to the config file.");
-    ImGui::InputText("school", statePath_, sizeof statePath_);
-    tip("The school itself, as a state CSV: positions and velocities of every fish.");
+    pathFieldWithBrowse("school", statePath_, sizeof statePath_, PathField::School,
+                        app::FileKind::State, actions,
+                        "The school itself, as a state CSV: positions and velocities of every "
+                        "fish. Type a path, or Browse.");
     if (ImGui::Button("Load school")) actions.loadStatePath = statePath_;
     tip("Replace the school with the file's, whatever its size.");
     ImGui::SameLine();
@@ -202,9 +237,16 @@ void Panel::drawFiles(const PanelState& state, PanelActions& actions) {
     ImGui::InputText("video", videoPath_, sizeof videoPath_);
     tip("Where Record video writes the window, as a video ffmpeg can write (.mp4).");
     if (!state.recordingVideo) {
-        if (ImGui::Button("Record video")) actions.startVideoPath = videoPath_;
+        if (ImGui::Button("Record video")) {
+            actions.startVideoPath = videoPath_;
+            actions.videoSceneOnly = videoSceneOnly_;
+        }
         tip("Record the window, one video frame per drawn frame at a fixed rate; the "
             "simulation then advances one video frame's time per frame.");
+        ImGui::SameLine();
+        ImGui::Checkbox("scene only", &videoSceneOnly_);
+        tip("The video shows the tank alone, framed in the whole frame: no panel, no overlay "
+            "(as --record-clean). The window still shows them.");
     } else {
         if (ImGui::Button("Stop video")) actions.stopVideo = true;
         tip("Finish the video and write it.");
@@ -224,13 +266,15 @@ bool Panel::drawSteering(SimParams& edited) {
         std::int64_t& count = leaders ? edited.leaders : edited.predators;
         std::int64_t& other = leaders ? edited.predators : edited.leaders;
         int shown = static_cast<int>(std::min<std::int64_t>(count, most));
-        const bool changed =
-            ImGui::SliderInt(info.panel.label, &shown, 0, most, "%d", ImGuiSliderFlags_AlwaysClamp);
+        const bool changed = widgets_.sliderInt(info.panel.label, &shown, 0, most, "%d",
+                                                ImGuiSliderFlags_AlwaysClamp, 0);
         if (changed) {
             count = shown;
             other = std::min<std::int64_t>(other, edited.fishCount - shown);
         }
-        tip(info.help);
+        tip(app::steeringReads(edited, info)
+                ? info.help
+                : (std::string(info.help) + " " + app::unreadNote(edited)).c_str());
         return changed;
     });
 }
@@ -246,13 +290,16 @@ bool Panel::drawRocks(SimParams& edited) {
         if (ImGui::SmallButton("remove")) removeIndex = static_cast<int>(r);
         tip("Remove this rock.");
         const float reach = std::max({edited.bounds.x, edited.bounds.y, edited.bounds.z});
-        changed |=
-            widgets_.sliderFloat3("center", &rock.center.x, -reach, reach,
-                                  "The rock's centre; fish it lands on are moved out.", "%.1f");
+        // The default scene's rock of this number, where it has one.
+        static const SimParams kDefaults;
+        const Rock* initial = r < kDefaults.rocks.size() ? &kDefaults.rocks[r] : nullptr;
+        changed |= widgets_.sliderFloat3("center", &rock.center.x, -reach, reach,
+                                         "The rock's centre; fish it lands on are moved out.",
+                                         "%.1f", 0, initial ? &initial->center.x : nullptr);
         changed |= widgets_.sliderFloat("radius", &rock.radius, 0.1f, reach,
                                         "The rock's radius; a rock keeps a step's gap to the "
                                         "walls and the other rocks.",
-                                        "%.2f");
+                                        "%.2f", 0, initial ? &initial->radius : nullptr);
         widgets_.noteRect("rocks[" + std::to_string(r) + "].radius");
         ImGui::PopID();
     }

@@ -82,9 +82,10 @@ void Panel::drawReplay(const PanelState::Replay& replay, PanelActions& actions) 
 }
 
 void Panel::drawTrajectoryFiles(const PanelState& state, PanelActions& actions) {
-    ImGui::InputText("recording", recordingPath_, sizeof recordingPath_);
-    tip("A trajectory (H5MD, .h5), as fishschool-cli simulate --trajectory or Record trajectory "
-        "writes it.");
+    pathFieldWithBrowse("recording", recordingPath_, sizeof recordingPath_, PathField::Recording,
+                        app::FileKind::Trajectory, actions,
+                        "A trajectory (H5MD, .h5), as fishschool-cli simulate --trajectory or "
+                        "Record trajectory writes it. Type a path, or Browse.");
     if (ImGui::Button("Open recording")) actions.openRecordingPath = recordingPath_;
     widgets_.noteRect("Open recording");
     tip("Replay the file: a timeline to drag, play and pause, its measures.");
@@ -117,12 +118,13 @@ void Panel::drawTrajectoryFiles(const PanelState& state, PanelActions& actions) 
     }
 }
 
-void Panel::drawReplayOverlay(const PanelState::Replay& replay) {
-    ImGui::TextColored(ImVec4(1.0f, 0.82f, 0.35f, 1.0f), "REPLAY  %s", replay.fileName.c_str());
+void Panel::drawReplayOverlay(const PanelState::Replay& replay, bool details) {
     // Frames count from 0, as the timeline and --frame do.
-    ImGui::Text("frame %zu/%zu   t = %.2f s   step %lld", replay.frame,
-                std::max<std::size_t>(replay.frameCount, 1) - 1, replay.seconds,
-                static_cast<long long>(replay.step));
+    ImGui::TextColored(ImVec4(1.0f, 0.82f, 0.35f, 1.0f), "REPLAY  %s   frame %zu/%zu",
+                       replay.fileName.c_str(), replay.frame,
+                       std::max<std::size_t>(replay.frameCount, 1) - 1);
+    if (!details) return;
+    ImGui::Text("t = %.2f s   step %lld", replay.seconds, static_cast<long long>(replay.step));
     const double speed = replay.speed;
     char speedText[16];
     if (speed < 1.0)

@@ -15,6 +15,7 @@
 
 #include "Panel.h"
 #include "app_model/AppLimits.h"
+#include "app_model/Readouts.h"
 #include "core/Messages.h"
 #include "core/ParamTable.h"
 #include "io/ConfigIO.h"
@@ -164,8 +165,9 @@ bool Panel::drawOneSpecies(const PanelState& state, SimParams& edited, std::size
         tip("Measured from a recent copy of the school, about twice a second.");
     }
     if (state.metrics && s < state.metrics->largestGroupShareBySpecies.size()) {
-        ImGui::TextDisabled("%.0f%% of its fish in the largest group",
-                            100.0 * state.metrics->largestGroupShareBySpecies[s]);
+        ImGui::TextDisabled(
+            "%s of its fish in the largest group",
+            app::formatPercent(state.metrics->largestGroupShareBySpecies[s]).c_str());
         widgets_.noteRect("largest group");
         tip("Of this species' fish, the share in the school's largest group (groupDistance in "
             "School): two species that sort themselves show one near 100% and one near 0%.");

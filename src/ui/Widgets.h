@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "core/ParamTable.h"
@@ -60,30 +61,50 @@ class Widgets {
     bool section(const char* label, ImGuiTreeNodeFlags flags = 0);
     /// A slider that edits a copy; the caller validates before anything changes. A typed value
     /// (Ctrl+click) applies on Enter or when the field loses focus, never half typed ("3" on the
-    /// way to "30"); a drag applies at once. True when `value` changed.
+    /// way to "30"); a drag applies at once. Its number is drawn beside the handle, never under
+    /// it; with `defaults` (n values) a right click offers "Reset to default". True when `value`
+    /// changed.
     bool sliderFloat(const char* label, float* value, float min, float max, const char* help,
-                     const char* format = "%.3f", ImGuiSliderFlags flags = 0) {
-        return sliderFloats(label, value, 1, min, max, help, format, flags);
+                     const char* format = "%.3f", ImGuiSliderFlags flags = 0,
+                     const float* defaults = nullptr) {
+        return sliderFloats(label, value, 1, min, max, help, format, flags, defaults);
     }
     bool sliderFloat3(const char* label, float* value, float min, float max, const char* help,
-                      const char* format, ImGuiSliderFlags flags = 0) {
-        return sliderFloats(label, value, 3, min, max, help, format, flags);
+                      const char* format, ImGuiSliderFlags flags = 0,
+                      const float* defaults = nullptr) {
+        return sliderFloats(label, value, 3, min, max, help, format, flags, defaults);
     }
+    /// A slider of whole numbers, its number beside the handle; a right click offers
+    /// `defaultValue` when given. Noted as `label`. True when `value` changed.
+    bool sliderInt(const char* label, int* value, int min, int max, const char* format,
+                   ImGuiSliderFlags flags, std::optional<int> defaultValue = std::nullopt);
     /// A combo of `names`; `index` is the one chosen. True when the user picked another.
     bool choose(const char* label, int& index, std::span<const char* const> names,
                 const char* help);
     /// The control of a key drawn from the table (Widget::Table): a slider for a number or an
-    /// array of 3, a checkbox, a combo for a choice. True when `edited` changed.
-    bool param(const ParamInfo& info, SimParams& edited);
+    /// array of 3, radio buttons for a whole number of a few values, a checkbox, a combo for a
+    /// choice; a right click on it offers the key's default. `note`, when given, dims the
+    /// control (the running steering does not read it) and is added to its tooltip. True when
+    /// `edited` changed.
+    bool param(const ParamInfo& info, SimParams& edited, const char* note = nullptr);
+    /// Whether the control `label` was drawn dimmed in the last frame.
+    bool dimmed(const std::string& label) const { return dimmed_.contains(prefix_ + label); }
+    /// Notes whether the control `label` is drawn dimmed (for the tests).
+    void noteDimmed(const std::string& label, bool dim);
+    /// A right-click menu on the last control (popup `id`) that offers its default, `text`;
+    /// true when it was picked. Its item is noted as "reset to default".
+    bool resetToDefaultMenu(const char* id, const std::string& text);
 
   private:
     /// sliderFloat (n = 1) or sliderFloat3 (n = 3).
     bool sliderFloats(const char* label, float* value, int n, float min, float max,
-                      const char* help, const char* format, ImGuiSliderFlags flags);
+                      const char* help, const char* format, ImGuiSliderFlags flags,
+                      const float* defaults);
     template <class Control>
     bool editDeferred(const char* label, float* value, int n, Control&& control);
 
     std::unordered_map<std::string, std::array<float, 4>> rects_;
+    std::unordered_set<std::string> dimmed_;
     std::string prefix_;
     std::unordered_map<ImGuiID, std::array<float, 4>> typed_;  ///< per slider being typed in
 };

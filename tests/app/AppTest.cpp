@@ -433,6 +433,36 @@ TEST_F(AppOnDisplay, RecordWritesOneVideoFramePerDrawnFrame) {
     EXPECT_EQ(names, (std::set<std::string>{"offscreen.mp4", "stderr.txt", "window.mp4"}));
 }
 
+/// The last frame of `video` as a PNG `png`, through ffmpeg; false when it could not be made.
+bool lastVideoFrame(const std::string& video, const std::string& png) {
+    const std::string command = "ffmpeg -loglevel error -y -sseof -0.5 -i '" + video +
+                                "' -update 1 '" + png + "' >/dev/null 2>&1";
+    return std::system(command.c_str()) == 0;
+}
+
+// In a 640 x 360 video the panel and the overlay covered almost all of the scene, and the notice
+// "recording the video ..." was in it. --record-clean records the scene alone, framed in the
+// whole frame, as --hide-ui shows it; a video with the panel has no notice in it.
+TEST_F(AppOnDisplay, ACleanRecordingShowsTheSceneAlone) {
+    if (std::string(FISHSCHOOL_FFPROBE).empty()) GTEST_SKIP() << "no ffmpeg to record with";
+    // Paused: every frame shows the same school, so the video and a screenshot can be compared.
+    const std::string common = "--paused --frames 8 --msaa 0 --width 640 --height 360 ";
+    ASSERT_EQ(app(common + "--hide-ui --screenshot " + path("scene.png")), 0) << err_;
+    ASSERT_EQ(app(common + "--record " + path("clean.mp4") + " --record-clean"), 0) << err_;
+    EXPECT_EQ(videoFrames(path("clean.mp4")), 8);
+    ASSERT_EQ(app(common + "--record " + path("ui.mp4")), 0) << err_;
+    EXPECT_THAT(err_, ::testing::HasSubstr("recording the video '"));  // said on stderr
+    ASSERT_TRUE(lastVideoFrame(path("clean.mp4"), path("clean.png")));
+    ASSERT_TRUE(lastVideoFrame(path("ui.mp4"), path("ui.png")));
+    const Image scene = load(path("scene.png")), clean = load(path("clean.png")),
+                ui = load(path("ui.png"));
+    ASSERT_EQ(clean.rgb.size(), scene.rgb.size());
+    ASSERT_EQ(ui.rgb.size(), scene.rgb.size());
+    // The same picture but for the video's compression; the panel changes a good part of it.
+    EXPECT_LT(changedShare(clean, scene), 0.01);
+    EXPECT_GT(changedShare(ui, scene), 0.2);
+}
+
 TEST_F(AppOnDisplay, TheDefaultSchoolPolarisesWithinTwentySimulatedSeconds) {
     if (std::string(FISHSCHOOL_FFPROBE).empty()) GTEST_SKIP() << "no ffmpeg to record with";
     // While recording, each frame advances 1/60 s whatever the machine's speed: 1,200 frames

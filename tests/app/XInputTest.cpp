@@ -259,6 +259,11 @@ class PanelTwin {
     }
     /// Pixels from the left edge that the panel covers.
     float panelRight() const { return panel_.coveredLeft(); }
+    /// Shows the quit dialog, as the app does when asked to quit with parameters changed.
+    void askToQuit(bool asking) {
+        state_.askingToQuit = asking;
+        frames(3);
+    }
 
   private:
     void frames(int n) {
@@ -569,7 +574,7 @@ TEST_F(AppUnderX, APointerWarpedAwayFromASliderTakesItsTooltipAway) {
     ASSERT_NO_FATAL_FAILURE(launch(kWidth, kHeight, "--paused"));
     if (IsSkipped()) return;
     PanelTwin twin(kWidth, kHeight, SimParams{});
-    const auto [x, y] = centre(twin.rect("kSeparation"));
+    const auto [x, y] = centre(twin.rect("dt (s)"));
     // Right of and below the pointer on the slider, inside the panel: where its tooltip shows.
     const auto belowRight = [&, x = x, y = y] {
         return screen(x + 12, y + 12, std::min(x + 260, static_cast<int>(twin.panelRight()) - 4),
@@ -689,6 +694,106 @@ TEST_F(AppUnderX, AQuickCtrlASelectsTheWholeField) {
     const auto config = loadConfig(path("end.json"));
     ASSERT_TRUE(config) << config.error();
     EXPECT_EQ(config->fishCount, 1234);
+}
+
+// Esc quit at once and the tuning was lost: now it asks first, Esc stays, and the dialog's
+// "Quit without saving" quits.
+TEST_F(AppUnderX, EscAsksBeforeChangedParametersAreLost) {
+    constexpr int kWidth = 960, kHeight = 720;
+    ASSERT_NO_FATAL_FAILURE(launch(kWidth, kHeight, "--paused"));
+    if (IsSkipped()) return;
+    PanelTwin twin(kWidth, kHeight, SimParams{});
+    ASSERT_NO_FATAL_FAILURE(click(twin.rect("fish count"), "fish count"));
+    ASSERT_NO_FATAL_FAILURE(chord("ctrl", "a"));
+    ASSERT_NO_FATAL_FAILURE(typeSlowly("1234"));
+    ASSERT_NO_FATAL_FAILURE(press("Return"));
+    ASSERT_NO_FATAL_FAILURE(rest(twin));
+
+    ASSERT_NO_FATAL_FAILURE(press("Escape"));
+    EXPECT_FALSE(app_.wait(1.0)) << "quit without asking: " << readFile(path("stderr.txt"));
+    twin.askToQuit(true);
+    const Rect leave = twin.rect("Quit without saving");
+    ASSERT_GT(leave[2], leave[0]);
+    ASSERT_NO_FATAL_FAILURE(press("Escape"));  // stays
+    EXPECT_FALSE(app_.wait(1.0)) << "Esc in the dialog quit";
+    ASSERT_NO_FATAL_FAILURE(press("Escape"));  // asks again
+    // Clicked without waiting for frames after it: the app ends on it.
+    const auto [x, y] = centre(leave);
+    ASSERT_NO_FATAL_FAILURE(moveTo(x, y));
+    xdo("click 1");
+    const auto status = app_.wait(10.0);
+    ASSERT_TRUE(status) << "the dialog's Quit without saving did not quit";
+    EXPECT_EQ(*status, 0) << readFile(path("stderr.txt"));
+}
+
+// There was no undo: Ctrl+Z takes the last change of parameters back, Ctrl+Y makes it again.
+TEST_F(AppUnderX, CtrlZUndoesAChangeOfParametersAndCtrlYRedoesIt) {
+    constexpr int kWidth = 960, kHeight = 720;
+    for (const bool redo : {false, true}) {
+        SCOPED_TRACE(redo ? "undone and redone" : "undone");
+        window_.clear();
+        ASSERT_NO_FATAL_FAILURE(
+            launch(kWidth, kHeight, "--paused --config-out " + path("end.json")));
+        if (IsSkipped()) return;
+        PanelTwin twin(kWidth, kHeight, SimParams{});
+        ASSERT_NO_FATAL_FAILURE(click(twin.rect("fish count"), "fish count"));
+        ASSERT_NO_FATAL_FAILURE(chord("ctrl", "a"));
+        ASSERT_NO_FATAL_FAILURE(typeSlowly("1234"));
+        ASSERT_NO_FATAL_FAILURE(press("Return"));
+        ASSERT_NO_FATAL_FAILURE(rest(twin));
+        ASSERT_NO_FATAL_FAILURE(chord("ctrl", "z"));
+        if (redo) {
+            ASSERT_NO_FATAL_FAILURE(chord("ctrl", "y"));
+        }
+        ASSERT_EQ(quit(), 0) << readFile(path("stderr.txt"));
+        const auto config = loadConfig(path("end.json"));
+        ASSERT_TRUE(config) << config.error();
+        EXPECT_EQ(config->fishCount, redo ? 1234 : 2000);
+        if (!redo) {
+            EXPECT_EQ(config->bounds, SimParams{}.bounds)
+                << "the tank the fish count scaled was not given back";
+        }
+        xvfb_.stop();
+    }
+}
+
+// Slider handles sat on the numbers: the handle of dt covered its last digit.
+TEST_F(AppUnderX, ASlidersNumberIsDrawnBesideItsHandle) {
+    constexpr int kWidth = 1280, kHeight = 720;
+    ASSERT_NO_FATAL_FAILURE(launch(kWidth, kHeight, "--paused"));
+    if (IsSkipped()) return;
+    PanelTwin twin(kWidth, kHeight, SimParams{});
+    ASSERT_NO_FATAL_FAILURE(rest(twin));
+    const Image image = screen();
+    for (const char* label : {"fish", "dt (s)", "kCohesion", "kSeparation"}) {
+        const Rect r = twin.rect(label);
+        ASSERT_GT(r[2], r[0]) << label;
+        // The handle's columns: ImGui's slider grab blue. In them, no pixel of the white text.
+        int handle = 0, textOnHandle = 0, text = 0;
+        for (int x = static_cast<int>(r[0]) + 1; x < static_cast<int>(r[2]); ++x) {
+            bool grab = false;
+            for (int y = static_cast<int>(r[1]) + 3; y < static_cast<int>(r[3]) - 3; ++y) {
+                const unsigned char* p = image.at(x, y);
+                grab |= std::abs(p[0] - 61) < 12 && std::abs(p[1] - 133) < 12 &&
+                        std::abs(p[2] - 224) < 12;
+            }
+            if (!grab) continue;
+            ++handle;
+            for (int y = static_cast<int>(r[1]) + 1; y < static_cast<int>(r[3]) - 1; ++y) {
+                const unsigned char* p = image.at(x, y);
+                if (p[0] > 200 && p[1] > 200 && p[2] > 200) ++textOnHandle;
+            }
+        }
+        for (int x = static_cast<int>(r[0]); x < static_cast<int>(r[2]); ++x)
+            for (int y = static_cast<int>(r[1]); y < static_cast<int>(r[3]); ++y) {
+                const unsigned char* p = image.at(x, y);
+                if (p[0] > 200 && p[1] > 200 && p[2] > 200) ++text;
+            }
+        EXPECT_GT(handle, 4) << label << ": no handle found";
+        EXPECT_GT(text, 40) << label << ": no number drawn";
+        EXPECT_EQ(textOnHandle, 0) << label << ": the handle sits on the number";
+    }
+    ASSERT_EQ(quit(), 0) << readFile(path("stderr.txt"));
 }
 
 /// The process id of `parent`'s child running `program`, or -1.

@@ -132,11 +132,23 @@ TEST(AppOptions, SoftwareGlGetsNoMultisamplingUnlessAskedFor) {
     EXPECT_EQ(msaaSamplesFor(*asked, "llvmpipe (LLVM 15.0.6, 256 bits)"), 4);
 }
 
+TEST(AppOptions, NoConfirmQuitAndRecordCleanAreRead) {
+    const auto defaults = parse({});
+    ASSERT_TRUE(defaults);
+    EXPECT_FALSE(defaults->noConfirmQuit);
+    EXPECT_FALSE(defaults->recordClean);
+    const auto given = parse({"--no-confirm-quit", "--record", "v.mp4", "--record-clean"});
+    ASSERT_TRUE(given) << given.error();
+    EXPECT_TRUE(given->noConfirmQuit);
+    EXPECT_TRUE(given->recordClean);
+}
+
 TEST(AppOptions, FlagsThatNeedOrExcludeOthersSaySo) {
     EXPECT_EQ(refusal({"--sweep", "100"}), "--sweep needs --csv FILE");
     EXPECT_EQ(refusal({"--csv", "f.csv"}),
               "--csv is where --sweep writes; give --sweep FISH_LIST too");
     EXPECT_EQ(refusal({"--record-fps", "30"}), "--record-fps needs --record FILE");
+    EXPECT_EQ(refusal({"--record-clean"}), "--record-clean needs --record FILE");
     EXPECT_EQ(refusal({"--state-in", "s.csv", "--fish", "10"}),
               "--fish cannot be used with --state-in: the fish are the file's rows");
     EXPECT_EQ(refusal({"--sweep", "100", "--csv", "f.csv", "--frames", "5"}),

@@ -33,7 +33,7 @@ TEST(OrbitCamera, TheTankIsFramedInTheShapeLeftBesideThePanel) {
     // 800 x 600 with a panel of 320 pixels: 480 x 600 to frame the tank in.
     for (const float aspect : {16.0f / 9.0f, 480.0f / 600.0f, 0.4f}) {
         OrbitCamera camera;
-        camera.setFramingAspect(aspect);
+        camera.setFraming(aspect);
         camera.reset(tank);
         const glm::vec2 extent = cornersExtent(camera, tank, aspect);
         EXPECT_LE(extent.x, 1.0f) << "a tank's side is cut off at aspect " << aspect;
@@ -46,17 +46,42 @@ TEST(OrbitCamera, AFramedCameraFollowsTheFramingAMovedOneStays) {
     OrbitCamera camera;
     camera.reset(tank);
     const float wide = camera.distance();
-    camera.setFramingAspect(0.5f);  // the panel opened in a small window
+    camera.setFraming(0.5f);  // the panel opened in a small window
     EXPECT_GT(camera.distance(), wide);
     EXPECT_LE(cornersExtent(camera, tank, 0.5f).x, 1.0f);
     camera.zoom(3.0f);
     ASSERT_FALSE(camera.framed());
     const float zoomed = camera.distance();
-    camera.setFramingAspect(1.5f);
+    camera.setFraming(1.5f);
     EXPECT_EQ(camera.distance(), zoomed) << "the user's own view was moved";
     camera.reset(tank);  // key C
     EXPECT_TRUE(camera.framed());
     EXPECT_LE(cornersExtent(camera, tank, 1.5f).x, 1.0f);
+}
+
+TEST(OrbitCamera, TheTankIsFramedInAPartOfTheWindowWithTheLensShifted) {
+    // 1280 x 720 with the panel's 500 columns and the overlay's top 100 rows left out.
+    const glm::vec3 tank(40.0f, 20.0f, 40.0f);
+    const glm::vec2 window(1280.0f, 720.0f);
+    const glm::vec2 lo(500.0f, 100.0f), hi(1280.0f, 720.0f);
+    OrbitCamera camera;
+    camera.setFraming((hi.x - lo.x) / (hi.y - lo.y), (hi.y - lo.y) / window.y);
+    camera.reset(tank);
+    const glm::vec2 shift = 0.5f * (lo + hi) - 0.5f * window;
+    const auto corners = boxCornersOnScreen(camera, tank, window, shift);
+    ASSERT_EQ(corners.size(), 8u);
+    glm::vec2 least(1e9f), most(-1e9f);
+    for (const glm::vec2 corner : corners) {
+        least = glm::min(least, corner);
+        most = glm::max(most, corner);
+    }
+    EXPECT_GE(least.x, lo.x);
+    EXPECT_GE(least.y, lo.y);
+    EXPECT_LE(most.x, hi.x);
+    EXPECT_LE(most.y, hi.y);
+    // Centred there, and not drawn small: more than half of the part's height.
+    EXPECT_NEAR(0.5f * (least.x + most.x), 0.5f * (lo.x + hi.x), 0.1f * (hi.x - lo.x));
+    EXPECT_GT(most.y - least.y, 0.5f * (hi.y - lo.y));
 }
 
 TEST(OrbitCamera, AFollowingCameraClosesOnThePointAtItsAngleAndDistance) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app_model/Presets.h"
 #include "backends/BackendRegistry.h"
 #include "core/ParamTable.h"
 #include "core/Scenario.h"
@@ -84,10 +85,32 @@ class PanelInput : public ::testing::Test {
             if (a->newParams) asked.newParams = a->newParams;
             if (a->sweepFps) asked.sweepFps = a->sweepFps;
             if (a->exportFpsCsvPath) asked.exportFpsCsvPath = a->exportFpsCsvPath;
+            if (a->applyPreset) asked.applyPreset = a->applyPreset;
+            if (a->browse) asked.browse = a->browse;
             asked.recordFps = asked.recordFps || a->recordFps;
             asked.clearFpsRecords = asked.clearFpsRecords || a->clearFpsRecords;
+            asked.undo = asked.undo || a->undo;
+            asked.redo = asked.redo || a->redo;
+            asked.quit = asked.quit || a->quit;
+            asked.cancelQuit = asked.cancelQuit || a->cancelQuit;
+            asked.closeBrowser = asked.closeBrowser || a->closeBrowser;
         }
         return asked;
+    }
+    /// A right click on `label`, then a click on its menu's "Reset to default"; what was asked.
+    PanelActions resetToDefault(const char* label) {
+        const auto rect = panel_.controlRect(label);
+        EXPECT_GT(rect[2], rect[0]) << label << " was not drawn";
+        ImGuiIO& io = ImGui::GetIO();
+        for (int k = 0; k < 30; ++k) frame();  // no double-click with an earlier click
+        io.MousePos = centre(rect);
+        frame();
+        io.MouseDown[1] = true;
+        frame();
+        io.MouseDown[1] = false;
+        frame();
+        frame();  // the menu shows
+        return click("reset to default");
     }
     static ImVec2 centre(const std::array<float, 4>& r) {
         return ImVec2(0.5f * (r[0] + r[2]), 0.5f * (r[1] + r[3]));
@@ -364,6 +387,182 @@ TEST_F(PanelInput, LongReasonsWrapAndTheOverlayStaysBesideThePanel) {
         EXPECT_GE(overlay[0], panel_.coveredLeft()) << "the overlay lies under the panel";
         EXPECT_LE(overlay[2], display.x);
     }
+}
+
+// There was no way back to one slider's default.
+TEST_F(PanelInput, ARightClickResetsAControlToItsDefault) {
+    params_.kCohesion = 3.5f;
+    params_.rocks[1].radius = 2.0f;
+    params_.dimensions = 2;
+    ImGui::GetIO().DisplaySize = ImVec2(1280.0f, 3000.0f);  // every section in view
+    frame();
+    click("Tank and rocks");
+    for (int k = 0; k < 5; ++k) frame();
+    const PanelActions cohesion = resetToDefault("kCohesion");
+    ASSERT_TRUE(cohesion.newParams);
+    EXPECT_EQ(cohesion.newParams->kCohesion, SimParams{}.kCohesion);
+    EXPECT_EQ(cohesion.newParams->rocks[1].radius, 2.0f) << "another key changed with it";
+    const PanelActions rock = resetToDefault("rocks[1].radius");
+    ASSERT_TRUE(rock.newParams);
+    EXPECT_EQ(rock.newParams->rocks[1].radius, SimParams{}.rocks[1].radius);
+    const PanelActions flat = resetToDefault("dimensions");
+    ASSERT_TRUE(flat.newParams);
+    EXPECT_EQ(flat.newParams->dimensions, 3);
+}
+
+// dimensions was a slider for 2 or 3.
+TEST_F(PanelInput, AKeyOfAFewWholeValuesIsRadioButtons) {
+    ImGui::GetIO().DisplaySize = ImVec2(1280.0f, 3000.0f);
+    frame();
+    click("Tank and rocks");
+    for (int k = 0; k < 5; ++k) frame();
+    EXPECT_GT(panel_.controlRect("dimensions=2")[2], 0.0f);
+    EXPECT_GT(panel_.controlRect("dimensions=3")[2], 0.0f);
+    const PanelActions flat = click("dimensions=2");
+    ASSERT_TRUE(flat.newParams);
+    EXPECT_EQ(flat.newParams->dimensions, 2);
+}
+
+// With steering vicsek the weights looked live, though that steering reads none of them.
+TEST_F(PanelInput, EachSteeringDimsTheControlsItDoesNotRead) {
+    ImGui::GetIO().DisplaySize = ImVec2(1280.0f, 3000.0f);
+    frame();
+    for (const char* section : {"Target and avoidance", "Steering, leaders and predators"})
+        click(section);
+    for (int k = 0; k < 3; ++k) frame();
+    EXPECT_FALSE(panel_.controlDimmed("kCohesion"));
+    EXPECT_TRUE(panel_.controlDimmed("maxTurnRate (deg/s)")) << "only couzin reads it";
+    params_.steering = Steering::Vicsek;
+    frame();
+    for (const char* unread : {"kCohesion", "kSeparation", "kAlignment", "rCohesion (m)",
+                               "maxAcceleration (m/s2)", "kTarget", "target (m)", "leaders"})
+        EXPECT_TRUE(panel_.controlDimmed(unread)) << unread;
+    for (const char* read : {"rAlignment (m)", "maxVelocity (m/s)", "noise (rad)", "steering",
+                             "dt (s)", "viewAngle (deg)"})
+        EXPECT_FALSE(panel_.controlDimmed(read)) << read;
+    params_.steering = Steering::Couzin;
+    frame();
+    EXPECT_FALSE(panel_.controlDimmed("maxTurnRate (deg/s)"));
+    EXPECT_FALSE(panel_.controlDimmed("rCohesion (m)"));
+    EXPECT_TRUE(panel_.controlDimmed("kCohesion"));
+    // A dimmed control still takes a value, to set ahead of switching the steering.
+    const PanelActions set = resetToDefault("kTarget");
+    EXPECT_FALSE(set.newParams) << "kTarget is at its default already";
+}
+
+// Applying a preset set the fish count back to 2,000.
+TEST_F(PanelInput, APresetIsAskedForWithTheRunningFishCountUnlessTicked) {
+    params_.fishCount = 5000;
+    state_.fishCount = 5000;
+    frame();
+    click("preset box");
+    frame();
+    click("preset Streams");
+    frame();
+    EXPECT_EQ(panel_.presetBoxLabel(), "Streams");
+    const PanelActions kept = click("Apply preset");
+    ASSERT_TRUE(kept.applyPreset);
+    EXPECT_EQ(presets()[kept.applyPreset->index].name, "Streams");
+    EXPECT_FALSE(kept.applyPreset->withItsFishCount);
+    EXPECT_FALSE(kept.newParams) << "the panel applied the preset itself";
+    // A preset whose count is what it shows comes ticked.
+    for (int k = 0; k < 30; ++k) frame();
+    click("preset box");
+    frame();
+    click("preset 100k fish");
+    frame();
+    const PanelActions own = click("Apply preset");
+    ASSERT_TRUE(own.applyPreset);
+    EXPECT_TRUE(own.applyPreset->withItsFishCount);
+    // The box follows what the app applied, and Apply applies it again.
+    panel_.followSource("Streams");
+    for (int k = 0; k < 30; ++k) frame();
+    EXPECT_EQ(panel_.presetBoxLabel(), "Streams");
+    const PanelActions again = click("Apply preset");
+    ASSERT_TRUE(again.applyPreset);
+    EXPECT_EQ(presets()[again.applyPreset->index].name, "Streams");
+}
+
+// Esc quit at once and the tuning was lost.
+TEST_F(PanelInput, TheQuitDialogAsksAndLetsTheAppQuitOrStay) {
+    frame();
+    state_.askingToQuit = true;
+    for (int k = 0; k < 3; ++k) frame();
+    const PanelActions stay = click("Cancel");
+    EXPECT_TRUE(stay.cancelQuit);
+    EXPECT_FALSE(stay.quit);
+    state_.askingToQuit = false;
+    for (int k = 0; k < 30; ++k) frame();
+    // Closed, it blocks nothing: Undo (greyed out without a change) answers.
+    EXPECT_FALSE(click("Undo").undo);
+    state_.canUndo = true;
+    for (int k = 0; k < 30; ++k) frame();
+    EXPECT_TRUE(click("Undo").undo);
+
+    state_.askingToQuit = true;
+    for (int k = 0; k < 30; ++k) frame();
+    const PanelActions save = click("Save and quit");
+    EXPECT_TRUE(save.quit);
+    ASSERT_TRUE(save.saveConfigPath);
+    EXPECT_EQ(*save.saveConfigPath, "fishschool.json");
+    for (int k = 0; k < 30; ++k) frame();
+    const PanelActions leave = click("Quit without saving");
+    EXPECT_TRUE(leave.quit);
+    EXPECT_FALSE(leave.saveConfigPath);
+}
+
+// A file was opened by typing its path.
+TEST_F(PanelInput, TheBrowserAsksForAFolderAndPutsAPickedFileInTheField) {
+    frame();
+    for (const char* open : {"Measures over time", "School", "Behaviour"}) click(open);
+    click("Files");
+    const PanelActions browse = click("Browse config");
+    ASSERT_TRUE(browse.browse);
+    EXPECT_EQ(browse.browse->folder, ".");
+    EXPECT_EQ(browse.browse->kind, app::FileKind::Config);
+
+    // The app lists the folder; the panel shows it.
+    app::FolderListing listing;
+    listing.folder = "runs";
+    listing.kind = app::FileKind::Config;
+    listing.entries = {{"old", true, 0}, {"tuned.json", false, 812}};
+    state_.browser = PanelState::Browser{listing, "runs", ""};
+    for (int k = 0; k < 3; ++k) frame();
+    const PanelActions into = click("browser old");
+    ASSERT_TRUE(into.browse);
+    EXPECT_EQ(into.browse->folder, "runs/old");
+    const PanelActions up = click("browser ..");
+    ASSERT_TRUE(up.browse);
+    EXPECT_EQ(up.browse->folder, ".");
+    const PanelActions picked = click("browser tuned.json");
+    EXPECT_TRUE(picked.closeBrowser);
+    EXPECT_FALSE(picked.loadConfigPath) << "a pick only fills the field";
+    EXPECT_EQ(panel_.pathField(Panel::PathField::Config), "runs/tuned.json");
+    state_.browser.reset();
+    for (int k = 0; k < 30; ++k) frame();
+    const PanelActions load = click("Load config");
+    ASSERT_TRUE(load.loadConfigPath);
+    EXPECT_EQ(*load.loadConfigPath, "runs/tuned.json");
+}
+
+TEST_F(PanelInput, TheOverlayIsCompactWithItsDetailsAClickAway) {
+    std::vector<float> history(100, 16.0f);
+    state_.frameHistoryMs = history;
+    SchoolMetrics metrics;
+    state_.metrics = &metrics;
+    for (int k = 0; k < 3; ++k) frame();
+    const auto compact = panel_.controlRect("Overlay");
+    EXPECT_LT(compact[3] - compact[1], 4.0f * ImGui::GetFontSize()) << "more than two lines";
+    EXPECT_FALSE(panel_.view.overlayDetails);
+    click("overlay details");
+    EXPECT_TRUE(panel_.view.overlayDetails);
+    for (int k = 0; k < 3; ++k) frame();
+    const auto details = panel_.controlRect("Overlay");
+    EXPECT_GT(details[3] - details[1], 3.0f * (compact[3] - compact[1]));
+    // In the corner the app picks.
+    state_.overlayCorner = app::Corner::BottomRight;
+    for (int k = 0; k < 3; ++k) frame();
+    EXPECT_NEAR(panel_.controlRect("Overlay")[3], 800.0f - app::kLayoutMargin, 1.0f);
 }
 
 /// The mixed school of docs/examples/mixed-school.json: 1,800 sardines and 200 tuna.
