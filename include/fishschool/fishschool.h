@@ -13,6 +13,7 @@
 #include "fishschool/Config.h"
 #include "fishschool/Distributions.h"
 #include "fishschool/Ensemble.h"
+#include "fishschool/Fit.h"
 #include "fishschool/Fish.h"
 #include "fishschool/Import.h"
 #include "fishschool/Metrics.h"

@@ -16,7 +16,9 @@ namespace fishschool::cli {
 int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
     CLI::App app{
         "FishSchool on the command line: simulate a school, benchmark the backends, sweep a "
-        "parameter, run an ensemble, import tracked fish, or measure and compare trajectories"};
+        "parameter, run an ensemble, import tracked fish, measure and compare trajectories, or fit "
+        "a "
+        "model to one"};
     app.require_subcommand(1);
     app.set_version_flag("--version", "fishschool-cli " FISHSCHOOL_VERSION);
     SimulateOptions simulate;
@@ -26,6 +28,7 @@ int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
     ImportOptions importing;
     MeasureOptions measure;
     CompareOptions compare;
+    FitOptions fit;
     addSimulateCommand(app, simulate);
     addBenchCommand(app, bench);
     addPhaseCommand(app, phase);
@@ -33,6 +36,7 @@ int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
     addImportCommand(app, importing);
     addMeasureCommand(app, measure);
     addCompareCommand(app, compare);
+    addFitCommand(app, fit);
     // CLI11 would only say "A subcommand is required" for a misspelt one (`ensemble rnu` too).
     const CLI::App* level = &app;
     std::string path = "fishschool-cli";
@@ -72,13 +76,15 @@ int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
     // Read only where the GPU runs, but a bad value is bad input wherever it is found.
     if (auto limit = gpuMaxBufferBytes(); !limit) return badInput(limit.error());
     simulate.validateOnly = bench.validateOnly = phase.validateOnly = ensemble.validateOnly =
-        importing.validateOnly = measure.validateOnly = compare.validateOnly = validateOnly;
+        importing.validateOnly = measure.validateOnly = compare.validateOnly = fit.validateOnly =
+            validateOnly;
     try {
         if (app.got_subcommand("simulate")) return withStdoutChecked(runSimulate(simulate));
         if (app.got_subcommand("phase")) return withStdoutChecked(runPhase(phase));
         if (app.got_subcommand("import")) return withStdoutChecked(runImport(importing));
         if (app.got_subcommand("measure")) return withStdoutChecked(runMeasure(measure));
         if (app.got_subcommand("compare")) return withStdoutChecked(runCompare(compare));
+        if (app.got_subcommand("fit")) return withStdoutChecked(runFit(fit));
         if (const CLI::App* cmd = app.get_subcommand("ensemble"); cmd->parsed())
             return withStdoutChecked(
                 runEnsembleCommand(cmd->get_subcommands().front()->get_name(), ensemble));
