@@ -324,11 +324,19 @@ Result<FitSpec> parseFit(std::string_view text, std::string_view sourceName,
         return fail(where(source, "budget") + std::to_string(spec.abc.budget) +
                     " simulations is not allowed; must be at least particles (" +
                     std::to_string(spec.abc.particles) + "), which population 0 runs");
-    // Each end of each range with the base's other values, by the config's own rules.
-    for (const Prior& prior : spec.priors)
-        for (const double end : {prior.low, prior.high})
-            if (auto ok = withVaried(spec.base, "parameters", prior.key, end); !ok)
-                return fail(source + ": " + ok.error());
+    // Each end of each range with the base's other values, by the config's own rules, and a
+    // value between them that is no whole number: the kernel proposes any value in the range.
+    for (const Prior& prior : spec.priors) {
+        const double inside =
+            prior.logUniform ? std::exp(std::log(prior.low) +
+                                        0.381966 * (std::log(prior.high) - std::log(prior.low)))
+                             : prior.low + 0.381966 * (prior.high - prior.low);
+        for (const double value : {prior.low, prior.high, inside})
+            if (auto ok = withVaried(spec.base, "parameters", prior.key, value); !ok)
+                return fail(
+                    source + ": " + ok.error() +
+                    (value == inside ? "; a fitted parameter takes every value of its range" : ""));
+    }
     spec.abc.priors = spec.priors;
     for (const std::string& m : spec.measures) spec.abc.statistics.push_back({m, 0.0, true});
     for (const std::string& d : spec.distributions)
