@@ -71,9 +71,11 @@ Result<Target> measureTarget(const FitSpec& spec) {
     if (!m) return fail(m.error().prefixed("target: "));
     const std::string file = quote(spec.target.string(), 200);
     if (m->measures.empty())
-        return fail("target: " + file + " has no frame from step " +
-                    std::to_string(spec.targetFrom) + " to step " + std::to_string(spec.targetTo) +
-                    "; give from_step and to_step within its frames");
+        return fail(
+            "target: " + file + " has no frame from step " + std::to_string(spec.targetFrom) +
+            (spec.targetTo == FitSpec{}.targetTo ? std::string(" on")
+                                                 : " to step " + std::to_string(spec.targetTo)) +
+            "; give from_step and to_step within its frames");
     Target target;
     target.frames = m->measures.size();
     target.histograms = m->histograms;

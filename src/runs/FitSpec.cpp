@@ -110,8 +110,10 @@ Result<std::vector<std::string>> readNames(const Json& value, const std::string&
         const std::string at = key + "[" + std::to_string(k) + "]";
         if (!value[k].is_string() ||
             std::find(allowed.begin(), allowed.end(), value[k].get<std::string>()) == allowed.end())
-            return fail(where(source, at) + quote(value[k].dump()) +
-                        " is not allowed; must be one of " + names);
+            return fail(
+                where(source, at) +
+                quote(value[k].is_string() ? value[k].get<std::string>() : value[k].dump()) +
+                " is not allowed; must be one of " + names);
         if (std::find(out.begin(), out.end(), value[k].get<std::string>()) != out.end())
             return fail(where(source, at) + quote(value[k].get<std::string>()) +
                         " is named twice; name each once");

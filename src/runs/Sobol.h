@@ -56,7 +56,8 @@ struct SobolOptions {
 
 /// The first-order and total indices of each of the k parameters, from a model's values at a
 /// saltelliPoints design (`values`: N (k + 2) numbers in its order): S_i by Saltelli et al.
-/// (2010), (1/N) sum_j f(B)_j (f(A_B^i)_j - f(A)_j) / V, and S_Ti by Jansen (1999),
+/// (2010), (1/N) sum_j (f(B)_j - m) (f(A_B^i)_j - f(A)_j) / V with m the mean of f(A) and f(B)
+/// (which leaves its expectation as it is), and S_Ti by Jansen (1999),
 /// (1/2N) sum_j (f(A)_j - f(A_B^i)_j)^2 / V, V the variance of the 2N values of f(A) and f(B).
 /// The intervals are the percentiles of the same estimates over `bootstrap` resamples (with
 /// replacement) of the N base points. An error says what is wrong: a count that is not N (k + 2),
