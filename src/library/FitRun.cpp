@@ -53,6 +53,7 @@ bool isFitFile(const std::string& name) {
     for (const std::string& own :
          {std::string(kFitManifest), std::string(kSummaryName), std::string(kPosteriorName)})
         if (name == own || isTemporaryOf(name, own)) return true;
+    if (name.find(".fit.json.tmp-") != std::string::npos) return true;
     for (const char* prefix : {"runs-", "population-"})
         if (name.starts_with(prefix) && name.ends_with(".csv")) return true;
     return name.starts_with(".population-") || name.starts_with(".populations.csv");
@@ -519,9 +520,18 @@ Result<int> prepareFolder(const fs::path& out, const std::string& hash, const st
     if (validateOnly) return -1;
     if (!fs::exists(folder, error) && !fs::create_directory(folder, error))
         return fail(name + " cannot be made: " + error.message(), ErrorKind::System);
-    if (!fs::exists(fs::symlink_status(manifest, error)))
-        if (auto ok = writeFileAtomically(manifest, text); !ok)
+    // Made whole beside its name, then linked to it only where no manifest is: of two fits
+    // started at once on a new folder the first one's stays, and the other is refused below.
+    if (!fs::exists(fs::symlink_status(manifest, error))) {
+        const fs::path temp = folder / (".fit.json.tmp-" + std::to_string(::getpid()));
+        if (auto ok = writeFileAtomically(temp, text); !ok)
             return fail(ok.error().message(), ErrorKind::System);
+        const int linked = ::link(temp.c_str(), manifest.c_str()) == 0 ? 0 : errno;
+        ::unlink(temp.c_str());
+        if (linked != 0 && linked != EEXIST)
+            return fail(quote(manifest.string(), 200) + " cannot be made: " + std::strerror(linked),
+                        ErrorKind::System);
+    }
     const int fd = ::open(manifest.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return fail(quote(manifest.string(), 200) + " cannot be opened: " + std::strerror(errno),
@@ -531,6 +541,15 @@ Result<int> prepareFolder(const fs::path& out, const std::string& hash, const st
         return fail(name +
                     ": another fit is running in this folder; wait for it, or give "
                     "another folder");
+    }
+    // The manifest the folder holds now, read through the locked file: this fit's, or refused.
+    std::string found(text.size() + 1, '\0');
+    const ssize_t got = ::pread(fd, found.data(), found.size(), 0);
+    if (got != ssize_t(text.size()) || found.compare(0, text.size(), text) != 0) {
+        ::close(fd);
+        return fail(name +
+                    " holds another fit, made as this one started; give another folder, "
+                    "never mix two");
     }
     return fd;
 }
