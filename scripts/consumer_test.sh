@@ -34,7 +34,8 @@ if grep -E "$internal" <<< "$exports" | grep -q .; then
     exit 1
 fi
 for name in 'fishschool::Simulation::step(' 'fishschool::readStart(' 'fishschool::runEnsembleFile(' \
-    'fishschool::TrajectoryReader::open(' 'fishschool::measureArrays(' 'fishschool::validate('; do
+    'fishschool::TrajectoryReader::open(' 'fishschool::measureArrays(' 'fishschool::validate(' \
+    'fishschool::runFitFile(' 'fishschool::ensembleSensitivity('; do
     grep -qF "$name" <<< "$exports" || { echo "error: $library does not export $name" >&2; exit 1; }
 done
 echo "libfishschool.so exports $(wc -l <<< "$exports") symbols, all of the public API"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/fuzz.sh SECONDS [TARGET[:SECONDS]...]: fuzzes each target (config, state, flags, appflags,
-# ensemble, trajectory, pickle, trackcsv: all by default) for SECONDS, or the seconds given after its name, with
+# ensemble, trajectory, pickle, trackcsv, fit: all by default) for SECONDS, or the seconds given after its name, with
 # AFL++ (persistent mode, AddressSanitizer and UBSan), from its seed corpus in
 # tests/fuzz/corpus/TARGET. One afl-fuzz a core, FUZZ_JOBS (default: the cores) targets at once,
 # each for its whole time on a core of its own, started in the order given. Builds the targets
@@ -18,7 +18,7 @@ fi
 seconds="$1"
 shift
 args=("$@")
-[ ${#args[@]} -gt 0 ] || args=(config state flags appflags ensemble trajectory pickle trackcsv)
+[ ${#args[@]} -gt 0 ] || args=(config state flags appflags ensemble trajectory pickle trackcsv fit)
 targets=()
 declare -A target_seconds=()
 for arg in "${args[@]}"; do
@@ -26,7 +26,7 @@ for arg in "${args[@]}"; do
     s="$seconds"
     [ "$t" = "$arg" ] || s="${arg#*:}"
     [ -d "$FISHSCHOOL_ROOT/tests/fuzz/corpus/$t" ] ||
-        { echo "error: no fuzz target '$t'; there are config, state, flags, appflags, ensemble, trajectory, pickle and trackcsv" >&2; exit 2; }
+        { echo "error: no fuzz target '$t'; there are config, state, flags, appflags, ensemble, trajectory, pickle, trackcsv and fit" >&2; exit 2; }
     [[ "$s" =~ ^[0-9]+$ ]] && [ "$s" -ge 1 ] ||
         { echo "error: '$arg': a target's seconds are a whole number, 1 or more (e.g. $t:10)" >&2; exit 2; }
     [ -z "${target_seconds[$t]:-}" ] || { echo "error: fuzz target '$t' given twice" >&2; exit 2; }

@@ -62,11 +62,11 @@ configure_and_build "$FISHSCHOOL_ROOT/build-sanitize" -DCMAKE_BUILD_TYPE=RelWith
     ctest --output-on-failure -j 2 \
     -E '^(DefaultSchool\.PolarisesWithinTwentySimulatedSeconds|Search/BothSearches\.CpuAndTbbAreBitIdenticalAfter200Steps/.*)$')
 
-phase "Fuzzing the config, state and flag parsers, 20 s each, the app's flags 10 s, ensembles 15 s, tracked files' pickle and CSV 10 s (scripts/fuzz.sh)"
-# One build, then a target a core, each for all its seconds (the longest first: 55 s on two cores
-# for the 105 s of fuzzing).
+phase "Fuzzing the config, state and flag parsers, 20 s each, the app's flags 10 s, ensembles 15 s, tracked files' pickle and CSV and fit files 10 s each (scripts/fuzz.sh)"
+# One build, then a target a core, each for all its seconds (the longest first: 60 s on two cores
+# for the 115 s of fuzzing).
 "$FISHSCHOOL_ROOT/scripts/fuzz.sh" 20 config state flags trajectory ensemble:15 appflags:10 pickle:10 \
-    trackcsv:10
+    trackcsv:10 fit:10
 
 phase "Soak: random scenes under simulate --check, 1e7 fish-steps (scripts/soak.sh)"
 "$FISHSCHOOL_ROOT/scripts/soak.sh" 10000000

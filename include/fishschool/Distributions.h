@@ -150,6 +150,10 @@ struct TrajectoryMeasurement {
 /// object).
 [[nodiscard]] FISHSCHOOL_API Result<TrajectoryMeasurement> measureTrajectory(
     const std::filesystem::path& file);
+/// The same of the frames whose step lies from `fromStep` to `toStep` (both included) alone: a
+/// fit's target window. No frame there is no error: the measurement is empty.
+[[nodiscard]] FISHSCHOOL_API Result<TrajectoryMeasurement> measureTrajectory(
+    const std::filesystem::path& file, std::int64_t fromStep, std::int64_t toStep);
 
 /// Two trajectories' distributions and, for each, the Hellinger distance between them.
 struct TrajectoryComparison {

@@ -8,6 +8,7 @@
 #include <set>
 #include <stop_token>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fishschool/Export.h"
@@ -95,5 +96,42 @@ struct EnsembleMerged {
 [[nodiscard]] FISHSCHOOL_API Result<EnsembleMerged> mergeEnsembleFolder(
     const std::filesystem::path& folder, const EnsembleMergeOutputs& outputs,
     bool validateOnly = false);
+
+/// How the indices' confidence intervals are found: the percentiles of the estimates over
+/// `bootstrap` resamples of the base points, covering `confidence`.
+struct SensitivityOptions {
+    std::int64_t bootstrap = 1000;
+    double confidence = 0.95;
+    std::uint64_t seed = 0;  ///< of the resampling
+};
+
+/// The first-order and total Sobol indices of one measure for one parameter, with their
+/// intervals.
+struct SensitivityIndex {
+    std::string measure;
+    std::string parameter;
+    double first = 0.0, firstLow = 0.0, firstHigh = 0.0;
+    double total = 0.0, totalLow = 0.0, totalHigh = 0.0;
+};
+
+struct EnsembleSensitivity {
+    std::int64_t samples = 0;  ///< N, the design's base points
+    std::int64_t replicates = 1;
+    std::vector<std::string> parameters;    ///< the axes, in order
+    std::vector<SensitivityIndex> indices;  ///< by measure, then parameter
+    /// The measures without indices and why: absent (no informed fish) or the same in every run.
+    std::vector<std::pair<std::string, std::string>> skipped;
+};
+
+/// The Sobol indices of each measure of a finished ensemble of the "sobol" design
+/// (`fishschool-cli ensemble sensitivity DIR`, docs/ensembles.md): each point's measures
+/// averaged over its replicates, then Saltelli et al. (2010)'s first-order and Jansen's total
+/// estimators, with bootstrap intervals. Refused (bad input) for a grid's folder, or one with a
+/// run missing or failed.
+[[nodiscard]] FISHSCHOOL_API Result<EnsembleSensitivity> ensembleSensitivity(
+    const std::filesystem::path& folder, const SensitivityOptions& options = {});
+
+/// The indices as CSV: measure,parameter,S1,S1_low,S1_high,ST,ST_low,ST_high, a row each.
+FISHSCHOOL_API std::string sensitivityCsv(const EnsembleSensitivity& sensitivity);
 
 }  // namespace fishschool

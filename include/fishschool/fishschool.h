@@ -15,6 +15,7 @@
 #include "fishschool/Distributions.h"
 #include "fishschool/Ensemble.h"
 #include "fishschool/Fish.h"
+#include "fishschool/Fit.h"
 #include "fishschool/Import.h"
 #include "fishschool/Metrics.h"
 #include "fishschool/Result.h"

@@ -60,7 +60,7 @@ struct PhaseOptions {
     bool validateOnly = false;  ///< as SimulateOptions::validateOnly
 };
 
-/// `ensemble run|status|merge` (docs/ensembles.md).
+/// `ensemble run|status|merge|sensitivity` (docs/ensembles.md).
 struct EnsembleOptions {
     std::string file;      ///< run: the ensemble file
     std::string folder;    ///< run: --out; status and merge: DIR
@@ -74,6 +74,9 @@ struct EnsembleOptions {
     std::string summaryPath;      ///< merge --summary
     std::string trajectoryPath;   ///< run --trajectory: run --only I's frames
     std::string trajectoryEvery;  ///< run --trajectory-every as typed
+    std::string bootstrap;        ///< sensitivity --bootstrap as typed
+    std::string confidence;       ///< sensitivity --confidence as typed
+    std::string seed;             ///< sensitivity --seed as typed
     bool validateOnly = false;    ///< as SimulateOptions::validateOnly
 };
 
@@ -114,6 +117,15 @@ struct AnisotropyOptions {
     bool validateOnly = false;     ///< as SimulateOptions::validateOnly
 };
 
+/// `fit FIT.json --out DIR` (docs/data.md).
+struct FitOptions {
+    std::string file;
+    std::string folder;
+    std::size_t jobs = 0;       ///< --jobs: 0 for one per CPU thread
+    bool dryRun = false;        ///< --dry-run: every check, then exit
+    bool validateOnly = false;  ///< as SimulateOptions::validateOnly
+};
+
 /// The most workers --jobs takes.
 inline constexpr std::int64_t kMaxJobs = 1024;
 
@@ -125,6 +137,7 @@ void addImportCommand(CLI::App& app, ImportOptions& options);
 void addMeasureCommand(CLI::App& app, MeasureOptions& options);
 void addCompareCommand(CLI::App& app, CompareOptions& options);
 void addAnisotropyCommand(CLI::App& app, AnisotropyOptions& options);
+void addFitCommand(CLI::App& app, FitOptions& options);
 
 /// Exit status for a backend that could not be made: kExitBadInput when this machine cannot run
 /// its kind at all (no GL context), kExitInternal when it could but failed (a school over the
@@ -139,7 +152,8 @@ int runImport(const ImportOptions& options);
 int runMeasure(const MeasureOptions& options);
 int runCompare(const CompareOptions& options);
 int runAnisotropy(const AnisotropyOptions& options);
-/// `command` is "run", "status" or "merge".
+int runFit(const FitOptions& options);
+/// `command` is "run", "status", "merge" or "sensitivity".
 int runEnsembleCommand(const std::string& command, const EnsembleOptions& options);
 
 }  // namespace fishschool::cli

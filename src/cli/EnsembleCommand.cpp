@@ -241,6 +241,66 @@ int runEnsembleMerge(const EnsembleOptions& o) {
     return 0;
 }
 
+int runEnsembleSensitivity(const EnsembleOptions& o) {
+    SensitivityOptions options;
+    if (!o.bootstrap.empty()) {
+        auto n = parseWholeNumber("--bootstrap", o.bootstrap, 0, 1'000'000);
+        if (!n) return badInput(n.error());
+        options.bootstrap = *n;
+    }
+    if (!o.confidence.empty()) {
+        auto c = parseFiniteNumber("--confidence", o.confidence);
+        if (!c) return badInput(c.error());
+        if (!(*c > 0.0 && *c < 1.0))
+            return badInput("--confidence: " + quote(o.confidence) +
+                            " is not allowed; must be between 0 and 1 (0.95: a 95 % interval)");
+        options.confidence = *c;
+    }
+    if (!o.seed.empty()) {
+        auto seed = parseUnsigned64("--seed", o.seed);
+        if (!seed) return badInput(seed.error());
+        options.seed = *seed;
+    }
+    OutputFiles outputs;
+    if (!o.csvPath.empty()) {
+        if (auto ok = checkNotTheFolders("--csv", o.csvPath, o.folder); !ok)
+            return badInput(ok.error());
+        if (auto ok = o.validateOnly ? outputs.check("--csv", o.csvPath)
+                                     : outputs.add("--csv", o.csvPath);
+            !ok)
+            return exitWith(ok.error());
+    }
+    if (o.validateOnly) return 0;
+    auto s = ensembleSensitivity(o.folder, options);
+    if (!s) return exitWith(s.error());
+    char line[200];
+    std::cout << "Sobol indices of " << s->samples << " base points x (" << s->parameters.size()
+              << " parameters + 2) x " << s->replicates << " replicates; "
+              << std::lround(options.confidence * 100.0) << " % intervals from "
+              << options.bootstrap << " bootstrap resamples\n";
+    std::snprintf(line, sizeof line, "  %-20s %-20s %22s %22s\n", "measure", "parameter",
+                  "first order S1", "total ST");
+    std::cout << line;
+    const auto cell = [](double v, double low, double high) {
+        char text[64];
+        std::snprintf(text, sizeof text, "%6.3f [%6.3f, %6.3f]", v, low, high);
+        return std::string(text);
+    };
+    for (const SensitivityIndex& i : s->indices) {
+        std::snprintf(line, sizeof line, "  %-20s %-20s %22s %22s\n", i.measure.c_str(),
+                      i.parameter.c_str(), cell(i.first, i.firstLow, i.firstHigh).c_str(),
+                      cell(i.total, i.totalLow, i.totalHigh).c_str());
+        std::cout << line;
+    }
+    for (const auto& [measure, why] : s->skipped)
+        std::cout << "  " << measure << ": no indices, " << printable(why, 200) << "\n";
+    if (!o.csvPath.empty()) {
+        if (auto ok = outputs.write("--csv", sensitivityCsv(*s)); !ok) return exitWith(ok.error());
+        if (auto ok = outputs.commit(); !ok) return exitWith(ok.error());
+    }
+    return 0;
+}
+
 }  // namespace
 
 void addEnsembleCommand(CLI::App& app, EnsembleOptions& o) {
@@ -288,11 +348,29 @@ void addEnsembleCommand(CLI::App& app, EnsembleOptions& o) {
                      "Where to write a row per point of the grid: its measures' means over the "
                      "replicates and their accuracy")
         ->check(nonEmpty());
+    CLI::App* sensitivity = ensemble->add_subcommand(
+        "sensitivity",
+        "Sobol indices (first order and total) of each measure of a \"sobol\" design's runs");
+    sensitivity->add_option("DIR", o.folder, "The output folder")->required()->check(nonEmpty());
+    sensitivity->add_option("--csv", o.csvPath, "Where to write the indices as CSV")
+        ->check(nonEmpty());
+    sensitivity
+        ->add_option("--bootstrap", o.bootstrap,
+                     "Resamples of the base points for the intervals (default 1000; 0: none)")
+        ->type_name("B")
+        ->check(nonEmpty());
+    sensitivity->add_option("--confidence", o.confidence, "The intervals' coverage (default 0.95)")
+        ->type_name("C")
+        ->check(nonEmpty());
+    sensitivity->add_option("--seed", o.seed, "The resampling's seed (default 0)")
+        ->type_name("S")
+        ->check(nonEmpty());
 }
 
 int runEnsembleCommand(const std::string& command, const EnsembleOptions& options) {
     if (command == "run") return runEnsembleRun(options);
     if (command == "status") return runEnsembleStatus(options);
+    if (command == "sensitivity") return runEnsembleSensitivity(options);
     return runEnsembleMerge(options);
 }
 

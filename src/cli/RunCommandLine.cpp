@@ -16,8 +16,8 @@ namespace fishschool::cli {
 int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
     CLI::App app{
         "FishSchool on the command line: simulate a school, benchmark the backends, sweep a "
-        "parameter, run an ensemble, import tracked fish, or measure and compare trajectories "
-        "and their anisotropy"};
+        "parameter, run an ensemble, import tracked fish, measure and compare trajectories and "
+        "their anisotropy, or fit a model to one"};
     app.require_subcommand(1);
     app.set_version_flag("--version", "fishschool-cli " FISHSCHOOL_VERSION);
     SimulateOptions simulate;
@@ -28,6 +28,7 @@ int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
     MeasureOptions measure;
     CompareOptions compare;
     AnisotropyOptions anisotropy;
+    FitOptions fit;
     addSimulateCommand(app, simulate);
     addBenchCommand(app, bench);
     addPhaseCommand(app, phase);
@@ -36,6 +37,7 @@ int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
     addMeasureCommand(app, measure);
     addCompareCommand(app, compare);
     addAnisotropyCommand(app, anisotropy);
+    addFitCommand(app, fit);
     // CLI11 would only say "A subcommand is required" for a misspelt one (`ensemble rnu` too).
     const CLI::App* level = &app;
     std::string path = "fishschool-cli";
@@ -76,7 +78,7 @@ int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
     if (auto limit = gpuMaxBufferBytes(); !limit) return badInput(limit.error());
     simulate.validateOnly = bench.validateOnly = phase.validateOnly = ensemble.validateOnly =
         importing.validateOnly = measure.validateOnly = compare.validateOnly =
-            anisotropy.validateOnly = validateOnly;
+            anisotropy.validateOnly = fit.validateOnly = validateOnly;
     try {
         if (app.got_subcommand("simulate")) return withStdoutChecked(runSimulate(simulate));
         if (app.got_subcommand("phase")) return withStdoutChecked(runPhase(phase));
@@ -84,6 +86,7 @@ int runCommandLine(int argc, const char* const* argv, bool validateOnly) {
         if (app.got_subcommand("measure")) return withStdoutChecked(runMeasure(measure));
         if (app.got_subcommand("compare")) return withStdoutChecked(runCompare(compare));
         if (app.got_subcommand("anisotropy")) return withStdoutChecked(runAnisotropy(anisotropy));
+        if (app.got_subcommand("fit")) return withStdoutChecked(runFit(fit));
         if (const CLI::App* cmd = app.get_subcommand("ensemble"); cmd->parsed())
             return withStdoutChecked(
                 runEnsembleCommand(cmd->get_subcommands().front()->get_name(), ensemble));

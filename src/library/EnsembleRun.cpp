@@ -22,6 +22,7 @@
 #include "library/WorkerBackends.h"
 #include "runs/Ensemble.h"
 #include "runs/EnsembleFolder.h"
+#include "runs/Sobol.h"
 
 namespace fishschool {
 
@@ -391,6 +392,79 @@ Result<EnsembleMerged> mergeEnsembleFolder(const fs::path& folderPath,
     if (!written) return fail(written.error());
     if (auto ok = outputs.commit(); !ok) return fail(ok.error());
     return merged;
+}
+
+Result<EnsembleSensitivity> ensembleSensitivity(const fs::path& folderPath,
+                                                const SensitivityOptions& options) {
+    const std::string name = quote(folderPath.string(), 200);
+    if (options.bootstrap < 0 || options.bootstrap > 1'000'000)
+        return fail("--bootstrap: " + std::to_string(options.bootstrap) +
+                    " is not allowed; must be a whole number from 0 to 1000000");
+    if (!(options.confidence > 0.0 && options.confidence < 1.0))
+        return fail("--confidence: " + formatNumber(options.confidence) +
+                    " is not allowed; must be between 0 and 1");
+    auto folder = readFolder(folderPath);
+    if (!folder) return fail(folder.error());
+    auto& [manifest, rows] = *folder;
+    if (manifest.sobolSamples <= 0)
+        return fail(name +
+                    " holds an ensemble of the grid design; Sobol indices need one of the "
+                    "\"sobol\" design (\"design\": \"sobol\", \"samples\": N)");
+    std::vector<std::int64_t> missing;
+    for (std::int64_t run = 0; run < manifest.runs; ++run)
+        if (rows.status(run) != FolderRows::Status::Ok) missing.push_back(run);
+    if (!missing.empty())
+        return fail(name + ": " + std::to_string(missing.size()) + " of " +
+                    std::to_string(manifest.runs) + " runs are not done or failed (run " +
+                    std::to_string(missing.front()) +
+                    " first); the indices need every run: finish them (ensemble run, "
+                    "--retry-failed)");
+    const std::size_t k = manifest.axes.size();
+    const auto points = std::size_t(manifest.runs / manifest.replicates);
+    // Each point's measures, the mean over its replicates.
+    std::vector<std::vector<double>> values(kSchoolMeasures.size(),
+                                            std::vector<double>(points, 0.0));
+    for (std::int64_t run = 0; run < manifest.runs; ++run) {
+        const auto row = rows.row(run);
+        if (!row) return fail(Error(row.error(), ErrorKind::Internal));
+        const auto p = std::size_t(run / manifest.replicates);
+        for (std::size_t m = 0; m < kSchoolMeasures.size(); ++m)
+            values[m][p] += row->measures.*kSchoolMeasures[m].member / double(manifest.replicates);
+    }
+    EnsembleSensitivity out;
+    out.samples = manifest.sobolSamples;
+    out.replicates = manifest.replicates;
+    for (const EnsembleAxis& axis : manifest.axes) out.parameters.push_back(axis.key);
+    const SobolOptions sobol{options.bootstrap, options.confidence, options.seed};
+    for (std::size_t m = 0; m < kSchoolMeasures.size(); ++m) {
+        const std::string measure = kSchoolMeasures[m].column;
+        if (std::ranges::any_of(values[m], [](double v) { return std::isnan(v); })) {
+            out.skipped.emplace_back(measure, "absent (no fish is informed)");
+            continue;
+        }
+        auto indices = sobolIndices(values[m], k, sobol);
+        if (!indices) {
+            out.skipped.emplace_back(measure, indices.error().message());
+            continue;
+        }
+        for (std::size_t i = 0; i < k; ++i) {
+            const SobolIndex& s = (*indices)[i];
+            out.indices.push_back({measure, out.parameters[i], s.first, s.firstLow, s.firstHigh,
+                                   s.total, s.totalLow, s.totalHigh});
+        }
+    }
+    return out;
+}
+
+std::string sensitivityCsv(const EnsembleSensitivity& s) {
+    std::string csv = "measure,parameter,S1,S1_low,S1_high,ST,ST_low,ST_high\n";
+    for (const SensitivityIndex& i : s.indices) {
+        csv += i.measure + "," + i.parameter;
+        for (double v : {i.first, i.firstLow, i.firstHigh, i.total, i.totalLow, i.totalHigh})
+            csv.append(",").append(formatNumber(v));
+        csv += "\n";
+    }
+    return csv;
 }
 
 }  // namespace fishschool

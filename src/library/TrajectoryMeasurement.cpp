@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -61,10 +63,20 @@ Result<School> presentFish(TrajectoryReader& reader, std::size_t frame) {
 }  // namespace
 
 Result<TrajectoryMeasurement> measureTrajectory(const std::filesystem::path& file) {
+    return measureTrajectory(file, std::numeric_limits<std::int64_t>::min(),
+                             std::numeric_limits<std::int64_t>::max());
+}
+
+Result<TrajectoryMeasurement> measureTrajectory(const std::filesystem::path& file,
+                                                std::int64_t fromStep, std::int64_t toStep) {
     auto opened = TrajectoryReader::open(file);
     if (!opened) return fail(opened.error());
     TrajectoryReader& reader = **opened;
-    const std::size_t frames = reader.frameCount();
+    // The frames within the steps, in the file's order.
+    std::vector<std::size_t> selected;
+    for (std::size_t f = 0; f < reader.frameCount(); ++f)
+        if (reader.frameStep(f) >= fromStep && reader.frameStep(f) <= toStep) selected.push_back(f);
+    const std::size_t frames = selected.size();
 
     TrajectoryMeasurement out;
     out.histograms = emptyHistograms();
@@ -84,14 +96,15 @@ Result<TrajectoryMeasurement> measureTrajectory(const std::filesystem::path& fil
     for (std::size_t first = 0; first < frames; first += kBatchFrames) {
         const std::size_t count = std::min(kBatchFrames, frames - first);
         for (std::size_t k = 0; k < count; ++k) {
-            if (auto ok = reader.readFrame(first + k, schools[k]); !ok) return fail(ok.error());
-            auto p = paramsAt(first + k);
+            const std::size_t at = selected[first + k];
+            if (auto ok = reader.readFrame(at, schools[k]); !ok) return fail(ok.error());
+            auto p = paramsAt(at);
             if (!p) return fail(p.error());
             params[k] = *p;
             partial[k] = emptyHistograms();
             present[k].clear();
             if (reader.hasMissing()) {
-                const auto missing = reader.missingAt(first + k);
+                const auto missing = reader.missingAt(at);
                 present[k].resize(missing.size());
                 for (std::size_t i = 0; i < missing.size(); ++i) present[k][i] = missing[i] ? 0 : 1;
             }
@@ -104,8 +117,8 @@ Result<TrajectoryMeasurement> measureTrajectory(const std::filesystem::path& fil
         });
         for (std::size_t k = 0; k < count; ++k) {
             const std::size_t frame = first + k;
-            out.step[frame] = reader.frameStep(frame);
-            out.time[frame] = reader.frameTime(frame);
+            out.step[frame] = reader.frameStep(selected[frame]);
+            out.time[frame] = reader.frameTime(selected[frame]);
             for (std::size_t d = 0; d < kDistributions.size(); ++d)
                 out.histograms[d].merge(partial[k][d]);
             if (params[k]->boundary != Boundary::Walls) out.walls = false;

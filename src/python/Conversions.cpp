@@ -2,8 +2,14 @@
 
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <exception>
 #include <filesystem>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <type_traits>
 #include <utility>
 
@@ -398,6 +404,45 @@ py::dict measuresDict(const SchoolMetrics& m) {
     if (!m.largestGroupShareBySpecies.empty())
         d["largest_group_share_by_species"] = m.largestGroupShareBySpecies;
     return d;
+}
+
+void runStoppable(const std::function<void(std::stop_token)>& work) {
+    std::stop_source stop;
+    std::optional<py::error_already_set> interrupted;
+    {
+        const py::gil_scoped_release release;
+        std::mutex mutex;
+        std::condition_variable finished;
+        bool done = false;
+        std::exception_ptr thrown;
+        std::thread runs([&] {
+            try {
+                work(stop.get_token());
+            } catch (...) {
+                thrown = std::current_exception();
+            }
+            const std::lock_guard lock(mutex);
+            done = true;
+            finished.notify_all();
+        });
+        std::unique_lock lock(mutex);
+        while (!finished.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; })) {
+            if (interrupted) continue;
+            lock.unlock();
+            {
+                const py::gil_scoped_acquire gil;
+                if (PyErr_CheckSignals() != 0) {
+                    interrupted.emplace();  // takes the exception the handler raised
+                    stop.request_stop();
+                }
+            }
+            lock.lock();
+        }
+        lock.unlock();
+        runs.join();
+        if (thrown) std::rethrow_exception(thrown);
+    }
+    if (interrupted) throw *interrupted;
 }
 
 }  // namespace fishschool::python

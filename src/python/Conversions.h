@@ -10,7 +10,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -77,6 +79,12 @@ py::array fishView(std::shared_ptr<const School> school, glm::vec3 Fish::*member
 py::array speciesView(std::shared_ptr<const School> school);
 
 py::dict measuresDict(const SchoolMetrics& m);
+
+/// Runs `work` on a thread of its own with the GIL released while this thread, every 50 ms,
+/// looks for a signal: Ctrl-C asks `work` to stop through its token, and the KeyboardInterrupt is
+/// raised once `work` has returned (what it finished stays), as between the chunks of
+/// Simulation.step. An exception `work` throws is thrown again here.
+void runStoppable(const std::function<void(std::stop_token)>& work);
 
 /// A new one-dimensional array of `n` elements of T, element i `value(i)`.
 template <class T, class Value>

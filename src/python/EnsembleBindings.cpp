@@ -1,13 +1,8 @@
-// fishschool.run_ensemble (docs/ensembles.md).
+// fishschool.run_ensemble, merge_ensemble and ensemble_sensitivity (docs/ensembles.md).
 
-#include <chrono>
-#include <condition_variable>
-#include <exception>
-#include <mutex>
 #include <optional>
 #include <stop_token>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "Conversions.h"
@@ -49,47 +44,13 @@ py::dict runEnsemble(const py::handle& file, const py::handle& out, const py::ha
         };
     }
     const std::string filePath = pathText(file), outPath = pathText(out);
-    // The runs on a thread of their own while this one, the GIL released, looks for a signal
-    // every 50 ms: Ctrl-C asks the runs to stop, and is raised once they have (the rows written
-    // stay, and the same call resumes), as it is between the chunks of Simulation.step.
-    std::stop_source stop;
-    options.stop = stop.get_token();
+    // Ctrl-C stops the runs within a step of each: the rows written stay, and the same call
+    // resumes.
     std::expected<EnsembleOutcome, EnsembleFailure> outcome;
-    std::optional<py::error_already_set> interrupted;
-    {
-        const py::gil_scoped_release release;
-        std::mutex mutex;
-        std::condition_variable finished;
-        bool done = false;
-        std::exception_ptr thrown;
-        std::thread runs([&] {
-            try {
-                outcome = runEnsembleFile(filePath, outPath, options);
-            } catch (...) {
-                thrown = std::current_exception();
-            }
-            const std::lock_guard lock(mutex);
-            done = true;
-            finished.notify_all();
-        });
-        std::unique_lock lock(mutex);
-        while (!finished.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; })) {
-            if (interrupted) continue;
-            lock.unlock();
-            {
-                const py::gil_scoped_acquire gil;
-                if (PyErr_CheckSignals() != 0) {
-                    interrupted.emplace();  // takes the exception the handler raised
-                    stop.request_stop();
-                }
-            }
-            lock.lock();
-        }
-        lock.unlock();
-        runs.join();
-        if (thrown) std::rethrow_exception(thrown);
-    }
-    if (interrupted) throw *interrupted;
+    runStoppable([&](std::stop_token stop) {
+        options.stop = stop;
+        outcome = runEnsembleFile(filePath, outPath, options);
+    });
     if (callbackError) throw *callbackError;
     if (!outcome)
         raise(outcome.error().badInput ? PyExc_ValueError : PyExc_RuntimeError,
@@ -125,6 +86,44 @@ py::dict mergeEnsemble(const py::object& folder, const py::object& csv, const py
     return d;
 }
 
+/// fishschool.ensemble_sensitivity(folder, bootstrap=1000, confidence=0.95, seed=0).
+py::dict ensembleSensitivityOf(const py::object& folder, const py::handle& bootstrap,
+                               double confidence, const py::handle& seed) {
+    const std::string folderPath = pathText(folder);
+    requireExistingFile(folderPath);
+    SensitivityOptions options;
+    options.bootstrap = toInt64(bootstrap, "bootstrap");
+    options.confidence = confidence;
+    options.seed = toSeed(seed);
+    Result<EnsembleSensitivity> found = EnsembleSensitivity{};
+    {
+        const py::gil_scoped_release release;
+        found = ensembleSensitivity(folderPath, options);
+    }
+    if (!found) raiseError(found.error());
+    py::dict indices;
+    for (const SensitivityIndex& i : found->indices) {
+        if (!indices.contains(i.measure)) indices[py::str(i.measure)] = py::dict();
+        py::dict values;
+        values["S1"] = i.first;
+        values["S1_low"] = i.firstLow;
+        values["S1_high"] = i.firstHigh;
+        values["ST"] = i.total;
+        values["ST_low"] = i.totalLow;
+        values["ST_high"] = i.totalHigh;
+        indices[py::str(i.measure)].cast<py::dict>()[py::str(i.parameter)] = values;
+    }
+    py::dict skipped;
+    for (const auto& [measure, why] : found->skipped) skipped[py::str(measure)] = why;
+    py::dict d;
+    d["samples"] = found->samples;
+    d["replicates"] = found->replicates;
+    d["parameters"] = found->parameters;
+    d["indices"] = indices;
+    d["skipped"] = skipped;
+    return d;
+}
+
 void bindEnsembles(py::module_& m) {
     m.def(
         "run_ensemble", &runEnsemble, py::arg("file"), py::arg("out"), py::arg("jobs") = 0,
@@ -143,6 +142,13 @@ folder, and the same call goes on from there.)doc");
 `fishschool-cli ensemble merge FOLDER --csv CSV` does, part way or whole; optionally each run's
 wall time and each point's summary over its replicates. Every output is written together or none.
 Returns {runs, merged, failed}. ValueError names what is refused.)doc");
+    m.def("ensemble_sensitivity", &ensembleSensitivityOf, py::arg("folder"),
+          py::arg("bootstrap") = 1000, py::arg("confidence") = 0.95, py::arg("seed") = 0,
+          R"doc(The Sobol indices of each measure of a finished ensemble of the "sobol" design, as
+`fishschool-cli ensemble sensitivity FOLDER` computes them: {samples, replicates, parameters,
+indices: {measure: {parameter: {S1, S1_low, S1_high, ST, ST_low, ST_high}}}, skipped: {measure:
+why}}. The intervals are the percentiles of `bootstrap` resamples of the base points, covering
+`confidence`. ValueError for a grid's folder or one with a run missing or failed.)doc");
 }
 
 }  // namespace fishschool::python

@@ -1,11 +1,11 @@
 // `import fishschool`: the public API (include/fishschool/) for Python, with NumPy views of the
 // school and of a trajectory's frames (docs/python.md). Split by area: the simulation
 // (SimulationBindings.cpp), trajectories (TrajectoryBindings.cpp), ensembles
-// (EnsembleBindings.cpp), the measures of trajectories (MeasureBindings.cpp) and the conversions
-// they share (Conversions.h), where raiseError turns every error of the library into an exception
-// by its kind: ValueError for bad input (the message names the key, the value and what is
-// allowed), OSError for a file or the system, RuntimeError where the device failed; TypeError for
-// a value of the wrong type. It includes include/fishschool/ alone.
+// (EnsembleBindings.cpp), the measures of trajectories (MeasureBindings.cpp), fitting a model
+// (FitBindings.cpp) and the conversions they share (Conversions.h), where raiseError turns every
+// error of the library into an exception by its kind: ValueError for bad input (the message names
+// the key, the value and what is allowed), OSError for a file or the system, RuntimeError where the
+// device failed; TypeError for a value of the wrong type. It includes include/fishschool/ alone.
 
 #include <pybind11/pybind11.h>
 
@@ -18,6 +18,7 @@ void bindSimulation(py::module_& m);
 void bindTrajectories(py::module_& m);
 void bindEnsembles(py::module_& m);
 void bindMeasures(py::module_& m);
+void bindFit(py::module_& m);
 }  // namespace fishschool::python
 
 PYBIND11_MODULE(fishschool, m) {
@@ -49,4 +50,5 @@ PYBIND11_MODULE(fishschool, m) {
     bindTrajectories(m);
     bindEnsembles(m);
     bindMeasures(m);
+    bindFit(m);
 }

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "PhaseSweep.h"
+#include "Sobol.h"
 #include "core/Invariants.h"
 #include "core/Scenario.h"
 #include "io/ConfigIO.h"
@@ -93,6 +94,26 @@ Result<std::vector<double>> readAxisValues(const Json& value, const std::string&
     return sweepValues(*from, *to, *count);
 }
 
+/// A Sobol design's axis: {"from": A, "to": B}, A < B, as {A, B}.
+Result<std::vector<double>> readRange(const Json& value, const std::string& source,
+                                      const std::string& key) {
+    constexpr const char* kShape =
+        "in a \"sobol\" design an axis is a range {\"from\": A, \"to\": B} with A < B";
+    if (!value.is_object()) return fail(where(source, key) + kShape + ", got " + value.type_name());
+    for (const auto& [name, _] : value.items())
+        if (name != "from" && name != "to")
+            return fail(where(source, key + "." + name) + "unknown key; " + kShape);
+    if (!value.contains("from") || !value.contains("to")) return fail(where(source, key) + kShape);
+    auto from = numberKey(value["from"], source, key + ".from");
+    if (!from) return fail(from.error());
+    auto to = numberKey(value["to"], source, key + ".to");
+    if (!to) return fail(to.error());
+    if (!(*from < *to))
+        return fail(where(source, key) + "from " + formatNumber(*from) + " to " +
+                    formatNumber(*to) + " is an empty range; " + kShape);
+    return std::vector<double>{*from, *to};
+}
+
 /// "orientation-width = 3, attraction-width = 0.5"
 std::string describeValues(const std::vector<EnsembleAxis>& axes,
                            const std::vector<double>& values) {
@@ -160,6 +181,8 @@ RunRow runOne(Backend& backend, const EnsembleSpec& spec, RunRow row, const SimP
     frame(0);
     const std::int64_t window = spec.window;
     SchoolMetrics sum;
+    std::int64_t measuredSteps = 0;
+    if (spec.histograms) row.histograms = emptyHistograms();
     for (std::int64_t s = 0; s < spec.steps; ++s) {
         if (stop.stop_requested()) {
             dropped = true;
@@ -174,7 +197,8 @@ RunRow runOne(Backend& backend, const EnsembleSpec& spec, RunRow row, const SimP
         }
         frame(s + 1);
         if (!frameError.empty()) return row;
-        const bool measured = window > 0 && s >= spec.steps - window;
+        const bool measured =
+            window > 0 && s >= spec.steps - window && (spec.steps - 1 - s) % spec.measureEvery == 0;
         if (!spec.check && !measured) continue;
         const School school = backend.download();
         if (spec.check)
@@ -184,15 +208,20 @@ RunRow runOne(Backend& backend, const EnsembleSpec& spec, RunRow row, const SimP
                 return row;
             }
         if (!measured) continue;
-        const SchoolMetrics m = measureSchool(school, params);
+        ++measuredSteps;
+        const SchoolMetrics m = spec.histograms
+                                    ? measureFrame(school, {}, params, row.histograms).measures
+                                    : measureSchool(school, params);
         // A direction error is NaN throughout when no fish is informed, and so is its mean.
         for (const SchoolMeasure& measure : kSchoolMeasures)
             sum.*measure.member += m.*measure.member;
     }
     if (window == 0) {
-        row.measures = measureSchool(backend.download(), params);
+        const School school = backend.download();
+        row.measures = spec.histograms ? measureFrame(school, {}, params, row.histograms).measures
+                                       : measureSchool(school, params);
     } else {
-        const double n = double(std::min(window, spec.steps));
+        const double n = double(measuredSteps);
         for (const SchoolMeasure& measure : kSchoolMeasures)
             row.measures.*measure.member = sum.*measure.member / n;
     }
@@ -221,6 +250,7 @@ std::string csvQuoted(std::string_view text) {
 }  // namespace
 
 std::int64_t EnsembleSpec::runCount() const {
+    if (!points.empty()) return std::int64_t(points.size()) * replicates;
     std::int64_t runs = replicates;
     for (const EnsembleAxis& axis : axes) runs *= std::int64_t(axis.values.size());
     return runs;
@@ -229,7 +259,7 @@ std::int64_t EnsembleSpec::runCount() const {
 std::string EnsembleSpec::canonicalJson() const {
     Json axesJson = Json::array();
     for (const EnsembleAxis& axis : axes) axesJson.push_back({axis.key, axis.values});
-    const Json root = {
+    Json root = {
         {"base", Json::parse(configToJson(base))},
         {"axes", axesJson},
         {"replicates", replicates},
@@ -241,6 +271,11 @@ std::string EnsembleSpec::canonicalJson() const {
         {"seedFromBase", seedFromBase},
         {"chained", chained},
     };
+    // Only where it is not the grid: a grid's hash is what it was before designs.
+    if (design == EnsembleDesign::Sobol) {
+        root["design"] = "sobol";
+        root["samples"] = samples;
+    }
     return root.dump();
 }
 
@@ -262,6 +297,30 @@ Result<EnsembleSpec> parseEnsemble(std::string_view text, std::string_view sourc
         return fail(source + ": an ensemble file must be a JSON object, got " + root.type_name());
     EnsembleSpec spec;
     std::int64_t points = 1;  // the product of the axes read so far
+    // The design first: it says how the axes read, wherever the file puts it.
+    if (root.contains("design")) {
+        const Json& design = root["design"];
+        if (design == "sobol")
+            spec.design = EnsembleDesign::Sobol;
+        else if (design != "grid")
+            return fail(where(source, "design") + quote(design.dump()) +
+                        " is not allowed; must be \"grid\" (the default: every value of every "
+                        "axis with every other) or \"sobol\" (Saltelli's sampling of the axes' "
+                        "ranges, for Sobol indices)");
+    }
+    const bool sobol = spec.design == EnsembleDesign::Sobol;
+    if (sobol != root.contains("samples"))
+        return fail(sobol ? source +
+                                ": key 'samples' is missing; a \"sobol\" design needs the "
+                                "number of base points N, its runs N (k + 2) for k axes"
+                          : where(source, "samples") +
+                                "is for a \"sobol\" design only; a grid's runs are its axes' "
+                                "values");
+    if (sobol) {
+        auto n = wholeNumberKey(root["samples"], source, "samples", 1, kMaxSobolSamples);
+        if (!n) return fail(n.error());
+        spec.samples = *n;
+    }
     for (const auto& [key, value] : root.items()) {
         if (key == "base") {
             if (value.is_object()) {
@@ -297,9 +356,15 @@ Result<EnsembleSpec> parseEnsemble(std::string_view text, std::string_view sourc
                     return fail(where(source, "axes.seed") +
                                 "the seed cannot vary: each run's seed follows from the master "
                                 "\"seed\" and the run index; give \"replicates\" for more seeds");
-                auto values =
-                    readAxisValues(axisValue, source, "axes." + axisKey, maxRuns / points, maxRuns);
+                auto values = sobol ? readRange(axisValue, source, "axes." + axisKey)
+                                    : readAxisValues(axisValue, source, "axes." + axisKey,
+                                                     maxRuns / points, maxRuns);
                 if (!values) return fail(values.error());
+                if (sobol && spec.axes.size() == kMaxSobolParameters)
+                    return fail(where(source, "axes." + axisKey) +
+                                "a \"sobol\" design takes at "
+                                "most " +
+                                std::to_string(kMaxSobolParameters) + " axes");
                 if (!canVary(axisKey))
                     return fail(where(source, "axes." + axisKey) +
                                 "this key cannot vary; an axis is orientation-width, "
@@ -355,6 +420,8 @@ Result<EnsembleSpec> parseEnsemble(std::string_view text, std::string_view sourc
                 return fail(where(source, key) + "must be a string, the name of a backend, got " +
                             quote(value.dump()));
             spec.backend = value.get<std::string>();
+        } else if (key == "design" || key == "samples") {
+            continue;  // read first
         } else if (key == "check") {
             if (!value.is_boolean())
                 return fail(where(source, key) + "must be true or false, got " +
@@ -363,7 +430,7 @@ Result<EnsembleSpec> parseEnsemble(std::string_view text, std::string_view sourc
         } else {
             return fail(where(source, key) +
                         "unknown key; an ensemble file has base, axes, replicates, steps, seed, "
-                        "measure, backend and check (docs/ensembles.md)");
+                        "measure, backend, check, design and samples (docs/ensembles.md)");
         }
     }
     for (const char* required : {"axes", "steps"})
@@ -372,6 +439,37 @@ Result<EnsembleSpec> parseEnsemble(std::string_view text, std::string_view sourc
     if (spec.window > spec.steps)
         return fail(where(source, "measure.last") + std::to_string(spec.window) +
                     " is not allowed; must be at most steps (" + std::to_string(spec.steps) + ")");
+    if (sobol) {
+        if (spec.axes.empty())
+            return fail(where(source, "axes") +
+                        "a \"sobol\" design needs at least one axis, a range {\"from\": A, "
+                        "\"to\": B}");
+        // N (k + 2) points, refused before they are made.
+        // Each point is held in memory (k numbers): fewer than a grid's runs.
+        const std::int64_t most = std::min(maxRuns, kMaxSobolRuns);
+        const auto perSample = std::int64_t(spec.axes.size() + 2) * spec.replicates;
+        if (spec.samples > most / perSample)
+            return fail(source + ": " + std::to_string(spec.samples) + " samples x (" +
+                        std::to_string(spec.axes.size()) + " axes + 2) x " +
+                        std::to_string(spec.replicates) + " replicates is more than " +
+                        std::to_string(most) + " runs; take fewer samples");
+        std::vector<ParameterRange> ranges;
+        for (const EnsembleAxis& axis : spec.axes)
+            ranges.push_back({axis.values[0], axis.values[1]});
+        spec.points = saltelliPoints(ranges, spec.samples);
+        for (std::size_t p = 0; p < spec.points.size(); ++p) {
+            SimParams params = spec.base;
+            for (std::size_t a = 0; a < spec.axes.size(); ++a) {
+                auto varied = withVaried(params, "axes", spec.axes[a].key, spec.points[p][a]);
+                if (!varied)
+                    return fail(source + ": run " +
+                                std::to_string(std::int64_t(p) * spec.replicates) + " (" +
+                                describeValues(spec.axes, spec.points[p]) + "): " + varied.error());
+                params = *varied;
+            }
+        }
+        return spec;
+    }
     // The run count, refused before it can overflow.
     std::int64_t runs = spec.replicates;
     std::string factors = std::to_string(spec.replicates) + " replicates";
@@ -404,12 +502,14 @@ RunPlan planRun(const EnsembleSpec& spec, std::int64_t index) {
     plan.replicate = index % spec.replicates;
     std::int64_t rest = index / spec.replicates;
     plan.values.resize(spec.axes.size());
-    for (std::size_t a = spec.axes.size(); a-- > 0;) {
+    if (!spec.points.empty()) plan.values = spec.points[std::size_t(rest)];
+    for (std::size_t a = spec.axes.size(); spec.points.empty() && a-- > 0;) {
         const auto size = std::int64_t(spec.axes[a].values.size());
         plan.values[a] = spec.axes[a].values[std::size_t(rest % size)];
         rest /= size;
     }
     plan.seed = spec.seedFromBase ? spec.base.seed : runSeed(spec.seed, index);
+    if (!spec.pointSeeds.empty()) plan.seed = spec.pointSeeds[std::size_t(index / spec.replicates)];
     // A seed axis (phase --vary seed) is the run's seed; a value withVaried refuses is left to
     // runParams to refuse.
     for (std::size_t a = 0; a < spec.axes.size(); ++a)

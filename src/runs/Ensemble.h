@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/Backend.h"
+#include "fishschool/Distributions.h"
 #include "fishschool/Metrics.h"
 #include "fishschool/Result.h"
 #include "fishschool/SimParams.h"
@@ -23,14 +24,21 @@ namespace fishschool {
 
 /// An ensemble of more runs than this is refused: its part files alone would be gigabytes.
 inline constexpr std::int64_t kMaxEnsembleRuns = 10'000'000;
+/// A Sobol design of more runs than this is refused: its points are held in memory.
+inline constexpr std::int64_t kMaxSobolRuns = 1'000'000;
 /// An ensemble file larger than this is refused before it is read.
 inline constexpr std::uintmax_t kMaxEnsembleFileBytes = 1ull << 20;
 
 /// One varied key and its values, in the order the runs take them.
 struct EnsembleAxis {
     std::string key;  ///< a numeric config key, "orientation-width" or "attraction-width"
+    /// The grid's values; in a Sobol design the range, {from, to}.
     std::vector<double> values;
 };
+
+/// How an ensemble's points are laid out: the grid of its axes' values, or Saltelli's sampling
+/// for Sobol indices (docs/ensembles.md, "Sensitivity").
+enum class EnsembleDesign { Grid, Sobol };
 
 /// What an ensemble file says, resolved (the base config read and validated).
 struct EnsembleSpec {
@@ -49,8 +57,20 @@ struct EnsembleSpec {
     /// `phase --hysteresis` only: the runs are one chain in index order, each starting from the
     /// school the one before left, on one backend.
     bool chained = false;
+    EnsembleDesign design = EnsembleDesign::Grid;
+    std::int64_t samples = 0;  ///< Sobol design: the base points N
+    /// The points in place of the grid, a value per axis each: a Sobol design's (saltelliPoints),
+    /// or a fit's proposals. Empty: the grid of the axes.
+    std::vector<std::vector<double>> points;
+    /// A fit's runs: each point's own seed (its proposal's), in place of runSeed's.
+    std::vector<std::uint64_t> pointSeeds;
+    /// A fit's runs only: every `measureEvery`-th step of the window is measured, counted back
+    /// from the last, and each run's distributions are kept (RunRow::histograms).
+    std::int64_t measureEvery = 1;
+    bool histograms = false;
 
-    /// The product of the axes' sizes times the replicates (at most kMaxEnsembleRuns).
+    /// The points (or the product of the axes' sizes) times the replicates (at most
+    /// kMaxEnsembleRuns).
     std::int64_t runCount() const;
     /// The spec as one line of JSON with the base config in full: equal texts, equal runs.
     std::string canonicalJson() const;
@@ -92,6 +112,8 @@ struct RunRow {
     std::int64_t steps = 0;
     double wallSeconds = 0.0;
     SchoolMetrics measures;
+    /// The distributions over the measured steps, where the spec asks for them (a fit's runs).
+    Histograms histograms{};
 };
 
 /// Runs `spec`'s runs `runs` on `jobs` threads (the caller's thread alone for one job), each

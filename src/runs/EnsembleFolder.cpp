@@ -19,6 +19,7 @@
 #include "io/OutputFiles.h"
 #include "io/TextFiles.h"
 #include "runs/PhaseSweep.h"
+#include "runs/Sobol.h"
 
 namespace fishschool {
 
@@ -30,8 +31,12 @@ namespace {
 nlohmann::ordered_json manifestFields(const EnsembleManifest& m) {
     nlohmann::ordered_json axes = nlohmann::ordered_json::array();
     for (const EnsembleAxis& axis : m.axes) axes.push_back(axis.key);
-    return {{"ensemble", m.hash}, {"version", m.version},       {"runs", m.runs}, {"axes", axes},
-            {"seed", m.seed},     {"replicates", m.replicates}, {"file", m.file}};
+    nlohmann::ordered_json root = {
+        {"ensemble", m.hash}, {"version", m.version},       {"runs", m.runs}, {"axes", axes},
+        {"seed", m.seed},     {"replicates", m.replicates}, {"file", m.file}};
+    // A grid's manifest is what it was before designs.
+    if (m.sobolSamples > 0) root["sobol_samples"] = m.sobolSamples;
+    return root;
 }
 
 /// A file's name that is not UTF-8 is written with U+FFFD in its place, never refused.
@@ -58,7 +63,14 @@ std::string axisKeys(const EnsembleManifest& m) {
 
 EnsembleManifest manifestOf(const EnsembleSpec& spec, const std::string& file,
                             const std::string& version) {
-    return {spec.hash(), version, spec.runCount(), spec.axes, spec.seed, spec.replicates, file};
+    return {spec.hash(),
+            version,
+            spec.runCount(),
+            spec.axes,
+            spec.seed,
+            spec.replicates,
+            file,
+            spec.design == EnsembleDesign::Sobol ? spec.samples : 0};
 }
 
 std::string manifestJson(const EnsembleManifest& m) {
@@ -92,10 +104,18 @@ Result<std::optional<EnsembleManifest>> readManifest(const fs::path& folder) {
         m.seed = root.at("seed").get<std::uint64_t>();
         m.replicates = root.at("replicates").get<std::int64_t>();
         m.file = root.at("file").get<std::string>();
+        if (root.contains("sobol_samples"))
+            m.sobolSamples = root.at("sobol_samples").get<std::int64_t>();
     } catch (const nlohmann::json::exception&) {
         return fail(broken);
     }
     if (m.runs < 1 || m.runs > kMaxEnsembleRuns || m.replicates < 1 || m.runs % m.replicates != 0)
+        return fail(broken);
+    // A Sobol design's runs are N (k + 2) x replicates.
+    if (m.sobolSamples < 0 ||
+        (m.sobolSamples > 0 &&
+         (m.sobolSamples > kMaxSobolRuns || m.axes.empty() || m.axes.size() > kMaxSobolParameters ||
+          m.runs != m.sobolSamples * std::int64_t(m.axes.size() + 2) * m.replicates)))
         return fail(broken);
     // What ensemble run writes, and nothing a stranger's folder could print raw.
     const auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };

@@ -33,6 +33,8 @@ struct EnsembleManifest {
     std::uint64_t seed = 0;          ///< the master seed: run i's seed is runSeed(seed, i)
     std::int64_t replicates = 1;     ///< run i is replicate i % replicates
     std::string file;                ///< the ensemble file the folder was made from, as named
+    /// A Sobol design's base points N (its runs are N (k + 2) x replicates); 0 for a grid.
+    std::int64_t sobolSamples = 0;
 };
 
 /// The manifest of `spec`'s folder, made from the ensemble file named `file` by the program of

@@ -1,6 +1,7 @@
-"""docs/python.md's session, run as the page shows it: it prints what the page says it prints.
-The page's numbers went stale once when the order of the sums changed (the golden hashes were
-updated, the page was not); this test fails when that happens again."""
+"""The pages' sessions, run as the pages show them: docs/python.md's and docs/data.md's fitting
+and sensitivity print what the pages say they print. A page's numbers went stale once when the
+order of the sums changed (the golden hashes were updated, the page was not); these tests fail
+when that happens again."""
 
 import os
 import pathlib
@@ -32,3 +33,44 @@ def test_the_session_prints_what_the_page_shows(fishschool, tmp_path):
     assert run.returncode == 0, run.stderr
     assert run.stdout == shown
     assert (tmp_path / "polarization.png").stat().st_size > 10000
+
+
+def section(text, title):
+    """The text of the Markdown section `## title`, up to the next section of its level."""
+    start = text.index(f"\n## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end != -1 else len(text)]
+
+
+def sessions(text):
+    """Each shell session of a text's plain fenced blocks: (command, the stdout shown after it)
+    for every line that starts with "$ "."""
+    steps = []
+    for language, body in fenced_blocks(text):
+        if language or not body.startswith("$ "):
+            continue
+        for part in re.split(r"^\$ ", body, flags=re.M)[1:]:
+            command, _, shown = part.partition("\n")
+            steps.append((command, shown))
+    return steps
+
+
+def test_fitting_and_sensitivity_print_what_data_md_shows(fishschool, cli, tmp_path):
+    """docs/data.md's sessions of "Fitting a model" and "The sensitivity of a measure", run in a
+    folder of their own as the page says, print on stdout what the page shows after each
+    command."""
+    page = (REPO / "docs" / "data.md").read_text()
+    steps = (sessions(section(page, "Fitting a model")) +
+             sessions(section(page, "The sensitivity of a measure")))
+    assert len(steps) >= 8
+    # "From the repository's root, in a folder of one's own": its docs/ and scripts/ beside.
+    for name in ("docs", "scripts"):
+        (tmp_path / name).symlink_to(REPO / name)
+    bin_dir = pathlib.Path(cli).resolve().parent
+    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    for command, shown in steps:
+        run = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, f"{command}\n{run.stderr}"
+        assert run.stdout == shown, command
+    assert (tmp_path / "fit.png").stat().st_size > 10000

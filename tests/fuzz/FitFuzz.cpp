@@ -1,0 +1,49 @@
+// Fuzz target: the fit file parser (FIT.json, docs/data.md). An accepted fit has parameters
+// with non-empty ranges whose ends and insides make valid configs, at least one statistic, a
+// window within its steps, a budget for population 0, and the same text gives the same hash; a
+// refused one has a readable message.
+
+#include <cmath>
+#include <filesystem>
+
+#include "FuzzMain.h"
+#include "io/ConfigIO.h"
+#include "runs/FitSpec.h"
+
+using namespace fishschool;
+
+void fuzzOne(std::string_view input) {
+    // A base or a target given by path is read from the scratch folder the fuzzer runs in.
+    auto spec = parseFit(input, "fuzz.json", std::filesystem::current_path());
+    if (!spec) {
+        fuzz::checkMessage(spec.error());
+        return;
+    }
+    fuzz::fuzzCheck(!spec->priors.empty() && spec->priors.size() == spec->abc.priors.size(),
+                    "an accepted fit has no parameter");
+    for (const Prior& p : spec->priors) {
+        fuzz::fuzzCheck(std::isfinite(p.low) && std::isfinite(p.high) && p.low < p.high &&
+                            (!p.logUniform || p.low > 0.0),
+                        "an accepted prior's range is empty or not finite", p.key);
+        std::vector<double> values;
+        for (const Prior& q : spec->priors) values.push_back(q.key == p.key ? p.high : q.low);
+        auto params = fitParams(*spec, values);
+        // Each end alone is checked; two parameters' rules across keys may still refuse a
+        // corner, which the run then fails, so only a config that is made must be valid.
+        if (params) fuzz::fuzzCheck(validate(*params).has_value(), "a fit's run does not validate");
+    }
+    fuzz::fuzzCheck(
+        !spec->abc.statistics.empty() &&
+            spec->abc.statistics.size() == spec->measures.size() + spec->distributions.size(),
+        "an accepted fit has no statistic");
+    fuzz::fuzzCheck(spec->steps >= 1 && spec->window >= 1 && spec->window <= spec->steps &&
+                        spec->every >= 1 && spec->every <= spec->window,
+                    "an accepted fit's window is not within its steps");
+    fuzz::fuzzCheck(spec->abc.budget >= spec->abc.particles && spec->abc.particles >= 2,
+                    "an accepted fit's budget cannot run population 0");
+    fuzz::fuzzCheck(spec->abc.quantile > 0.0 && spec->abc.quantile < 1.0,
+                    "an accepted fit's quantile is not in (0, 1)");
+    auto again = parseFit(input, "fuzz.json", std::filesystem::current_path());
+    fuzz::fuzzCheck(again && again->hash() == spec->hash() && spec->hash().size() == 16,
+                    "the same fit text gives another hash", spec->canonicalJson());
+}

@@ -1,0 +1,84 @@
+// Fit files (FIT.json): what they say, their defaults, and the example beside the docs.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "runs/FitSpec.h"
+
+namespace fishschool {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr const char* kFit = R"({
+  "base": {"fishCount": 12, "steering": "couzin", "rSeparation": 1, "rAlignment": 3,
+           "rCohesion": 6, "rocks": []},
+  "parameters": {"attraction-width": {"uniform": [0, 8]}, "noise": {"log-uniform": [0.01, 1]}},
+  "target": {"trajectory": "t.h5"},
+  "statistics": {"distributions": ["neighbor_heading"], "measures": ["milling"]},
+  "steps": 50, "budget": 500
+})";
+
+TEST(FitSpec, TheFileSaysTheParametersInItsOrderAndTheStatisticsMeasuresFirst) {
+    auto spec = parseFit(kFit, "f.json", "/data");
+    ASSERT_TRUE(spec) << spec.error();
+    ASSERT_EQ(spec->priors.size(), 2u);
+    EXPECT_EQ(spec->priors[0].key, "attraction-width");
+    EXPECT_FALSE(spec->priors[0].logUniform);
+    EXPECT_TRUE(spec->priors[1].logUniform);
+    EXPECT_EQ(spec->priors[1].low, 0.01);
+    EXPECT_EQ(spec->target, std::filesystem::path("/data/t.h5"));
+    ASSERT_EQ(spec->abc.statistics.size(), 2u);
+    EXPECT_EQ(spec->abc.statistics[0].name, "milling");
+    EXPECT_EQ(spec->abc.statistics[1].name, "hellinger_neighbor_heading");
+    // Defaults: the whole run measured, every step; 100 particles, the median.
+    EXPECT_EQ(spec->window, 50);
+    EXPECT_EQ(spec->every, 1);
+    EXPECT_EQ(spec->abc.particles, 100);
+    EXPECT_EQ(spec->abc.quantile, 0.5);
+    EXPECT_EQ(spec->backend, "cpu");
+    // Each value is set in the file's order, by the config's own rules.
+    auto params = fitParams(*spec, {5.0, 0.2});
+    ASSERT_TRUE(params) << params.error();
+    EXPECT_FLOAT_EQ(params->rCohesion, 8.0f);
+    EXPECT_FLOAT_EQ(params->noise, 0.2f);
+}
+
+TEST(FitSpec, TheBudgetIsLeftOutOfTheHashSoThatAFitCanGoFurther) {
+    auto a = parseFit(kFit, "f.json", "/data");
+    std::string more = kFit;
+    more.replace(more.find("\"budget\": 500"), 13, "\"budget\": 900");
+    auto b = parseFit(more, "f.json", "/data");
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(a->hash(), b->hash());
+    std::string seeded = kFit;
+    seeded.replace(seeded.find("\"budget\": 500"), 13, "\"budget\": 500, \"seed\": 2");
+    auto c = parseFit(seeded, "f.json", "/data");
+    ASSERT_TRUE(c) << c.error();
+    EXPECT_NE(a->hash(), c->hash());
+}
+
+TEST(FitSpec, TheExampleFitLoads) {
+    const auto path =
+        std::filesystem::path(FISHSCHOOL_SOURCE_DIR) / "docs" / "examples" / "fit.json";
+    auto spec = loadFit(path);
+    ASSERT_TRUE(spec) << spec.error();
+    EXPECT_EQ(spec->base.fishCount, 30u);  // fit-school.json, beside it
+    EXPECT_EQ(spec->target, path.parent_path() / "target.h5");
+}
+
+TEST(FitSpec, AParameterThatTakesWholeNumbersIsRefused) {
+    std::string text = kFit;
+    text.replace(text.find("\"attraction-width\""), 18, "\"fishCount\"");
+    text.replace(text.find("[0, 8]"), 6, "[10, 20]");
+    auto spec = parseFit(text, "f.json", "/data");
+    ASSERT_FALSE(spec);
+    EXPECT_THAT(spec.error().message(), HasSubstr("takes every value of its range"));
+}
+
+}  // namespace
+}  // namespace fishschool
