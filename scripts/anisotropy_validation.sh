@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Reruns docs/validation.md's "Anisotropy": Ballerini et al.'s gamma(n) of a 3D school at two
-# densities 4 times apart (the default school's rules, metric neighbours; with topological
-# neighbours too where the build has them: TOPOLOGICAL=1), and of fish that only drift at random
-# (gamma = 1/3 for every n), and their plot.
+# densities 4 times apart, with metric neighbours and with topological ones (k = 7), and of fish
+# that only drift at random (gamma = 1/3 for every n), and their plot.
 #   scripts/anisotropy_validation.sh [OUT_DIR]   (default bench/results/anisotropy)
 # Environment: FISHSCHOOL_CLI (default build/bin/fishschool-cli). A few minutes on two cores.
 set -euo pipefail
@@ -26,7 +25,10 @@ json.dump(p, open(sys.argv[1], "w"))' "$work/$1.json" "$2" "$3" "$4" "$5"
 write_config dense 15 7.5 15 '{}'
 write_config sparse 23.81 11.91 23.81 '{}'
 write_config drifting 15 7.5 15 '{"kCohesion": 0, "kSeparation": 0, "kAlignment": 0, "noise": 1.0}'
-cases=(dense sparse drifting)
+topological='{"neighborSelection": "topological", "neighborCount": 7}'
+write_config dense-topological 15 7.5 15 "$topological"
+write_config sparse-topological 23.81 11.91 23.81 "$topological"
+cases=(dense sparse dense-topological sparse-topological drifting)
 for name in "${cases[@]}"; do
     # 1,500 steps to form, then a frame every 25 steps for 2,500 more (100 frames).
     "$cli" simulate --config "$work/$name.json" --steps 4000 --trajectory "$work/$name.h5" \
@@ -49,6 +51,8 @@ set key top right
 plot 1.0/3 with lines dashtype 2 lc rgb "gray" title "isotropic (1/3)", \
      "$out/dense.csv" skip 1 using 1:2:3 with yerrorlines title "metric, dense", \
      "$out/sparse.csv" skip 1 using 1:2:3 with yerrorlines title "metric, 4 times sparser", \
+     "$out/dense-topological.csv" skip 1 using 1:2:3 with yerrorlines title "topological (k = 7), dense", \
+     "$out/sparse-topological.csv" skip 1 using 1:2:3 with yerrorlines title "topological (k = 7), 4 times sparser", \
      "$out/drifting.csv" skip 1 using 1:2:3 with yerrorlines title "drifting at random"
 PLOT
 echo "wrote $out: NAME.csv and NAME.txt (gamma(n) of each case), anisotropy.png"

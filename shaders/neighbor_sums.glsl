@@ -93,11 +93,49 @@ void addSidestep(Searcher me, vec3 d, float d2, uint j, inout NeighborSums s) {
         s.sidestep += (d - dot(me.heading, d) * me.heading) * (closing / d2);
 }
 
+// neighborSelection "topological": a first pass over the candidates keeps the k nearest within
+// the largest radius, as (d2, id) in order, ties by the lower id; the second pass sums only them.
+// (The CPU keeps the same set: CpuSolver.cpp.)
+const uint kMaxNeighborCount = 64u;
+float nearestD2[kMaxNeighborCount];
+uint nearestId[kMaxNeighborCount];
+uint nearestCount = 0u;
+
+bool nearerThan(float d2, uint id, float otherD2, uint otherId) {
+    return d2 < otherD2 || (d2 == otherD2 && id < otherId);
+}
+
+void considerNearest(float d2, uint id) {
+    float reach2 = max(max(STEP_COHESION_RADIUS2(params), STEP_SEPARATION_RADIUS2(params)),
+                       STEP_ALIGNMENT_RADIUS2(params));
+    uint k = uint(STEP_NEIGHBOR_COUNT(params));
+    if (!(d2 < reach2)) return;
+    if (nearestCount == k && !nearerThan(d2, id, nearestD2[k - 1u], nearestId[k - 1u])) return;
+    uint at = min(nearestCount, k - 1u);
+    if (nearestCount < k) nearestCount++;
+    while (at > 0u && nearerThan(d2, id, nearestD2[at - 1u], nearestId[at - 1u])) {
+        nearestD2[at] = nearestD2[at - 1u];
+        nearestId[at] = nearestId[at - 1u];
+        at--;
+    }
+    nearestD2[at] = d2;
+    nearestId[at] = id;
+}
+
+// After the first pass: whether the candidate (d2, id) is one of the nearest kept. With fewer
+// than k within reach, every one within reach is (the rules' radii lie within it).
+bool isNearest(float d2, uint id) {
+    uint k = uint(STEP_NEIGHBOR_COUNT(params));
+    if (nearestCount < k) return true;
+    return !nearerThan(nearestD2[k - 1u], nearestId[k - 1u], d2, id);
+}
+
 // pj: the candidate's position; d = pj - pi, d2 = |d|^2; j: where NEIGHBOR_VELOCITY(j), a macro
 // of the including shader, finds its velocity (read only for an alignment or, with kSidestep or
 // energy scaling, a separation neighbour); with kFeatureSpecies NEIGHBOR_SPECIES(j) its table
 // species and NEIGHBOR_ENERGY(j) its kinetic energy.
 void addNeighbor(Searcher me, vec3 pj, vec3 d, float d2, uint j, inout NeighborSums s) {
+    if (STEP_HAS(kFeatureTopological) && !isNearest(d2, NEIGHBOR_ID(j))) return;
     if (STEP_HAS(kFeatureFieldOfView) && !inView(me.heading, d, d2)) return;
     // schoolsWith "own": cohesion and alignment count the fish's own species only.
     bool schools = true;
@@ -145,4 +183,19 @@ void addNeighbor(Searcher me, vec3 pj, vec3 d, float d2, uint j, inout NeighborS
         }
         s.alignmentCount++;
     }
+}
+
+// A candidate of `pass`: 0 (topological only) finds the nearest, 1 sums.
+void visitNeighbor(uint pass, Searcher me, vec3 pj, vec3 d, float d2, uint j,
+                   inout NeighborSums s) {
+    if (STEP_HAS(kFeatureTopological) && pass == 0u) {
+        considerNearest(d2, NEIGHBOR_ID(j));
+        return;
+    }
+    addNeighbor(me, pj, d, d2, j, s);
+}
+
+// The first pass: 0 to find the nearest first (topological), else 1.
+uint firstPass() {
+    return STEP_HAS(kFeatureTopological) ? 0u : 1u;
 }

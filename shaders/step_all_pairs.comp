@@ -11,10 +11,12 @@ layout(local_size_x = WORKGROUP_SIZE) in;
 // xyz the position and velocity; with kFeatureSpecies, w the table species and kinetic energy.
 shared vec4 tilePosition[WORKGROUP_SIZE];
 shared vec4 tileVelocity[WORKGROUP_SIZE];
+shared uint tileId[WORKGROUP_SIZE];  // topological: ties go to the lower id
 
 #define NEIGHBOR_VELOCITY(k) tileVelocity[k].xyz
 #define NEIGHBOR_SPECIES(k) uint(tilePosition[k].w)
 #define NEIGHBOR_ENERGY(k) tileVelocity[k].w
+#define NEIGHBOR_ID(k) tileId[k]
 #include "neighbor_sums.glsl"
 
 void main() {
@@ -28,32 +30,35 @@ void main() {
     Searcher me = searcherOf(self);
     NeighborSums sums = emptySums();
 
-    for (uint tileStart = 0u; tileStart < n; tileStart += WORKGROUP_SIZE) {
-        uint j = tileStart + gl_LocalInvocationID.x;
-        if (j < n) {
-            Fish other = fish[src + j];
-            uint species = 0u;
-            float energy = 0.0;
-            if (STEP_HAS(kFeatureSpecies)) {
-                species = tableSpecies(other.species);
-                energy = kineticEnergy(other.velocity, species);
+    for (uint pass = firstPass(); pass < 2u; ++pass) {
+        for (uint tileStart = 0u; tileStart < n; tileStart += WORKGROUP_SIZE) {
+            uint j = tileStart + gl_LocalInvocationID.x;
+            if (j < n) {
+                Fish other = fish[src + j];
+                uint species = 0u;
+                float energy = 0.0;
+                if (STEP_HAS(kFeatureSpecies)) {
+                    species = tableSpecies(other.species);
+                    energy = kineticEnergy(other.velocity, species);
+                }
+                tilePosition[gl_LocalInvocationID.x] = vec4(other.position, float(species));
+                tileVelocity[gl_LocalInvocationID.x] = vec4(other.velocity, energy);
+                if (STEP_HAS(kFeatureTopological)) tileId[gl_LocalInvocationID.x] = other.id;
             }
-            tilePosition[gl_LocalInvocationID.x] = vec4(other.position, float(species));
-            tileVelocity[gl_LocalInvocationID.x] = vec4(other.velocity, energy);
-        }
-        barrier();
-        uint tileCount = min(uint(WORKGROUP_SIZE), n - tileStart);
-        for (uint k = 0u; k < tileCount; ++k) {
-            vec3 pj = tilePosition[k].xyz;
-            vec3 d = pj - self.position;
-            // A periodic tank: the neighbour's nearest image.
-            if (STEP_BOUNDARY(params) == kBoundaryPeriodic) {
-                d = nearestImage(d);
-                pj = self.position + d;
+            barrier();
+            uint tileCount = min(uint(WORKGROUP_SIZE), n - tileStart);
+            for (uint k = 0u; k < tileCount; ++k) {
+                vec3 pj = tilePosition[k].xyz;
+                vec3 d = pj - self.position;
+                // A periodic tank: the neighbour's nearest image.
+                if (STEP_BOUNDARY(params) == kBoundaryPeriodic) {
+                    d = nearestImage(d);
+                    pj = self.position + d;
+                }
+                if (tileStart + k != i) visitNeighbor(pass, me, pj, d, dot(d, d), k, sums);
             }
-            if (tileStart + k != i) addNeighbor(me, pj, d, dot(d, d), k, sums);
+            barrier();
         }
-        barrier();
     }
     vec3 prey = self.position;
     if (STEP_HAS(kFeatureKinds) && kindOf(self.id) == kKindPredator)

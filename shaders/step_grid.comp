@@ -16,6 +16,7 @@ layout(std430, binding = 7) readonly buffer SortedPositions { vec4 sortedPositio
 #define NEIGHBOR_VELOCITY(j) fish[STEP_FIRST_FISH_READ(params) + (j)].velocity
 #define NEIGHBOR_SPECIES(j) tableSpecies(uint(sortedPositions[j].w))
 #define NEIGHBOR_ENERGY(j) kineticEnergy(NEIGHBOR_VELOCITY(j), NEIGHBOR_SPECIES(j))
+#define NEIGHBOR_ID(j) fish[STEP_FIRST_FISH_READ(params) + (j)].id
 #include "neighbor_sums.glsl"
 
 void main() {
@@ -29,56 +30,59 @@ void main() {
     ivec3 cell = ivec3(cellOf(self.position));
     ivec3 dims = ivec3(STEP_GRID_DIMS(params));
     int reach = int(STEP_GRID_REACH(params));
-    if (STEP_BOUNDARY(params) == kBoundaryOpen) {
-        // Open water: the 27 cells around (a reach of 1), each bucket once though two cells
-        // share it; a bucket's fish of other cells lie beyond every radius or are counted once.
-        cell = openCellOf(self.position);
-        uint seen[27];
-        int seenCount = 0;
-        for (int dz = -1; dz <= 1; ++dz) {
-            for (int dy = -1; dy <= 1; ++dy) {
-                for (int dx = -1; dx <= 1; ++dx) {
-                    uint bucket = bucketOf(cell + ivec3(dx, dy, dz));
-                    bool visited = false;
-                    for (int k = 0; k < seenCount; ++k) visited = visited || seen[k] == bucket;
-                    if (visited) continue;
-                    seen[seenCount++] = bucket;
-                    for (uint j = cellStarts[bucket]; j < cellStarts[bucket + 1u]; ++j) {
+    for (uint pass = firstPass(); pass < 2u; ++pass) {
+        if (STEP_BOUNDARY(params) == kBoundaryOpen) {
+            // Open water: the 27 cells around (a reach of 1), each bucket once though two cells
+            // share it; a bucket's fish of other cells lie beyond every radius or are counted once.
+            cell = openCellOf(self.position);
+            uint seen[27];
+            int seenCount = 0;
+            for (int dz = -1; dz <= 1; ++dz) {
+                for (int dy = -1; dy <= 1; ++dy) {
+                    for (int dx = -1; dx <= 1; ++dx) {
+                        uint bucket = bucketOf(cell + ivec3(dx, dy, dz));
+                        bool visited = false;
+                        for (int k = 0; k < seenCount; ++k) visited = visited || seen[k] == bucket;
+                        if (visited) continue;
+                        seen[seenCount++] = bucket;
+                        for (uint j = cellStarts[bucket]; j < cellStarts[bucket + 1u]; ++j) {
+                            vec3 pj = sortedPositions[j].xyz;
+                            vec3 d = pj - self.position;
+                            if (j != i) visitNeighbor(pass, me, pj, d, dot(d, d), j, sums);
+                        }
+                    }
+                }
+            }
+        } else if (STEP_BOUNDARY(params) == kBoundaryPeriodic) {
+            // A periodic tank: the cells wrap round (the grid holds at least 2 reach + 1 on each
+            // axis, so none is visited twice) and each candidate is seen at its nearest image.
+            // A flat grid (2D: one layer in y) holds every fish in its one layer: no wrap in y.
+            int reachY = dims.y == 1 ? 0 : reach;
+            for (int dz = -reach; dz <= reach; ++dz) {
+                for (int dy = -reachY; dy <= reachY; ++dy) {
+                    for (int dx = -reach; dx <= reach; ++dx) {
+                        uvec3 c = uvec3((cell + ivec3(dx, dy, dz) + dims) % dims);
+                        uint first = cellStarts[cellIndex(c)];
+                        uint last = cellStarts[cellIndex(c) + 1u];
+                        for (uint j = first; j < last; ++j) {
+                            vec3 d = nearestImage(sortedPositions[j].xyz - self.position);
+                            vec3 pj = self.position + d;
+                            if (j != i) visitNeighbor(pass, me, pj, d, dot(d, d), j, sums);
+                        }
+                    }
+                }
+            }
+        } else {
+            int x0 = max(cell.x - reach, 0), x1 = min(cell.x + reach, dims.x - 1);
+            for (int z = max(cell.z - reach, 0); z <= min(cell.z + reach, dims.z - 1); ++z) {
+                for (int y = max(cell.y - reach, 0); y <= min(cell.y + reach, dims.y - 1); ++y) {
+                    uint first = cellStarts[cellIndex(uvec3(x0, y, z))];
+                    uint last = cellStarts[cellIndex(uvec3(x1, y, z)) + 1u];
+                    for (uint j = first; j < last; ++j) {
                         vec3 pj = sortedPositions[j].xyz;
                         vec3 d = pj - self.position;
-                        if (j != i) addNeighbor(me, pj, d, dot(d, d), j, sums);
+                        if (j != i) visitNeighbor(pass, me, pj, d, dot(d, d), j, sums);
                     }
-                }
-            }
-        }
-    } else if (STEP_BOUNDARY(params) == kBoundaryPeriodic) {
-        // A periodic tank: the cells wrap round (the grid holds at least 2 reach + 1 on each
-        // axis, so none is visited twice) and each candidate is seen at its nearest image.
-        // A flat grid (2D: one layer in y) holds every fish in its one layer: no wrap in y.
-        int reachY = dims.y == 1 ? 0 : reach;
-        for (int dz = -reach; dz <= reach; ++dz) {
-            for (int dy = -reachY; dy <= reachY; ++dy) {
-                for (int dx = -reach; dx <= reach; ++dx) {
-                    uvec3 c = uvec3((cell + ivec3(dx, dy, dz) + dims) % dims);
-                    uint first = cellStarts[cellIndex(c)];
-                    uint last = cellStarts[cellIndex(c) + 1u];
-                    for (uint j = first; j < last; ++j) {
-                        vec3 d = nearestImage(sortedPositions[j].xyz - self.position);
-                        if (j != i) addNeighbor(me, self.position + d, d, dot(d, d), j, sums);
-                    }
-                }
-            }
-        }
-    } else {
-        int x0 = max(cell.x - reach, 0), x1 = min(cell.x + reach, dims.x - 1);
-        for (int z = max(cell.z - reach, 0); z <= min(cell.z + reach, dims.z - 1); ++z) {
-            for (int y = max(cell.y - reach, 0); y <= min(cell.y + reach, dims.y - 1); ++y) {
-                uint first = cellStarts[cellIndex(uvec3(x0, y, z))];
-                uint last = cellStarts[cellIndex(uvec3(x1, y, z)) + 1u];
-                for (uint j = first; j < last; ++j) {
-                    vec3 pj = sortedPositions[j].xyz;
-                    vec3 d = pj - self.position;
-                    if (j != i) addNeighbor(me, pj, d, dot(d, d), j, sums);
                 }
             }
         }

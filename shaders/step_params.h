@@ -24,7 +24,11 @@ const uint kFeatureSpecies = 128u;
 // the paper's rule replaces steps 2 to 4. Like "couzin" it reads the field of view alone of the
 // behaviours above, so it comes alone or with kFeatureFieldOfView (and species).
 const uint kFeatureVicsek = 256u;
-const uint kFeatureSetCount = 512u;  // the indices of the sets, used or not
+// neighborSelection "topological": each fish heeds its STEP_NEIGHBOR_COUNT nearest within the
+// largest radius (the sums skip the others). Like species it comes with the field of view and,
+// but for "couzin" and "vicsek", seeking, avoidance and the kinds, each asked at run time.
+const uint kFeatureTopological = 512u;
+const uint kFeatureSetCount = 1024u;  // the indices of the sets, used or not
 // The cheap modes (minVelocity, steering "reynolds", combine, avoidance "rays", noise,
 // dimensions) have no bit:
 // they are a branch on a value of StepParamsData.modes or .noise, the same for every fish of the
@@ -62,7 +66,7 @@ struct StepParamsData {
     uvec4 gridDims;     // GPU grid: xyz cells per axis, w cells searched on each side (reach)
     uvec4 counts;       // fish, rocks, first fish read, first fish written (GPU halves)
     vec4 target;        // xyz the point the school seeks, w kTarget
-    vec4 avoidance;     // x kAvoidance, y avoidanceDistance; z, w unused
+    vec4 avoidance;     // x kAvoidance, y avoidanceDistance; z neighborCount; w unused
     vec4 flowOrigin;    // xyz the flow field's first node, w node spacing
     uvec4 flowDims;     // xyz nodes per axis
     vec4 modes;         // minVelocity; steering, combine, avoidance: 1 for the mode beyond the
@@ -105,6 +109,7 @@ const float kBoundaryOpen = 2.0f;      // no walls; the GPU grid is hashed (grid
 #define STEP_K_TARGET(p) ((p).target.w)
 #define STEP_K_AVOIDANCE(p) ((p).avoidance.x)
 #define STEP_AVOIDANCE_DISTANCE(p) ((p).avoidance.y)
+#define STEP_NEIGHBOR_COUNT(p) ((p).avoidance.z)  // neighborSelection "topological": k
 #define STEP_MIN_VELOCITY(p) ((p).modes.x)
 #define STEP_REYNOLDS(p) ((p).modes.y)     // 1 for steering "reynolds"
 #define STEP_PRIORITIZED(p) ((p).modes.z)  // 1 for combine "prioritized"

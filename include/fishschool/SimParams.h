@@ -53,6 +53,20 @@ inline constexpr const char* kNeighborSearchNames[] = {"all-pairs", "grid"};
 template <>
 inline constexpr std::span<const char* const> kEnumNames<NeighborSearch> = kNeighborSearchNames;
 
+/// Which of the fish within reach a fish heeds (docs/model.md "Neighbour selection").
+enum class NeighborSelection {
+    Metric,       ///< every fish within each rule's radius
+    Topological,  ///< the neighborCount nearest within the largest radius, ties by index
+};
+
+inline constexpr const char* kNeighborSelectionNames[] = {"metric", "topological"};
+template <>
+inline constexpr std::span<const char* const> kEnumNames<NeighborSelection> =
+    kNeighborSelectionNames;
+
+/// The most neighbours neighborSelection "topological" heeds.
+inline constexpr std::int64_t kMaxNeighborCount = 64;
+
 /// What the faces of the tank [-bounds, bounds] are (docs/model.md "The school and the tank").
 enum class Boundary {
     Walls,     ///< fish are reflected back inside (the article's tank)
@@ -285,6 +299,12 @@ struct SimParams {
 
     /// Neighbour search: "all-pairs" (the article's, the reference) or "grid".
     NeighborSearch neighborSearch = NeighborSearch::Grid;
+    /// "metric" (the default): every fish within each rule's radius; "topological": the
+    /// neighborCount nearest other fish within the largest radius (Ballerini et al. 2008), each
+    /// rule then applying its own radius and field of view to them.
+    NeighborSelection neighborSelection = NeighborSelection::Metric;
+    /// The neighbours neighborSelection "topological" heeds: 1 to kMaxNeighborCount.
+    std::int64_t neighborCount = 7;
     /// The groups measure (docs/model.md "Measures of the school"): fish closer than this are
     /// in one group, and so are the fish linked by chains of such pairs. m, finite, >= 0; 0, the
     /// default, takes rCohesion. Measures only: the step does not read it.

@@ -114,6 +114,7 @@ struct SearchConstants {
     float cohesionRadius2 = 0.0f, separationRadius2 = 0.0f, alignmentRadius2 = 0.0f;
     float maxRadius2 = 0.0f;
     float viewCos = -1.0f;
+    std::uint32_t neighborCount = 0;  ///< neighborSelection "topological": k
 
     explicit SearchConstants(const StepParamsData& p)
         : cohesionRadius2(STEP_COHESION_RADIUS2(p)),
@@ -121,7 +122,8 @@ struct SearchConstants {
           alignmentRadius2(STEP_ALIGNMENT_RADIUS2(p)),
           maxRadius2(std::max(
               {STEP_COHESION_RADIUS2(p), STEP_SEPARATION_RADIUS2(p), STEP_ALIGNMENT_RADIUS2(p)})),
-          viewCos(STEP_VIEW_COS(p)) {}
+          viewCos(STEP_VIEW_COS(p)),
+          neighborCount(static_cast<std::uint32_t>(STEP_NEIGHBOR_COUNT(p))) {}
 };
 
 /// Accumulates fish [begin, end) into the neighbour sums of fish `self`. With kFieldOfView
@@ -138,7 +140,34 @@ struct SearchConstants {
 /// a cell's candidates with a wrapped row) or found lane by lane (every pair).
 enum class Images { None, PerCandidate, LaneByLane };
 
-template <bool kFieldOfView, bool kInverseSquare, bool kCouzin, bool kSpecies, bool kVicsek>
+/// neighborSelection "topological": the k nearest candidates within reach seen so far, as
+/// (d2, id) in order, ties by the lower id (neighbor_sums.glsl keeps the same set on the GPU).
+struct NearestKeeper {
+    std::array<float, kMaxNeighborCount> d2;
+    std::array<std::int32_t, kMaxNeighborCount> id;
+    std::uint32_t count = 0, k = 1;
+
+    static bool nearer(float a, std::int32_t ia, float b, std::int32_t ib) {
+        return a < b || (a == b && ia < ib);
+    }
+    /// Past this a candidate is not kept (ties aside): the k-th's distance, once there are k.
+    float worst() const { return count == k ? d2[k - 1] : INFINITY; }
+    void consider(float dd, std::int32_t who) {
+        if (count == k && !nearer(dd, who, d2[k - 1], id[k - 1])) return;
+        std::uint32_t at = count < k ? count++ : k - 1;
+        for (; at > 0 && nearer(dd, who, d2[at - 1], id[at - 1]); --at) {
+            d2[at] = d2[at - 1];
+            id[at] = id[at - 1];
+        }
+        d2[at] = dd;
+        id[at] = who;
+    }
+};
+
+struct NoNearest {};
+
+template <bool kFieldOfView, bool kInverseSquare, bool kCouzin, bool kSpecies, bool kVicsek,
+          bool kTopological = false>
 struct RangeAccumulator {
     static constexpr bool kReadsSpecies = kSpecies;
     const float* imageX = nullptr;
@@ -160,6 +189,25 @@ struct RangeAccumulator {
     bool sidestep = false;                      ///< the sidestep sum
     glm::vec3 velocity{0.0f};                   ///< v_i, for the closing speeds
     Floats tx{}, ty{}, tz{};                    ///< the sidestep sum
+
+    // kTopological only: each candidate's id; a first pass (finding) keeps the nearest, the
+    // second sums those at (d2, id) up to the cut, the k-th kept (none: every one within reach).
+    const std::int32_t* ids = nullptr;
+    bool finding = false;
+    float cutD2 = INFINITY;
+    std::int32_t cutId = std::numeric_limits<std::int32_t>::max();
+    [[no_unique_address]] std::conditional_t<kTopological, NearestKeeper, NoNearest> nearest;
+
+    /// After the first pass: the cut at the k-th nearest, when there are k within reach.
+    void cutAtNearest() {
+        if constexpr (kTopological) {
+            finding = false;
+            if (nearest.count == nearest.k) {
+                cutD2 = nearest.d2[nearest.k - 1];
+                cutId = nearest.id[nearest.k - 1];
+            }
+        }
+    }
 
     /// kSkipFarBlocks: test whole blocks against maxRadius2 first.
     template <Images kImages, bool kSkipFarBlocks>
@@ -220,6 +268,19 @@ struct RangeAccumulator {
         // 20,000 fish), so there it is off.
         if constexpr (kSkipFarBlocks) {
             if (none((d2 < c.maxRadius2) & use)) return;
+        }
+        if constexpr (kTopological) {
+            Ints theirs;
+            std::memcpy(&theirs, ids + j, sizeof theirs);
+            if (finding) {
+                const Ints kept = use & (d2 < c.maxRadius2) & (d2 <= nearest.worst());
+                for (unsigned bits = laneBits(kept); bits != 0; bits &= bits - 1) {
+                    const int lane = std::countr_zero(bits);
+                    nearest.consider(d2[lane], theirs[lane]);
+                }
+                return;
+            }
+            use &= (d2 < cutD2) | ((d2 == cutD2) & (theirs <= cutId));
         }
         if constexpr (kFieldOfView) {
             if (!seesAllAround) {
@@ -481,6 +542,7 @@ void CpuSolver::step(std::uint64_t stepIndex, StepFrameCopy frame) {
     if (useGrid) buildGrid(/*keepAccelerations=*/false);
     if ((features_ & glsl::kFeatureKinds) != 0u) gatherSpecials();
     if ((features_ & glsl::kFeatureSpecies) != 0u) gatherSpecies(stepIndex);
+    if ((features_ & glsl::kFeatureTopological) != 0u) gatherIds();
     // One instance of the step per set of behaviours that is used: those that are off are not
     // compiled in.
     static constexpr auto kStepRanges = []<std::size_t... F>(std::index_sequence<F...>) {
@@ -582,6 +644,12 @@ void CpuSolver::gatherSpecies(std::uint64_t stepIndex) {
             slotEnergy_[k] = 0.5f * STEP_MASS(speciesParams_[static_cast<std::size_t>(s)]) * speed2;
         }
     });
+}
+
+void CpuSolver::gatherIds() {
+    // Padded as the arrays are: a search reads whole blocks.
+    slotIds_.assign(size() + kLanes, std::numeric_limits<std::int32_t>::max());
+    for (std::size_t k = 0; k < size(); ++k) slotIds_[k] = static_cast<std::int32_t>(ids_[k]);
 }
 
 glm::vec3 CpuSolver::nearestPrey(std::size_t i) const {
@@ -791,7 +859,8 @@ CpuSolver::Group CpuSolver::groupAt(std::size_t i, std::size_t runStart) const {
 }
 
 std::size_t CpuSolver::packCandidates(const CandidateRanges& ranges, const Group& group,
-                                      float reach2, bool withSpecies, CandidateRun& run) const {
+                                      float reach2, bool withSpecies, bool withIds,
+                                      CandidateRun& run) const {
     std::size_t total = 0;
     run.wraps = false;
     for (const CandidateRange& range : ranges) {
@@ -805,6 +874,7 @@ std::size_t CpuSolver::packCandidates(const CandidateRanges& ranges, const Group
                         &run.imageY, &run.imageZ, &run.energy})
             v->resize(size);
         run.species.resize(size);
+        run.ids.resize(size);
     }
     // Local pointers: a store through one would otherwise make the next block load them again.
     const Arrays& a = *current_;
@@ -818,6 +888,8 @@ std::size_t CpuSolver::packCandidates(const CandidateRanges& ranges, const Group
     const std::int32_t* const speciesFrom = slotSpecies_.data();
     const float* const energyFrom = slotEnergy_.data();
     std::int32_t* const speciesTo = run.species.data();
+    const std::int32_t* const idsFrom = slotIds_.data();
+    std::int32_t* const idsTo = run.ids.data();
     float* const energyTo = run.energy.data();
     const bool wraps = run.wraps;
     const Ints lanes = {0, 1, 2, 3, 4, 5, 6, 7};
@@ -864,11 +936,13 @@ std::size_t CpuSolver::packCandidates(const CandidateRanges& ranges, const Group
                 packBlock(speciesFrom, j, speciesTo, count, bits);
                 packBlock(energyFrom, j, energyTo, count, bits);
             }
+            if (withIds) packBlock(idsFrom, j, idsTo, count, bits);
             count += static_cast<std::size_t>(std::popcount(bits));
         }
     };
-    // The same candidates with AVX-512's masks where the processor has them.
-    const bool wide = avx512::available();
+    // The same candidates with AVX-512's masks where the processor has them (ids aside: the
+    // plain path packs those).
+    const bool wide = avx512::available() && !withIds;
     avx512::PackedRange packed;
     if (wide) {
         std::copy(from.begin(), from.end(), packed.from);
@@ -964,6 +1038,7 @@ struct CpuSolver::CandidateSource {
     const float *imageX = nullptr, *imageY = nullptr, *imageZ = nullptr;
     const std::int32_t* species = nullptr;  ///< with species: each candidate's
     const float* energy = nullptr;          ///< with species: each candidate's
+    const std::int32_t* ids = nullptr;      ///< topological: each candidate's upload index
     const CandidateRange* ranges = nullptr;
     std::size_t rangeCount = 0;
     /// Every pair rather than a cell's run: most blocks lie beyond every radius and are skipped,
@@ -980,6 +1055,7 @@ void CpuSolver::sumNeighbours(const SearchQuery* queries, std::size_t count,
     constexpr bool kCouzin = (kSearch & glsl::kFeatureCouzin) != 0u;
     constexpr bool kSpecies = (kSearch & glsl::kFeatureSpecies) != 0u;
     constexpr bool kVicsek = (kSearch & glsl::kFeatureVicsek) != 0u;
+    constexpr bool kTopological = (kSearch & glsl::kFeatureTopological) != 0u;
     // The accumulator of a fish, with what it needs to know of the fish.
     const auto start = [&]<class Acc>(Acc& acc, const SearchQuery& query) {
         acc.tankSize = source.tankSize;
@@ -1022,14 +1098,28 @@ void CpuSolver::sumNeighbours(const SearchQuery* queries, std::size_t count,
     // fish's species asks for them: a species that sets only values sums as no species.
     const auto sumsOf = [&]<bool kReadsSpecies>(const SearchQuery& query,
                                                 std::bool_constant<kReadsSpecies>) {
-        RangeAccumulator<kFieldOfView, kInverseSquare, kCouzin, kReadsSpecies, kVicsek> acc;
+        RangeAccumulator<kFieldOfView, kInverseSquare, kCouzin, kReadsSpecies, kVicsek,
+                         kTopological>
+            acc;
         start(acc, query);
         const glm::vec3 p = query.position;
-        eachRange([&]<Images kImages, bool kSkipFarBlocks>(const CandidateRange& range) {
-            acc.template add<kImages, kSkipFarBlocks>(query.search, source.px, source.py, source.pz,
-                                                      source.vx, source.vy, source.vz, range.first,
-                                                      range.last, query.self, p.x, p.y, p.z);
-        });
+        const auto addRanges = [&] {
+            eachRange([&]<Images kImages, bool kSkipFarBlocks>(const CandidateRange& range) {
+                acc.template add<kImages, kSkipFarBlocks>(
+                    query.search, source.px, source.py, source.pz, source.vx, source.vy, source.vz,
+                    range.first, range.last, query.self, p.x, p.y, p.z);
+            });
+        };
+        if constexpr (kTopological) {
+            // The k nearest first, then the sums over them alone.
+            acc.ids = source.ids;
+            acc.nearest.k = std::clamp<std::uint32_t>(
+                query.search.neighborCount, 1, static_cast<std::uint32_t>(kMaxNeighborCount));
+            acc.finding = true;
+            addRanges();
+            acc.cutAtNearest();
+        }
+        addRanges();
         return acc.sums();
     };
     if constexpr (kSearch == 0u) {
@@ -1087,6 +1177,7 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
     constexpr bool kFieldOfView = (kFeatures & glsl::kFeatureFieldOfView) != 0u;
     constexpr bool kSpecies = (kFeatures & glsl::kFeatureSpecies) != 0u;
     constexpr bool kKinds = (kFeatures & glsl::kFeatureKinds) != 0u;
+    constexpr bool kTopological = (kFeatures & glsl::kFeatureTopological) != 0u;
     const SearchConstants schoolSearch(stepParams_);
     const glm::vec4* flowNodes = flow_ ? flow_->nodes().data() : nullptr;
     const Arrays& in = *current_;
@@ -1104,6 +1195,7 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
                   in.vx.data(), in.vy.data(), in.vz.data()};
         source.species = slotSpecies_.data();
         source.energy = slotEnergy_.data();
+        source.ids = slotIds_.data();
         source.ranges = candidates.ranges.data();
         source.rangeCount = candidates.count;
         source.everyPair = true;
@@ -1140,7 +1232,7 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
                 rangesCell = cell;
             }
             if (group.first != packedGroup || cell != packedCell) {
-                packedAt = packCandidates(candidates, group, reach2_, kSpecies, run);
+                packedAt = packCandidates(candidates, group, reach2_, kSpecies, kTopological, run);
                 packedGroup = group.first;
                 packedCell = cell;
                 source = {run.px.data(), run.py.data(), run.pz.data(),
@@ -1152,6 +1244,7 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
                 }
                 source.species = run.species.data();
                 source.energy = run.energy.data();
+                source.ids = run.ids.data();
                 runRange = {0, run.count, run.wraps};
                 source.ranges = &runRange;
                 source.rangeCount = 1;

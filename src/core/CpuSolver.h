@@ -132,7 +132,7 @@ class CpuSolver {
                                               NeighborSums* sums) const;
     static constexpr std::uint32_t kSearchFeatures =
         glsl::kFeatureFieldOfView | glsl::kFeatureInverseSquare | glsl::kFeatureCouzin |
-        glsl::kFeatureSpecies | glsl::kFeatureVicsek;
+        glsl::kFeatureSpecies | glsl::kFeatureVicsek | glsl::kFeatureTopological;
     using StepRange = void (CpuSolver::*)(std::size_t, std::size_t, bool, StepFrameCopy);
     /// stepRange<kFeatures> for a set that is used (usedFeatureSet), else null: not compiled.
     template <std::uint32_t kFeatures>
@@ -146,6 +146,8 @@ class CpuSolver {
     void gatherSpecials();
     /// The species and kinetic energy of every slot, and the step's index in each species' pack.
     void gatherSpecies(std::uint64_t stepIndex);
+    /// The upload index of every slot, for topological neighbours' ties (slotIds_).
+    void gatherIds();
     /// The position of the fish nearest to slot i that is not a predator (slot i's own position
     /// when there is none). Ties go to the lower slot.
     [[gnu::noinline]] glm::vec3 nearestPrey(std::size_t i) const;
@@ -176,6 +178,7 @@ class CpuSolver {
         std::vector<float> imageX, imageY, imageZ;  ///< wraps: each candidate's nearest image
         std::vector<std::int32_t> species;          ///< with species: each candidate's
         std::vector<float> energy;                  ///< with species: each candidate's
+        std::vector<std::int32_t> ids;              ///< topological: each candidate's
         std::size_t count = 0;
         bool wraps = false;  ///< a range lies across a periodic face: the images apply
     };
@@ -194,13 +197,14 @@ class CpuSolver {
     std::size_t runStartOf(std::size_t i) const;
     /// The group that holds slot i, found from `runStart`, the first slot of i's run.
     Group groupAt(std::size_t i, std::size_t runStart) const;
-    /// Packs the candidates of `ranges` (with species: their species and energies) that may lie
-    /// within `reach2` (squared) of a fish of `group` into `run`, and every fish of the group;
-    /// returns where the group's first fish sits in it. Compiled once, not into each set of
-    /// behaviours' step (as gatherCandidateRanges is).
+    /// Packs the candidates of `ranges` (with species: their species and energies; with ids:
+    /// their upload indices) that may lie within `reach2` (squared) of a fish of `group` into
+    /// `run`, and every fish of the group; returns where the group's first fish sits in it.
+    /// Compiled once, not into each set of behaviours' step (as gatherCandidateRanges is).
     FISHSCHOOL_STEP_CLONES std::size_t packCandidates(const CandidateRanges& ranges,
                                                       const Group& group, float reach2,
-                                                      bool withSpecies, CandidateRun& run) const;
+                                                      bool withSpecies, bool withIds,
+                                                      CandidateRun& run) const;
     /// The cell whose search holds the neighbours of slot i (open water: before hashing).
     glm::ivec3 searchCellOf(std::size_t i) const;
     /// The candidate ranges of the fish in `cell` on the grid built last.
@@ -221,6 +225,7 @@ class CpuSolver {
     std::vector<std::uint32_t> speciesOfId_;  ///< the species of each fish, by upload index
     std::vector<std::int32_t> slotSpecies_;   ///< kFeatureSpecies: the species of each slot
     std::vector<float> slotEnergy_;           ///< kFeatureSpecies: the kinetic energy of each slot
+    std::vector<std::int32_t> slotIds_;       ///< kFeatureTopological: ids_, padded
     float reach2_ = 0.0f;  ///< the largest squared radius any fish searches, of every species
 
     /// The previous and the next state; a third buffer stands by while a snapshot holds one.

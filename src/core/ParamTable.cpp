@@ -230,6 +230,14 @@ constexpr ParamInfo kParams[] = {
      .panel = control(kSchool, "neighbours"),
      .help = "all-pairs: every fish tests every other (the article's, O(N^2)); grid: only nearby "
              "cells (O(N)). Both find the same neighbours."},
+    {.key = "neighborSelection",
+     .field = choiceOf<&SimParams::neighborSelection>(kNeighborSelectionNames),
+     .panel = control(kSchool, "neighbour selection"),
+     .help = "metric: every fish within each rule's radius; topological: the neighborCount "
+             "nearest within the largest radius (as starlings heed their 6 or 7 nearest)."},
+    {.key = "neighborCount", .field = &SimParams::neighborCount, .rule = NumberRule::Interval,
+     .low = 1.0f, .high = 64.0f, .panel = slider(kSchool, "neighbours heeded", 1.0f, 64.0f),
+     .help = "How many nearest neighbours a fish heeds (neighbour selection topological)."},
     {.key = "groupDistance", .field = &SimParams::groupDistance, .unit = "m",
      .rule = NumberRule::Distance,
      .panel = slider(kSchool, "group distance (m)", 0.0f, 60.0f),

@@ -13,12 +13,16 @@ namespace fishschool {
 std::uint32_t stepFeatures(const SimParams& params) {
     std::uint32_t features = 0;
     if (params.viewAngle < 360.0f) features |= glsl::kFeatureFieldOfView;
-    if (usesSpecies(params)) {
+    const bool topological = params.neighborSelection == NeighborSelection::Topological;
+    if (usesSpecies(params) || topological) {
         // One set for every species, whatever each has on: the field of view, the target (straight
         // unless along the flow field), avoidance and the kinds. Each asks at run time whether it
         // is on for the fish (a species that sees all around skips the view test), so a school
-        // of species compiles a handful of sets, not one per combination.
-        features |= glsl::kFeatureSpecies | glsl::kFeatureFieldOfView;
+        // of species compiles a handful of sets, not one per combination. Topological neighbours
+        // take the same few sets.
+        features |= glsl::kFeatureFieldOfView;
+        if (usesSpecies(params)) features |= glsl::kFeatureSpecies;
+        if (topological) features |= glsl::kFeatureTopological;
         if (params.steering == Steering::Couzin) return features | glsl::kFeatureCouzin;
         if (params.steering == Steering::Vicsek) return features | glsl::kFeatureVicsek;
         const bool flowField = params.kTarget != 0.0f && params.targetPath == TargetPath::FlowField;
@@ -61,6 +65,7 @@ StepParamsData makeStepParams(const SimParams& params, const FlowField* flow) {
     STEP_ARENA_RADIUS(p) = arenaRadiusOf(params);
     STEP_ROCK_COUNT(p) = static_cast<std::uint32_t>(params.rocks.size());
     p.target = glm::vec4(params.target, params.kTarget);
+    STEP_NEIGHBOR_COUNT(p) = static_cast<float>(params.neighborCount);
     // Steering "couzin" is a set of behaviours of its own (kFeatureCouzin), not a mode here.
     STEP_REYNOLDS(p) = params.steering == Steering::Reynolds ? 1.0f : 0.0f;
     // Steering "vicsek": its rule is a set (kFeatureVicsek), whose sums add unit headings.

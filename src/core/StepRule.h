@@ -101,9 +101,13 @@ std::uint32_t stepFeatures(const SimParams& params);
 
 /// Whether stepFeatures() ever gives `features`: steering "couzin" or "vicsek" comes alone or
 /// with the field of view (and species) only, and the target is sought straight or along the
-/// flow field, never both. With species: the field of view, and, but for "couzin" and "vicsek",
-/// one way to the target, avoidance and the kinds, always. The other sets are never compiled.
+/// flow field, never both. With species or topological neighbours: the field of view, and, but
+/// for "couzin" and "vicsek", one way to the target, avoidance and the kinds, always. The other
+/// sets are never compiled.
 constexpr bool usedFeatureSet(std::uint32_t features) {
+    // Topological neighbours take the sets species take, with or without species.
+    if ((features & glsl::kFeatureTopological) != 0u)
+        return usedFeatureSet((features & ~glsl::kFeatureTopological) | glsl::kFeatureSpecies);
     constexpr std::uint32_t kBothPaths = glsl::kFeatureSeek | glsl::kFeatureFlowField;
     constexpr std::uint32_t kWithSteering = glsl::kFeatureFieldOfView | glsl::kFeatureSpecies;
     const bool couzin = (features & glsl::kFeatureCouzin) != 0u;

@@ -158,20 +158,7 @@ TEST(PeriodicTank, TbbMatchesCpuToTheBitAndTheSearchesAgree) {
     p.bounds = {20.0f, 10.0f, 20.0f};
     p.rCohesion = p.rAlignment = 5.0f;
     p.fishCount = 3000;
-    const School school = makeInitialSchool(p);
-    auto run = [&](BackendKind kind, NeighborSearch search) {
-        SimParams q = p;
-        q.neighborSearch = search;
-        auto backend = test::makeBackend(kind, q);
-        EXPECT_TRUE(backend && backend->upload(school));
-        for (int s = 0; s < 3; ++s) backend->step();
-        return backend->download();
-    };
-    const School cpuGrid = run(BackendKind::Cpu, NeighborSearch::Grid);
-    EXPECT_EQ(run(BackendKind::Tbb, NeighborSearch::Grid), cpuGrid);
-    const School cpuPairs = run(BackendKind::Cpu, NeighborSearch::AllPairs);
-    EXPECT_EQ(run(BackendKind::Tbb, NeighborSearch::AllPairs), cpuPairs);
-    EXPECT_LT(test::maxRelativeError(cpuGrid, cpuPairs, p), 1e-4);
+    test::expectTbbMatchesCpuAndSearchesAgree(p);
 }
 
 TEST(PeriodicTank, TheMeasuresTakeTheNearestImage) {

@@ -14,6 +14,7 @@
 #include <glm/vec3.hpp>
 
 #include "backends/BackendRegistry.h"
+#include "core/Scenario.h"
 
 namespace fishschool::test {
 
@@ -101,6 +102,33 @@ inline double maxRelativeError(const School& a, const School& b, const SimParams
         }
     }
     return worst;
+}
+
+/// `school` after `steps` steps of `p` on a fresh backend of `kind` with `search`.
+inline School afterSteps(BackendKind kind, NeighborSearch search, SimParams p, const School& school,
+                         int steps) {
+    p.neighborSearch = search;
+    auto backend = makeBackend(kind, p);
+    EXPECT_TRUE(backend && backend->upload(school));
+    if (!backend) return {};
+    for (int s = 0; s < steps; ++s) backend->step();
+    return backend->download();
+}
+
+/// cpu and tbb give the same bits with each search, and the two searches find the same
+/// neighbours (to the last bits of the sums), over 3 steps of `p`'s own school; cpu's grid
+/// school.
+inline School expectTbbMatchesCpuAndSearchesAgree(const SimParams& p) {
+    const School school = makeInitialSchool(p);
+    const auto run = [&](BackendKind kind, NeighborSearch search) {
+        return afterSteps(kind, search, p, school, 3);
+    };
+    const School cpuGrid = run(BackendKind::Cpu, NeighborSearch::Grid);
+    EXPECT_EQ(run(BackendKind::Tbb, NeighborSearch::Grid), cpuGrid);
+    const School cpuPairs = run(BackendKind::Cpu, NeighborSearch::AllPairs);
+    EXPECT_EQ(run(BackendKind::Tbb, NeighborSearch::AllPairs), cpuPairs);
+    EXPECT_LT(maxRelativeError(cpuGrid, cpuPairs, p), 1e-4);
+    return cpuGrid;
 }
 
 /// A test run on every backend and search of everyBuiltBackend(); it fails, rather than skips,
