@@ -439,7 +439,10 @@ Result<EnsembleSensitivity> ensembleSensitivity(const fs::path& folderPath,
     for (std::size_t m = 0; m < kSchoolMeasures.size(); ++m) {
         const std::string measure = kSchoolMeasures[m].column;
         if (std::ranges::any_of(values[m], [](double v) { return std::isnan(v); })) {
-            out.skipped.emplace_back(measure, "absent (no fish is informed)");
+            // A measure that may be absent is where what it measures is not there.
+            const bool wall = kSchoolMeasures[m].member != &SchoolMetrics::directionError;
+            out.skipped.emplace_back(
+                measure, wall ? "absent (the tank has no walls)" : "absent (no fish is informed)");
             continue;
         }
         auto indices = sobolIndices(values[m], k, sobol);

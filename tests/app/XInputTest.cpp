@@ -517,7 +517,7 @@ TEST_F(AppUnderX, ARefusedTypedRadiusLeavesTheRockAsItWas) {
     ASSERT_TRUE(validate(tooBig)) << "3, typed on the way to 30, must be allowed";
 
     // Tall enough that the panel shows the rocks with the tank's section open, unscrolled.
-    constexpr int kWidth = 960, kHeight = 1180;
+    constexpr int kWidth = 960, kHeight = 1320;
     ASSERT_NO_FATAL_FAILURE(launch(kWidth, kHeight, "--paused --config-out " + path("end.json")));
     if (IsSkipped()) return;
     PanelTwin twin(kWidth, kHeight, defaults);
@@ -759,7 +759,8 @@ TEST_F(AppUnderX, CtrlZUndoesAChangeOfParametersAndCtrlYRedoesIt) {
 
 // Slider handles sat on the numbers: the handle of dt covered its last digit.
 TEST_F(AppUnderX, ASlidersNumberIsDrawnBesideItsHandle) {
-    constexpr int kWidth = 1280, kHeight = 720;
+    // Tall enough that the sliders looked at show without scrolling the panel.
+    constexpr int kWidth = 1280, kHeight = 1000;
     ASSERT_NO_FATAL_FAILURE(launch(kWidth, kHeight, "--paused"));
     if (IsSkipped()) return;
     PanelTwin twin(kWidth, kHeight, SimParams{});

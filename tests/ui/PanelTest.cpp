@@ -151,6 +151,8 @@ class PanelInput : public ::testing::Test {
 };
 
 TEST_F(PanelInput, ATypedValueAppliesOnEnterNotWhileTyped) {
+    // Tall enough that the Behaviour section shows without scrolling the panel.
+    ImGui::GetIO().DisplaySize = ImVec2(1280.0f, 1000.0f);
     frame();
     const auto rect = panel_.controlRect("rSeparation (m)");
     ASSERT_GT(rect[2], rect[0]);
