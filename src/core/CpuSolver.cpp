@@ -141,10 +141,12 @@ struct SearchConstants {
 enum class Images { None, PerCandidate, LaneByLane };
 
 /// neighborSelection "topological": the k nearest candidates within reach seen so far, as
-/// (d2, id) in order, ties by the lower id (neighbor_sums.glsl keeps the same set on the GPU).
+/// (d2, id) in order, ties by the lower id, with where each sits among the candidates
+/// (neighbor_sums.glsl keeps the same set on the GPU).
 struct NearestKeeper {
     std::array<float, kMaxNeighborCount> d2;
     std::array<std::int32_t, kMaxNeighborCount> id;
+    std::array<std::size_t, kMaxNeighborCount> slot;
     std::uint32_t count = 0, k = 1;
 
     static bool nearer(float a, std::int32_t ia, float b, std::int32_t ib) {
@@ -152,15 +154,35 @@ struct NearestKeeper {
     }
     /// Past this a candidate is not kept (ties aside): the k-th's distance, once there are k.
     float worst() const { return count == k ? d2[k - 1] : INFINITY; }
-    void consider(float dd, std::int32_t who) {
+    void consider(float dd, std::int32_t who, std::size_t where) {
         if (count == k && !nearer(dd, who, d2[k - 1], id[k - 1])) return;
         std::uint32_t at = count < k ? count++ : k - 1;
         for (; at > 0 && nearer(dd, who, d2[at - 1], id[at - 1]); --at) {
             d2[at] = d2[at - 1];
             id[at] = id[at - 1];
+            slot[at] = slot[at - 1];
         }
         d2[at] = dd;
         id[at] = who;
+        slot[at] = where;
+    }
+};
+
+/// The k nearest gathered, in their order, padded as the arrays are: what the sums then read.
+struct KeptCandidates {
+    static constexpr std::size_t kSize = kMaxNeighborCount + kLanes;
+    // Not zeroed whole (a few kilobytes a fish): the kept and the block after them are written.
+    std::array<float, kSize> px, py, pz, vx, vy, vz, imageX, imageY, imageZ;
+    std::array<std::int32_t, kSize> species;
+    std::array<float, kSize> energy;
+
+    /// Zeros from `count` to the end of its block: lanes a search reads and masks off.
+    void padFrom(std::size_t count) {
+        for (std::size_t k = count; k < count + kLanes; ++k) {
+            px[k] = py[k] = pz[k] = vx[k] = vy[k] = vz[k] = 0.0f;
+            imageX[k] = imageY[k] = imageZ[k] = energy[k] = 0.0f;
+            species[k] = 0;
+        }
     }
 };
 
@@ -190,24 +212,11 @@ struct RangeAccumulator {
     glm::vec3 velocity{0.0f};                   ///< v_i, for the closing speeds
     Floats tx{}, ty{}, tz{};                    ///< the sidestep sum
 
-    // kTopological only: each candidate's id; a first pass (finding) keeps the nearest, the
-    // second sums those at (d2, id) up to the cut, the k-th kept (none: every one within reach).
+    // kTopological only: each candidate's id; the first pass (finding) keeps the k nearest,
+    // the second sums those alone, gathered (KeptCandidates).
     const std::int32_t* ids = nullptr;
     bool finding = false;
-    float cutD2 = INFINITY;
-    std::int32_t cutId = std::numeric_limits<std::int32_t>::max();
     [[no_unique_address]] std::conditional_t<kTopological, NearestKeeper, NoNearest> nearest;
-
-    /// After the first pass: the cut at the k-th nearest, when there are k within reach.
-    void cutAtNearest() {
-        if constexpr (kTopological) {
-            finding = false;
-            if (nearest.count == nearest.k) {
-                cutD2 = nearest.d2[nearest.k - 1];
-                cutId = nearest.id[nearest.k - 1];
-            }
-        }
-    }
 
     /// kSkipFarBlocks: test whole blocks against maxRadius2 first.
     template <Images kImages, bool kSkipFarBlocks>
@@ -270,17 +279,16 @@ struct RangeAccumulator {
             if (none((d2 < c.maxRadius2) & use)) return;
         }
         if constexpr (kTopological) {
-            Ints theirs;
-            std::memcpy(&theirs, ids + j, sizeof theirs);
             if (finding) {
+                Ints theirs;
+                std::memcpy(&theirs, ids + j, sizeof theirs);
                 const Ints kept = use & (d2 < c.maxRadius2) & (d2 <= nearest.worst());
                 for (unsigned bits = laneBits(kept); bits != 0; bits &= bits - 1) {
                     const int lane = std::countr_zero(bits);
-                    nearest.consider(d2[lane], theirs[lane]);
+                    nearest.consider(d2[lane], theirs[lane], j + static_cast<std::size_t>(lane));
                 }
                 return;
             }
-            use &= (d2 < cutD2) | ((d2 == cutD2) & (theirs <= cutId));
         }
         if constexpr (kFieldOfView) {
             if (!seesAllAround) {
@@ -1111,13 +1119,55 @@ void CpuSolver::sumNeighbours(const SearchQuery* queries, std::size_t count,
             });
         };
         if constexpr (kTopological) {
-            // The k nearest first, then the sums over them alone.
+            // The k nearest first, then the sums over them alone, gathered in their order: the
+            // same candidates in the same order whichever search found them.
             acc.ids = source.ids;
             acc.nearest.k = std::clamp<std::uint32_t>(
                 query.search.neighborCount, 1, static_cast<std::uint32_t>(kMaxNeighborCount));
             acc.finding = true;
             addRanges();
-            acc.cutAtNearest();
+            acc.finding = false;
+            KeptCandidates kept;
+            const std::size_t n = acc.nearest.count;
+            const bool images = source.imageX != nullptr;
+            for (std::size_t k = 0; k < n; ++k) {
+                const std::size_t j = acc.nearest.slot[k];
+                kept.px[k] = source.px[j];
+                kept.py[k] = source.py[j];
+                kept.pz[k] = source.pz[j];
+                kept.vx[k] = source.vx[j];
+                kept.vy[k] = source.vy[j];
+                kept.vz[k] = source.vz[j];
+                kept.imageX[k] = images ? source.imageX[j] : 0.0f;
+                kept.imageY[k] = images ? source.imageY[j] : 0.0f;
+                kept.imageZ[k] = images ? source.imageZ[j] : 0.0f;
+                kept.species[k] = source.species != nullptr ? source.species[j] : 0;
+                kept.energy[k] = source.energy != nullptr ? source.energy[j] : 0.0f;
+            }
+            kept.padFrom(n);
+            acc.imageX = kept.imageX.data();
+            acc.imageY = kept.imageY.data();
+            acc.imageZ = kept.imageZ.data();
+            if constexpr (kReadsSpecies) {
+                acc.slotSpecies = kept.species.data();
+                acc.slotEnergy = kept.energy.data();
+            }
+            // Every pair: nearest images lane by lane in a periodic tank; a cell's run: the
+            // images its packing gave each candidate.
+            const bool wraps =
+                source.everyPair ? source.ranges[0].acrossFace : source.imageX != nullptr;
+            const auto sum = [&]<Images kImages>() {
+                acc.template add<kImages, false>(
+                    query.search, kept.px.data(), kept.py.data(), kept.pz.data(), kept.vx.data(),
+                    kept.vy.data(), kept.vz.data(), 0, n, KeptCandidates::kSize, p.x, p.y, p.z);
+            };
+            if (!wraps)
+                sum.template operator()<Images::None>();
+            else if (source.everyPair)
+                sum.template operator()<Images::LaneByLane>();
+            else
+                sum.template operator()<Images::PerCandidate>();
+            return acc.sums();
         }
         addRanges();
         return acc.sums();
