@@ -2,6 +2,7 @@
 // trajectories' distributions side by side (docs/data.md). The plots are gnuplot's
 // (scripts/plot_compare.sh), from the histograms these write: no plotting code here.
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -102,6 +103,8 @@ void printSummary(const std::string& file, const TrajectoryMeasurement& m) {
                                : (std::to_string(fewest) + " to " + std::to_string(most)).c_str());
     std::printf("  %-22s %12s %12s %12s\n", "measure (per frame)", "mean", "min", "max");
     for (const SchoolMeasure& measure : kSchoolMeasures) {
+        // A state's mean is no state: its shares of the frames, below the table.
+        if (measure.member == &SchoolMetrics::state) continue;
         double sum = 0.0, low = std::numeric_limits<double>::infinity(), high = -low;
         std::size_t count = 0;
         for (const SchoolMetrics& frame : m.measures) {
@@ -120,6 +123,18 @@ void printSummary(const std::string& file, const TrajectoryMeasurement& m) {
                     number(sum / static_cast<double>(count)).c_str(), number(low).c_str(),
                     number(high).c_str());
     }
+    std::array<std::size_t, 4> states{};
+    for (const SchoolMetrics& frame : m.measures) {
+        const double state = frame.state;
+        if (state >= 0.0 && state < 4.0) ++states[static_cast<std::size_t>(state)];
+    }
+    const auto share = [&](std::size_t k) {
+        return number(100.0 * static_cast<double>(states[k]) / static_cast<double>(frames), "%.1f");
+    };
+    std::printf(
+        "  state (share of the frames): swarm %s %%, milling %s %%, polarized %s %%, "
+        "transitional %s %%\n",
+        share(0).c_str(), share(1).c_str(), share(2).c_str(), share(3).c_str());
     std::printf("  %-18s %-5s %-24s %10s %10s %8s %8s\n", "distribution", "unit", "bins", "values",
                 "mean", "below", "above");
     for (std::size_t d = 0; d < kDistributions.size(); ++d) {
