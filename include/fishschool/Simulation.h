@@ -46,7 +46,7 @@ class FISHSCHOOL_API Simulation {
   public:
     /// A fresh school of params.fishCount fish from params.seed on the backend named `backend`.
     [[nodiscard]] static Result<Simulation> create(const SimParams& params,
-                                                   std::string_view backend = "cpu");
+                                                   std::string_view backend = "tbb");
     /// The same from `school` (its size is the fish count); its fish must lie in the tank and
     /// outside every rock.
     [[nodiscard]] static Result<Simulation> create(const SimParams& params,
@@ -55,14 +55,14 @@ class FISHSCHOOL_API Simulation {
     /// A run's start (Run.h): a config, a state CSV or a trajectory's frame, with the fish count
     /// shared among the species; from a frame, its step and time go on.
     [[nodiscard]] static Result<Simulation> start(const RunStart& start,
-                                                  std::string_view backend = "cpu");
+                                                  std::string_view backend = "tbb");
     [[nodiscard]] static Result<Simulation> create(const StartingSchool& start,
                                                    std::string_view backend);
     /// From a config file or a config's JSON text (docs/config.md).
     [[nodiscard]] static Result<Simulation> fromConfigFile(const std::filesystem::path& path,
-                                                           std::string_view backend = "cpu");
+                                                           std::string_view backend = "tbb");
     [[nodiscard]] static Result<Simulation> fromConfigJson(std::string_view json,
-                                                           std::string_view backend = "cpu");
+                                                           std::string_view backend = "tbb");
 
     Simulation(Simulation&&) noexcept;
     Simulation& operator=(Simulation&&) noexcept;

@@ -40,7 +40,7 @@ void addPhaseCommand(CLI::App& app, PhaseOptions& o) {
                   "Carry one school up through the values and back down (else a fresh school "
                   "at each value)");
     cmd->add_option("--backend", o.backend, backendNameList())
-        ->default_val("cpu")
+        ->default_val("tbb")
         ->check(nonEmpty());
     cmd->add_option("--jobs", o.jobs,
                     "Values run at once from fresh starts, a thread each (default: the CPU "

@@ -87,7 +87,7 @@ void addSimulateCommand(CLI::App& app, SimulateOptions& o) {
         ->type_name("UINT64")
         ->check(nonEmpty());
     cmd->add_option("--backend", o.backend, backendNameList())
-        ->default_val("cpu")
+        ->default_val("tbb")
         ->check(nonEmpty());
     cmd->add_option("--neighbors", o.params.neighbors,
                     "all-pairs or grid; overrides the config's neighborSearch")

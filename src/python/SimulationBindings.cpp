@@ -29,7 +29,7 @@ SimParams parseOrRaise(const std::string& json, std::string_view source) {
     return std::move(*params);
 }
 
-/// Simulation(config=None, backend="cpu", **keys).
+/// Simulation(config=None, backend="tbb", **keys).
 PySimulation construct(const py::object& config, const std::string& backend,
                        const py::kwargs& keys) {
     checkBackend(backend);  // a bad name is a ValueError before anything is read
@@ -58,7 +58,7 @@ PySimulation construct(const py::object& config, const std::string& backend,
     return PySimulation(makeSimulation(*params, backend));
 }
 
-/// Simulation.from_trajectory(path, frame=None, backend="cpu"): the run's start from a frame.
+/// Simulation.from_trajectory(path, frame=None, backend="tbb"): the run's start from a frame.
 PySimulation fromTrajectory(const py::object& path, const py::object& frame,
                             const std::string& backend) {
     checkBackend(backend);
@@ -213,7 +213,7 @@ Returns the dict Simulation.measures() returns. ValueError names what is wrong.)
     py::class_<PySimulation>(m, "Simulation", R"doc(
 One school and the backend that steps it.
 
-Simulation(config=None, backend="cpu", **keys): config is a path to a config JSON or a dict of
+Simulation(config=None, backend="tbb", **keys): config is a path to a config JSON or a dict of
 config keys (docs/config.md); keyword arguments are config keys that override it, e.g.
 Simulation("school.json", fishCount=500, seed=3). backend is "cpu", "tbb" or "gpu".
 
@@ -221,7 +221,7 @@ positions, velocities and accelerations are read-only float32 (N, 3) NumPy array
 simulation's buffer of the school without a copy: each access returns the current school. An
 array read earlier keeps the school it viewed, unchanged, for as long as it lives (the next read
 then goes into a new buffer); with none alive, a step's school is read into the same buffer.)doc")
-        .def(py::init(&construct), py::arg("config") = py::none(), py::arg("backend") = "cpu")
+        .def(py::init(&construct), py::arg("config") = py::none(), py::arg("backend") = "tbb")
         .def(
             "step", [](PySimulation& self, const py::object& n) { self.step(n); }, py::arg("n") = 1,
             "Runs n steps (0 or more), with the GIL released. RuntimeError when the backend "
@@ -326,7 +326,7 @@ when a path is refused.)doc")
         .def_property_readonly("fish_count",
                                [](PySimulation& self) { return self.get().fishCount(); })
         .def_static("from_trajectory", &fromTrajectory, py::arg("path"),
-                    py::arg("frame") = py::none(), py::arg("backend") = "cpu",
+                    py::arg("frame") = py::none(), py::arg("backend") = "tbb",
                     "A simulation that goes on from frame `frame` of a trajectory (default the "
                     "last; negative counts from the end), with the file's config at that frame, "
                     "its step count and time: stepping it gives the recorded run's next frames, "

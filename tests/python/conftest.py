@@ -62,7 +62,7 @@ def cli(fishschool):
 
 @pytest.fixture
 def small(fishschool):
-    """A 300-fish school on cpu, closed after the test."""
+    """A 300-fish school on the default backend (tbb), closed after the test."""
     with fishschool.Simulation(fishCount=300, seed=5) as sim:
         yield sim
 

@@ -30,7 +30,7 @@ def test_params_lists_every_key(fishschool, small):
     params = small.params
     assert set(params) == set(fishschool.default_params())
     assert params["fishCount"] == 300 and params["seed"] == 5
-    assert small.fish_count == 300 and small.backend == "cpu"
+    assert small.fish_count == 300 and small.backend == "tbb"  # the default
 
 
 # ---- stepping ---------------------------------------------------------------------------------
@@ -289,7 +289,7 @@ def test_bad_backend_name(fishschool, small):
         fishschool.Simulation(backend="cuda")
     with pytest.raises(ValueError, match="must be cpu, tbb"):
         small.backend = "cuda"
-    assert small.backend == "cpu"
+    assert small.backend == "tbb"
 
 
 # ---- the school -------------------------------------------------------------------------------
