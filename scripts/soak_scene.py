@@ -118,6 +118,15 @@ def scene(seed, case, backends, backend=None):
         p["leaders"] = p["predators"] = 0
     # The tank's faces, drawn last so that the draws above stay those of earlier seeds.
     p["boundary"] = rng.choice(["walls", "walls", "periodic", "open"])
+    # A round tank and topological neighbours from a generator of their own, for the same reason.
+    extra = random.Random(f"fish models {seed} {case}")
+    if p["boundary"] == "walls" and extra.random() < 0.25:
+        p["arena"] = "cylinder"
+        p["arenaRadius"] = 0  # the smaller of bounds x and z
+        p["rocks"] = []  # the box's rocks may stand across the round wall
+    if extra.random() < 0.2:
+        p["neighborSelection"] = "topological"
+        p["neighborCount"] = extra.randrange(1, 65)
     return p, fish, steps, backend
 
 
