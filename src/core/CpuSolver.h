@@ -118,7 +118,7 @@ class CpuSolver {
     template <std::uint32_t kFeatures>
     FISHSCHOOL_STEP_CLONES void stepRange(std::size_t begin, std::size_t end, bool useGrid,
                                           StepFrameCopy frame);
-    /// What one fish's search needs to know of it (CpuSolver.cpp).
+    /// What one fish's search needs to know of it (CpuSolverStep.h).
     struct SearchQuery;
     /// Where a group's candidates lie: ranges of slots in arrays of positions and velocities.
     struct CandidateSource;
@@ -134,14 +134,27 @@ class CpuSolver {
         glsl::kFeatureFieldOfView | glsl::kFeatureInverseSquare | glsl::kFeatureCouzin |
         glsl::kFeatureSpecies | glsl::kFeatureVicsek | glsl::kFeatureTopological;
     using StepRange = void (CpuSolver::*)(std::size_t, std::size_t, bool, StepFrameCopy);
-    /// stepRange<kFeatures> for a set that is used (usedFeatureSet), else null: not compiled.
-    template <std::uint32_t kFeatures>
+    /// The step's instances are compiled in kStepFiles files, CpuSolverStep0.cpp to
+    /// CpuSolverStep3.cpp, so that a build compiles them in parallel: the sets of behaviours of
+    /// file stepFileOf(features) in each (CpuSolverInternals.h).
+    static constexpr std::size_t kStepFiles = 4;
+    static constexpr std::size_t stepFileOf(std::uint32_t features);
+    /// stepRange<kFeatures> for a set that is used (usedFeatureSet) and step file kFile's, else
+    /// null: not compiled there.
+    template <std::size_t kFile, std::uint32_t kFeatures>
     static constexpr StepRange stepRangeFor() {
-        if constexpr (usedFeatureSet(kFeatures))
+        if constexpr (usedFeatureSet(kFeatures) && stepFileOf(kFeatures) == kFile)
             return &CpuSolver::stepRange<kFeatures>;
         else
             return nullptr;
     }
+    /// Step file kFile's stepRange<features>, or null where the set is not that file's. Taken
+    /// in the file that compiles the instance (CpuSolverStep.h): a file that takes the address of
+    /// a target_clones function it does not define makes a resolver of its own, which calls the
+    /// clones by names the defining file keeps local, and the link fails where the linker keeps
+    /// that resolver.
+    template <std::size_t kFile>
+    static StepRange stepRangeOf(std::uint32_t features);
     /// Position and velocity of every leader and predator, by upload index, into specials_.
     void gatherSpecials();
     /// The species and kinetic energy of every slot, and the step's index in each species' pack.
@@ -197,10 +210,10 @@ class CpuSolver {
     std::size_t runStartOf(std::size_t i) const;
     /// The group that holds slot i, found from `runStart`, the first slot of i's run.
     Group groupAt(std::size_t i, std::size_t runStart) const;
-    /// Packs the candidates of `ranges` (with species: their species and energies; with ids:
-    /// their upload indices) that may lie within `reach2` (squared) of a fish of `group` into
-    /// `run`, and every fish of the group; returns where the group's first fish sits in it.
-    /// Compiled once, not into each set of behaviours' step (as gatherCandidateRanges is).
+    /// Packs the candidates of `ranges` (with species: their species and energies) that may lie
+    /// within `reach2` (squared) of a fish of `group` into `run`, and every fish of the group;
+    /// returns where the group's first fish sits in it. Compiled once in each step file, not into
+    /// each set of behaviours' step (as gatherCandidateRanges is compiled once).
     FISHSCHOOL_STEP_CLONES std::size_t packCandidates(const CandidateRanges& ranges,
                                                       const Group& group, float reach2,
                                                       bool withSpecies, bool withIds,
