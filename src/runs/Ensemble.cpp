@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "JsonKeys.h"
+
 #include "PhaseSweep.h"
 #include "Sobol.h"
 #include "core/Invariants.h"
@@ -29,31 +31,9 @@ namespace {
 // Ordered: the axes vary in the order the file writes them.
 using Json = nlohmann::ordered_json;
 
-std::string where(const std::string& source, const std::string& key) {
-    return source + ": key " + quote(key, 80) + ": ";
-}
-
-Result<std::int64_t> wholeNumberKey(const Json& value, const std::string& source,
-                                    const std::string& key, std::int64_t min, std::int64_t max) {
-    const std::string range =
-        "a whole number from " + std::to_string(min) + " to " + std::to_string(max);
-    if (!value.is_number_integer())
-        return fail(where(source, key) + "must be " + range + ", got " + quote(value.dump()));
-    // nlohmann holds a number >= 0 as unsigned: both ends are checked in either form.
-    const bool inRange = value.is_number_unsigned()
-                             ? value.get<std::uint64_t>() <= std::uint64_t(max) &&
-                                   (min <= 0 || value.get<std::uint64_t>() >= std::uint64_t(min))
-                             : value.get<std::int64_t>() >= min && value.get<std::int64_t>() <= max;
-    if (!inRange)
-        return fail(where(source, key) + quote(value.dump()) + " is not allowed; must be " + range);
-    return value.get<std::int64_t>();
-}
-
-Result<double> numberKey(const Json& value, const std::string& source, const std::string& key) {
-    if (!value.is_number())
-        return fail(where(source, key) + "must be a number, got " + quote(value.dump()));
-    return value.get<double>();
-}
+using json_keys::numberKey;
+using json_keys::where;
+using json_keys::wholeNumberKey;
 
 /// An axis: a list of numbers, or {"from", "to", "count"}. A range of more than `maxCount` values
 /// is refused before its values are made: with the axes before it, it would pass the run limit.

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "JsonKeys.h"
+
 #include "PhaseSweep.h"
 #include "core/Messages.h"
 #include "fishschool/Distributions.h"
@@ -24,31 +26,9 @@ constexpr const char* kKeys =
     "a fit file has base, parameters, target, statistics, steps, measure, particles, quantile, "
     "budget, populations, min_acceptance, seed and backend (docs/data.md)";
 
-std::string where(const std::string& source, const std::string& key) {
-    return source + ": key " + quote(key, 80) + ": ";
-}
-
-Result<std::int64_t> wholeNumber(const Json& value, const std::string& source,
-                                 const std::string& key, std::int64_t min, std::int64_t max) {
-    const std::string range =
-        "a whole number from " + std::to_string(min) + " to " + std::to_string(max);
-    if (!value.is_number_integer())
-        return fail(where(source, key) + "must be " + range + ", got " + quote(value.dump()));
-    // nlohmann holds a number >= 0 as unsigned: both ends are checked in either form.
-    const bool inRange = value.is_number_unsigned()
-                             ? value.get<std::uint64_t>() <= std::uint64_t(max) &&
-                                   (min <= 0 || value.get<std::uint64_t>() >= std::uint64_t(min))
-                             : value.get<std::int64_t>() >= min && value.get<std::int64_t>() <= max;
-    if (!inRange)
-        return fail(where(source, key) + quote(value.dump()) + " is not allowed; must be " + range);
-    return value.get<std::int64_t>();
-}
-
-Result<double> number(const Json& value, const std::string& source, const std::string& key) {
-    if (!value.is_number())
-        return fail(where(source, key) + "must be a number, got " + quote(value.dump()));
-    return value.get<double>();
-}
+using json_keys::numberKey;
+using json_keys::where;
+using json_keys::wholeNumberKey;
 
 /// A path given in the file: a non-empty string without NUL, read from the file's folder.
 Result<std::filesystem::path> pathKey(const Json& value, const std::string& source,
@@ -81,9 +61,9 @@ Result<Prior> readPrior(const Json& value, const std::string& source, const std:
     Prior prior;
     prior.key = key.substr(key.find('.') + 1);
     prior.logUniform = kind == "log-uniform";
-    auto low = number(range[0], source, key + "." + kind + "[0]");
+    auto low = numberKey(range[0], source, key + "." + kind + "[0]");
     if (!low) return fail(low.error());
-    auto high = number(range[1], source, key + "." + kind + "[1]");
+    auto high = numberKey(range[1], source, key + "." + kind + "[1]");
     if (!high) return fail(high.error());
     prior.low = *low;
     prior.high = *high;
@@ -214,7 +194,7 @@ Result<FitSpec> parseFit(std::string_view text, std::string_view sourceName,
                     spec.target = *path;
                 } else if (name == "from_step" || name == "to_step") {
                     auto step =
-                        wholeNumber(item, source, "target." + name, 0, std::int64_t(1) << 62);
+                        wholeNumberKey(item, source, "target." + name, 0, std::int64_t(1) << 62);
                     if (!step) return fail(step.error());
                     (name == "from_step" ? spec.targetFrom : spec.targetTo) = *step;
                 } else {
@@ -250,7 +230,7 @@ Result<FitSpec> parseFit(std::string_view text, std::string_view sourceName,
                 return fail(where(source, key) +
                             "names no statistic; give at least one measure or distribution");
         } else if (key == "steps") {
-            auto n = wholeNumber(value, source, key, 1, std::int64_t(1) << 40);
+            auto n = wholeNumberKey(value, source, key, 1, std::int64_t(1) << 40);
             if (!n) return fail(n.error());
             spec.steps = *n;
         } else if (key == "measure") {
@@ -263,17 +243,17 @@ Result<FitSpec> parseFit(std::string_view text, std::string_view sourceName,
                 if (name != "last" && name != "every")
                     return fail(where(source, "measure." + name) +
                                 "unknown key; measure has last and every");
-                auto n = wholeNumber(item, source, "measure." + name, 1, std::int64_t(1) << 40);
+                auto n = wholeNumberKey(item, source, "measure." + name, 1, std::int64_t(1) << 40);
                 if (!n) return fail(n.error());
                 (name == "last" ? spec.window : spec.every) = *n;
             }
             windowGiven = true;
         } else if (key == "particles") {
-            auto n = wholeNumber(value, source, key, 2, kMaxFitParticles);
+            auto n = wholeNumberKey(value, source, key, 2, kMaxFitParticles);
             if (!n) return fail(n.error());
             spec.abc.particles = *n;
         } else if (key == "quantile") {
-            auto q = number(value, source, key);
+            auto q = numberKey(value, source, key);
             if (!q) return fail(q.error());
             if (!(*q > 0.0 && *q < 1.0))
                 return fail(where(source, key) + formatNumber(*q) +
@@ -281,15 +261,15 @@ Result<FitSpec> parseFit(std::string_view text, std::string_view sourceName,
                             "median of the last population's distances)");
             spec.abc.quantile = *q;
         } else if (key == "budget") {
-            auto n = wholeNumber(value, source, key, 1, kMaxFitBudget);
+            auto n = wholeNumberKey(value, source, key, 1, kMaxFitBudget);
             if (!n) return fail(n.error());
             spec.abc.budget = *n;
         } else if (key == "populations") {
-            auto n = wholeNumber(value, source, key, 1, kMaxFitPopulations);
+            auto n = wholeNumberKey(value, source, key, 1, kMaxFitPopulations);
             if (!n) return fail(n.error());
             spec.abc.maxPopulations = *n;
         } else if (key == "min_acceptance") {
-            auto q = number(value, source, key);
+            auto q = numberKey(value, source, key);
             if (!q) return fail(q.error());
             if (!(*q >= 0.0 && *q <= 1.0))
                 return fail(where(source, key) + formatNumber(*q) +
