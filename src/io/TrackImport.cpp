@@ -493,13 +493,16 @@ Result<Tracks> parseTrackCsv(std::string_view text, const std::string& name) {
     // Fish in the order of their ids: by number where every id is one.
     std::vector<std::uint32_t> order(ids.size());
     for (std::uint32_t k = 0; k < order.size(); ++k) order[k] = k;
-    const bool numeric = std::all_of(ids.begin(), ids.end(), [](const std::string& s) {
-        long long v = 0;
-        return std::from_chars(s.data(), s.data() + s.size(), v).ptr == s.data() + s.size();
-    });
+    // An id too long for a 64-bit number sorts as text, as do the others then.
+    std::vector<long long> numbers(ids.size());
+    bool numeric = true;
+    for (std::size_t k = 0; k < ids.size() && numeric; ++k) {
+        const std::string& s = ids[k];
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), numbers[k]);
+        numeric = ec == std::errc() && end == s.data() + s.size();
+    }
     std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-        if (numeric) return std::stoll(ids[a]) < std::stoll(ids[b]);
-        return ids[a] < ids[b];
+        return numeric ? numbers[a] < numbers[b] : ids[a] < ids[b];
     });
     std::vector<std::uint32_t> indexOf(ids.size());
     for (std::uint32_t k = 0; k < order.size(); ++k) {
