@@ -20,3 +20,17 @@ layout(std430, binding = 2) readonly buffer RockBuffer { vec4 rocks[]; };  // xy
 layout(std430, binding = 9) readonly buffer FlowField { vec4 flow[]; };    // a direction per node
 // Position and velocity of each leader and predator, by upload index (gather_specials.comp).
 layout(std430, binding = 10) buffer Specials { vec4 specials[]; };
+
+// The school as steering "burst-and-coast" reads it (step_rule.h): the fish of the half read.
+uint schoolCount() {
+    return STEP_FISH_COUNT(params);
+}
+vec3 schoolPosition(uint j) {
+    return fish[STEP_FIRST_FISH_READ(params) + j].position;
+}
+vec3 schoolVelocity(uint j) {
+    return fish[STEP_FIRST_FISH_READ(params) + j].velocity;
+}
+uint schoolId(uint j) {
+    return fish[STEP_FIRST_FISH_READ(params) + j].id;
+}

@@ -12,7 +12,7 @@ struct Fish {
     vec3 velocity;  // m/s
     uint species;   // index into SimParams::species, as uploaded
     vec3 acceleration;  // m/s^2
-    float padding1;
+    float kickClock;    // s: steering "burst-and-coast": the time to the next kick; else 0
 };
 
 // The parameter packs the step shaders read (makeSpeciesStepParams, with the step's grid, halves

@@ -96,7 +96,6 @@ void addSidestep(Searcher me, vec3 d, float d2, uint j, inout NeighborSums s) {
 // neighborSelection "topological": a first pass over the candidates keeps the k nearest within
 // the largest radius, as (d2, id) in order, ties by the lower id; the second pass sums only them.
 // (The CPU keeps the same set: CpuSolver.cpp.)
-const uint kMaxNeighborCount = 64u;
 float nearestD2[kMaxNeighborCount];
 uint nearestId[kMaxNeighborCount];
 uint nearestCount = 0u;
@@ -195,7 +194,9 @@ void visitNeighbor(uint pass, Searcher me, vec3 pj, vec3 d, float d2, uint j,
     addNeighbor(me, pj, d, d2, j, s);
 }
 
-// The first pass: 0 to find the nearest first (topological), else 1.
+// The first pass: 0 to find the nearest first (topological), else 1; none (2) for steering
+// "burst-and-coast", whose rule reads the neighbours itself at kicks.
 uint firstPass() {
+    if (STEP_HAS(kFeatureBurst)) return 2u;
     return STEP_HAS(kFeatureTopological) ? 0u : 1u;
 }

@@ -90,7 +90,9 @@ void main() {
     vec3 prey = self.position;
     if (STEP_HAS(kFeatureKinds) && kindOf(self.id) == kKindPredator)
         prey = nearestPrey(i, self.position);
-    FishUpdate next = integrateFish(self.position, self.velocity, sums, self.id, prey);
+    FishUpdate next =
+        integrateFish(self.position, self.velocity, self.kickClock, sums, self.id, prey);
     fish[STEP_FIRST_FISH_WRITTEN(params) + i] =
-        Fish(next.position, self.id, next.velocity, self.species, next.acceleration, 0.0);
+        Fish(next.position, self.id, next.velocity, self.species, next.acceleration,
+                 next.kickClock);
 }

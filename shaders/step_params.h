@@ -28,7 +28,13 @@ const uint kFeatureVicsek = 256u;
 // largest radius (the sums skip the others). Like species it comes with the field of view and,
 // but for "couzin" and "vicsek", seeking, avoidance and the kinds, each asked at run time.
 const uint kFeatureTopological = 512u;
-const uint kFeatureSetCount = 1024u;  // the indices of the sets, used or not
+// Steering "burst-and-coast": kicks and glides (docs/model.md "Burst-and-coast swimming"), the
+// neighbours read by the rule itself at each kick, not summed every step. It comes alone.
+const uint kFeatureBurst = 1024u;
+const uint kFeatureSetCount = 2048u;  // the indices of the sets, used or not
+// The most neighbours neighborSelection "topological" or "influential" keeps (kMaxNeighborCount
+// of SimParams.h).
+const uint kMaxNeighborCount = 64u;
 // The cheap modes (minVelocity, steering "reynolds", combine, avoidance "rays", noise,
 // dimensions) have no bit:
 // they are a branch on a value of StepParamsData.modes or .noise, the same for every fish of the
@@ -66,7 +72,8 @@ struct StepParamsData {
     uvec4 gridDims;     // GPU grid: xyz cells per axis, w cells searched on each side (reach)
     uvec4 counts;       // fish, rocks, first fish read, first fish written (GPU halves)
     vec4 target;        // xyz the point the school seeks, w kTarget
-    vec4 avoidance;     // x kAvoidance, y avoidanceDistance; z neighborCount; w unused
+    vec4 avoidance;     // x kAvoidance, y avoidanceDistance; z neighborCount; w the neighbour
+                        // selection (kSelection*)
     vec4 flowOrigin;    // xyz the flow field's first node, w node spacing
     uvec4 flowDims;     // xyz nodes per axis
     vec4 modes;         // minVelocity; steering, combine, avoidance: 1 for the mode beyond the
@@ -80,7 +87,18 @@ struct StepParamsData {
     vec4 unit;          // mass, kSidestep; z 1 for separationScaling "kinetic-energy", else 0;
                         // w 1 when the fish schools with its own species only, else 0
     vec4 preferred;     // xyz the preferred direction (a unit vector), w kPreferred
+    // Steering "burst-and-coast":
+    vec4 kick;           // kickTau0, kickDurationMin, kickDurationMean, kickSpeedMax
+    vec4 kickSpeed;      // kickSpeedMin, kickSpeedMean, gammaRandom, alphaWall
+    vec4 wallTurn;       // gammaWall, wallLength, wallCos2; w unused
+    vec4 attraction;     // gammaAttraction, attractionD0, attractionScale, attractionLength
+    vec4 alignmentTurn;  // gammaAlignment, alignmentLength; z, w unused
 };
+
+// neighborSelection, as STEP_NEIGHBOR_SELECTION holds it.
+const float kSelectionMetric = 0.0f;
+const float kSelectionTopological = 1.0f;
+const float kSelectionInfluential = 2.0f;
 
 // What the tank's faces are (STEP_BOUNDARY, boundary in the config): a branch on a value that is
 // the same for every fish of the step, so walls run the step they ran before it existed.
@@ -110,6 +128,24 @@ const float kBoundaryOpen = 2.0f;      // no walls; the GPU grid is hashed (grid
 #define STEP_K_AVOIDANCE(p) ((p).avoidance.x)
 #define STEP_AVOIDANCE_DISTANCE(p) ((p).avoidance.y)
 #define STEP_NEIGHBOR_COUNT(p) ((p).avoidance.z)  // neighborSelection "topological": k
+#define STEP_NEIGHBOR_SELECTION(p) ((p).avoidance.w)  // kSelectionMetric, ...
+#define STEP_KICK_TAU0(p) ((p).kick.x)
+#define STEP_KICK_DURATION_MIN(p) ((p).kick.y)
+#define STEP_KICK_DURATION_MEAN(p) ((p).kick.z)
+#define STEP_KICK_SPEED_MAX(p) ((p).kick.w)
+#define STEP_KICK_SPEED_MIN(p) ((p).kickSpeed.x)
+#define STEP_KICK_SPEED_MEAN(p) ((p).kickSpeed.y)
+#define STEP_GAMMA_RANDOM(p) ((p).kickSpeed.z)
+#define STEP_ALPHA_WALL(p) ((p).kickSpeed.w)
+#define STEP_GAMMA_WALL(p) ((p).wallTurn.x)
+#define STEP_WALL_LENGTH(p) ((p).wallTurn.y)
+#define STEP_WALL_COS2(p) ((p).wallTurn.z)
+#define STEP_GAMMA_ATTRACTION(p) ((p).attraction.x)
+#define STEP_ATTRACTION_D0(p) ((p).attraction.y)
+#define STEP_ATTRACTION_SCALE(p) ((p).attraction.z)
+#define STEP_ATTRACTION_LENGTH(p) ((p).attraction.w)
+#define STEP_GAMMA_ALIGNMENT(p) ((p).alignmentTurn.x)
+#define STEP_ALIGNMENT_LENGTH(p) ((p).alignmentTurn.y)
 #define STEP_MIN_VELOCITY(p) ((p).modes.x)
 #define STEP_REYNOLDS(p) ((p).modes.y)     // 1 for steering "reynolds"
 #define STEP_PRIORITIZED(p) ((p).modes.z)  // 1 for combine "prioritized"
@@ -166,4 +202,5 @@ struct FishUpdate {
     vec3 position;      // m
     vec3 velocity;      // m/s
     vec3 acceleration;  // m/s^2, the acceleration of this step
+    float kickClock;    // steering "burst-and-coast": s to the next kick; else 0
 };

@@ -468,14 +468,243 @@ vec3 vicsekVelocity(vec3 v, NeighborSums s, uint id) {
     return heading * STEP_MAX_VELOCITY(params);
 }
 
+// Steering "burst-and-coast" (docs/model.md "Burst-and-coast swimming"; Calovi et al. 2018): a
+// fish kicks at random instants and glides straight between kicks, its speed decaying with the
+// time constant kickTau0. At each kick its heading turns by the wall, the neighbours it heeds and
+// chance, and it draws the kick's peak speed and the time to its next kick. It swims in the x-z
+// plane: its vertical velocity is 0 and its height is kept. The neighbours are read from the whole
+// school (schoolCount, schoolPosition, schoolVelocity, schoolId: each language provides them),
+// at kicks only, so the step's neighbour sums are not taken.
+
+const float kPi = 3.14159265f;
+// No wall (a periodic tank, open water): a distance at which the wall's terms are 0.
+const float kNoWall = 1.0e6f;
+// The most kicks of one fish in a step; a step longer than this many of the shortest kicks
+// defers the rest to the next step.
+const uint kMaxKicksPerStep = 64u;
+// Draws per try of a kick (docs/model.md): the normal (12), the duration (2), the peak speed (at
+// most kSpeedTries tries of 3); tries per kick, and the draws of a first kick's instant.
+const uint kSpeedTries = 32u;
+const uint kDrawsPerTry = 128u;
+const uint kTriesPerKick = 1000u;
+const uint kFirstKickDraw = 100000000u;
+
+// An angle brought into [-pi, pi).
+float wrapAngle(float a) {
+    return a - 6.2831853f * floor(a / 6.2831853f + 0.5f);
+}
+
+// The direction of d in the x-z plane, as the heading phi is measured (0 along +x, pi/2 along
+// +z); 0 for no direction.
+float planeAngle(vec3 d) {
+    if (d.x == 0.0f && d.z == 0.0f) return 0.0f;
+    return atan(d.z, d.x);
+}
+
+// The wall nearest p in the x-z plane: x the distance to it, y the direction of its outward
+// normal (a plane angle). The round tank's is radial; a box's is that of the nearest side.
+vec2 nearestWall(vec3 p) {
+    if (STEP_BOUNDARY(params) != kBoundaryWalls) return vec2(kNoWall, 0.0f);
+    float radius = STEP_ARENA_RADIUS(params);
+    if (radius > 0.0f) return vec2(radius - sqrt(p.x * p.x + p.z * p.z), planeAngle(p));
+    float bx = STEP_HALF_EXTENT(params, 0);
+    float bz = STEP_HALF_EXTENT(params, 2);
+    vec2 wall = vec2(bx - p.x, 0.0f);
+    if (bx + p.x < wall.x) wall = vec2(bx + p.x, kPi);
+    if (bz - p.z < wall.x) wall = vec2(bz - p.z, 0.5f * kPi);
+    if (bz + p.z < wall.x) wall = vec2(bz + p.z, -0.5f * kPi);
+    return wall;
+}
+
+// Whether q lies inside the tank's walls in the x-z plane (everywhere without walls).
+bool insideWalls(vec3 q) {
+    if (STEP_BOUNDARY(params) != kBoundaryWalls) return true;
+    float radius = STEP_ARENA_RADIUS(params);
+    if (radius > 0.0f) return q.x * q.x + q.z * q.z < radius * radius;
+    return abs(q.x) < STEP_HALF_EXTENT(params, 0) && abs(q.z) < STEP_HALF_EXTENT(params, 2);
+}
+
+// The turn at a kick toward a neighbour at distance d, seen at angle psi from the heading, whose
+// heading differs by dphi: attraction plus alignment.
+float neighbourTurn(float d, float psi, float dphi) {
+    float range = d / STEP_ATTRACTION_LENGTH(params);
+    float attraction = STEP_GAMMA_ATTRACTION(params) *
+                       ((d - STEP_ATTRACTION_D0(params)) / STEP_ATTRACTION_SCALE(params)) /
+                       (1.0f + range * range) * sin(psi) * (1.0f - 0.33f * cos(psi)) *
+                       (1.0f - 0.48f * cos(dphi) - 0.31f * cos(2.0f * dphi));
+    float reach = d / STEP_ALIGNMENT_LENGTH(params);
+    float alignment = STEP_GAMMA_ALIGNMENT(params) * ((d + 0.03f) / 0.06f) * exp(-reach * reach) *
+                      sin(dphi) * (1.0f + 0.3f * cos(2.0f * dphi)) *
+                      (1.0f + 0.6f * cos(psi) - 0.32f * cos(2.0f * psi));
+    return attraction + alignment;
+}
+
+// The summed turn toward the neighbours a fish at p heading phi heeds at a kick `elapsed` into
+// the step: every other fish within rCohesion (metric), the neighborCount nearest of them
+// (topological) or the neighborCount of largest turn in size (influential), ties by the lower
+// id, summed in that order. The neighbours are read where they glide to by then.
+float neighboursTurn(vec3 p, float phi, uint id, float elapsed) {
+    float tau0 = STEP_KICK_TAU0(params);
+    float glide = tau0 * (1.0f - exp(-elapsed / tau0));
+    float reach2 = STEP_COHESION_RADIUS2(params);
+    float selection = STEP_NEIGHBOR_SELECTION(params);
+    uint k = uint(STEP_NEIGHBOR_COUNT(params));
+    float keptKey[kMaxNeighborCount];
+    uint keptId[kMaxNeighborCount];
+    float keptTurn[kMaxNeighborCount];
+    for (uint n = 0u; n < kMaxNeighborCount; ++n) {
+        keptKey[n] = 0.0f;
+        keptId[n] = 0u;
+        keptTurn[n] = 0.0f;
+    }
+    uint kept = 0u;
+    float total = 0.0f;
+    for (uint j = 0u; j < schoolCount(); ++j) {
+        uint other = schoolId(j);
+        if (other == id) continue;
+        vec3 vj = schoolVelocity(j);
+        vec3 d = nearestImage(schoolPosition(j) + vj * glide - p);
+        float d2 = d.x * d.x + d.z * d.z;
+        if (!(d2 < reach2)) continue;
+        float turn = neighbourTurn(sqrt(d2), wrapAngle(planeAngle(d) - phi),
+                                   wrapAngle(planeAngle(vj) - phi));
+        if (selection == kSelectionMetric) {
+            total += turn;
+            continue;
+        }
+        // Kept in order of (key, id): the nearest, or the largest turns, first.
+        float key = selection == kSelectionTopological ? d2 : -abs(turn);
+        if (kept == k && !(key < keptKey[k - 1u] || (key == keptKey[k - 1u] && other < keptId[k - 1u])))
+            continue;
+        uint at = min(kept, k - 1u);
+        if (kept < k) kept++;
+        while (at > 0u &&
+               (key < keptKey[at - 1u] || (key == keptKey[at - 1u] && other < keptId[at - 1u]))) {
+            keptKey[at] = keptKey[at - 1u];
+            keptId[at] = keptId[at - 1u];
+            keptTurn[at] = keptTurn[at - 1u];
+            at--;
+        }
+        keptKey[at] = key;
+        keptId[at] = other;
+        keptTurn[at] = turn;
+    }
+    for (uint n = 0u; n < kept; ++n) total += keptTurn[n];
+    return total;
+}
+
+// A uniform draw in (0, 1], whose logarithm is finite.
+float positiveDraw(uint key, uint draw) {
+    return 1.0f - uniformDraw(key, draw);
+}
+
+// The time from a kick to the next: kickDurationMin + (mean - min) Gamma(2, 1/2).
+float kickDuration(uint key, uint first) {
+    float shortest = STEP_KICK_DURATION_MIN(params);
+    float spread = STEP_KICK_DURATION_MEAN(params) - shortest;
+    return shortest - 0.5f * spread * log(positiveDraw(key, first) * positiveDraw(key, first + 1u));
+}
+
+// A kick's peak speed: kickSpeedMin + kickSpeedMean Gamma(3, 1/3), drawn again while above
+// kickSpeedMax (at most kSpeedTries times, then kickSpeedMax).
+float kickSpeed(uint key, uint first) {
+    for (uint t = 0u; t < kSpeedTries; ++t) {
+        uint at = first + 3u * t;
+        float product = positiveDraw(key, at) * positiveDraw(key, at + 1u) *
+                        positiveDraw(key, at + 2u);
+        float speed = STEP_KICK_SPEED_MIN(params) - STEP_KICK_SPEED_MEAN(params) / 3.0f * log(product);
+        if (speed <= STEP_KICK_SPEED_MAX(params)) return speed;
+    }
+    return STEP_KICK_SPEED_MAX(params);
+}
+
+// Kick number `m` of the step of fish `id` at p, gliding with velocity v, `elapsed` into the step:
+// its new velocity (xyz) and the time to its next kick (w). A kick whose glide would end outside
+// the walls is drawn again; after kTriesPerKick draws the fish turns along the wall instead.
+vec4 kickOf(vec3 p, vec3 v, uint id, float elapsed, uint m) {
+    float phi = planeAngle(v);
+    vec2 wall = nearestWall(p);
+    float thetaW = wrapAngle(phi - wall.y);
+    float near = wall.x / STEP_WALL_LENGTH(params);
+    float closeness = exp(-near * near);
+    float turn = STEP_GAMMA_WALL(params) * closeness * sin(thetaW) *
+                 (1.0f + STEP_WALL_COS2(params) * cos(2.0f * thetaW));
+    turn += neighboursTurn(p, phi, id, elapsed);
+    float randomness = STEP_GAMMA_RANDOM(params) * (1.0f - STEP_ALPHA_WALL(params) * closeness);
+    float tau0 = STEP_KICK_TAU0(params);
+    uint key = noiseKey(id);
+    float heading = phi;
+    float duration = 0.0f;
+    float speed = 0.0f;
+    bool inside = false;
+    for (uint t = 0u; t < kTriesPerKick && !inside; ++t) {
+        uint first = (m * kTriesPerKick + t) * kDrawsPerTry;
+        heading = phi + turn + randomness * normalDraw(key, first);
+        duration = kickDuration(key, first + 12u);
+        speed = kickSpeed(key, first + 14u);
+        float reach = speed * tau0 * (1.0f - exp(-duration / tau0)) + 0.01f;
+        inside = insideWalls(p + reach * vec3(cos(heading), 0.0f, sin(heading)));
+    }
+    if (!inside) {
+        // Along the wall, on the side nearer the heading.
+        float left = wall.y + 0.5f * kPi;
+        float right = wall.y - 0.5f * kPi;
+        heading = abs(wrapAngle(phi - left)) <= abs(wrapAngle(phi - right)) ? left : right;
+    }
+    return vec4(speed * cos(heading), 0.0f, speed * sin(heading), duration);
+}
+
+// One step of a burst-and-coast fish at p with velocity v and `clock` seconds to its next kick
+// (0: none drawn yet, then uniform within a kick's duration): it glides to each kick that falls
+// in the step, kicks, and glides on to the step's end. The acceleration is left to the caller.
+FishUpdate burstAndCoast(vec3 p, vec3 v, float clock, uint id) {
+    float dt = STEP_DT(params);
+    float tau0 = STEP_KICK_TAU0(params);
+    vec3 position = p;
+    vec3 velocity = vec3(v.x, 0.0f, v.z);
+    if (!(clock > 0.0f)) {
+        uint key = noiseKey(id);
+        clock = uniformDraw(key, kFirstKickDraw) * kickDuration(key, kFirstKickDraw + 1u);
+    }
+    float elapsed = 0.0f;
+    for (uint m = 0u; m < kMaxKicksPerStep && clock <= dt - elapsed; ++m) {
+        float decay = exp(-clock / tau0);
+        position += velocity * (tau0 * (1.0f - decay));
+        velocity *= decay;
+        elapsed += clock;
+        vec4 kicked = kickOf(position, velocity, id, elapsed, m);
+        velocity = vec3(kicked);
+        clock = kicked.w;
+    }
+    float rest = max(dt - elapsed, 0.0f);
+    float decay = exp(-rest / tau0);
+    FishUpdate next;
+    next.position = position + velocity * (tau0 * (1.0f - decay));
+    next.velocity = velocity * decay;
+    next.acceleration = vec3(0.0f);
+    // Past kMaxKicksPerStep the next kick comes at once, in the next step.
+    next.kickClock = max(clock - rest, 1.0e-6f);
+    return next;
+}
+
 // docs/model.md "One step", steps 2 to 7: from the fish's previous state and its neighbour sums
 // to its next state.
-// `id` is its upload index; `prey`, for a predator, the position of its nearest other fish.
-FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
+// `id` is its upload index; `prey`, for a predator, the position of its nearest other fish;
+// `kickClock`, under steering "burst-and-coast", the time to its next kick.
+FishUpdate integrateFish(vec3 p, vec3 v, float kickClock, NeighborSums s, uint id, vec3 prey) {
     float dt = STEP_DT(params);
     vec3 a = vec3(0.0f);
     vec3 vNext = vec3(0.0f);
-    if (STEP_HAS(kFeatureCouzin)) {
+    vec3 pNext = vec3(0.0f);
+    float clock = 0.0f;
+    if (STEP_HAS(kFeatureBurst)) {
+        FishUpdate glided = burstAndCoast(p, v, kickClock, id);
+        pNext = glided.position;
+        vNext = glided.velocity;
+        clock = glided.kickClock;
+        a = (vNext - v) / dt;
+        if (largestComponent(a) > kOverflowing) a = vec3(0.0f);
+    } else if (STEP_HAS(kFeatureCouzin)) {
         // Steering "couzin" sets the velocity; the acceleration reported is its change.
         vNext = couzinVelocity(v, s, id);
         a = (vNext - v) / dt;
@@ -498,7 +727,7 @@ FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
         if (STEP_MIN_VELOCITY(params) > 0.0f) vNext = atLeastMinVelocity(vNext, a);
         if (STEP_NOISE(params) != 0.0f) vNext = withNoise(vNext, id);
     }
-    vec3 pNext = p + vNext * dt;
+    if (!STEP_HAS(kFeatureBurst)) pNext = p + vNext * dt;
 
     // Step 6: the first rock, in list order, that the segment enters bounces the fish back.
     for (uint r = 0u; r < STEP_ROCK_COUNT(params); ++r) {
@@ -567,5 +796,6 @@ FishUpdate integrateFish(vec3 p, vec3 v, NeighborSums s, uint id, vec3 prey) {
     next.position = pNext;
     next.velocity = vNext;
     next.acceleration = a;
+    next.kickClock = clock;
     return next;
 }

@@ -15,6 +15,9 @@ struct Fish {
     glm::vec3 velocity{0.0f};      ///< m/s, length <= maxVelocity after a step
     glm::vec3 acceleration{0.0f};  ///< m/s^2, the acceleration of the last step
     std::uint32_t species = 0;     ///< index into SimParams::species; 0 without species
+    /// Steering "burst-and-coast": seconds to the fish's next kick; 0 until its first is drawn
+    /// (then at its first step, uniform within a kick's duration). 0 under other steerings.
+    float kickClock = 0.0f;
 
     bool operator==(const Fish&) const = default;
 };

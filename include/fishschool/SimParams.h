@@ -57,9 +57,10 @@ inline constexpr std::span<const char* const> kEnumNames<NeighborSearch> = kNeig
 enum class NeighborSelection {
     Metric,       ///< every fish within each rule's radius
     Topological,  ///< the neighborCount nearest within the largest radius, ties by index
+    Influential,  ///< steering "burst-and-coast": the neighborCount of largest influence
 };
 
-inline constexpr const char* kNeighborSelectionNames[] = {"metric", "topological"};
+inline constexpr const char* kNeighborSelectionNames[] = {"metric", "topological", "influential"};
 template <>
 inline constexpr std::span<const char* const> kEnumNames<NeighborSelection> =
     kNeighborSelectionNames;
@@ -112,9 +113,12 @@ enum class Steering {
     Couzin,    ///< Couzin et al. 2002: zones, repulsion first, constant speed, limited turning
     Vicsek,    ///< Vicsek et al. 1995: the neighbours' mean heading plus a uniform random angle,
                ///< constant speed
+    BurstAndCoast,  ///< Calovi et al. 2018: kicks at random instants, each turning the heading
+                    ///< by the wall, the neighbours and chance, and glides between them
 };
 
-inline constexpr const char* kSteeringNames[] = {"article", "reynolds", "couzin", "vicsek"};
+inline constexpr const char* kSteeringNames[] = {"article", "reynolds", "couzin", "vicsek",
+                                                 "burst-and-coast"};
 template <>
 inline constexpr std::span<const char* const> kEnumNames<Steering> = kSteeringNames;
 
@@ -266,8 +270,8 @@ struct SimParams {
     /// "vicsek" the width of the uniform interval [-noise/2, noise/2] (Vicsek's eta). Radians,
     /// finite, 0 (off, the default) to 10.
     float noise = 0.0f;
-    /// "article" (the default), "reynolds", "couzin" or "vicsek" (docs/model.md): how the rules
-    /// steer.
+    /// "article" (the default), "reynolds", "couzin", "vicsek" or "burst-and-coast"
+    /// (docs/model.md): how the rules steer.
     Steering steering = Steering::Article;
     /// Steering "couzin": how fast a fish turns toward its desired direction at most. Degrees per
     /// second, finite, > 0 and <= 1e6.
@@ -303,8 +307,41 @@ struct SimParams {
     /// neighborCount nearest other fish within the largest radius (Ballerini et al. 2008), each
     /// rule then applying its own radius and field of view to them.
     NeighborSelection neighborSelection = NeighborSelection::Metric;
-    /// The neighbours neighborSelection "topological" heeds: 1 to kMaxNeighborCount.
+    /// The neighbours neighborSelection "topological" or "influential" heeds: 1 to
+    /// kMaxNeighborCount.
     std::int64_t neighborCount = 7;
+
+    /// Steering "burst-and-coast" (docs/model.md "Burst-and-coast swimming"; Calovi et al. 2018,
+    /// the paper's values by default). Between kicks a fish glides straight, its speed decaying
+    /// with the time constant kickTau0 (s).
+    float kickTau0 = 0.8f;
+    /// A kick's duration: kickDurationMin + (kickDurationMean - kickDurationMin) * Gamma(2, 1/2).
+    /// s, kickDurationMin > 0, kickDurationMean > kickDurationMin.
+    float kickDurationMin = 0.2f;
+    float kickDurationMean = 0.52f;
+    /// A kick's peak speed: kickSpeedMin + kickSpeedMean * Gamma(3, 1/3), drawn again while above
+    /// kickSpeedMax. m/s.
+    float kickSpeedMin = 0.01f;
+    float kickSpeedMean = 0.43f;
+    float kickSpeedMax = 0.35f;
+    /// The wall's turn: gammaWall exp(-(r_w / wallLength)^2) sin(theta_w) (1 + wallCos2 cos(2
+    /// theta_w)). Radians, m, and a number.
+    float gammaWall = 0.15f;
+    float wallLength = 0.06f;
+    float wallCos2 = 0.7f;
+    /// The random turn: gammaRandom (1 - alphaWall exp(-(r_w / wallLength)^2)) g, g ~ N(0, 1).
+    float gammaRandom = 0.45f;
+    float alphaWall = 2.0f / 3.0f;
+    /// The turn toward a neighbour at distance d: gammaAttraction ((d - attractionD0) /
+    /// attractionScale) / (1 + (d / attractionLength)^2) times the angular functions.
+    float gammaAttraction = 0.12f;
+    float attractionD0 = 0.03f;
+    float attractionScale = 0.03f;
+    float attractionLength = 0.2f;
+    /// The turn to a neighbour's heading: gammaAlignment ((d + 0.03) / 0.06) exp(-(d /
+    /// alignmentLength)^2) times the angular functions.
+    float gammaAlignment = 0.09f;
+    float alignmentLength = 0.2f;
     /// The groups measure (docs/model.md "Measures of the school"): fish closer than this are
     /// in one group, and so are the fish linked by chains of such pairs. m, finite, >= 0; 0, the
     /// default, takes rCohesion. Measures only: the step does not read it.

@@ -23,7 +23,8 @@ using namespace cpu_solver;
 
 void CpuSolver::Arrays::resize(std::size_t n) {
     // kLanes zeros past the end let the search read whole blocks (see RangeAccumulator::add).
-    for (auto* a : {&px, &py, &pz, &vx, &vy, &vz, &ax, &ay, &az}) a->assign(n + kLanes, 0.0f);
+    for (auto* a : {&px, &py, &pz, &vx, &vy, &vz, &ax, &ay, &az, &kickClock})
+        a->assign(n + kLanes, 0.0f);
 }
 
 CpuSolver::CpuSolver(ParallelFor parallelFor) : parallelFor_(std::move(parallelFor)) {
@@ -57,6 +58,7 @@ void CpuSolver::upload(std::span<const Fish> school) {
     speciesOfId_.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
         current_->store(i, school[i].position, school[i].velocity, school[i].acceleration);
+        current_->kickClock[i] = school[i].kickClock;
         ids_[i] = static_cast<std::uint32_t>(i);
         speciesOfId_[i] = school[i].species;
     }
@@ -76,6 +78,7 @@ void CpuSolver::downloadInto(School& school) const {
         f.velocity = {current_->vx[k], current_->vy[k], current_->vz[k]};
         f.acceleration = {current_->ax[k], current_->ay[k], current_->az[k]};
         f.species = speciesOfId_[ids_[k]];
+        f.kickClock = current_->kickClock[k];
     }
 }
 

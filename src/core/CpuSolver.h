@@ -85,6 +85,8 @@ class CpuSolver {
     /// accelerations are only written and downloaded, never read by the step.
     struct Arrays {
         std::vector<float> px, py, pz, vx, vy, vz, ax, ay, az;
+        /// Steering "burst-and-coast": each fish's time to its next kick (Fish::kickClock).
+        std::vector<float> kickClock;
         void resize(std::size_t n);
         void store(std::size_t i, const glm::vec3& position, const glm::vec3& velocity,
                    const glm::vec3& acceleration) {

@@ -96,6 +96,8 @@ void CpuSolver::buildGrid(bool keepAccelerations) {
     claimNext();
     const Arrays& from = *current_;
     Arrays& to = *next_;
+    // The kick clocks only where they tick: a steering without kicks copies none.
+    const bool burst = (features_ & glsl::kFeatureBurst) != 0u;
     parallelFor_(n, kGridGrain, [&](std::size_t begin, std::size_t end) {
         for (std::size_t k = begin; k < end; ++k) {
             const std::uint32_t slot = cells_.order[k];
@@ -107,6 +109,7 @@ void CpuSolver::buildGrid(bool keepAccelerations) {
             to.vz[k] = from.vz[slot];
             nextIds_[k] = ids_[slot];
             slotOctant_[k] = fishOctant_[slot];
+            if (burst) to.kickClock[k] = from.kickClock[slot];
             if (keepAccelerations) {
                 to.ax[k] = from.ax[slot];
                 to.ay[k] = from.ay[slot];

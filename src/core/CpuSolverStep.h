@@ -724,6 +724,7 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
     constexpr bool kSpecies = (kFeatures & glsl::kFeatureSpecies) != 0u;
     constexpr bool kKinds = (kFeatures & glsl::kFeatureKinds) != 0u;
     constexpr bool kTopological = (kFeatures & glsl::kFeatureTopological) != 0u;
+    constexpr bool kBurst = (kFeatures & glsl::kFeatureBurst) != 0u;
     const SearchConstants schoolSearch(stepParams_);
     const glm::vec4* flowNodes = flow_ ? flow_->nodes().data() : nullptr;
     const Arrays& in = *current_;
@@ -819,8 +820,10 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
                 query.sidestep = STEP_K_SIDESTEP(own) != 0.0f;
             }
         }
-        sumNeighbours<kFeatures & kSearchFeatures>(queries.data(), last - first, source,
-                                                   sums.data());
+        // Burst-and-coast reads the neighbours in its rule, at kicks.
+        if constexpr (!kBurst)
+            sumNeighbours<kFeatures & kSearchFeatures>(queries.data(), last - first, source,
+                                                       sums.data());
         for (std::size_t i = first; i < last; ++i) {
             const SearchQuery& query = queries[i - first];
             const StepParamsData& own = kSpecies ? speciesParams_[slotSpecies_[i]] : stepParams_;
@@ -829,9 +832,18 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
             if constexpr (kKinds) {
                 if (rule.kindOf(ids_[i]) == glsl::kKindPredator) prey = nearestPrey(i);
             }
-            const FishUpdate u =
-                rule.integrateFish(query.position, query.velocity, sums[i - first], ids_[i], prey);
+            float kickClock = 0.0f;
+            if constexpr (kBurst) {
+                sums[i - first] = NeighborSums{};
+                rule.school = {in.px.data(), in.py.data(), in.pz.data(), in.vx.data(),
+                               in.vy.data(), in.vz.data(), ids_.data(),
+                               static_cast<std::uint32_t>(ids_.size())};
+                kickClock = in.kickClock[i];
+            }
+            const FishUpdate u = rule.integrateFish(query.position, query.velocity, kickClock,
+                                                    sums[i - first], ids_[i], prey);
             out.store(i, u.position, u.velocity, u.acceleration);
+            if constexpr (kBurst) out.kickClock[i] = u.kickClock;
             // The fish as it was, by upload index: a miss or two the step's arithmetic hides.
             if (frame.positions != nullptr) frame.store(ids_[i], query.position, query.velocity);
         }

@@ -18,11 +18,16 @@ constexpr const char* kTargetAndAvoidance = "Target and avoidance";
 constexpr const char* kTank = "Tank and rocks";
 constexpr const char* kSteering = "Steering, leaders and predators";
 constexpr const char* kSpecies = "Species";
+constexpr const char* kBurst = "Burst and coast";
 
 /// Read by the steerings of weighted forces only (docs/model.md: couzin and vicsek replace them).
 constexpr SteeringSet kForces = steeringBit(Steering::Article) | steeringBit(Steering::Reynolds);
 /// Read by those and by couzin's zones, not by vicsek, which reads rAlignment alone.
 constexpr SteeringSet kZones = kForces | steeringBit(Steering::Couzin);
+/// Read by the steerings that turn every step: all but burst-and-coast, which turns at kicks.
+constexpr SteeringSet kEveryStep = kEverySteering & ~steeringBit(Steering::BurstAndCoast);
+/// Read by burst-and-coast alone.
+constexpr SteeringSet kBursts = steeringBit(Steering::BurstAndCoast);
 
 /// A slider of the panel.
 constexpr PanelPlace slider(const char* section, const char* label, float low, float high,
@@ -47,6 +52,7 @@ Result<void> preferredRule(const SimParams& p);
 Result<void> speciesRule(const SimParams& p);
 Result<void> arenaRule(const SimParams& p);
 Result<void> stateRule(const SimParams& p);
+Result<void> burstRule(const SimParams& p);
 
 // clang-format off
 constexpr ParamInfo kParams[] = {
@@ -82,9 +88,9 @@ constexpr ParamInfo kParams[] = {
     {.key = "rCohesion", .field = &SimParams::rCohesion, .unit = "m", .rule = NumberRule::Distance,
      .panel = slider(kBehaviour, "rCohesion (m)", 0.0f, 30.0f),
      .help = "Cohesion radius. The largest radius sets the grid's cells: larger costs more per "
-             "step.",
+             "step. Burst-and-coast: how far a fish heeds the others.",
      .perFish = true,
-     .steerings = kZones},
+     .steerings = kZones | kBursts},
     {.key = "rSeparation", .field = &SimParams::rSeparation, .unit = "m",
      .rule = NumberRule::Distance, .panel = slider(kBehaviour, "rSeparation (m)", 0.0f, 30.0f),
      .help = "Separation radius: how close is too close.",
@@ -93,7 +99,8 @@ constexpr ParamInfo kParams[] = {
     {.key = "rAlignment", .field = &SimParams::rAlignment, .unit = "m",
      .rule = NumberRule::Distance, .panel = slider(kBehaviour, "rAlignment (m)", 0.0f, 30.0f),
      .help = "Alignment radius: how far a fish follows the others' heading.",
-     .perFish = true},
+     .perFish = true,
+     .steerings = kEveryStep},
     {.key = "maxAcceleration", .field = &SimParams::maxAcceleration, .unit = "m/s²",
      .rule = NumberRule::Limit, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_MAX_ACCELERATION),
      .panel = slider(kBehaviour, "maxAcceleration (m/s2)", 0.01f, 50.0f, "%.2f", true),
@@ -104,7 +111,8 @@ constexpr ParamInfo kParams[] = {
      .rule = NumberRule::Limit, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_MAX_VELOCITY),
      .panel = slider(kBehaviour, "maxVelocity (m/s)", 0.01f, 50.0f, "%.2f", true),
      .help = "Top speed.",
-     .perFish = true},
+     .perFish = true,
+     .steerings = kEveryStep},
     {.key = "bounds", .field = &SimParams::bounds, .unit = "m", .rule = NumberRule::Limit,
      .panel = slider(kTank, "bounds (m)", 1.0f, 500.0f, "%.1f", true),
      .help = "Half extents of the tank (x, y up, z). Fish outside a smaller tank are moved "
@@ -134,7 +142,8 @@ constexpr ParamInfo kParams[] = {
      .panel = slider(kBehaviour, "viewAngle (deg)", 1.0f, 360.0f, "%.0f"),
      .help = "Field of view: a fish sees neighbours only within this cone around its heading. "
              "360 sees all around.",
-     .perFish = true},
+     .perFish = true,
+     .steerings = kEveryStep},
     {.key = "kTarget", .field = &SimParams::kTarget, .unit = "m/s²", .rule = NumberRule::Weight,
      .panel = slider(kTargetAndAvoidance, "kTarget", -5.0f, 5.0f),
      .help = "Steer toward the target (the green ball); below 0, away from it (red).",
@@ -169,7 +178,8 @@ constexpr ParamInfo kParams[] = {
      .low = 0.0f, .high = 10.0f, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_NOISE),
      .panel = slider(kSteering, "noise (rad)", 0.0f, 1.0f),
      .help = "Standard deviation of the random turn of each fish at each step (steering vicsek: "
-             "the width of its uniform interval)."},
+             "the width of its uniform interval).",
+     .steerings = kEveryStep},
     {.key = "steering", .field = choiceOf<&SimParams::steering>(kSteeringNames),
      .panel = control(kSteering, "steering"),
      .help = "reynolds: each rule steers from the velocity toward the desired one (direction * "
@@ -234,10 +244,87 @@ constexpr ParamInfo kParams[] = {
      .field = choiceOf<&SimParams::neighborSelection>(kNeighborSelectionNames),
      .panel = control(kSchool, "neighbour selection"),
      .help = "metric: every fish within each rule's radius; topological: the neighborCount "
-             "nearest within the largest radius (as starlings heed their 6 or 7 nearest)."},
+             "nearest within the largest radius (as starlings heed their 6 or 7 nearest); "
+             "influential (burst-and-coast): the neighborCount that turn the fish most."},
     {.key = "neighborCount", .field = &SimParams::neighborCount, .rule = NumberRule::Interval,
      .low = 1.0f, .high = 64.0f, .panel = slider(kSchool, "neighbours heeded", 1.0f, 64.0f),
-     .help = "How many nearest neighbours a fish heeds (neighbour selection topological)."},
+     .help = "How many neighbours a fish heeds (neighbour selection topological or influential)."},
+    {.key = "kickTau0", .field = &SimParams::kickTau0, .unit = "s", .rule = NumberRule::Limit,
+     .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_KICK_TAU0),
+     .panel = slider(kBurst, "glide decay (s)", 0.05f, 5.0f, "%.2f", true),
+     .help = "Between kicks a fish glides straight, its speed falling by a factor e in this time.",
+     .steerings = kBursts},
+    {.key = "kickDurationMin", .field = &SimParams::kickDurationMin, .unit = "s",
+     .rule = NumberRule::Limit, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_KICK_DURATION_MIN),
+     .panel = slider(kBurst, "shortest kick (s)", 0.01f, 2.0f, "%.2f", true),
+     .help = "The shortest time from one kick to the next.", .steerings = kBursts},
+    {.key = "kickDurationMean", .field = &SimParams::kickDurationMean, .unit = "s",
+     .rule = NumberRule::Limit, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_KICK_DURATION_MEAN),
+     .panel = slider(kBurst, "mean kick (s)", 0.02f, 5.0f, "%.2f", true),
+     .help = "The mean time from one kick to the next (more than the shortest).",
+     .steerings = kBursts},
+    {.key = "kickSpeedMin", .field = &SimParams::kickSpeedMin, .unit = "m/s",
+     .rule = NumberRule::Distance, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_KICK_SPEED_MIN),
+     .panel = slider(kBurst, "slowest kick (m/s)", 0.0f, 1.0f),
+     .help = "The least peak speed of a kick.", .steerings = kBursts},
+    {.key = "kickSpeedMean", .field = &SimParams::kickSpeedMean, .unit = "m/s",
+     .rule = NumberRule::Limit, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_KICK_SPEED_MEAN),
+     .panel = slider(kBurst, "kick speed (m/s)", 0.01f, 2.0f),
+     .help = "A kick's peak speed above the slowest, on average before the cut at the fastest.",
+     .steerings = kBursts},
+    {.key = "kickSpeedMax", .field = &SimParams::kickSpeedMax, .unit = "m/s",
+     .rule = NumberRule::Limit, .crossRule = burstRule,
+     .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_KICK_SPEED_MAX),
+     .panel = slider(kBurst, "fastest kick (m/s)", 0.01f, 2.0f),
+     .help = "No kick is faster: a faster draw is drawn again.", .steerings = kBursts},
+    {.key = "gammaWall", .field = &SimParams::gammaWall, .unit = "radians",
+     .rule = NumberRule::Weight, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_GAMMA_WALL),
+     .panel = slider(kBurst, "wall turn (rad)", 0.0f, 1.0f),
+     .help = "How strongly a kick turns a fish away from a near wall.", .steerings = kBursts},
+    {.key = "wallLength", .field = &SimParams::wallLength, .unit = "m", .rule = NumberRule::Limit,
+     .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_WALL_LENGTH),
+     .panel = slider(kBurst, "wall range (m)", 0.005f, 0.5f, "%.3f", true),
+     .help = "How far the wall is felt (its turn falls as exp(-(distance / range)^2)).",
+     .steerings = kBursts},
+    {.key = "wallCos2", .field = &SimParams::wallCos2, .rule = NumberRule::Weight,
+     .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_WALL_COS2),
+     .panel = slider(kBurst, "wall angle shape", -1.0f, 1.0f),
+     .help = "The wall's turn by the angle to it: sin(theta) (1 + this cos(2 theta)).",
+     .steerings = kBursts},
+    {.key = "gammaRandom", .field = &SimParams::gammaRandom, .unit = "radians",
+     .rule = NumberRule::Weight, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_GAMMA_RANDOM),
+     .panel = slider(kBurst, "random turn (rad)", 0.0f, 2.0f),
+     .help = "The spread of a kick's random turn.", .steerings = kBursts},
+    {.key = "alphaWall", .field = &SimParams::alphaWall, .rule = NumberRule::Weight,
+     .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_ALPHA_WALL),
+     .panel = slider(kBurst, "calmer at the wall", 0.0f, 1.0f),
+     .help = "How much less a fish turns at random near the wall (0: no less).",
+     .steerings = kBursts},
+    {.key = "gammaAttraction", .field = &SimParams::gammaAttraction, .unit = "radians",
+     .rule = NumberRule::Weight, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_GAMMA_ATTRACTION),
+     .panel = slider(kBurst, "attraction", 0.0f, 1.0f),
+     .help = "How strongly a kick turns a fish toward a neighbour.", .steerings = kBursts},
+    {.key = "attractionD0", .field = &SimParams::attractionD0, .unit = "m",
+     .rule = NumberRule::Distance, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_ATTRACTION_D0),
+     .panel = slider(kBurst, "attraction from (m)", 0.0f, 0.2f),
+     .help = "Closer than this a neighbour repels rather than attracts.", .steerings = kBursts},
+    {.key = "attractionScale", .field = &SimParams::attractionScale, .unit = "m",
+     .rule = NumberRule::Limit, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_ATTRACTION_SCALE),
+     .panel = slider(kBurst, "attraction scale (m)", 0.005f, 0.5f, "%.3f", true),
+     .help = "The distance over which attraction grows by gammaAttraction.",
+     .steerings = kBursts},
+    {.key = "attractionLength", .field = &SimParams::attractionLength, .unit = "m",
+     .rule = NumberRule::Limit, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_ATTRACTION_LENGTH),
+     .panel = slider(kBurst, "attraction range (m)", 0.01f, 2.0f, "%.2f", true),
+     .help = "Beyond about this distance attraction fades.", .steerings = kBursts},
+    {.key = "gammaAlignment", .field = &SimParams::gammaAlignment, .unit = "radians",
+     .rule = NumberRule::Weight, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_GAMMA_ALIGNMENT),
+     .panel = slider(kBurst, "alignment", 0.0f, 1.0f),
+     .help = "How strongly a kick turns a fish to a neighbour's heading.", .steerings = kBursts},
+    {.key = "alignmentLength", .field = &SimParams::alignmentLength, .unit = "m",
+     .rule = NumberRule::Limit, .stepSlot = FISHSCHOOL_STEP_SLOT(STEP_ALIGNMENT_LENGTH),
+     .panel = slider(kBurst, "alignment range (m)", 0.01f, 2.0f, "%.2f", true),
+     .help = "Beyond about this distance alignment fades.", .steerings = kBursts},
     {.key = "groupDistance", .field = &SimParams::groupDistance, .unit = "m",
      .rule = NumberRule::Distance,
      .panel = slider(kSchool, "group distance (m)", 0.0f, 60.0f),
@@ -443,6 +530,26 @@ Result<void> stateRule(const SimParams& p) {
     if (!(p.stateLow >= 0.0f && p.stateLow < p.stateHigh))
         return refuse("stateLow", formatNumber(p.stateLow),
                       "must be >= 0 and below stateHigh (" + formatNumber(p.stateHigh) + ")");
+    return {};
+}
+
+Result<void> burstRule(const SimParams& p) {
+    if (!(p.kickSpeedMax >= 0.0f) || !(p.kickSpeedMax > p.kickSpeedMin))
+        return refuse("kickSpeedMax", formatNumber(p.kickSpeedMax),
+                      "must be above kickSpeedMin (" + formatNumber(p.kickSpeedMin) +
+                          "): no kick could be drawn");
+    if (!(p.kickDurationMean > p.kickDurationMin))
+        return refuse("kickDurationMean", formatNumber(p.kickDurationMean),
+                      "must be above kickDurationMin (" + formatNumber(p.kickDurationMin) + ")");
+    if (p.neighborSelection == NeighborSelection::Influential &&
+        p.steering != Steering::BurstAndCoast)
+        return fail("neighborSelection: \"influential\" with steering \"" +
+                    std::string(toString(p.steering)) +
+                    "\" is not allowed; a neighbour's influence is its turn at a kick (steering "
+                    "\"burst-and-coast\")");
+    if (p.steering == Steering::BurstAndCoast && (p.leaders > 0 || p.predators > 0))
+        return fail("steering \"burst-and-coast\" with leaders or predators is not allowed; "
+                    "those steer by forces: set leaders and predators to 0");
     return {};
 }
 

@@ -121,10 +121,12 @@ Fish makeInitialFish(const SimParams& params, std::uint64_t index) {
     }
     // A direction uniform on the sphere (the circle in 2D), by rejection (no trigonometry: same
     // bits everywhere).
+    // Burst-and-coast fish swim in the x-z plane at the speeds of their kicks.
+    const bool bursts = params.steering == Steering::BurstAndCoast;
     glm::vec3 direction(1.0f, 0.0f, 0.0f);
     for (int attempt = 0; attempt < kSpawnTries; ++attempt) {
         glm::vec3 d(rng.symmetric(), rng.symmetric(), rng.symmetric());
-        if (flat) d.y = 0.0f;
+        if (flat || bursts) d.y = 0.0f;
         const float len2 = glm::dot(d, d);
         if (len2 > 0.01f && len2 <= 1.0f) {
             direction = d / std::sqrt(len2);
@@ -132,7 +134,8 @@ Fish makeInitialFish(const SimParams& params, std::uint64_t index) {
         }
     }
     fish.species = speciesOf(index, params);
-    fish.velocity = direction * (0.5f * speciesMaxVelocity(params, fish.species));
+    fish.velocity = direction * (0.5f * (bursts ? params.kickSpeedMax
+                                                : speciesMaxVelocity(params, fish.species)));
     return fish;
 }
 

@@ -11,6 +11,8 @@
 namespace fishschool {
 
 std::uint32_t stepFeatures(const SimParams& params) {
+    // Burst-and-coast reads the neighbours itself, at kicks, and none of the behaviours below.
+    if (params.steering == Steering::BurstAndCoast) return glsl::kFeatureBurst;
     std::uint32_t features = 0;
     if (params.viewAngle < 360.0f) features |= glsl::kFeatureFieldOfView;
     const bool topological = params.neighborSelection == NeighborSelection::Topological;
@@ -66,6 +68,10 @@ StepParamsData makeStepParams(const SimParams& params, const FlowField* flow) {
     STEP_ROCK_COUNT(p) = static_cast<std::uint32_t>(params.rocks.size());
     p.target = glm::vec4(params.target, params.kTarget);
     STEP_NEIGHBOR_COUNT(p) = static_cast<float>(params.neighborCount);
+    STEP_NEIGHBOR_SELECTION(p) =
+        params.neighborSelection == NeighborSelection::Influential ? glsl::kSelectionInfluential
+        : params.neighborSelection == NeighborSelection::Topological ? glsl::kSelectionTopological
+                                                                     : glsl::kSelectionMetric;
     // Steering "couzin" is a set of behaviours of its own (kFeatureCouzin), not a mode here.
     STEP_REYNOLDS(p) = params.steering == Steering::Reynolds ? 1.0f : 0.0f;
     // Steering "vicsek": its rule is a set (kFeatureVicsek), whose sums add unit headings.

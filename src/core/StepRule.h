@@ -13,6 +13,7 @@
 #include <glm/exponential.hpp>
 #include <glm/geometric.hpp>
 #include <glm/trigonometric.hpp>
+#include <glm/vec2.hpp>
 #include <glm/vec3.hpp>
 #include <glm/vec4.hpp>
 
@@ -25,6 +26,7 @@ class FlowField;
 
 /// The GLSL names the shared headers use, so that their text reads as C++.
 namespace glsl {
+using vec2 = glm::vec2;
 using vec3 = glm::vec3;
 using vec4 = glm::vec4;
 using ivec3 = glm::ivec3;
@@ -32,12 +34,15 @@ using uvec4 = glm::uvec4;
 using uvec3 = glm::uvec3;
 using uint = std::uint32_t;
 using glm::abs;
+using glm::atan;
 using glm::clamp;
 using glm::cos;
 using glm::cross;
 using glm::dot;
+using glm::exp;
 using glm::floor;
 using glm::length;
+using glm::log;
 using glm::max;
 using glm::min;
 using glm::mix;
@@ -64,12 +69,26 @@ class StepRule : Hash {
     const vec4* flow;
     const vec4* specials;
 
+    /// Steering "burst-and-coast": the school as the step reads it, slot by slot (positions and
+    /// velocities a float array a coordinate, and each slot's upload index).
+    struct SchoolArrays {
+        const float *px = nullptr, *py = nullptr, *pz = nullptr;
+        const float *vx = nullptr, *vy = nullptr, *vz = nullptr;
+        const uint* ids = nullptr;
+        uint count = 0;
+    };
+    SchoolArrays school;
+    uint schoolCount() { return school.count; }
+    vec3 schoolPosition(uint j) { return vec3(school.px[j], school.py[j], school.pz[j]); }
+    vec3 schoolVelocity(uint j) { return vec3(school.vx[j], school.vy[j], school.vz[j]); }
+    uint schoolId(uint j) { return school.ids[j]; }
+
 #define STEP_FEATURES kFeatures
 #include "step_rule.h"
 #undef STEP_FEATURES
 };
 
-static_assert(sizeof(StepParamsData) == 288, "StepParamsData in step_params.h: std140 size");
+static_assert(sizeof(StepParamsData) == 368, "StepParamsData in step_params.h: std140 size");
 static_assert(offsetof(StepParamsData, radiiSquared) == 0);
 static_assert(offsetof(StepParamsData, weights) == 16);
 static_assert(offsetof(StepParamsData, limits) == 32);
@@ -88,6 +107,8 @@ static_assert(offsetof(StepParamsData, noise) == 224);
 static_assert(offsetof(StepParamsData, random) == 240);
 static_assert(offsetof(StepParamsData, unit) == 256);
 static_assert(offsetof(StepParamsData, preferred) == 272);
+static_assert(offsetof(StepParamsData, kick) == 288);
+static_assert(offsetof(StepParamsData, alignmentTurn) == 352);
 
 }  // namespace glsl
 
@@ -99,12 +120,15 @@ using glsl::StepRule;
 /// The behaviours of `params` that cost work (kFeature* bits of step_params.h).
 std::uint32_t stepFeatures(const SimParams& params);
 
-/// Whether stepFeatures() ever gives `features`: steering "couzin" or "vicsek" comes alone or
+/// Whether stepFeatures() ever gives `features`: steering "burst-and-coast" comes alone; "couzin"
+/// or "vicsek" comes alone or
 /// with the field of view (and species) only, and the target is sought straight or along the
 /// flow field, never both. With species or topological neighbours: the field of view, and, but
 /// for "couzin" and "vicsek", one way to the target, avoidance and the kinds, always. The other
 /// sets are never compiled.
 constexpr bool usedFeatureSet(std::uint32_t features) {
+    // Burst-and-coast reads no behaviour of the others: it comes alone.
+    if ((features & glsl::kFeatureBurst) != 0u) return features == glsl::kFeatureBurst;
     // Topological neighbours take the sets species take, with or without species.
     if ((features & glsl::kFeatureTopological) != 0u)
         return usedFeatureSet((features & ~glsl::kFeatureTopological) | glsl::kFeatureSpecies);

@@ -190,8 +190,8 @@ Result<void> GpuBackend::upload(std::span<const Fish> school) {
     std::vector<GpuFish> data(std::max<std::size_t>(2 * n, 1), GpuFish{});
     for (std::size_t i = 0; i < n; ++i) {
         const Fish& f = school[i];
-        data[i] = {f.position, static_cast<std::uint32_t>(i), f.velocity, f.species, f.acceleration,
-                   0.0f};
+        data[i] = {f.position,     static_cast<std::uint32_t>(i), f.velocity, f.species,
+                   f.acceleration, f.kickClock};
     }
     (void)checkGlErrors("before GpuBackend::upload");  // on stderr, in runs with GL debugging
     while (glGetError() != GL_NO_ERROR) {
@@ -248,7 +248,8 @@ School GpuBackend::download() {
     std::vector<GpuFish> data(fishCount_);
     glGetNamedBufferSubData(readbackBuffer_.id(), 0, bytes, data.data());
     for (const GpuFish& g : data) {
-        if (g.id < fishCount_) school[g.id] = {g.position, g.velocity, g.acceleration, g.species};
+        if (g.id < fishCount_)
+            school[g.id] = {g.position, g.velocity, g.acceleration, g.species, g.kickClock};
     }
     noteGlErrors("GpuBackend::download");
     return school;

@@ -50,13 +50,13 @@ static_assert(offsetof(GpuFish, id) == 12);
 static_assert(offsetof(GpuFish, velocity) == 16);
 static_assert(offsetof(GpuFish, species) == 28);
 static_assert(offsetof(GpuFish, acceleration) == 32);
-static_assert(offsetof(GpuFish, padding1) == 44);
+static_assert(offsetof(GpuFish, kickClock) == 44);
 
 static_assert(glsl::kSpeciesTableSize == kMaxSpecies, "the table holds every species allowed");
 static_assert(offsetof(GpuSpeciesTable, counts) == 0);
 static_assert(offsetof(GpuSpeciesTable, packs) == 16);
 static_assert(sizeof(GpuSpeciesTable) == 16 + kMaxSpecies * sizeof(GpuStepParams),
-              "SpeciesTable in gpu_layout.h: std140 size (an array of structs, stride 288)");
+              "SpeciesTable in gpu_layout.h: std140 size (an array of structs, stride 368)");
 
 static_assert(sizeof(GpuRock) == 16, "RockBuffer in fish_layout.glsl: std430 vec4");
 

@@ -182,7 +182,7 @@ TEST(CouzinConfig, SteeringAndMaxTurnRateAreReadCheckedAndSaved) {
     EXPECT_EQ(*parseConfig(configToJson(*p)), *p);
     auto bad = parseConfig(R"({"steering": "boids"})");
     ASSERT_FALSE(bad);
-    EXPECT_THAT(bad.error(), HasSubstr(R"("article", "reynolds", "couzin" or "vicsek")"));
+    EXPECT_THAT(bad.error(), HasSubstr(R"("article", "reynolds", "couzin", "vicsek" or "burst-and-coast")"));
     bad = parseConfig(R"({"maxTurnRate": 0})");
     ASSERT_FALSE(bad);
     EXPECT_THAT(bad.error(), HasSubstr("maxTurnRate: 0 is not allowed"));

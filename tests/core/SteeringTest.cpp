@@ -364,7 +364,7 @@ TEST(SteeringConfig, KeysRoundTripAndAreChecked) {
         {R"({"maxVelocity": 5, "minVelocity": 6})", {"minVelocity", "6", "<= maxVelocity (5)"}},
         {R"({"minVelocity": "fast"})", {"'minVelocity'", "number"}},
         {R"({"steering": "boids"})",
-         {"'steering'", "boids", R"("article", "reynolds", "couzin" or "vicsek")"}},
+         {"'steering'", "boids", R"("article", "reynolds", "couzin", "vicsek" or "burst-and-coast")"}},
         {R"({"separationFalloff": 2})", {"'separationFalloff'", R"("inverse-square")"}},
         {R"({"combine": "max"})", {"'combine'", "max", R"("sum" or "prioritized")"}},
         {R"({"avoidance": "sonar"})", {"'avoidance'", "sonar", R"("repel" or "rays")"}},
