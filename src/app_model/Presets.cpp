@@ -129,6 +129,11 @@ std::span<const Preset> presets() {
                         "100 fish mill in a torus (a wider orientation zone makes them swim "
                         "in parallel)",
                         couzin, true});
+
+        list.push_back({"Rummy-nose tetras",
+                        "Five fish that swim in kicks and glides (Calovi et al. 2018) in a round "
+                        "tank of 25 cm, each heeding its most influential neighbour",
+                        rummyNoseParams(), true});
         return list;
     }();
     return all;

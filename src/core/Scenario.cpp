@@ -356,4 +356,21 @@ SimParams articleParams() {
     return p;
 }
 
+SimParams rummyNoseParams() {
+    SimParams p;
+    p.fishCount = 5;
+    p.steering = Steering::BurstAndCoast;
+    p.neighborSelection = NeighborSelection::Influential;
+    p.neighborCount = 1;
+    p.arena = Arena::Cylinder;
+    p.bounds = {0.25f, 0.035f, 0.25f};
+    p.dimensions = 2;
+    p.rocks.clear();
+    p.dt = 0.01f;
+    p.rCohesion = 1.0f;  // every fish of the tank within reach
+    p.maxVelocity = p.kickSpeedMax;
+    p.bodyLength = 0.03f;
+    return p;
+}
+
 }  // namespace fishschool

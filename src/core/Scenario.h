@@ -93,4 +93,10 @@ std::string_view toString(Density density);
 /// presets other than "Default" start from it; its schools polarise over minutes, not seconds.
 SimParams articleParams();
 
+/// Rummy-nose tetras as Calovi et al. 2018 tracked them (docs/model.md "Burst-and-coast
+/// swimming"): five fish kicking and gliding in a round tank of radius 0.25 m, flat, each heeding
+/// its most influential neighbour (Lei et al. 2020), with the paper's gains; body length 3 cm.
+/// docs/examples/rummy-nose.json holds the same.
+SimParams rummyNoseParams();
+
 }  // namespace fishschool

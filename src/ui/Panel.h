@@ -316,6 +316,8 @@ class Panel {
     /// The steering of the other sources: minimum speed, steering and combination modes,
     /// avoidance by rays, leaders and predators.
     bool drawSteering(SimParams& edited);
+    /// Steering "burst-and-coast"'s keys: kicks, glides and the turns of a kick.
+    bool drawBurst(SimParams& edited);
     /// The keys of paramTable() under `section`, in its order: those the table draws, and
     /// drawCustom(info) for those the section draws itself. True when one changed.
     template <class DrawCustom>

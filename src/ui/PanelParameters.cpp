@@ -47,7 +47,15 @@ void Panel::drawParameters(const PanelState& state, PanelActions& actions) {
     drawView(state);
     drawFiles(state, actions);
     changed |= drawSteering(edited);
+    changed |= drawBurst(edited);
     if (changed) actions.newParams = edited;
+}
+
+bool Panel::drawBurst(SimParams& edited) {
+    // Open the first time the school swims in kicks (the preset "Rummy-nose tetras").
+    if (edited.steering == Steering::BurstAndCoast) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
+    if (!widgets_.section("Burst and coast")) return false;
+    return drawKeys("Burst and coast", edited, [](const ParamInfo&) { return false; });
 }
 
 bool Panel::drawSchool(const PanelState& state, SimParams& edited, PanelActions& actions) {

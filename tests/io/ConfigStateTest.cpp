@@ -390,6 +390,22 @@ TEST(Config, TheExampleConfigsLoad) {
     EXPECT_EQ(text.str(), configToJson(SimParams{}));
 }
 
+TEST(Config, TheRummyNosePresetIsItsExampleFile) {
+    const fs::path examples = fs::path(FISHSCHOOL_SOURCE_DIR) / "docs" / "examples";
+    auto rummyNose = loadConfig(examples / "rummy-nose.json");
+    ASSERT_TRUE(rummyNose) << rummyNose.error();
+    EXPECT_EQ(*rummyNose, rummyNoseParams());
+    // The public code's gains differ in the five gains alone.
+    auto publicCode = loadConfig(examples / "rummy-nose-public-code.json");
+    ASSERT_TRUE(publicCode) << publicCode.error();
+    SimParams expected = rummyNoseParams();
+    expected.gammaWall = 0.23f;
+    expected.gammaRandom = 0.3f;
+    expected.alphaWall = 0.0f;
+    expected.gammaAttraction = expected.gammaAlignment = 0.3f;
+    EXPECT_EQ(*publicCode, expected);
+}
+
 const char* kGoodState = "x,y,z,vx,vy,vz\n1,2,3,0.5,0,0\n-4,5,-6,0,1,0\n";
 
 TEST(State, Parses) {
