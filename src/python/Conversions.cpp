@@ -15,8 +15,8 @@
 
 namespace fishschool::python {
 
-static_assert(sizeof(Fish) == 40 && std::is_standard_layout_v<Fish>,
-              "the NumPy views assume 9 packed floats and a species index a fish");
+static_assert(sizeof(Fish) == 44 && std::is_standard_layout_v<Fish>,
+              "the NumPy views assume 9 packed floats, a species index and a kick clock a fish");
 
 // ---- errors ----------------------------------------------------------------------------------
 
