@@ -78,8 +78,8 @@ def test_fitting_and_sensitivity_print_what_data_md_shows(fishschool, cli, tmp_p
 
 # Where the panel's labels are written: its own sources, and the lists it shows (each key's
 # control, the presets, the backends).
-PANEL_SOURCES = ["src/ui/*.cpp", "src/core/ParamTable.cpp", "src/app_model/Presets.cpp",
-                 "src/backends/BackendRegistry.cpp"]
+PANEL_SOURCES = ["src/ui/*.cpp", "src/ui/*.h", "src/core/ParamTable.cpp",
+                 "src/app_model/Presets.cpp", "src/backends/BackendRegistry.cpp"]
 # Pages whose bold text names panel items; a bold paragraph title ends with a full stop.
 PANEL_PAGES = ["docs/app.md", "docs/getting-started.md"]
 
@@ -129,3 +129,44 @@ def test_the_panel_items_the_pages_name_exist():
                             for name in names
                             if plain_label(name) not in labels and not name.isdigit()]
     assert not missing, "\n".join(missing)
+
+
+def shown_matches(shown, out):
+    """Whether `out` is the output a page shows: all of it, or, where the page trims it with a line
+    "...", its first and last lines."""
+    if "\n...\n" not in "\n" + shown:
+        return out == shown
+    head, _, tail = ("\n" + shown).partition("\n...\n")
+    head = head[1:] + "\n" if head else ""
+    return out.startswith(head) and out.endswith(tail) and len(out) >= len(head) + len(tail)
+
+
+def test_getting_started_runs_as_the_page_shows(fishschool, cli, tmp_path):
+    """docs/getting-started.md's shell sessions and Python sessions, in the page's order in one
+    folder (its docs/ beside, the programs on PATH), print what the page shows."""
+    page = (REPO / "docs" / "getting-started.md").read_text()
+    (tmp_path / "docs").symlink_to(REPO / "docs")
+    bin_dir = pathlib.Path(cli).resolve().parent
+    module_dir = pathlib.Path(fishschool.__file__).resolve().parent
+    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+               PYTHONPATH=str(module_dir), MPLBACKEND="Agg")
+    blocks = fenced_blocks(page)
+    ran = 0
+    for at, (language, body) in enumerate(blocks):
+        if language == "python":
+            shown_language, shown = blocks[at + 1]
+            assert shown_language == "", "a Python session's output block must follow it"
+            steps = [([sys.executable, "-c", body], body, shown)]
+        elif not language and body.startswith("$ "):
+            steps = [(["bash", "-c", command], command, shown)
+                     for command, _, shown in (part.partition("\n") for part in
+                                               re.split(r"^\$ ", body, flags=re.M)[1:])]
+        else:
+            continue
+        for argv, command, shown in steps:
+            run = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True,
+                                 timeout=600)
+            assert run.returncode == 0, f"{command}\n{run.stderr}"
+            assert shown_matches(shown, run.stdout), f"{command}\n{run.stdout}"
+            ran += 1
+    assert ran >= 6
