@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     // The window's picture at 1280 x 720, without multisampling
-    // (--msaa 0, as the app's other figures on software GL in docs/performance.md).
+    // (--msaa 0, as the app's other figures on software GL in docs/performance-log.md).
     constexpr int kWidth = 1280, kHeight = 720;
     GLuint framebuffer = 0, colour = 0, depth = 0;
     glCreateFramebuffers(1, &framebuffer);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The speed of `fishschool-cli ensemble run` (docs/performance.md): 200 runs of 300 fish for
+# The speed of `fishschool-cli ensemble run` (docs/performance-log.md): 200 runs of 300 fish for
 # 1,000 steps (bench/ensembles/speed.json) with one run a core (--jobs = the cores, cpu backend)
 # and with one run over every core (--jobs 1, tbb backend), against the sum of the runs'
 # single-thread times (--jobs 1, cpu: each run's wall_s); and the overhead per run, from 200 runs

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The replay's seek (docs/performance.md, "Replay"): writes a trajectory of FISH fish and FRAMES
+# The replay's seek (docs/performance-log.md, "Replay"): writes a trajectory of FISH fish and FRAMES
 # frames with the project's TrajectoryWriter (fishschool_replay_seek --write: the app's scene for
 # FISH fish at fixed density, as its --fish makes it, the initial school drifting along its
 # velocities), then times fishschool_replay_seek on it: a random frame asked of the replay, read,

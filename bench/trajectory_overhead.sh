@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# What writing a trajectory costs (docs/performance.md, "Trajectories"): `fishschool-cli simulate`
-# of FISH fish on tbb, STEPS steps, with no trajectory, with a frame every step and with one every
-# 10th step, run in turns ROUNDS times; the median wall time of each, the overhead against the run
-# without, and each run's peak memory (/usr/bin/time -v). The school is the "100k fish" preset's:
-# the article's weights in a tank scaled to the default density, grid search.
+# What writing a trajectory costs (docs/performance-log.md, "Trajectories"): `fishschool-cli
+# simulate` of FISH fish on tbb, STEPS steps, with no trajectory, with a frame every step and with
+# one every 10th step, run in turns ROUNDS times; the median wall time of each, the overhead
+# against the run without, and each run's peak memory (/usr/bin/time -v). The school is the "100k
+# fish" preset's: the article's weights in a tank scaled to the default density, grid search.
 #
 #   bench/trajectory_overhead.sh [CLI] [FOLDER]     (FOLDER: where the files go, on a real disk)
 #   FISH=1000000 STEPS=999 MODES="none every1" ROUNDS=1 RADIUS=1 bench/trajectory_overhead.sh

@@ -11,6 +11,7 @@ fishschool_packages=(
     python3-glad libegl-dev libegl1 libegl-mesa0 libgl1 libglx-mesa0 libgl1-mesa-dri libgl-dev
     nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
     pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib
+    python3-pip python3-setuptools python3-wheel python3-venv dpkg-dev file lintian
     libhdf5-dev zlib1g-dev hdf5-tools python3-h5py python3-mdanalysis python3-ase
     xvfb xauth xdotool ffmpeg gnuplot-nox
     afl++ gcc-12-plugin-dev

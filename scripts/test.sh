@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds every target with warnings as errors and runs every test; installs
-# the library and builds a project against it (scripts/consumer_test.sh); runs the Python module's
-# pytest suite; then builds the core and the CLI with AddressSanitizer and UndefinedBehaviorSanitizer
-# and runs their tests again. GL tests run on Mesa's software rasteriser where no GPU is present. An
-# ensemble runs on a one-node Slurm cluster started for it (scripts/slurm_test.sh), and the
-# programs are probed with hostile files and places (scripts/hostile.sh). Last, the parsers are
-# fuzzed (scripts/fuzz.sh) and random scenes soaked under --check (scripts/soak.sh).
+# the library and builds a project against it (scripts/consumer_test.sh); makes and tries the
+# packages (scripts/package_test.sh); runs the Python module's pytest suite; then builds the core
+# and the CLI with AddressSanitizer and UndefinedBehaviorSanitizer and runs their tests again. GL
+# tests run on Mesa's software rasteriser where no GPU is present. An ensemble runs on a one-node
+# Slurm cluster started for it (scripts/slurm_test.sh), and the programs are probed with hostile
+# files and places (scripts/hostile.sh). Last, the parsers are fuzzed (scripts/fuzz.sh) and random
+# scenes soaked under --check (scripts/soak.sh).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
@@ -29,6 +30,10 @@ fi
 
 phase "The installed library as another project uses it (scripts/consumer_test.sh)"
 "$FISHSCHOOL_ROOT/scripts/consumer_test.sh" "$FISHSCHOOL_ROOT/build"
+
+phase "Packages: pip install . in a virtual environment, cpack's .deb run and lintian (scripts/package_test.sh)"
+# From the tree built above: setup.py takes its module and cpack its files, nothing compiled again.
+"$FISHSCHOOL_ROOT/scripts/package_test.sh" "$FISHSCHOOL_ROOT/build"
 
 phase "The Python module with Debian's interpreter (tests/python, pytest)"
 # /usr/bin/python3: Debian's NumPy and pytest are its; the python3 first on PATH may be another.

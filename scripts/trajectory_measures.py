@@ -27,7 +27,7 @@ With --histograms, instead: the computation of `fishschool-cli measure FILE.h5 -
 distributions (wall distance, nearest-neighbour distance, the heading difference with the
 nearest neighbour, speed, polarization, milling) over the same bins, written as the same CSV, so
 that `diff` compares the two. A reference for both the numbers and the speed
-(docs/performance.md).
+(docs/performance-log.md).
 
 Prints a table (one row a measure) and, for each disagreement, its step. Exit status 0 when every
 compared value agrees, 1 when any differs, 2 for bad usage or a file that is not a readable

@@ -186,7 +186,7 @@ class CpuSolver {
     };
     /// The candidates of one group of fish packed into one run, in range order: those that may
     /// lie within a radius of a fish of the group. Each fish of the group tests them in whole
-    /// blocks, in one loop with one part-filled block (docs/performance.md). Padded as the
+    /// blocks, in one loop with one part-filled block (docs/performance-log.md). Padded as the
     /// arrays are.
     struct CandidateRun {
         std::vector<float> px, py, pz, vx, vy, vz;

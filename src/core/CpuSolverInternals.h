@@ -6,7 +6,7 @@
 // ranges) and the step's files, CpuSolverStep0.cpp to CpuSolverStep3.cpp, which compile the
 // templates of CpuSolverStep.h for the sets of behaviours CpuSolver::stepFileOf deals each. The
 // grid's lookups that the step makes for every fish or group are inline here: called across
-// files, they made the step 3 to 7 % slower (docs/performance.md).
+// files, they made the step 3 to 7 % slower (docs/performance-log.md).
 
 #include "CpuSolver.h"
 
@@ -59,7 +59,7 @@ inline constexpr std::size_t kGridGrain = 256;
 // (sumNeighbours) are compiled in that file alone: the four search sets of 12 sets each (with or
 // without the field of view and inverse-square separation) one a file, the four with species,
 // fewer sets but the dearest to compile, one a file, and "couzin" and "vicsek" without species
-// where they even out the files' compile times (docs/performance.md).
+// where they even out the files' compile times (docs/performance-log.md).
 constexpr std::size_t CpuSolver::stepFileOf(std::uint32_t features) {
     using namespace glsl;
     if ((features & kFeatureTopological) != 0u) {

@@ -8,7 +8,7 @@
 // of their own: in a portable build the rule's clone for one instruction set calls their clone
 // for that set by a name local to the file that defines it (a link error across files), and with
 // the sums and the grid's lookups in other files the step was 8 to 13 % slower
-// (docs/performance.md).
+// (docs/performance-log.md).
 
 #include "CpuSolverInternals.h"
 #include "NeighbourSumsAvx512.h"

@@ -130,7 +130,7 @@ struct GridShape {
     /// Open water: cells at least `radius / cellsPerRadius` wide (1 m without a radius), hashed
     /// into the smallest power of two of buckets at least `maxCells` (with 2N + 64, two to four
     /// buckets a fish): the more buckets, the more seldom a row's run of buckets holds fish of
-    /// another cell, which the search tests in vain (docs/performance.md).
+    /// another cell, which the search tests in vain (docs/performance-log.md).
     static GridShape forOpenWater(float radius, std::size_t maxCells, int cellsPerRadius = 1) {
         constexpr double kRoundingMargin = 1.0 + 1e-4;
         GridShape shape;
