@@ -35,6 +35,9 @@ SETS = {
     "public code": os.path.join(ROOT, "docs", "examples", "rummy-nose-public-code.json"),
 }
 RADIUS = 0.25
+# One colour a curve in every panel.
+COLOURS = {"paper, 1 fish": "tab:blue", "paper, 2 fish": "tab:orange",
+           "public code, 1 fish": "tab:green", "public code, 2 fish": "tab:red"}
 
 
 def wrap(a):
@@ -101,7 +104,7 @@ def distributions(out_dir, seconds, seeds):
                 density, edges = np.histogram(values, bins=BINS[key], density=True)
                 centres = 0.5 * (edges[1:] + edges[:-1])
                 axis = axes[list(BINS).index(key)]
-                axis.plot(centres, density, label=label,
+                axis.plot(centres, density, label=label, color=COLOURS[label],
                           linestyle="-" if fish == 2 else "--")
                 axis.set_xlabel(key)
                 stats[key] = {
@@ -143,9 +146,14 @@ def selections(out_dir, seeds):
                 times = np.asarray(measures["time"])
                 dispersion = np.mean(dispersions, axis=0)
                 polarization = np.mean(polarizations, axis=0)
-                label = f"{set_name}: {count} {'nearest' if selection == 'topological' else 'most influential'}"
-                axes[row][0].plot(times, dispersion, label=label)
-                axes[row][1].plot(times, polarization, label=label)
+                chosen = "nearest" if selection == "topological" else "most influential"
+                label = f"{set_name}: {count} {chosen}"
+                # Running means over 20 s: the trends, not each kick.
+                window = np.ones(20) / 20
+                axes[row][0].plot(times[19:], np.convolve(dispersion, window, "valid"),
+                                  label=label)
+                axes[row][1].plot(times[19:], np.convolve(polarization, window, "valid"),
+                                  label=label)
                 late = times >= 300.0
                 table[f"{place}, {label}"] = {
                     "dispersion (m), last 300 s": float(np.mean(dispersion[late])),
@@ -158,7 +166,8 @@ def selections(out_dir, seeds):
     for axis in axes[1]:
         axis.set_xlabel("time (s)")
     axes[0][1].legend(fontsize=7)
-    fig.suptitle(f"Five burst-and-coast fish under each neighbour selection (mean of {seeds} runs)")
+    fig.suptitle("Five burst-and-coast fish under each neighbour selection "
+                 f"(mean of {seeds} runs, running mean over 20 s)")
     fig.tight_layout()
     fig.savefig(os.path.join(out_dir, "burst_selections.png"), dpi=80)
     return table
