@@ -88,7 +88,7 @@ def test_positions_view_the_buffer_without_a_copy(small):
     assert first is not second
     assert np.shares_memory(first, second)
     assert first.dtype == np.float32 and first.shape == (300, 3)
-    assert first.strides == (40, 4)
+    assert first.strides == (44, 4)
     assert not first.flags.writeable and not first.flags.owndata
     with pytest.raises(ValueError):
         first[0, 0] = 1.0
