@@ -7,6 +7,7 @@
 #include <imgui_impl_sdl.h>
 
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <chrono>
 #include <cstdio>
@@ -32,6 +33,7 @@
 #include "TrajectoryRecording.h"
 #include "VideoRecorder.h"
 #include "ViewLayout.h"
+#include "app_model/DetailBudget.h"
 #include "app_model/FolderListing.h"
 #include "app_model/FpsRecorder.h"
 #include "app_model/ParamHistory.h"
@@ -123,6 +125,8 @@ class App {
                                     ? std::filesystem::path(options.stateInPath).filename().string()
                                     : "custom");
         sweep_.printProgress = !options.sweepFish.empty();
+        const char* glRenderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+        if (glRenderer != nullptr && isSoftwareRenderer(glRenderer)) detailBudget_.emplace();
         if (!options.sweepFish.empty()) {
             sweep_.recorder().measureSeconds = options.sweepSeconds;
             sweep_.warmupSteps = options.sweepWarmupSteps;
@@ -208,6 +212,9 @@ class App {
     Window& window_;
     std::unique_ptr<SimulationController> sim_;
     render::SceneRenderer renderer_;
+    /// The renderer's own thresholds of detail, and on software GL the budget that scales them.
+    const std::array<float, 2> ownLevelPixels_ = renderer_.levelPixels;
+    std::optional<app::DetailBudget> detailBudget_;
     /// The parameters gone through, for Undo and Redo, and those last saved or loaded.
     app::ParamHistory history_;
     bool askingToQuit_ = false;  ///< the quit dialog is up
@@ -1099,6 +1106,8 @@ void App::render() {
     gpuRenderMsNew_ = !gpuTimes.empty();
     if (gpuRenderMsNew_) gpuRenderMs_ = gpuTimes.back();
     renderMs_ = (seconds() - start) * 1000.0;
+    if (detailBudget_ && gpuRenderMsNew_)
+        renderer_.levelPixels = detailBudget_->add(*gpuRenderMs_, ownLevelPixels_);
 }
 
 void App::startRequestedVideo() {

@@ -33,19 +33,9 @@ SimParams lone() {
     return p;
 }
 
-/// The rummy-nose tank: a round tank of radius 0.25 m, flat.
+/// The rummy-nose tank: five fish in a round tank of radius 0.25 m, flat.
 SimParams roundTank() {
-    SimParams p;
-    p.steering = Steering::BurstAndCoast;
-    p.arena = Arena::Cylinder;
-    p.bounds = {0.25f, 0.05f, 0.25f};
-    p.rocks.clear();
-    p.dimensions = 2;
-    p.dt = 0.01f;
-    p.maxVelocity = 0.35f;
-    p.rCohesion = 1.0f;
-    p.fishCount = 5;
-    return p;
+    return rummyNoseParams();
 }
 
 class BurstAndCoast : public test::PerBackend {};
