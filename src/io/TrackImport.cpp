@@ -485,7 +485,8 @@ Result<Tracks> parseTrackCsv(std::string_view text, const std::string& name) {
     t.sources = {name};
     t.firstFrame = first;
     t.dimensions = zCol >= 0 ? 3 : 2;
-    if (last - first + 1 > std::int64_t(kMaxImportSamples))
+    // Not last - first + 1: frames 0 to 2^63 - 1 would overflow it.
+    if (last - first >= std::int64_t(kMaxImportSamples))
         return fail(name + ": frames " + std::to_string(first) + " to " + std::to_string(last) +
                     ": an import holds at most " + std::to_string(kMaxImportSamples) +
                     " frames x fish");

@@ -35,6 +35,9 @@ using json_keys::numberKey;
 using json_keys::where;
 using json_keys::wholeNumberKey;
 
+/// The longest wall_s a part file's row may give: over 31 years.
+constexpr double kMaxWallSeconds = 1e9;
+
 /// An axis: a list of numbers, or {"from", "to", "count"}. A range of more than `maxCount` values
 /// is refused before its values are made: with the axes before it, it would pass the run limit.
 Result<std::vector<double>> readAxisValues(const Json& value, const std::string& source,
@@ -640,6 +643,11 @@ Result<RunRow> parseEnsembleCsvRow(std::string_view line, std::size_t axisCount)
     row.ok = status == "ok";
     if (auto ok = whole("steps", row.steps); !ok) return fail(ok.error());
     if (auto ok = number("wall_s", row.wallSeconds); !ok) return fail(ok.error());
+    // A run's measured seconds: past the bound "%.6f" would not fit the row's or --timing's
+    // buffer, and a cut number would write back as another.
+    if (row.wallSeconds < 0.0 || row.wallSeconds > kMaxWallSeconds)
+        return fail("wall_s: " + quote(fields[f - 1]) +
+                    " is not allowed; must be a run's seconds, from 0 to 1e9");
     SchoolMetrics& m = row.measures;
     for (const SchoolMeasure& measure : kSchoolMeasures) {
         double& v = m.*measure.member;

@@ -23,10 +23,13 @@ namespace fishschool::fuzz {
 /// The longest error message a user should see (issue 10: "about 300 characters").
 inline constexpr std::size_t kMaxMessageLength = 320;
 
-/// Stops the run with `what` when `ok` is false: AFL++ keeps the input as a crash.
-inline void fuzzCheck(bool ok, const std::string& what, const std::string& detail = "") {
+/// Stops the run with `what` when `ok` is false: AFL++ keeps the input as a crash. Views, not
+/// strings: a check in a loop over millions of values (a track's positions) must not allocate
+/// each time, or a short input that reads into many values runs past AFL++'s time limit.
+inline void fuzzCheck(bool ok, std::string_view what, std::string_view detail = {}) {
     if (ok) return;
-    std::fprintf(stderr, "fuzz property broken: %s\n%s\n", what.c_str(), detail.c_str());
+    std::fprintf(stderr, "fuzz property broken: %.*s\n%.*s\n", static_cast<int>(what.size()),
+                 what.data(), static_cast<int>(detail.size()), detail.data());
     std::abort();
 }
 

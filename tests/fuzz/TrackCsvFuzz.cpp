@@ -1,6 +1,7 @@
 // Fuzz target: the CSV of tracked fish (frame,id,x,y[,z]). A file is refused with a readable
 // message or read into frames x fish positions, NaN where a fish is missing, finite elsewhere.
 
+#include <algorithm>
 #include <cmath>
 
 #include "FuzzMain.h"
@@ -18,6 +19,9 @@ void fuzzOne(std::string_view input) {
                     "tracks of the wrong size", "");
     fuzz::fuzzCheck(tracks->frames * tracks->fish <= kMaxImportSamples, "tracks past the limit",
                     "");
-    for (double v : tracks->positions)
-        fuzz::fuzzCheck(std::isnan(v) || std::isfinite(v), "a position is infinite", "");
+    // One check over all: up to 60 million values, which a check each made slower than AFL++'s
+    // time limit.
+    fuzz::fuzzCheck(std::none_of(tracks->positions.begin(), tracks->positions.end(),
+                                 [](double v) { return std::isinf(v); }),
+                    "a position is infinite");
 }

@@ -70,6 +70,8 @@ TEST(TrackCsv, RefusesBadFilesNamingWhatIsWrong) {
     EXPECT_THAT(errorOf("frame,id,x,y\n0,1,two,3\n"), HasSubstr("x 'two' is not a number"));
     EXPECT_THAT(errorOf("frame,id,x,y\n0,1,2,3\n0,1,2,3\n"), HasSubstr("given twice"));
     EXPECT_THAT(errorOf("frame,id,x,y\n0,1,2,3\n900000000,1,2,3\n"), HasSubstr("at most"));
+    EXPECT_THAT(errorOf("frame,id,x,y\n0,1,2,3\n9223372036854775807,1,2,3\n"),
+                HasSubstr("frames 0 to 9223372036854775807: an import holds at most 20000000"));
 }
 
 }  // namespace

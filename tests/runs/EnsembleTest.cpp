@@ -189,6 +189,34 @@ TEST(Ensemble, ARowReadsBackAsItWasWritten) {
     EXPECT_FALSE(parseEnsembleCsvRow(text.substr(0, 20), 2));
 }
 
+TEST(Ensemble, ARowsWallSecondsOutsideARunsAreRefusedRatherThanWrittenBackCut) {
+    RunRow row;
+    row.plan = planRun(twoAxes(), 2);
+    row.wallSeconds = 0.25;
+    const std::string text = ensembleCsvRow(row, true);
+    const std::size_t wall = text.find(",0.250000,");
+    ASSERT_NE(wall, std::string::npos) << text;
+    const auto withWall = [&](const std::string& seconds) {
+        std::string line = text.substr(0, text.size() - 1);
+        return line.replace(wall + 1, 8, seconds);
+    };
+    // "%.6f" of 1.5e300 is 308 characters: cut to the row's buffer, it read back as another.
+    for (const char* seconds : {"1.5e300", "1000000000.5", "-0.5"}) {
+        const auto back = parseEnsembleCsvRow(withWall(seconds), 2);
+        ASSERT_FALSE(back) << seconds;
+        EXPECT_THAT(back.error(), HasSubstr("wall_s: '" + std::string(seconds) +
+                                            "' is not allowed; must be a run's seconds, from 0 "
+                                            "to 1e9"));
+    }
+    const auto longest = parseEnsembleCsvRow(withWall("1e9"), 2);
+    ASSERT_TRUE(longest) << longest.error();
+    const std::string written = ensembleCsvRow(*longest, true);
+    EXPECT_THAT(written, HasSubstr(",1000000000.000000,"));
+    const auto again = parseEnsembleCsvRow(written.substr(0, written.size() - 1), 2);
+    ASSERT_TRUE(again) << again.error();
+    EXPECT_EQ(ensembleCsvRow(*again, true), written);
+}
+
 /// A base of 10 fish: 2 informed (kPreferred 0.5 along x) and 8 naive.
 constexpr const char* kInformedBase = R"({"fishCount": 10, "rocks": [], "species": [
     {"name": "informed", "count": 2, "kPreferred": 0.5, "preferredDirection": [1, 0, 0]},
