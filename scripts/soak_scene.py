@@ -127,6 +127,23 @@ def scene(seed, case, backends, backend=None):
     if extra.random() < 0.2:
         p["neighborSelection"] = "topological"
         p["neighborCount"] = extra.randrange(1, 65)
+    # Burst-and-coast fish, on about a tenth of the scenes: at most 5,000 fish, no leaders or
+    # predators, their kicks' keys drawn within their rules.
+    bursts = random.Random(f"burst and coast {seed} {case}")
+    if bursts.random() < 0.1:
+        p["steering"] = "burst-and-coast"
+        p["fishCount"] = fish = min(fish, 300 if backend == "gpu" else 5000)
+        p["leaders"] = p["predators"] = 0
+        p["neighborSelection"] = bursts.choice(["metric", "topological", "influential"])
+        p["neighborCount"] = bursts.randrange(1, 65)
+        p["kickTau0"] = log_uniform(bursts, 0.05, 5.0)
+        p["kickDurationMin"] = log_uniform(bursts, 0.01, 1.0)
+        p["kickDurationMean"] = p["kickDurationMin"] * bursts.uniform(1.1, 5.0)
+        p["kickSpeedMin"] = bursts.uniform(0.0, 0.1) * max_velocity
+        p["kickSpeedMax"] = p["kickSpeedMin"] + bursts.uniform(0.1, 0.9) * max_velocity
+        p["kickSpeedMean"] = log_uniform(bursts, 0.01, 2.0) * max_velocity
+        for key in ("gammaWall", "gammaRandom", "gammaAttraction", "gammaAlignment"):
+            p[key] = bursts.choice([0.0, bursts.uniform(0.0, 2.0), 100.0])
     return p, fish, steps, backend
 
 

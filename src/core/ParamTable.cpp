@@ -547,6 +547,14 @@ Result<void> burstRule(const SimParams& p) {
                     std::string(toString(p.steering)) +
                     "\" is not allowed; a neighbour's influence is its turn at a kick (steering "
                     "\"burst-and-coast\")");
+    // Each kick reads the whole school, and a fish kicks every half second or so: the cost of a
+    // step grows as the square of the school.
+    constexpr std::int64_t kMostBurstingFish = 5000;
+    if (p.steering == Steering::BurstAndCoast && p.fishCount > kMostBurstingFish)
+        return fail("fishCount: " + std::to_string(p.fishCount) +
+                    " is not allowed with steering \"burst-and-coast\"; at most " +
+                    std::to_string(kMostBurstingFish) +
+                    " (each kick reads the whole school, as in the experiments' small groups)");
     if (p.steering == Steering::BurstAndCoast && (p.leaders > 0 || p.predators > 0))
         return fail("steering \"burst-and-coast\" with leaders or predators is not allowed; "
                     "those steer by forces: set leaders and predators to 0");

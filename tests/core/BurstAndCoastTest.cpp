@@ -242,6 +242,11 @@ TEST(BurstAndCoastRule, ValidateRefusesWhatCannotRun) {
     influential.neighborSelection = NeighborSelection::Influential;
     EXPECT_NE(validate(influential).error().find("\"influential\" with steering \"article\""),
               std::string::npos);
+    SimParams crowd = p;
+    crowd.fishCount = 5001;
+    EXPECT_NE(validate(crowd).error().find("fishCount: 5001 is not allowed"), std::string::npos);
+    crowd.fishCount = 5000;
+    EXPECT_TRUE(validate(crowd));
     SimParams leaders = p;
     leaders.leaders = 1;
     EXPECT_NE(validate(leaders).error().find("leaders or predators"), std::string::npos);
