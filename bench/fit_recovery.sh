@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The recovery benchmark of docs/validation.md ("Fitting recovers the parameters"): a Couzin 2002
 # school of 50 fish in a periodic box (bench/fit_recovery/truth.json: orientation width 3,
-# attraction width 3, noise 0.05) is simulated for 400 steps into a trajectory, then
+# attraction width 3, noise 0.05) is simulated for 400 steps into a trajectory of every step, then
 # `fishschool-cli fit` (bench/fit_recovery/fit.json: uniform priors over wide ranges, 200
 # particles, at most 20,000 simulations) fits the three values to it. Prints each true value
 # beside its posterior's median and central 90 % interval, and whether the targets are met (the
@@ -21,7 +21,7 @@ seed="${SEED:-11}"
 mkdir -p "$out"
 cp "$root/bench/fit_recovery/truth.json" "$root/bench/fit_recovery/fit.json" "$out/"
 "$cli" simulate --config "$out/truth.json" --steps 400 --seed "$seed" \
-    --trajectory "$out/target.h5" --trajectory-every 2 > /dev/null 2>&1
+    --trajectory "$out/target.h5" --trajectory-every 1 > /dev/null 2>&1
 TIMEFORMAT="fit: %R s wall, %U s CPU, on $jobs jobs ($(nproc) CPU threads)"
 time (nice "$cli" fit "$out/fit.json" --out "$out/fit" --jobs "$jobs" | tee "$out/fit.txt")
 # The truth beside the posterior (populations.csv's last row: each key's median, q05, q95).

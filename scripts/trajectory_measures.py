@@ -25,7 +25,8 @@ a measure of another frame or another school would not.
 With --histograms, instead: the computation of `fishschool-cli measure FILE.h5 --histograms OUT.csv`
 (docs/data.md) in NumPy, every pair of fish a frame: the measures of each frame and the
 distributions (wall distance, nearest-neighbour distance, the heading difference with the
-nearest neighbour, speed, polarization, milling) over the same bins, written as the same CSV, so
+nearest neighbour, speed, polarization, milling, each fish's turning angle between frames) over
+the same bins, written as the same CSV, so
 that `diff` compares the two. A reference for both the numbers and the speed
 (docs/performance-log.md).
 
@@ -333,6 +334,7 @@ DISTRIBUTIONS = (
     ("speed", "m/s", 0.0, 5.0, 100),
     ("polarization", "1", 0.0, 1.0, 50),
     ("milling", "1", 0.0, 1.0, 50),
+    ("turning_angle", "rad", 0.0, 3.14159265358979323846, 360),
 )
 
 
@@ -407,6 +409,16 @@ def wall_angle(p, v, bounds, config):
     return angle
 
 
+def heading_angles(v, w):
+    """The angle between each row of v and w (float64), radians in [0, pi]; NaN where either is
+    zero."""
+    cross = np.cross(v, w)
+    angle = np.arctan2(np.sqrt(np.einsum("ij,ij->i", cross, cross)), np.einsum("ij,ij->i", v, w))
+    moving = (np.einsum("ij,ij->i", v, v) > 0.0) & (np.einsum("ij,ij->i", w, w) > 0.0)
+    angle[~moving] = np.nan
+    return angle
+
+
 def frame_distributions(p32, v32, config, histograms):
     """Adds one frame's values to `histograms` (by name); returns its measures."""
     n = len(p32)
@@ -477,9 +489,15 @@ def distributions(path, out):
                           f"{velocities.shape}; both must be [frames][fish][3]")
         configs = read_configs(file)
         frames = positions.shape[0]
+        before = None
         for k in range(frames):
-            frame_distributions(positions[k], velocities[k], config_at(configs, int(steps[k])),
-                                histograms)
+            v32 = velocities[k]
+            frame_distributions(positions[k], v32, config_at(configs, int(steps[k])), histograms)
+            # Each fish's turn since the frame before (fish by index).
+            if before is not None and len(before) == len(v32):
+                histograms["turning_angle"].add(
+                    heading_angles(before.astype(np.float64), v32.astype(np.float64)))
+            before = v32
     with open(out, "w", encoding="utf-8") as csv:
         csv.write("distribution,unit,bin_low,bin_high,count\n")
         for name, unit, low, high, bins in DISTRIBUTIONS:

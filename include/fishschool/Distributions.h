@@ -31,7 +31,7 @@ struct DistributionSpec {
 };
 
 /// The one list of distributions: every writer, reader and plot walks it.
-inline constexpr std::array<DistributionSpec, 8> kDistributions{{
+inline constexpr std::array<DistributionSpec, 9> kDistributions{{
     {"wall_distance", "m",
      "Each fish's distance to the tank's wall (the round wall, or the box's nearest face; "
      "boundary \"walls\" only), per frame.",
@@ -52,6 +52,10 @@ inline constexpr std::array<DistributionSpec, 8> kDistributions{{
     {"speed", "m/s", "Each fish's speed, per frame.", 0.0, 5.0, 100},
     {"polarization", "1", "The school's polarization, one value a frame.", 0.0, 1.0, 50},
     {"milling", "1", "The school's milling, one value a frame.", 0.0, 1.0, 50},
+    {"turning_angle", "rad",
+     "Angle each fish's heading turned since the frame before, per frame (fish that move in "
+     "both).",
+     0.0, 3.14159265358979323846, 360},
 }};
 
 /// The index in kDistributions of the distribution of this name (its size for none).
@@ -119,14 +123,19 @@ FISHSCHOOL_API Histograms emptyHistograms();
 /// count, and each present fish's values added to `histograms`. `present` holds one flag a fish
 /// (non-zero: present) or is empty (every fish present); a missing fish is left out of every
 /// measure and is nobody's neighbour. The wall distance is counted only in a tank of walls
-/// (params.boundary), the heading difference only where both fish move.
+/// (params.boundary), the heading difference only where both fish move. The turning angle is
+/// counted against `previous`, the frame before with its own flags `previousPresent` (empty:
+/// every fish present): fish i of one against fish i of the other, where it is present and moves
+/// in both; none where `previous` is empty (a first frame) or holds another number of fish.
 struct FrameMeasures {
     SchoolMetrics measures;
     std::size_t fish = 0;  ///< the fish present
 };
 FISHSCHOOL_API FrameMeasures measureFrame(std::span<const Fish> school,
                                           std::span<const std::uint8_t> present,
-                                          const SimParams& params, Histograms& histograms);
+                                          const SimParams& params, Histograms& histograms,
+                                          std::span<const Fish> previous = {},
+                                          std::span<const std::uint8_t> previousPresent = {});
 
 /// The Hellinger distance sqrt(1 - sum_k sqrt(p_k q_k)) of two histograms over the same bins,
 /// each normalised to sum 1 (the counts below and above the range taken as two more bins): 0
@@ -146,12 +155,13 @@ struct TrajectoryMeasurement {
 };
 
 /// Reads `file` (TrajectoryReader) frame by frame and measures each with measureFrame, in the
-/// config in force at that frame. Errors are the reader's (bad input, naming the file and the
-/// object).
+/// config in force at that frame, its turning angles against the frame before it. Errors are the
+/// reader's (bad input, naming the file and the object).
 [[nodiscard]] FISHSCHOOL_API Result<TrajectoryMeasurement> measureTrajectory(
     const std::filesystem::path& file);
 /// The same of the frames whose step lies from `fromStep` to `toStep` (both included) alone: a
-/// fit's target window. No frame there is no error: the measurement is empty.
+/// fit's target window (its first frame's turning angles left out). No frame there is no error: the
+/// measurement is empty.
 [[nodiscard]] FISHSCHOOL_API Result<TrajectoryMeasurement> measureTrajectory(
     const std::filesystem::path& file, std::int64_t fromStep, std::int64_t toStep);
 

@@ -44,12 +44,25 @@ constexpr std::size_t kHeading = distributionIndex("neighbor_heading");
 constexpr std::size_t kSpeed = distributionIndex("speed");
 constexpr std::size_t kPolarization = distributionIndex("polarization");
 constexpr std::size_t kMilling = distributionIndex("milling");
-static_assert(kMilling < kDistributions.size());
+constexpr std::size_t kTurning = distributionIndex("turning_angle");
+static_assert(kMilling < kDistributions.size() && kTurning < kDistributions.size());
 
 }  // namespace
 
 FrameMeasures measureFrame(std::span<const Fish> school, std::span<const std::uint8_t> present,
-                           const SimParams& params, Histograms& histograms) {
+                           const SimParams& params, Histograms& histograms,
+                           std::span<const Fish> previous,
+                           std::span<const std::uint8_t> previousPresent) {
+    // Each fish's turn since the frame before, fish by index: present in both (an empty mask:
+    // every fish present), moving in both (else NaN, not counted).
+    if (!previous.empty() && previous.size() == school.size())
+        for (std::size_t i = 0; i < school.size(); ++i) {
+            const bool now = present.empty() || (i < present.size() && present[i]);
+            const bool before =
+                previousPresent.empty() || (i < previousPresent.size() && previousPresent[i]);
+            if (now && before)
+                histograms[kTurning].add(headingAngle(previous[i].velocity, school[i].velocity));
+        }
     // The fish present, in their order: a missing fish is nobody's neighbour.
     School kept;
     std::span<const Fish> fish = school;

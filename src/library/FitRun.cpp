@@ -67,6 +67,28 @@ struct Target {
     std::size_t frames = 0;
 };
 
+/// A turning angle is a fish's turn from one frame to the next: the target's and the runs' compare
+/// only where their frames are as far apart, every `every` steps of dt for the runs.
+Result<void> checkTurningInterval(const FitSpec& spec, const TrajectoryMeasurement& m) {
+    const auto& names = spec.distributions;
+    if (std::find(names.begin(), names.end(), "turning_angle") == names.end()) return {};
+    for (const Prior& p : spec.priors)
+        if (p.key == "dt") return {};  // the runs' interval varies with the fit
+    const double runs = double(spec.every) * double(spec.base.dt);
+    for (std::size_t k = 1; k < m.time.size(); ++k) {
+        const double gap = m.time[k] - m.time[k - 1];
+        if (std::abs(gap - runs) <= 1e-4 * runs) continue;
+        return fail("target: " + quote(spec.target.string(), 200) + "'s frames at steps " +
+                    std::to_string(m.step[k - 1]) + " and " + std::to_string(m.step[k]) + " are " +
+                    formatNumber(gap) + " s apart, the runs' measured frames " +
+                    formatNumber(runs) + " s (measure.every " + std::to_string(spec.every) +
+                    " steps of dt " + formatNumber(double(spec.base.dt)) +
+                    "): turning_angle compares turns over equal intervals; give measure.every " +
+                    "to match the target's frames, or fit without turning_angle");
+    }
+    return {};
+}
+
 Result<Target> measureTarget(const FitSpec& spec) {
     auto m = measureTrajectory(spec.target, spec.targetFrom, spec.targetTo);
     if (!m) return fail(m.error().prefixed("target: "));
@@ -86,6 +108,7 @@ Result<Target> measureTarget(const FitSpec& spec) {
         for (const SchoolMetrics& frame : m->measures) sum += frame.*measure.member;
         target.values.push_back(sum / double(m->measures.size()));
     }
+    if (auto ok = checkTurningInterval(spec, *m); !ok) return fail(ok.error());
     for (const std::string& name : spec.distributions) {
         if (m->histograms[distributionIndex(name)].total() == 0)
             return fail("target: " + file + " has no value of the distribution " + quote(name) +

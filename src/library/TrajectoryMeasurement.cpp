@@ -93,6 +93,9 @@ Result<TrajectoryMeasurement> measureTrajectory(const std::filesystem::path& fil
     std::vector<Histograms> partial(schools.size());
     // An imported file's fish that were not found at a frame are left out of its measures.
     std::vector<std::vector<std::uint8_t>> present(schools.size());
+    // The last frame of the batch before, and its flags: the turning angle of a batch's first.
+    School before;
+    std::vector<std::uint8_t> presentBefore;
     for (std::size_t first = 0; first < frames; first += kBatchFrames) {
         const std::size_t count = std::min(kBatchFrames, frames - first);
         for (std::size_t k = 0; k < count; ++k) {
@@ -111,7 +114,11 @@ Result<TrajectoryMeasurement> measureTrajectory(const std::filesystem::path& fil
         }
         tbb::parallel_for(std::size_t{0}, count, [&](std::size_t k) {
             // Every fish of a simulated trajectory is present at every frame (an empty mask).
-            const FrameMeasures m = measureFrame(schools[k], present[k], *params[k], partial[k]);
+            const School& previous = k == 0 ? before : schools[k - 1];
+            const std::vector<std::uint8_t>& previousPresent =
+                k == 0 ? presentBefore : present[k - 1];
+            const FrameMeasures m = measureFrame(schools[k], present[k], *params[k], partial[k],
+                                                 previous, previousPresent);
             out.measures[first + k] = m.measures;
             out.fish[first + k] = m.fish;
         });
@@ -123,6 +130,8 @@ Result<TrajectoryMeasurement> measureTrajectory(const std::filesystem::path& fil
                 out.histograms[d].merge(partial[k][d]);
             if (params[k]->boundary != Boundary::Walls) out.walls = false;
         }
+        before = schools[count - 1];
+        presentBefore = present[count - 1];
     }
     return out;
 }

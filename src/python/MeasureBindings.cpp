@@ -65,7 +65,7 @@ void bindMeasures(py::module_& m) {
 
 Returns a dict of NumPy arrays, one value a frame: step, time, fish (the fish measured) and each
 measure of the school (polarization, milling, nearest_neighbor_m, ...); "histograms", a dict by
-distribution (wall_distance, nearest_neighbor, neighbor_heading, speed, polarization, milling) of
+distribution (nearest_neighbor, turning_angle, ...: docs/data.md's table of distributions) of
 {"counts": int64 [bins], "edges": float64 [bins + 1], "below", "above", "unit"}; and "walls",
 whether every frame's tank has walls. A file that is not a trajectory is a ValueError naming it.)doc");
     m.def(

@@ -166,6 +166,7 @@ RunRow runOne(Backend& backend, const EnsembleSpec& spec, RunRow row, const SimP
     SchoolMetrics sum;
     std::int64_t measuredSteps = 0;
     if (spec.histograms) row.histograms = emptyHistograms();
+    School previous;  // the frame measured before: each fish's turning angle since it
     for (std::int64_t s = 0; s < spec.steps; ++s) {
         if (stop.stop_requested()) {
             dropped = true;
@@ -192,9 +193,10 @@ RunRow runOne(Backend& backend, const EnsembleSpec& spec, RunRow row, const SimP
             }
         if (!measured) continue;
         ++measuredSteps;
-        const SchoolMetrics m = spec.histograms
-                                    ? measureFrame(school, {}, params, row.histograms).measures
-                                    : measureSchool(school, params);
+        const SchoolMetrics m =
+            spec.histograms ? measureFrame(school, {}, params, row.histograms, previous).measures
+                            : measureSchool(school, params);
+        if (spec.histograms) previous = school;
         // A direction error is NaN throughout when no fish is informed, and so is its mean.
         for (const SchoolMeasure& measure : kSchoolMeasures)
             sum.*measure.member += m.*measure.member;

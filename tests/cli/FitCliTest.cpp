@@ -192,6 +192,12 @@ TEST_F(Fit, BadInputExitsTwoNamingWhatIsWrongAndWhatIsAllowed) {
              "target": {"trajectory": "target.h5"}, "statistics": {"measures": ["milling"]},
              "steps": 10, "budget": 100})",
          "fishCount takes whole numbers"},
+        {R"({"base": "base.json", "parameters": {"noise": {"uniform": [0, 1]}},
+             "target": {"trajectory": "target.h5"},
+             "statistics": {"distributions": ["turning_angle"]}, "steps": 10,
+             "measure": {"last": 9, "every": 3}, "budget": 100})",
+         "(measure.every 3 steps of dt 0.1): turning_angle compares turns over equal intervals; "
+         "give measure.every to match the target's frames"},
         {R"([1, 2, 3])", "a fit file must be a JSON object"},
         {R"({"base": "base.json", "parameters": {"noise": {"uniform": [0, 1]}},
              "target": {"trajectory": "target.h5"}, "statistics": {"measures": ["milling"]},
@@ -224,6 +230,13 @@ TEST_F(Fit, ADryRunChecksEverythingAndMakesNothing) {
     const CliRun run = fit("dry", " --dry-run");
     EXPECT_EQ(run.status, 0) << run.err;
     EXPECT_THAT(run.err, HasSubstr("nothing was made or run"));
+    EXPECT_FALSE(fs::exists(path("dry")));
+    // The turning angle over the target's interval, frames every 2 steps as the runs'.
+    write("turning.json", std::string(kFit).replace(std::string(kFit).find("\"neighbor_heading\""),
+                                                    18, "\"turning_angle\""));
+    const CliRun turning =
+        cli("fit " + path("turning.json") + " --out " + path("dry") + " --dry-run");
+    EXPECT_EQ(turning.status, 0) << turning.err;
     EXPECT_FALSE(fs::exists(path("dry")));
 }
 

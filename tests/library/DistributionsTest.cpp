@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <glm/geometric.hpp>
+
 #include "fishschool/Distributions.h"
 #include "fishschool/Trajectory.h"
 
@@ -25,6 +27,7 @@ constexpr std::size_t kNearest = distributionIndex("nearest_neighbor");
 constexpr std::size_t kHeading = distributionIndex("neighbor_heading");
 constexpr std::size_t kSpeed = distributionIndex("speed");
 constexpr std::size_t kPolarization = distributionIndex("polarization");
+constexpr std::size_t kTurning = distributionIndex("turning_angle");
 
 glm::vec3 direction(double degrees) {
     const double a = degrees * std::numbers::pi / 180.0;
@@ -91,6 +94,35 @@ TEST(Distributions, AMissingFishIsLeftOutOfEveryMeasure) {
     EXPECT_EQ(filled(h[kHeading]), (Bins{{27, 2}}));
     EXPECT_EQ(filled(h[kSpeed]), (Bins{{20, 1}, {30, 1}}));
     EXPECT_NEAR(m.measures.meanNearestNeighborDistance, 7.55, 1e-5);
+}
+
+/// threeFish() a frame later: A turned by 12.25 degrees (bin 24 of 0.5), B by 90.25 (bin 180)
+/// and C stopped.
+School threeFishTurned() {
+    School s = threeFish();
+    s[0].velocity = 1.025f * direction(12.25);
+    s[1].velocity = 2.025f * direction(62.5 - 90.25);
+    s[2].velocity = glm::vec3(0.0f);
+    return s;
+}
+
+TEST(Distributions, TheTurningAngleIsEachFishsTurnSinceTheFrameBefore) {
+    Histograms h = emptyHistograms();
+    (void)measureFrame(threeFishTurned(), {}, tank(), h, threeFish());
+    EXPECT_EQ(filled(h[kTurning]), (Bins{{24, 1}, {180, 1}}));  // C does not move: none
+    // A fish missing from either frame has no turn.
+    Histograms missing = emptyHistograms();
+    const std::vector<std::uint8_t> withoutA{0, 1, 1}, withoutB{1, 0, 1};
+    (void)measureFrame(threeFishTurned(), withoutA, tank(), missing, threeFish(), withoutB);
+    EXPECT_EQ(missing[kTurning].total(), 0u);
+    // None without a frame before, or against one of another school.
+    Histograms first = emptyHistograms();
+    (void)measureFrame(threeFishTurned(), {}, tank(), first);
+    School two = threeFish();
+    two.pop_back();
+    (void)measureFrame(threeFishTurned(), {}, tank(), first, two);
+    EXPECT_EQ(first[kTurning].total(), 0u);
+    EXPECT_EQ(first[kNearest].total(), 6u);
 }
 
 TEST(Distributions, OpenWaterHasNoWallDistance) {
@@ -173,6 +205,32 @@ TEST_F(TrajectoryDistributions, EveryFrameIsMeasuredAndCounted) {
     EXPECT_EQ(filled(m->histograms[kSpeed]), (Bins{{20, 4}, {30, 4}, {40, 4}}));
     EXPECT_EQ(m->histograms[kPolarization].total(), 4u);
     EXPECT_NE(frameMeasuresCsv(*m).find("step,time_s,polarization"), std::string::npos);
+}
+
+TEST_F(TrajectoryDistributions, TurnsAreCountedFromFrameToFrameAcrossReadBatches) {
+    // 70 frames, more than one batch of reads, each fish turning 10.25 degrees a frame (bin 20).
+    const fs::path file = dir_ / "turning.h5";
+    {
+        auto writer = TrajectoryWriter::create(file, tank(), 3);
+        ASSERT_TRUE(writer) << writer.error();
+        for (std::size_t k = 0; k < 70; ++k) {
+            School s = threeFish();
+            for (Fish& f : s)
+                f.velocity =
+                    glm::length(f.velocity) *
+                    direction(std::atan2(f.velocity.y, f.velocity.x) * 180.0 / std::numbers::pi +
+                              10.25 * double(k));
+            ASSERT_TRUE((*writer)->addFrame(std::int64_t(k), 0.1 * double(k), s));
+        }
+        ASSERT_TRUE((*writer)->finish());
+    }
+    auto all = measureTrajectory(file);
+    ASSERT_TRUE(all) << all.error();
+    EXPECT_EQ(filled(all->histograms[kTurning]), (Bins{{20, 3 * 69}}));
+    // A window's first frame has no turn: 10 frames, 9 turns.
+    auto window = measureTrajectory(file, 60, 69);
+    ASSERT_TRUE(window) << window.error();
+    EXPECT_EQ(filled(window->histograms[kTurning]), (Bins{{20, 3 * 9}}));
 }
 
 TEST_F(TrajectoryDistributions, AFileAgainstItselfIsZeroAndAgainstOtherSpeedsDisjoint) {

@@ -13,7 +13,7 @@ import pytest
 REPO = pathlib.Path(__file__).resolve().parents[2]
 MEASURES_SCRIPT = REPO / "scripts" / "trajectory_measures.py"
 DISTRIBUTIONS = ("wall_distance", "wall_angle", "nearest_neighbor", "neighbor_heading",
-                 "viewing_angle", "speed", "polarization", "milling")
+                 "viewing_angle", "speed", "polarization", "milling", "turning_angle")
 
 
 def simulate(cli, path, seed):
@@ -50,6 +50,9 @@ def test_measure_trajectory_returns_arrays_a_value_a_frame(fishschool, files):
         h = m["histograms"][name]
         assert h["below"] + h["counts"].sum() + h["above"] == per_fish, name
     assert m["histograms"]["polarization"]["counts"].sum() == 7
+    # A turn a fish from each frame to the next: 6 of them, every fish moving.
+    turning = m["histograms"]["turning_angle"]
+    assert turning["below"] + turning["counts"].sum() + turning["above"] == 250 * 6
     # The histogram of the frames' polarization holds the frames' values.
     edges = m["histograms"]["polarization"]["edges"]
     assert np.array_equal(np.histogram(m["polarization"], bins=edges)[0],

@@ -12,6 +12,7 @@
 
 #include "core/CpuBackends.h"
 #include "core/Messages.h"
+#include "fishschool/Distributions.h"
 #include "fishschool/Metrics.h"
 #include "runs/Ensemble.h"
 
@@ -445,6 +446,39 @@ TEST(Ensemble, RunsGiveTheSameRowsOnOneThreadOrThree) {
     ASSERT_EQ(one.size(), 12u);
     EXPECT_EQ(runAll(3), one);
     EXPECT_THAT(one.at(0), HasSubstr(",ok,6,"));
+}
+
+TEST(Ensemble, AFitsRunTurnsEachFishBetweenItsMeasuredStepsTheMoreTheNoisier) {
+    EnsembleSpec spec = twoAxes();
+    spec.steps = 40;
+    spec.window = 10;  // steps 31 to 40, every 2: 5 measured, 4 turns a fish
+    spec.measureEvery = 2;
+    spec.histograms = true;
+    spec.replicates = 1;
+    spec.points = {{0.0, 1.0}, {1.0, 1.0}};  // noise 0 and 1
+    auto backend = makeCpuBackend();
+    std::map<std::int64_t, Histogram> turning;
+    EnsembleWork work{.runs = {0, 1},
+                      .jobs = 1,
+                      .backendFor = [&](std::size_t, const SimParams&) -> Result<Backend*> {
+                          return backend.get();
+                      },
+                      .onRow = [&](std::size_t, const RunRow& row) -> Result<void> {
+                          EXPECT_TRUE(row.ok) << row.message;
+                          turning[row.plan.index] =
+                              row.histograms[distributionIndex("turning_angle")];
+                          return {};
+                      }};
+    ASSERT_TRUE(runEnsemble(spec, work));
+    ASSERT_EQ(turning.size(), 2u);
+    const auto mean = [](const Histogram& h) {
+        double sum = 0.0;
+        for (std::size_t k = 0; k < h.counts.size(); ++k) sum += double(k) * double(h.counts[k]);
+        return sum / double(h.total());
+    };
+    EXPECT_EQ(turning[0].total(), 12u * 4u);
+    EXPECT_EQ(turning[1].total(), 12u * 4u);
+    EXPECT_GT(mean(turning[1]), 2.0 * mean(turning[0]));
 }
 
 TEST(Ensemble, AnErrorFromTheRowSinkStopsTheRuns) {
