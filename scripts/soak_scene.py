@@ -132,12 +132,14 @@ def scene(seed, case, backends, backend=None):
     bursts = random.Random(f"burst and coast {seed} {case}")
     if bursts.random() < 0.1:
         p["steering"] = "burst-and-coast"
-        p["fishCount"] = fish = min(fish, 300 if backend == "gpu" else 5000)
+        # Each kick reads the whole school: a few hundred fish keep a scene to seconds.
+        p["fishCount"] = fish = min(fish, 100 if backend == "gpu" else 200)
         p["leaders"] = p["predators"] = 0
         p["neighborSelection"] = bursts.choice(["metric", "topological", "influential"])
         p["neighborCount"] = bursts.randrange(1, 65)
         p["kickTau0"] = log_uniform(bursts, 0.05, 5.0)
-        p["kickDurationMin"] = log_uniform(bursts, 0.01, 1.0)
+        # At least a tenth of a step: at most ten kicks a fish a step.
+        p["kickDurationMin"] = max(log_uniform(bursts, 0.01, 1.0), 0.1 * dt)
         p["kickDurationMean"] = p["kickDurationMin"] * bursts.uniform(1.1, 5.0)
         p["kickSpeedMin"] = bursts.uniform(0.0, 0.1) * max_velocity
         p["kickSpeedMax"] = p["kickSpeedMin"] + bursts.uniform(0.1, 0.9) * max_velocity
