@@ -26,7 +26,9 @@
 #define FISHSCHOOL_STEP_CLONES \
     [[gnu::target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4"), gnu::flatten]]
 #else
-#define FISHSCHOOL_STEP_CLONES
+// Flattened all the same: without it a native build called the rule's helpers
+// (StepRule::normalizeOrZero) out of line and stepped about 7 % slower than a portable one.
+#define FISHSCHOOL_STEP_CLONES [[gnu::flatten]]
 #endif
 
 namespace fishschool {

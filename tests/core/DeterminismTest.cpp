@@ -12,6 +12,7 @@
 
 #include <tbb/global_control.h>
 #include <tbb/info.h>
+#include <tbb/task_arena.h>
 
 #include "core/CpuBackends.h"
 #include "core/NeighbourSumsAvx512.h"
@@ -119,6 +120,61 @@ INSTANTIATE_TEST_SUITE_P(
                       Scene{"EveryBehaviour", everyBehaviour(), 0x36ccf93307a9513aull},
                       Scene{"AllPairs", allPairs(), 0x90d9566d0874f617ull},
                       Scene{"EverySteeringMode", everySteeringMode(), 0x007092cfd3a0bf82ull}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+/// The default school and the article's, each with the grid and with all-pairs, at a size that
+/// TBB cuts into many chunks (grains of 256 fish on the grid, 64 for all-pairs).
+struct SplitScene {
+    const char* name;
+    SimParams params;
+};
+
+SimParams splitScene(SimParams p, NeighborSearch search) {
+    p.fishCount = search == NeighborSearch::Grid ? 4000 : 1500;
+    p.seed = 11;
+    p.neighborSearch = search;
+    return p;
+}
+
+void PrintTo(const SplitScene& scene, std::ostream* out) {
+    *out << scene.name;
+}
+
+class ThreadCounts : public ::testing::TestWithParam<SplitScene> {};
+
+// Every thread count splits the fish into other chunks, run in another order: the bytes stay
+// those of one thread. 16 threads on a machine of fewer cores take turns, which splits the work
+// differently again.
+TEST_P(ThreadCounts, TbbOnAnyThreadCountStepsTheBytesOfCpu) {
+    const SimParams& p = GetParam().params;
+    ASSERT_TRUE(validate(p)) << validate(p).error();
+    constexpr int kSteps = 6;
+    const School cpu = run(makeCpuBackend(), p, kSteps);
+    ASSERT_NE(hashOf(cpu), hashOf(makeInitialSchool(p)));
+    for (int threads : {1, 2, 3, 16}) {
+        // The global limit lets TBB start that many threads even past the cores; the arena's
+        // concurrency is what the step's parallel_for then gets.
+        tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
+                                  static_cast<std::size_t>(threads));
+        tbb::task_arena arena(threads);
+        School tbb;
+        arena.execute([&] {
+            EXPECT_EQ(tbb::this_task_arena::max_concurrency(), threads);
+            tbb = run(makeTbbBackend(), p, kSteps);
+        });
+        ASSERT_EQ(tbb.size(), cpu.size());
+        EXPECT_EQ(std::memcmp(tbb.data(), cpu.data(), cpu.size() * sizeof(Fish)), 0)
+            << "tbb on " << threads << " threads differs from cpu";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Scenes, ThreadCounts,
+    ::testing::Values(
+        SplitScene{"DefaultGrid", splitScene(SimParams{}, NeighborSearch::Grid)},
+        SplitScene{"DefaultAllPairs", splitScene(SimParams{}, NeighborSearch::AllPairs)},
+        SplitScene{"ArticleGrid", splitScene(articleParams(), NeighborSearch::Grid)},
+        SplitScene{"ArticleAllPairs", splitScene(articleParams(), NeighborSearch::AllPairs)}),
     [](const auto& info) { return std::string(info.param.name); });
 
 /// A school of more fish a cell than a group holds, so that cells are cut into half-cells.
