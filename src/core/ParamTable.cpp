@@ -555,6 +555,13 @@ Result<void> burstRule(const SimParams& p) {
                     " is not allowed with steering \"burst-and-coast\"; at most " +
                     std::to_string(kMostBurstingFish) +
                     " (each kick reads the whole school, as in the experiments' small groups)");
+    // A step moves a fish at most kickSpeedMax * dt: the tank's and the rocks' gaps are checked
+    // against maxVelocity * dt.
+    if (p.steering == Steering::BurstAndCoast && p.kickSpeedMax > p.maxVelocity)
+        return refuse("kickSpeedMax", formatNumber(p.kickSpeedMax),
+                      "must be at most maxVelocity (" + formatNumber(p.maxVelocity) +
+                          ") with steering \"burst-and-coast\": the tank's and rocks' gaps are "
+                          "checked against maxVelocity * dt");
     if (p.steering == Steering::BurstAndCoast && (p.leaders > 0 || p.predators > 0))
         return fail("steering \"burst-and-coast\" with leaders or predators is not allowed; "
                     "those steer by forces: set leaders and predators to 0");

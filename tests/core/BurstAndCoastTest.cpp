@@ -247,6 +247,9 @@ TEST(BurstAndCoastRule, ValidateRefusesWhatCannotRun) {
     EXPECT_NE(validate(crowd).error().find("fishCount: 5001 is not allowed"), std::string::npos);
     crowd.fishCount = 5000;
     EXPECT_TRUE(validate(crowd));
+    SimParams fast = p;
+    fast.kickSpeedMax = 2.0f * p.maxVelocity;
+    EXPECT_NE(validate(fast).error().find("must be at most maxVelocity"), std::string::npos);
     SimParams leaders = p;
     leaders.leaders = 1;
     EXPECT_NE(validate(leaders).error().find("leaders or predators"), std::string::npos);
