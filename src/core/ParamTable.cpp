@@ -534,7 +534,11 @@ Result<void> stateRule(const SimParams& p) {
 }
 
 Result<void> burstRule(const SimParams& p) {
-    if (!(p.kickSpeedMax >= 0.0f) || !(p.kickSpeedMax > p.kickSpeedMin))
+    // A number with a cross rule is checked by it alone (checkParam): the key's own rule first.
+    const ParamInfo& fastest = *findParam("kickSpeedMax");
+    if (auto rule = broken(fastest.rule, fastest, p.kickSpeedMax, false); !rule.empty())
+        return refuse(fastest.key, formatNumber(p.kickSpeedMax), rule);
+    if (!(p.kickSpeedMax > p.kickSpeedMin))
         return refuse("kickSpeedMax", formatNumber(p.kickSpeedMax),
                       "must be above kickSpeedMin (" + formatNumber(p.kickSpeedMin) +
                           "): no kick could be drawn");

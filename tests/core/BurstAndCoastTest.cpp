@@ -247,6 +247,12 @@ TEST(BurstAndCoastRule, ValidateRefusesWhatCannotRun) {
     EXPECT_NE(validate(crowd).error().find("fishCount: 5001 is not allowed"), std::string::npos);
     crowd.fishCount = 5000;
     EXPECT_TRUE(validate(crowd));
+    SimParams endless = p;
+    endless.steering = Steering::Article;  // refused whatever the steering
+    endless.kickSpeedMax = INFINITY;
+    EXPECT_NE(validate(endless).error().find("kickSpeedMax: inf is not allowed; must be finite"),
+              std::string::npos)
+        << validate(endless).error();
     SimParams fast = p;
     fast.kickSpeedMax = 2.0f * p.maxVelocity;
     EXPECT_NE(validate(fast).error().find("must be at most maxVelocity"), std::string::npos);
