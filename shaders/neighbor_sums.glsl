@@ -100,10 +100,6 @@ float nearestD2[kMaxNeighborCount];
 uint nearestId[kMaxNeighborCount];
 uint nearestCount = 0u;
 
-bool nearerThan(float d2, uint id, float otherD2, uint otherId) {
-    return d2 < otherD2 || (d2 == otherD2 && id < otherId);
-}
-
 void considerNearest(float d2, uint id) {
     float reach2 = max(max(STEP_COHESION_RADIUS2(params), STEP_SEPARATION_RADIUS2(params)),
                        STEP_ALIGNMENT_RADIUS2(params));

@@ -539,6 +539,12 @@ float neighbourTurn(float d, float psi, float dphi) {
     return attraction + alignment;
 }
 
+// The order in which neighbours are kept (topological and influential selection): the smaller
+// key first, ties to the lower id.
+bool nearerThan(float key, uint id, float otherKey, uint otherId) {
+    return key < otherKey || (key == otherKey && id < otherId);
+}
+
 // The summed turn toward the neighbours a fish at p heading phi heeds at a kick `elapsed` into
 // the step: every other fish within rCohesion (metric), the neighborCount nearest of them
 // (topological) or the neighborCount of largest turn in size (influential), ties by the lower
@@ -574,12 +580,10 @@ float neighboursTurn(vec3 p, float phi, uint id, float elapsed) {
         }
         // Kept in order of (key, id): the nearest, or the largest turns, first.
         float key = selection == kSelectionTopological ? d2 : -abs(turn);
-        if (kept == k && !(key < keptKey[k - 1u] || (key == keptKey[k - 1u] && other < keptId[k - 1u])))
-            continue;
+        if (kept == k && !nearerThan(key, other, keptKey[k - 1u], keptId[k - 1u])) continue;
         uint at = min(kept, k - 1u);
         if (kept < k) kept++;
-        while (at > 0u &&
-               (key < keptKey[at - 1u] || (key == keptKey[at - 1u] && other < keptId[at - 1u]))) {
+        while (at > 0u && nearerThan(key, other, keptKey[at - 1u], keptId[at - 1u])) {
             keptKey[at] = keptKey[at - 1u];
             keptId[at] = keptId[at - 1u];
             keptTurn[at] = keptTurn[at - 1u];
@@ -612,7 +616,8 @@ float kickSpeed(uint key, uint first) {
         uint at = first + 3u * t;
         float product = positiveDraw(key, at) * positiveDraw(key, at + 1u) *
                         positiveDraw(key, at + 2u);
-        float speed = STEP_KICK_SPEED_MIN(params) - STEP_KICK_SPEED_MEAN(params) / 3.0f * log(product);
+        float speed =
+            STEP_KICK_SPEED_MIN(params) - STEP_KICK_SPEED_MEAN(params) / 3.0f * log(product);
         if (speed <= STEP_KICK_SPEED_MAX(params)) return speed;
     }
     return STEP_KICK_SPEED_MAX(params);
