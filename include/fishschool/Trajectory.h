@@ -33,6 +33,9 @@ namespace fishschool {
 ///     position/                  step int64 [frames], time float64 [frames],
 ///                                value float32 [frames][fish][3], m
 ///     velocity/                  step and time (hard links to position's), value as position, m/s
+///     kick_clock/                steering "burst-and-coast" only: step and time (hard links to
+///                                position's), value float32 [frames][fish]: each fish's time to
+///                                its next kick (Fish::kickClock; 0: drawn anew), s
 ///     species                    int32 [fish], time-independent: without species in the
 ///                                config, each fish's kind: 0 fish, 1 leader, 2 predator; with
 ///                                them, each fish's species (its index in the config's list)
@@ -122,9 +125,21 @@ class FISHSCHOOL_API TrajectoryWriter {
     using FrameFill = std::function<void(std::span<float> positions, std::span<float> velocities)>;
     /// addFrame() with the values written by `fill` (Simulation::copyFrame, Backend::
     /// downloadFrame), on the caller's thread before it returns: no copy of the school between.
+    /// Where recordsKickClocks(), each fish's clock is 0 (drawn anew): give them with the
+    /// overload below.
+    [[nodiscard]] Result<void> addFrameFrom(
+        std::int64_t step, double timeSeconds, const FrameFill& fill,
+        const std::optional<SchoolMetrics>& measures = std::nullopt) {
+        return addFrameFrom(step, timeSeconds, fill, std::span<const float>{}, measures);
+    }
+    /// As above with each fish's kick clock (Fish::kickClock, fishCount() of them, or none: 0
+    /// each), recorded where recordsKickClocks() and ignored elsewhere.
     [[nodiscard]] virtual Result<void> addFrameFrom(
         std::int64_t step, double timeSeconds, const FrameFill& fill,
-        const std::optional<SchoolMetrics>& measures = std::nullopt) = 0;
+        std::span<const float> kickClocks, const std::optional<SchoolMetrics>& measures) = 0;
+    /// Whether each frame records every fish's kick clock (particles/school/kick_clock): the
+    /// parameters given to create() steer "burst-and-coast".
+    virtual bool recordsKickClocks() const = 0;
     /// Queues attributes of the group parameters/`group` (made), e.g. "ensemble_run".
     [[nodiscard]] virtual Result<void> addParameterAttributes(
         const std::string& group, std::vector<TrajectoryAttribute> attributes) = 0;
@@ -184,6 +199,9 @@ class FISHSCHOOL_API TrajectoryReader {
     /// school started from a file without them takes the species its parameters deal, as a
     /// state file without a species column does.
     virtual bool hasSpecies() const = 0;
+    /// Whether the file holds each fish's kick clock at each frame (particles/school/kick_clock,
+    /// written under steering "burst-and-coast"); readFrame gives them, else 0 (drawn anew).
+    virtual bool hasKickClocks() const = 0;
     /// Whether the file marks the frames where a fish was not found (particles/school/missing,
     /// an imported file's: docs/data.md).
     virtual bool hasMissing() const = 0;
@@ -191,9 +209,9 @@ class FISHSCHOOL_API TrajectoryReader {
     /// velocity there are 0, not values), 0 where it was; all 0 in a file without the mask.
     virtual std::span<const std::uint8_t> missingAt(std::size_t frame) const = 0;
     virtual const TrajectoryMeasures& measures() const = 0;
-    /// Frame `frame`'s positions, velocities and species into `out` (resized to fishCount(),
-    /// accelerations zero). An error (bad input) names the object: a value that is not finite, a
-    /// read failure.
+    /// Frame `frame`'s positions, velocities, species and kick clocks into `out` (resized to
+    /// fishCount(), accelerations zero). An error (bad input) names the object: a value that is
+    /// not finite, a kick clock out of its range, a read failure.
     [[nodiscard]] virtual Result<void> readFrame(std::size_t frame, School& out) = 0;
 };
 

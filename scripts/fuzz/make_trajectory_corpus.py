@@ -99,6 +99,16 @@ def main():
         f.create_dataset(value, data=data, chunks=(1, 6, 3))
     write(at("frame-chunks.h5"), fish=6, frames=3, libver="earliest", mutate=frame_chunks)
 
+    # Burst-and-coast: each fish's kick clock a frame, one of them out of its range.
+    def kick_clock(f):
+        group = f.create_group("particles/school/kick_clock")
+        group["step"] = f["particles/school/position/step"]
+        group["time"] = f["particles/school/position/time"]
+        clocks = np.array([[0.0, 0.25, 1e-6], [0.5, -0.5, 0.125]], dtype="f4")
+        group.create_dataset("value", data=clocks)
+    write(at("kick-clock.h5"), mutate=kick_clock, config=json.dumps(
+        {"fishCount": 3, "bounds": [10, 10, 10], "rocks": [], "steering": "burst-and-coast"}))
+
 
 if __name__ == "__main__":
     main()

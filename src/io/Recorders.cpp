@@ -30,9 +30,11 @@ class H5mdRecorder final : public TrajectoryRecorder {
     explicit H5mdRecorder(std::unique_ptr<TrajectoryWriter> writer) : writer_(std::move(writer)) {}
     Result<void> addFrameFrom(std::int64_t step, double seconds,
                               const TrajectoryWriter::FrameFill& fill,
+                              std::span<const float> kickClocks,
                               const std::optional<SchoolMetrics>& measures) override {
-        return writer_->addFrameFrom(step, seconds, fill, measures);
+        return writer_->addFrameFrom(step, seconds, fill, kickClocks, measures);
     }
+    bool recordsKickClocks() const override { return writer_->recordsKickClocks(); }
     Result<void> addParameterChange(std::int64_t step, double seconds, const SimParams& params,
                                     std::span<const Fish> school) override {
         return writer_->addParameterChange(step, seconds, params, speciesOfSchool(school));
@@ -68,7 +70,7 @@ class XyzRecorder final : public TrajectoryRecorder {
         if (file_) std::fclose(file_);
     }
     Result<void> addFrameFrom(std::int64_t step, double seconds,
-                              const TrajectoryWriter::FrameFill& fill,
+                              const TrajectoryWriter::FrameFill& fill, std::span<const float>,
                               const std::optional<SchoolMetrics>&) override {
         if (!file_) return fail(name_ + ": the trajectory is finished; no frame can follow");
         fill(positions_, velocities_);

@@ -23,10 +23,13 @@ class TrajectoryRecorder {
   public:
     virtual ~TrajectoryRecorder() = default;
     /// Adds the frame of `step`, its positions and velocities written by `fill` before this
-    /// returns (TrajectoryWriter::addFrameFrom), with the school's measures or none.
+    /// returns (TrajectoryWriter::addFrameFrom), each fish's kick clock (none: 0 each) where the
+    /// format records them, with the school's measures or none.
     [[nodiscard]] virtual Result<void> addFrameFrom(
         std::int64_t step, double seconds, const TrajectoryWriter::FrameFill& fill,
-        const std::optional<SchoolMetrics>& measures) = 0;
+        std::span<const float> kickClocks, const std::optional<SchoolMetrics>& measures) = 0;
+    /// Whether frames record each fish's kick clock (an H5MD file under burst-and-coast).
+    virtual bool recordsKickClocks() const { return false; }
     /// New parameters from `step` on, and each fish's species and kind under them.
     [[nodiscard]] virtual Result<void> addParameterChange(std::int64_t step, double seconds,
                                                           const SimParams& params,

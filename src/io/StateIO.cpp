@@ -24,7 +24,7 @@ namespace fishschool {
 namespace {
 
 constexpr std::string_view kHeader = "x,y,z,vx,vy,vz";
-const char* const kColumns[] = {"x", "y", "z", "vx", "vy", "vz"};
+const char* const kColumns[] = {"x", "y", "z", "vx", "vy", "vz", "kickClock"};
 
 /// A line without the '\r' of a "\r\n" line end. Spaces stay: a value with one is refused, as
 /// docs/config.md says (no spaces), wherever it stands.
@@ -74,6 +74,18 @@ std::optional<std::string> whyNotInScene(const Fish& fish, const SimParams& para
     return std::nullopt;
 }
 
+std::optional<std::string> whyNotKickClock(float clock) {
+    // Negative and NaN fail the first test; 0 is a kick drawn anew, as in a new school.
+    if (!(clock >= 0.0f) || !(clock <= kMaxKickClock))
+        return "is not allowed; must be a time in seconds from 0 (the first kick drawn anew) to " +
+               formatNumber(kMaxKickClock);
+    return std::nullopt;
+}
+
+bool keepsKickClocks(const SimParams& params) {
+    return params.steering == Steering::BurstAndCoast;
+}
+
 Result<std::uint32_t> stateSpecies(std::size_t index, std::optional<std::int64_t> given,
                                    const SimParams& params) {
     if (!given) return speciesOf(index, params);
@@ -90,12 +102,14 @@ Result<std::uint32_t> stateSpecies(std::size_t index, std::optional<std::int64_t
 namespace {
 
 /// The optional columns after the six, in their order.
+constexpr std::string_view kKickClockColumn = "kickClock";
 constexpr std::string_view kSpeciesColumn = "species";
 constexpr std::string_view kKindColumn = "kind";
 
 /// The header of a file with these columns.
-std::string headerOf(bool withSpecies, bool withKind) {
+std::string headerOf(bool withKickClock, bool withSpecies, bool withKind) {
     std::string header(kHeader);
+    if (withKickClock) header.append(",").append(kKickClockColumn);
     if (withSpecies) header.append(",").append(kSpeciesColumn);
     if (withKind) header.append(",").append(kKindColumn);
     return header;
@@ -109,8 +123,9 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
     School school;
     std::size_t lineNumber = 0;
     bool sawHeader = false;
-    bool withSpecies = false;  // the header has ",species" after the six: so does every row
-    bool withKind = false;     // the header ends with ",kind": so does every row
+    bool withKickClock = false;  // the header has ",kickClock" after the six: so does every row
+    bool withSpecies = false;    // the header has ",species" after the six: so does every row
+    bool withKind = false;       // the header ends with ",kind": so does every row
     std::size_t columns = 6;
     // A UTF-8 byte order mark, as some editors write, is read as if absent (docs/config.md, State).
     if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
@@ -125,25 +140,28 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
         const auto where = [&] { return source + ":" + std::to_string(lineNumber) + ": "; };
         if (!sawHeader) {
             bool known = false;
-            for (bool species : {false, true})
-                for (bool kind : {false, true})
-                    if (!known && line == headerOf(species, kind)) {
-                        known = true;
-                        withSpecies = species;
-                        withKind = kind;
-                    }
+            for (bool clock : {false, true})
+                for (bool species : {false, true})
+                    for (bool kind : {false, true})
+                        if (!known && line == headerOf(clock, species, kind)) {
+                            known = true;
+                            withKickClock = clock;
+                            withSpecies = species;
+                            withKind = kind;
+                        }
             if (!known)
                 return fail(where() + "bad header " + quote(line) + "; expected '" +
-                            std::string(kHeader) + "', optionally followed by ',species' (with " +
-                            "species) and ',kind' (with leaders or predators)");
-            columns = 6 + (withSpecies ? 1 : 0) + (withKind ? 1 : 0);
+                            std::string(kHeader) + "', optionally followed by ',kickClock' " +
+                            "(steering burst-and-coast), ',species' (with species) and ',kind' " +
+                            "(with leaders or predators), in that order");
+            columns = 6 + (withKickClock ? 1 : 0) + (withSpecies ? 1 : 0) + (withKind ? 1 : 0);
             sawHeader = true;
             continue;
         }
         if (line.empty() && text.empty()) break;  // a final newline
         if (line.empty())
             return fail(where() + "empty line; every line after the header is one fish: " +
-                        headerOf(withSpecies, withKind));
+                        headerOf(withKickClock, withSpecies, withKind));
 
         if (columns > 6) {
             // A row without its species or kind is short, not of a wrong kind.
@@ -154,7 +172,7 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
                             (values < columns ? "only " + std::to_string(values) + " values"
                                               : std::string("too many values")) +
                             "; a row has " + std::to_string(columns) + ": " +
-                            headerOf(withSpecies, withKind));
+                            headerOf(withKickClock, withSpecies, withKind));
         }
         if (withKind) {
             const std::size_t lastComma = line.rfind(',');
@@ -183,14 +201,18 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
             given = whole ? std::int64_t(index) : std::int64_t(-1);  // -1: refused below
             line = line.substr(0, lastComma);
         }
-        std::array<float, 6> values{};
+        std::array<float, 7> values{};
+        const std::size_t numbers = withKickClock ? 7 : 6;  // the position, velocity and clock
         std::size_t column = 0;
         std::string_view rest = line;
+        std::string_view kickClockField;
         for (;;) {
             const std::size_t comma = rest.find(',');
             const std::string_view field = rest.substr(0, comma);
-            if (column == values.size())
-                return fail(where() + "too many values; a row has 6: " + std::string(kHeader));
+            if (column == 6) kickClockField = field;
+            if (column == numbers)
+                return fail(where() + "too many values; a row has " + std::to_string(numbers) +
+                            ": " + headerOf(withKickClock, false, false));
             const char* first = field.data();
             const char* last = field.data() + field.size();
             const auto [ptr, ec] = std::from_chars(first, last, values[column]);
@@ -207,12 +229,18 @@ Result<School> parseStateCsv(std::string_view text, const SimParams& params,
             if (comma == std::string_view::npos) break;
             rest.remove_prefix(comma + 1);
         }
-        if (column != values.size())
-            return fail(where() + "only " + std::to_string(column) +
-                        " values; a row has 6: " + std::string(kHeader));
+        if (column != numbers)
+            return fail(where() + "only " + std::to_string(column) + " values; a row has " +
+                        std::to_string(numbers) + ": " + headerOf(withKickClock, false, false));
         Fish fish;
         fish.position = {values[0], values[1], values[2]};
         fish.velocity = {values[3], values[4], values[5]};
+        if (withKickClock) {
+            if (auto why = whyNotKickClock(values[6]))
+                return fail(where() + "'kickClock' value " + quote(kickClockField) + " " + *why);
+            // Read and checked under every steering; only one with kicks keeps it.
+            if (keepsKickClocks(params)) fish.kickClock = values[6];
+        }
         auto species = stateSpecies(school.size(), given, params);
         if (!species)
             return fail(where() + "species " + quote(speciesField) + " " + species.error());
@@ -233,13 +261,16 @@ Result<School> loadStateCsv(const std::filesystem::path& path, const SimParams& 
 
 namespace {
 
-/// One row: "%.9g" numbers, then the species and the kind where the file has those columns
-/// (species < 0, kind null: not).
-void appendRow(std::string& out, const Fish& f, long species, const char* kind) {
-    char line[200];
+/// One row: "%.9g" numbers, then the kick clock, the species and the kind where the file has
+/// those columns (clock false, species < 0, kind null: not).
+void appendRow(std::string& out, const Fish& f, bool clock, long species, const char* kind) {
+    char line[240];
     int n = std::snprintf(line, sizeof line, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g", double(f.position.x),
                           double(f.position.y), double(f.position.z), double(f.velocity.x),
                           double(f.velocity.y), double(f.velocity.z));
+    if (clock)
+        n += std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n), ",%.9g",
+                           double(f.kickClock));
     if (species >= 0)
         n += std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n), ",%ld", species);
     if (kind != nullptr)
@@ -249,16 +280,18 @@ void appendRow(std::string& out, const Fish& f, long species, const char* kind) 
 }
 
 /// The state CSV in pieces of about `pieceBytes`, each handed to `write`; `params` null: no
-/// species or kind column.
+/// kick clock, species or kind column.
 Result<void> writeRows(std::span<const Fish> school, const SimParams* params,
                        std::size_t pieceBytes,
                        const std::function<Result<void>(std::string_view)>& write) {
     const bool withKind = params != nullptr && hasKinds(*params);
     const bool withSpecies = params != nullptr && !params->species.empty();
-    std::string piece = headerOf(withSpecies, withKind);
+    const bool withKickClock = params != nullptr && keepsKickClocks(*params);
+    std::string piece = headerOf(withKickClock, withSpecies, withKind);
     piece += '\n';
     for (std::size_t i = 0; i < school.size(); ++i) {
-        appendRow(piece, school[i], withSpecies ? static_cast<long>(school[i].species) : -1,
+        appendRow(piece, school[i], withKickClock,
+                  withSpecies ? static_cast<long>(school[i].species) : -1,
                   withKind ? toString(fishKind(i, *params)).data() : nullptr);
         if (piece.size() < pieceBytes) continue;
         if (auto ok = write(piece); !ok) return ok;

@@ -31,6 +31,21 @@ std::optional<std::string> whyNotInScene(const Fish& fish, const SimParams& para
                                                  std::optional<std::int64_t> given,
                                                  const SimParams& params);
 
+/// The longest kick clock (Fish::kickClock, s) a state file or a trajectory may give: above
+/// every time to a kick that valid parameters draw (kickDurationMean at most 1e6 s, a kick at
+/// most about 17 means).
+inline constexpr float kMaxKickClock = 1e8f;
+
+/// Why `clock` cannot be a fish's kick clock (not finite, negative, above kMaxKickClock), as
+/// "is not allowed; must be ..."; nothing when it can. The one rule of state files and
+/// trajectories.
+std::optional<std::string> whyNotKickClock(float clock);
+
+/// Whether a school stepped with `params` keeps its kick clocks (steering "burst-and-coast"): a
+/// state file and a trajectory record them then, and a school read under another steering has
+/// each clock 0 (docs/model.md, Burst-and-coast swimming).
+bool keepsKickClocks(const SimParams& params);
+
 [[nodiscard]] Result<School> parseStateCsv(std::string_view text, const SimParams& params,
                                            std::string_view sourceName = "state");
 [[nodiscard]] Result<School> loadStateCsv(const std::filesystem::path& path,
@@ -40,9 +55,11 @@ std::string stateToCsv(std::span<const Fish> school);
 /// Writes to a temporary name beside the file, then renames it over.
 [[nodiscard]] Result<void> saveStateCsv(const std::filesystem::path& path,
                                         std::span<const Fish> school);
-/// As above for a school stepped with `params`: with leaders or predators, each row ends with the
-/// column `kind` (fish, leader or predator); without them, exactly the file above. Reading such a
-/// file checks that each row's kind is the one `params` gives its index.
+/// As above for a school stepped with `params`: under steering "burst-and-coast" the column
+/// `kickClock` follows the velocity (keepsKickClocks); with species, the column `species`; with
+/// leaders or predators, each row ends with the column `kind` (fish, leader or predator); without
+/// any, exactly the file above. Reading such a file checks that each row's kind is the one
+/// `params` gives its index.
 std::string stateToCsv(std::span<const Fish> school, const SimParams& params);
 [[nodiscard]] Result<void> saveStateCsv(const std::filesystem::path& path,
                                         std::span<const Fish> school, const SimParams& params);

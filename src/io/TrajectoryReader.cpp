@@ -526,6 +526,7 @@ class Hdf5TrajectoryReader final : public TrajectoryReader {
         return speciesChanges_[static_cast<std::size_t>(after - speciesSteps_.begin()) - 1];
     }
     bool hasSpecies() const override { return hasSpecies_; }
+    bool hasKickClocks() const override { return kickClock_.id.valid(); }
     bool hasMissing() const override { return !missing_.empty(); }
     std::span<const std::uint8_t> missingAt(std::size_t frame) const override {
         if (missing_.empty()) return noneMissing_;
@@ -541,12 +542,15 @@ class Hdf5TrajectoryReader final : public TrajectoryReader {
     Result<void> loadMeasures(Checker& checker);
     Result<void> loadParameters(Checker& checker);
     Result<void> loadMissing(Checker& checker);
+    Result<void> loadKickClocks(Checker& checker);
 
     std::string fileName_;
     std::optional<InputFile> input_;
     hdf5::File file_;
     std::optional<Checker> checker_;
     Dataset position_, velocity_;
+    /// particles/school/kick_clock/value, [frames][fish]; not valid without it.
+    Dataset kickClock_;
     hdf5::Dataspace frameSpace_;  ///< a value dataset's extent, one frame selected at a time
     std::size_t fish_ = 0;
     std::vector<std::int64_t> steps_;
@@ -562,7 +566,7 @@ class Hdf5TrajectoryReader final : public TrajectoryReader {
     std::vector<std::int64_t> changeSteps_;
     std::vector<std::string> changes_;
     TrajectoryMeasures measures_;
-    std::vector<float> positions_, velocities_;
+    std::vector<float> positions_, velocities_, kickClocks_;
     /// particles/school/missing/value, [frames][fish] (empty without it); all 0 a frame.
     std::vector<std::uint8_t> missing_, noneMissing_;
 };
@@ -759,6 +763,7 @@ Result<void> Hdf5TrajectoryReader::load(const fs::path& path) {
     if (auto ok = loadSpeciesChanges(checker); !ok) return ok;
     if (auto ok = loadMeasures(checker); !ok) return ok;
     if (auto ok = loadMissing(checker); !ok) return ok;
+    if (auto ok = loadKickClocks(checker); !ok) return ok;
 
     // One frame's selection, and the buffers it is read into.
     frameSpace_ = hdf5::Dataspace{H5Dget_space(position_.id.get())};
@@ -767,7 +772,8 @@ Result<void> Hdf5TrajectoryReader::load(const fs::path& path) {
     // The frames' datasets again, now with a chunk cache of bounded size.
     const hdf5::PropertyList datasetAccess{H5Pcreate(H5P_DATASET_ACCESS)};
     H5Pset_chunk_cache(datasetAccess.get(), 521, kChunkCacheBytes, 1.0);
-    for (Dataset* set : {&position_, &velocity_}) {
+    for (Dataset* set : {&position_, &velocity_, &kickClock_}) {
+        if (!set->id.valid()) continue;  // no kick clocks
         hdf5::Dataset again{H5Dopen2(file_.get(), set->path.c_str(), datasetAccess.get())};
         if (!again.valid())
             return fail(checker.error(set->path, "cannot be opened: " + hdf5Reason()));
@@ -1005,6 +1011,42 @@ Result<void> Hdf5TrajectoryReader::loadMissing(Checker& checker) {
     return {};
 }
 
+Result<void> Hdf5TrajectoryReader::loadKickClocks(Checker& checker) {
+    // particles/school/kick_clock: absent, or each fish's kick clock a frame (burst-and-coast),
+    // its step and time position's.
+    auto there = checker.exists("particles/school/kick_clock");
+    if (!there) return fail(there.error());
+    if (!*there) return {};
+    const std::string base = "particles/school/kick_clock";
+    auto step = checker.openDataset(base + "/step", Kind::Integer, 1);
+    if (!step) return fail(step.error());
+    auto time = checker.openDataset(base + "/time", Kind::Float, 1);
+    if (!time) return fail(time.error());
+    auto value = checker.openDataset(base + "/value", Kind::Float, 2, true);
+    if (!value) return fail(value.error());
+    if (value->dims[0] != steps_.size() || value->dims[1] != fish_)
+        return fail(checker.error(value->path, "has " + Checker::describeDims(value->dims) +
+                                                   " elements; must hold one a fish a frame (" +
+                                                   std::to_string(steps_.size()) + " x " +
+                                                   std::to_string(fish_) + ")"));
+    for (const Dataset* set : {&*step, &*time})
+        if (set->dims[0] != steps_.size())
+            return fail(checker.error(set->path, "holds " + std::to_string(set->dims[0]) +
+                                                     " values; must hold one a frame (" +
+                                                     std::to_string(steps_.size()) + ")"));
+    auto steps = readSeries<std::int64_t>(checker, *step, H5T_NATIVE_INT64);
+    if (!steps) return fail(steps.error());
+    auto times = readSeries<double>(checker, *time, H5T_NATIVE_DOUBLE);
+    if (!times) return fail(times.error());
+    if (*steps != steps_ || *times != times_)
+        return fail(checker.error(base,
+                                  "has steps or times other than "
+                                  "particles/school/position's; they are one frame's"));
+    // The values are read a frame at a time, with the frame's positions (readFrame).
+    kickClock_ = std::move(*value);
+    return {};
+}
+
 Result<void> Hdf5TrajectoryReader::readPositions(const Dataset& value, std::size_t frame,
                                                  std::vector<float>& out) {
     out.resize(fish_ * 3);
@@ -1031,6 +1073,25 @@ Result<void> Hdf5TrajectoryReader::readFrame(std::size_t frame, School& out) {
                     std::to_string(steps_.size() - 1));
     if (auto ok = readPositions(position_, frame, positions_); !ok) return ok;
     if (auto ok = readPositions(velocity_, frame, velocities_); !ok) return ok;
+    kickClocks_.assign(fish_, 0.0f);  // none recorded: each drawn anew
+    if (kickClock_.id.valid() && fish_ > 0) {
+        const std::array<hsize_t, 2> start{frame, 0}, count{1, fish_};
+        const hdf5::Dataspace space{H5Dget_space(kickClock_.id.get())};
+        const hdf5::Dataspace memory{H5Screate_simple(2, count.data(), nullptr)};
+        if (!space.valid() || !memory.valid() ||
+            H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
+                                nullptr) < 0 ||
+            H5Dread(kickClock_.id.get(), H5T_NATIVE_FLOAT, memory.get(), space.get(), H5P_DEFAULT,
+                    kickClocks_.data()) < 0)
+            return fail(checker_->error(kickClock_.path, "frame " + std::to_string(frame) +
+                                                             " cannot be read: " + hdf5Reason()));
+        for (std::size_t i = 0; i < fish_; ++i)
+            if (auto why = whyNotKickClock(kickClocks_[i]))
+                return fail(checker_->error(
+                    kickClock_.path, "frame " + std::to_string(frame) + ", fish " +
+                                         std::to_string(i) + ": " + formatNumber(kickClocks_[i]) +
+                                         " " + *why));
+    }
     out.resize(fish_);
     const std::span<const std::uint32_t> species = speciesAt(frame);
     constexpr std::array<const char*, 3> kAxes{"x", "y", "z"};
@@ -1040,6 +1101,7 @@ Result<void> Hdf5TrajectoryReader::readFrame(std::size_t frame, School& out) {
         fish.velocity = {velocities_[3 * i], velocities_[3 * i + 1], velocities_[3 * i + 2]};
         fish.acceleration = glm::vec3(0.0f);
         fish.species = species[i];
+        fish.kickClock = kickClocks_[i];
         for (int k = 0; k < 3; ++k) {
             // A float64 beyond float32's range arrives as an infinity.
             const auto notFinite = [&](const Dataset& set, float v) {
@@ -1126,6 +1188,10 @@ Result<TrajectoryStart> readTrajectoryStart(const fs::path& file, std::optional<
         start.school[i].species = *s;
     }
     countSchool(*params, start.school);
+    // The file's clocks where the parameters kick (burst-and-coast); under another steering a
+    // fish has none (docs/model.md, Burst-and-coast swimming).
+    if (!keepsKickClocks(*params))
+        for (Fish& fish : start.school) fish.kickClock = 0.0f;
     const auto missing = (*reader)->missingAt(start.frame);
     if (const auto lost = std::find(missing.begin(), missing.end(), std::uint8_t{1});
         lost != missing.end())

@@ -26,6 +26,7 @@
 #include "fishschool/Trajectory.h"
 #include "io/ConfigIO.h"
 #include "io/Hdf5Handles.h"
+#include "io/StateIO.h"
 
 namespace fishschool {
 namespace {
@@ -112,7 +113,7 @@ struct Item {
     enum class Kind { Frame, Change, Attributes, Species } kind = Kind::Frame;
     std::int64_t step = 0;
     double time = 0.0;
-    float* buffer = nullptr;                ///< Frame: positions then velocities
+    float* buffer = nullptr;  ///< Frame: positions, velocities, then kick clocks where recorded
     std::array<float, 3> edges{};           ///< Frame: the tank's full extents
     std::optional<SchoolMetrics> measures;  ///< Frame: the school's measures at this step
     std::string config;  ///< Change: the whole config's JSON; Attributes: the group's path
@@ -124,11 +125,12 @@ struct Item {
 class Hdf5TrajectoryWriter final : public TrajectoryWriter {
   public:
     Hdf5TrajectoryWriter(fs::path file, const std::string& name, std::size_t fishCount,
-                         std::size_t queueBytes)
+                         std::size_t queueBytes, bool kickClocks)
         : file_(std::move(file)),
           fileName_(printable(name.empty() ? file_.string() : name, 200)),
           fishCount_(fishCount),
-          queueBytes_(queueBytes) {}
+          queueBytes_(queueBytes),
+          kickClocks_(kickClocks) {}
 
     ~Hdf5TrajectoryWriter() override {
         if (!finished_) (void)finish();
@@ -138,8 +140,11 @@ class Hdf5TrajectoryWriter final : public TrajectoryWriter {
     Result<void> open(const SimParams& params, std::span<const std::uint32_t> species,
                       std::span<const std::uint8_t> missing);
 
+    using TrajectoryWriter::addFrameFrom;
     Result<void> addFrameFrom(std::int64_t step, double timeSeconds, const FrameFill& fill,
+                              std::span<const float> kickClocks,
                               const std::optional<SchoolMetrics>& measures) override;
+    bool recordsKickClocks() const override { return kickClocks_; }
     Result<void> addParameterAttributes(const std::string& group,
                                         std::vector<TrajectoryAttribute> attributes) override;
     Result<void> addParameterChange(std::int64_t step, double timeSeconds, const SimParams& params,
@@ -175,12 +180,14 @@ class Hdf5TrajectoryWriter final : public TrajectoryWriter {
     std::string fileName_;
     std::size_t fishCount_;
     std::size_t queueBytes_;
+    bool kickClocks_;  ///< particles/school/kick_clock: the steering is burst-and-coast
     std::size_t framesGiven_ = 0;
     bool framesMeasured_ = false;  ///< the first frame's choice, which every frame follows
     bool finished_ = false;
 
     hdf5::File h5_;
-    hdf5::Dataset positionStep_, positionTime_, positionValue_, velocityValue_, edgesValue_;
+    hdf5::Dataset positionStep_, positionTime_, positionValue_, velocityValue_, edgesValue_,
+        kickClockValue_;
     std::array<float, 3> edges_{};  ///< the tank's, as the caller last gave it
     /// Per measure of kSchoolMeasures, its values (none where the file has it not); step and
     /// time are position's.
@@ -197,8 +204,8 @@ class Hdf5TrajectoryWriter final : public TrajectoryWriter {
     std::condition_variable queued_, drained_;
     std::deque<Item> queue_;
     std::size_t bytesInFlight_ = 0;  ///< queued, and being written
-    /// Frame buffers, positions then velocities, reused: none is made once the queue has been
-    /// as full as it gets.
+    /// Frame buffers, positions, velocities and kick clocks, reused: none is made once the queue
+    /// has been as full as it gets.
     std::vector<std::unique_ptr<float[]>> buffers_;
     std::vector<float*> freeBuffers_;
     bool stopping_ = false;
@@ -407,6 +414,24 @@ Result<void> Hdf5TrajectoryWriter::open(const SimParams& params,
                            H5P_DEFAULT) < 0)
             return failure("cannot write particles/school/position and velocity");
     }
+    // Burst-and-coast: each fish's kick clock a frame, so that a run goes on from any frame with
+    // the fish's kick timing (docs/model.md, Burst-and-coast swimming).
+    if (kickClocks_) {
+        const hdf5::Group group = makeGroup(root, "particles/school/kick_clock");
+        const ValueChunks chunks = valueChunks(fishCount_);
+        const std::array<hsize_t, 2> extent{0, fishCount_}, chunk{chunks.frames, chunks.fish};
+        const std::size_t chunkBytes = chunks.frames * chunks.fish * sizeof(float);
+        if (!group.valid() ||
+            !(kickClockValue_ = makeGrowing(group.get(), "value", H5T_IEEE_F32LE, extent, chunk,
+                                            chunks.frames > 1 ? 2 * chunkBytes : chunkBytes / 2))
+                 .valid() ||
+            !writeUnit(kickClockValue_.get(), "s") ||
+            H5Lcreate_hard(root, "particles/school/position/step", group.get(), "step", H5P_DEFAULT,
+                           H5P_DEFAULT) < 0 ||
+            H5Lcreate_hard(root, "particles/school/position/time", group.get(), "time", H5P_DEFAULT,
+                           H5P_DEFAULT) < 0)
+            return failure("cannot write particles/school/kick_clock");
+    }
     // The box: the tank, not periodic, its edges at each frame (a change may move its walls;
     // MDAnalysis reads edges/value[frame] too).
     {
@@ -528,21 +553,27 @@ Result<void> Hdf5TrajectoryWriter::enqueue(Item item) {
 
 Result<void> Hdf5TrajectoryWriter::addFrameFrom(std::int64_t step, double timeSeconds,
                                                 const FrameFill& fill,
+                                                std::span<const float> kickClocks,
                                                 const std::optional<SchoolMetrics>& measures) {
     if (finished_) return fail(fileName_ + ": the trajectory is finished; no frame can follow");
+    if (!kickClocks.empty() && kickClocks.size() != fishCount_)
+        return fail(fileName_ + ": a frame with the kick clocks of " +
+                    std::to_string(kickClocks.size()) + " fish; the trajectory records " +
+                    std::to_string(fishCount_));
     if (framesGiven_ == 0) framesMeasured_ = measures.has_value();
     if (measures.has_value() != framesMeasured_)
         return fail(fileName_ + ": frame " + std::to_string(framesGiven_) +
                     (framesMeasured_ ? " has no measures" : " has measures") +
                     "; a trajectory's frames all have measures or none (one value a frame)");
-    const std::size_t bytes = 6 * fishCount_ * sizeof(float);
+    const std::size_t floats = (kickClocks_ ? 7 : 6) * fishCount_;
+    const std::size_t bytes = floats * sizeof(float);
     float* positions = nullptr;
     {
         std::unique_lock lock(mutex_);
         waitForRoom(lock, bytes);
         if (failed_) return fail(error_);
         if (freeBuffers_.empty()) {
-            buffers_.push_back(std::make_unique_for_overwrite<float[]>(6 * fishCount_));
+            buffers_.push_back(std::make_unique_for_overwrite<float[]>(floats));
             freeBuffers_.push_back(buffers_.back().get());
         }
         positions = freeBuffers_.back();
@@ -552,6 +583,13 @@ Result<void> Hdf5TrajectoryWriter::addFrameFrom(std::int64_t step, double timeSe
     // The copy, on the caller's thread: the school may step on as soon as this returns.
     fill(std::span<float>(positions, 3 * fishCount_),
          std::span<float>(positions + 3 * fishCount_, 3 * fishCount_));
+    if (kickClocks_) {
+        float* clocks = positions + 6 * fishCount_;
+        if (kickClocks.empty())
+            std::fill(clocks, clocks + fishCount_, 0.0f);  // unknown: drawn anew when read
+        else
+            std::copy(kickClocks.begin(), kickClocks.end(), clocks);
+    }
     {
         const std::lock_guard lock(mutex_);
         queue_.push_back(Item{.kind = Item::Kind::Frame,
@@ -649,6 +687,7 @@ Result<void> Hdf5TrajectoryWriter::finish() {
     positionValue_.reset();
     velocityValue_.reset();
     edgesValue_.reset();
+    kickClockValue_.reset();
     for (hdf5::Dataset& value : observables_) value.reset();
     changes_ = {};
     speciesSeries_ = {};
@@ -749,6 +788,9 @@ Result<void> Hdf5TrajectoryWriter::writeFrame(const Item& item) {
     if (!appendAt(positionValue_.get(), framesWritten_, H5T_NATIVE_FLOAT, positions, rest) ||
         !appendAt(velocityValue_.get(), framesWritten_, H5T_NATIVE_FLOAT,
                   positions + 3 * fishCount_, rest) ||
+        (kickClocks_ &&
+         !appendAt(kickClockValue_.get(), framesWritten_, H5T_NATIVE_FLOAT,
+                   positions + 6 * fishCount_, std::array<hsize_t, 1>{fishCount_})) ||
         !appendAt(edgesValue_.get(), framesWritten_, H5T_NATIVE_FLOAT, item.edges.data(),
                   std::array<hsize_t, 1>{3}) ||
         !appendAt(positionStep_.get(), framesWritten_, H5T_NATIVE_INT64, &item.step) ||
@@ -816,20 +858,25 @@ Result<void> TrajectoryWriter::addFrame(std::int64_t step, double timeSeconds,
     if (school.size() != fishCount())
         return fail(name() + ": a frame of " + std::to_string(school.size()) +
                     " fish; this trajectory holds " + std::to_string(fishCount()));
+    std::vector<float> clocks;
+    if (recordsKickClocks()) {
+        clocks.reserve(school.size());
+        for (const Fish& fish : school) clocks.push_back(fish.kickClock);
+    }
     return addFrameFrom(
         step, timeSeconds,
         [school](std::span<float> positions, std::span<float> velocities) {
             copyFrame(school, positions, velocities);
         },
-        measures);
+        clocks, measures);
 }
 
 Result<std::unique_ptr<TrajectoryWriter>> TrajectoryWriter::create(
     const fs::path& file, const SimParams& params, std::size_t fishCount,
     const TrajectoryWriterOptions& options) {
     recordFailures();
-    auto writer =
-        std::make_unique<Hdf5TrajectoryWriter>(file, options.name, fishCount, options.queueBytes);
+    auto writer = std::make_unique<Hdf5TrajectoryWriter>(
+        file, options.name, fishCount, options.queueBytes, keepsKickClocks(params));
     if (auto ok = writer->open(params, options.species, options.missing); !ok)
         return fail(ok.error());
     return std::unique_ptr<TrajectoryWriter>(std::move(writer));

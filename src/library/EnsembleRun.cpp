@@ -300,7 +300,10 @@ std::expected<EnsembleOutcome, EnsembleFailure> runFile(const fs::path& file, co
             const auto copy = [&](std::span<float> positions, std::span<float> velocities) {
                 copyFrame(school, positions, velocities);
             };
-            return trajectory->addFrameFrom(step, double(step) * dt, copy,
+            std::vector<float> clocks;  // burst-and-coast's kick clocks, where recorded
+            if (trajectory->recordsKickClocks())
+                for (const Fish& fish : school) clocks.push_back(fish.kickClock);
+            return trajectory->addFrameFrom(step, double(step) * dt, copy, clocks,
                                             measureSchool(school, params));
         };
         const auto writeRow = work.onRow;

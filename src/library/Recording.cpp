@@ -127,26 +127,43 @@ Result<void> Recording::addFrames(const Pending& pending, std::size_t next,
         });
     };
     if (auto ok = trajectory.recorder->addFrameFrom(pending.step, pending.seconds, fillThenRest,
-                                                    pending.measures);
+                                                    kickClocks_, pending.measures);
         !ok)
         return fail(ok.error().prefixed(trajectory.name + ": "));
     trajectory.lastWritten = pending.step;
     return rest;
 }
 
+bool Recording::needsKickClocks(Simulation& sim) const {
+    bool recorded = false;
+    for (const Trajectory& trajectory : trajectories_)
+        recorded = recorded || trajectory.recorder->recordsKickClocks();
+    return recorded && keepsKickClocks(sim.params());
+}
+
 Result<void> Recording::takePendingAlone(Simulation& sim) {
     if (!pending_) return {};
     const Pending pending = *std::exchange(pending_, std::nullopt);
+    // The clocks from the school as read (burst-and-coast's few fish: a copy of each is cheap);
+    // copyFrame then copies from the same read.
+    kickClocks_.clear();
+    if (needsKickClocks(sim))
+        for (const Fish& fish : sim.school()) kickClocks_.push_back(fish.kickClock);
     return addFrames(pending, 0, [&](std::span<float> positions, std::span<float> velocities) {
         sim.copyFrame(positions, velocities);
     });
 }
 
 Result<void> Recording::step(Simulation& sim, const Steps& steps) {
+    // A step copies positions and velocities alone: a frame that needs the kick clocks is taken
+    // from the school before the step instead.
+    if (pending_ && needsKickClocks(sim))
+        if (auto ok = takePendingAlone(sim); !ok) return ok;
     if (!pending_) {
         if (auto ok = steps.step(); !ok) return ok;
     } else {
         const Pending pending = *std::exchange(pending_, std::nullopt);
+        kickClocks_.clear();
         Result<void> stepped;
         auto added =
             addFrames(pending, 0, [&](std::span<float> positions, std::span<float> velocities) {

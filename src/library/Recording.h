@@ -70,15 +70,21 @@ class Recording {
     /// The frames and rows due at the step `sim` is at; `all`: every output's.
     [[nodiscard]] Result<void> record(Simulation& sim, bool all);
     [[nodiscard]] Result<void> takePendingAlone(Simulation& sim);
-    /// Frame `pending` into trajectories from `next` on, its values written by `fill`.
+    /// Frame `pending` into trajectories from `next` on, its values written by `fill`, with
+    /// each fish's kick clock (kickClocks_: none, 0 each).
     [[nodiscard]] Result<void> addFrames(const Pending& pending, std::size_t next,
                                          const TrajectoryWriter::FrameFill& fill);
+    /// Whether a frame of the school `sim` holds needs its kick clocks: a trajectory records them
+    /// and the steering is burst-and-coast.
+    bool needsKickClocks(Simulation& sim) const;
 
     OutputFiles files_;
     std::vector<Trajectory> trajectories_;
     std::vector<Rows> measures_;
     std::optional<std::string> state_;  ///< the state output's name
-    bool measureFrames_ = false;        ///< frames carry the school's measures
+    /// The kick clocks of the frame being added, fish by fish; empty: none (0 each).
+    std::vector<float> kickClocks_;
+    bool measureFrames_ = false;  ///< frames carry the school's measures
     std::int64_t firstStep_ = 0;
     std::optional<Pending> pending_;
 };

@@ -398,6 +398,22 @@ py::array speciesView(std::shared_ptr<const School> school) {
     return array;
 }
 
+py::array kickClockView(std::shared_ptr<const School> school) {
+    const auto n = static_cast<py::ssize_t>(school->size());
+    const float* first = n == 0 ? nullptr : &school->front().kickClock;
+    py::array array;
+    if (n == 0) {
+        array = py::array(py::dtype::of<float>(), std::vector<py::ssize_t>{0});
+    } else {
+        py::capsule holder(new std::shared_ptr<const School>(std::move(school)), [](void* held) {
+            delete static_cast<std::shared_ptr<const School>*>(held);
+        });
+        array = py::array(py::dtype::of<float>(), {n}, {kFishStride}, first, holder);
+    }
+    py::detail::array_proxy(array.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+    return array;
+}
+
 py::dict measuresDict(const SchoolMetrics& m) {
     py::dict d;
     for (const SchoolMeasure& measure : kSchoolMeasures) d[measure.column] = m.*measure.member;

@@ -77,6 +77,9 @@ py::array fishView(std::shared_ptr<const School> school, glm::vec3 Fish::*member
 
 /// An (N,) uint32 read-only view of the species of every fish of `school`, no copy.
 py::array speciesView(std::shared_ptr<const School> school);
+/// An (N,) float32 read-only view of the kick clock of every fish of `school` (Fish::kickClock,
+/// s), no copy.
+py::array kickClockView(std::shared_ptr<const School> school);
 
 py::dict measuresDict(const SchoolMetrics& m);
 

@@ -268,6 +268,12 @@ when a path is refused.)doc")
             "(N,) uint32: each fish's species, the index into params['species'] (0 for all "
             "without species); a read-only view of the school's buffer.")
         .def_property_readonly(
+            "kick_clocks",
+            [](PySimulation& self) { return kickClockView(self.get().sharedSchool()); },
+            "(N,) float32, s: each fish's time to its next kick under steering "
+            "burst-and-coast (0: drawn at its next step; 0 under other steerings); a read-only "
+            "view of the school's buffer.")
+        .def_property_readonly(
             "params", [](PySimulation& self) { return fromJson(self.get().configJson()); },
             "Every config key of the running parameters, as a dict (fishCount is the school's).")
         .def(

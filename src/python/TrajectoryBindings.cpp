@@ -65,6 +65,15 @@ class PyTrajectory {
         return py::make_tuple(fishView(held, &Fish::position), fishView(held, &Fish::velocity));
     }
 
+    /// The kick clocks of a frame: a read-only float32 (N,) view; None in a file without them.
+    py::object kickClocks(const py::handle& index) {
+        const std::size_t k = frameIndex(index);
+        if (!get().hasKickClocks()) return py::none();
+        auto school = std::make_shared<School>();
+        if (auto ok = get().readFrame(k, *school); !ok) raiseError(ok.error());
+        return kickClockView(std::move(school));
+    }
+
   private:
     std::unique_ptr<TrajectoryReader> reader_;
     std::string file_;
@@ -230,6 +239,10 @@ frame k, read-only float32 (N, 3) arrays; k may be negative, as a list's index.)
             "value a time they were taken; NaN for a measure the file lacks.")
         .def("frame", &PyTrajectory::frame, py::arg("k"),
              "(positions, velocities) of frame k: read-only float32 (N, 3) arrays, m and m/s.")
+        .def("kick_clocks", &PyTrajectory::kickClocks, py::arg("k"),
+             "Each fish's time to its next kick at frame k (steering burst-and-coast, "
+             "particles/school/kick_clock): a read-only float32 (N,) array, s; None for a file "
+             "without them.")
         .def("close", &PyTrajectory::close, "Closes the file; arrays read before stay readable.")
         .def_property_readonly("closed", &PyTrajectory::closed)
         .def("__enter__", [](py::object self) { return self; })

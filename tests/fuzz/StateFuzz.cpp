@@ -1,5 +1,6 @@
-// Fuzz target: the state CSV parser, in three scenes chosen by the first byte. An accepted school
-// keeps docs/model.md's guarantees (finite, in the tank, out of the rocks) and re-saves to the same
+// Fuzz target: the state CSV parser, in three scenes chosen by the first byte, its high bit
+// steering burst-and-coast (whose files keep each fish's kick clock). An accepted school keeps
+// docs/model.md's guarantees (finite, in the tank, out of the rocks) and re-saves to the same
 // school; a refused one has a readable message.
 
 #include "FuzzMain.h"
@@ -20,6 +21,7 @@ SimParams scene(unsigned char choice) {
         p.bounds = {1e6f, 1e6f, 1e6f};
         p.rocks = {{{0.0f, 0.0f, 0.0f}, 5e5f}};
     }
+    if (choice & 0x80) p.steering = Steering::BurstAndCoast;
     return p;
 }
 
@@ -37,7 +39,10 @@ void fuzzOne(std::string_view input) {
     const auto valid = checkInvariants(*school, params);
     fuzz::fuzzCheck(valid.has_value(), "an accepted state breaks an invariant",
                     valid ? "" : valid.error().message());
-    const std::string csv = stateToCsv(*school);
+    for (const Fish& fish : *school)
+        fuzz::fuzzCheck(!whyNotKickClock(fish.kickClock), "an accepted kick clock is out of range",
+                        std::to_string(fish.kickClock));
+    const std::string csv = stateToCsv(*school, params);
     auto again = parseStateCsv(csv, params, "round-trip.csv");
     fuzz::fuzzCheck(again.has_value(), "stateToCsv of an accepted state is refused",
                     again ? "" : again.error().message());

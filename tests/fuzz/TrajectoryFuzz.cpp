@@ -4,7 +4,7 @@
 // (at least one frame, a kind a fish, steps that increase, finite frames of fishCount() fish), and
 // what it read is what the file holds: no NUL byte in a config string (text after one is never
 // dropped), each fish's species one of its config's (or, in a file without species, the one the
-// config deals).
+// config deals), each kick clock within its range (0 in a file without them).
 // The seed corpus is made by scripts/fuzz/make_trajectory_corpus.py.
 
 #include <sys/mman.h>
@@ -16,6 +16,7 @@
 
 #include "FuzzMain.h"
 #include "io/ConfigIO.h"
+#include "io/StateIO.h"
 #include "io/Trajectory.h"
 
 using namespace fishschool;
@@ -90,8 +91,13 @@ void fuzzOne(std::string_view input) {
         }
         fuzz::fuzzCheck(school.size() == r.fishCount(), "a frame of another size");
         fuzz::fuzzCheck(finite(school), "a frame that is not finite is accepted");
-        for (std::size_t i = 0; i < school.size(); ++i)
+        for (std::size_t i = 0; i < school.size(); ++i) {
             fuzz::fuzzCheck(school[i].species == r.species()[i], "a frame's species differ");
+            fuzz::fuzzCheck(!whyNotKickClock(school[i].kickClock),
+                            "a kick clock out of its range is accepted");
+            fuzz::fuzzCheck(r.hasKickClocks() || school[i].kickClock == 0.0f,
+                            "a kick clock from a file without them");
+        }
     }
     reader->reset();
     ::close(fd);

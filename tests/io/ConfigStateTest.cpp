@@ -553,10 +553,76 @@ const BadState kBadStates[] = {
     {"AKindMissing",
      "x,y,z,vx,vy,vz,kind\n1,2,3,0,0,0\n",
      {"s.csv:2:", "only 6 values; a row has 7", "kind"}},
+    {"AKickClockMissing",
+     "x,y,z,vx,vy,vz,kickClock\n1,2,3,0,0,0,0.5\n1,2,3,0,0,0\n",
+     {"s.csv:3:", "only 6 values; a row has 7", "kickClock"}},
+    {"ANegativeKickClock",
+     "x,y,z,vx,vy,vz,kickClock\n1,2,3,0,0,0,-0.25\n",
+     {"s.csv:2:", "'kickClock' value '-0.25' is not allowed", "from 0", "to 1e"}},
+    {"AKickClockPastTheLongest",
+     "x,y,z,vx,vy,vz,kickClock\n1,2,3,0,0,0,2e8\n",
+     {"s.csv:2:", "'kickClock' value '2e8' is not allowed", "from 0"}},
+    {"AKickClockNotANumber",
+     "x,y,z,vx,vy,vz,kickClock\n1,2,3,0,0,0,nan\n",
+     {"s.csv:2:", "'kickClock'", "finite"}},
+    {"AnInfiniteKickClock",
+     "x,y,z,vx,vy,vz,kickClock\n1,2,3,0,0,0,inf\n",
+     {"s.csv:2:", "'kickClock'", "finite"}},
+    {"AKickClockBeyondAFloat",
+     "x,y,z,vx,vy,vz,kickClock\n1,2,3,0,0,0,1e39\n",
+     {"s.csv:2:", "'kickClock'", "range"}},
+    {"AKickClockAsText",
+     "x,y,z,vx,vy,vz,kickClock\n1,2,3,0,0,0,soon\n",
+     {"s.csv:2:", "'kickClock'", "'soon'", "not a number"}},
+    {"AKickClockAfterTheKind",
+     "x,y,z,vx,vy,vz,kind,kickClock\n",
+     {"s.csv:1:", "bad header", "',kickClock'", "in that order"}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Spec, StateRule, ::testing::ValuesIn(kBadStates),
                          [](const auto& info) { return std::string(info.param.name); });
+
+SimParams burstAndCoast() {
+    SimParams p;
+    p.steering = Steering::BurstAndCoast;
+    return p;
+}
+
+// docs/model.md "Burst-and-coast swimming": the kick clock is part of a fish's state.
+TEST(State, BurstAndCoastKeepsEachFishsKickClockToTheBit) {
+    SimParams p = burstAndCoast();
+    p.fishCount = 5;
+    p.leaders = 1;
+    School school = makeInitialSchool(p);
+    const float clocks[] = {0.0f, 1e-6f, 0.43219876f, 3.3f, kMaxKickClock};
+    for (std::size_t i = 0; i < school.size(); ++i) school[i].kickClock = clocks[i];
+    const std::string csv = stateToCsv(school, p);
+    EXPECT_TRUE(csv.starts_with("x,y,z,vx,vy,vz,kickClock,kind\n")) << csv;
+    auto back = parseStateCsv(csv, p);
+    ASSERT_TRUE(back) << back.error();
+    ASSERT_EQ(back->size(), school.size());
+    for (std::size_t i = 0; i < school.size(); ++i) EXPECT_EQ((*back)[i].kickClock, clocks[i]);
+    EXPECT_EQ(stateToCsv(*back, p), csv);
+    // Other steerings have no kicks: no column.
+    EXPECT_TRUE(stateToCsv(school, SimParams{}).starts_with("x,y,z,vx,vy,vz\n"));
+}
+
+TEST(State, AFileWithoutKickClocksDrawsEachFishsFirstKickAnew) {
+    auto school = parseStateCsv(kGoodState, burstAndCoast());
+    ASSERT_TRUE(school) << school.error();
+    for (const Fish& fish : *school) EXPECT_EQ(fish.kickClock, 0.0f);
+}
+
+TEST(State, AKickClockIsCheckedUnderAnySteeringAndKeptOnlyWhereFishKick) {
+    const std::string csv = "x,y,z,vx,vy,vz,kickClock\n1,2,3,0,0,0,0.5\n";
+    auto kept = parseStateCsv(csv, burstAndCoast());
+    ASSERT_TRUE(kept) << kept.error();
+    EXPECT_EQ((*kept)[0].kickClock, 0.5f);
+    auto other = parseStateCsv(csv, SimParams{});
+    ASSERT_TRUE(other) << other.error();
+    EXPECT_EQ((*other)[0].kickClock, 0.0f);
+    EXPECT_FALSE(parseStateCsv("x,y,z,vx,vy,vz,kickClock\n1,2,3,0,0,0,-1\n", SimParams{}));
+}
 
 TEST(State, AFishIsCheckedAgainstTheConfigItIsLoadedInto) {
     const std::string csv = "x,y,z,vx,vy,vz\n0,0,30,0,0,0\n";

@@ -11,6 +11,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -537,6 +538,95 @@ TEST_F(TrajectoryWriterTest, AnOutputNotCommittedLeavesTheOldFile) {
     old >> text;
     EXPECT_EQ(text, "old");
     EXPECT_EQ(std::distance(fs::directory_iterator(folder_), fs::directory_iterator()), 1);
+}
+
+/// A writer of `fish` fish under steering burst-and-coast.
+std::unique_ptr<TrajectoryWriter> burstWriter(const fs::path& file, std::size_t fish) {
+    SimParams p;
+    p.steering = Steering::BurstAndCoast;
+    auto writer = TrajectoryWriter::create(file, p, fish);
+    EXPECT_TRUE(writer) << writer.error();
+    return writer ? std::move(*writer) : nullptr;
+}
+
+// docs/model.md "Burst-and-coast swimming": the kick clock is part of a fish's state, so each
+// frame holds it and reads it back.
+TEST_F(TrajectoryWriterTest, BurstAndCoastRecordsEachFishsKickClockAtEachFrame) {
+    const fs::path file = folder_ / "t.h5";
+    auto writer = burstWriter(file, 4);
+    ASSERT_TRUE(writer);
+    EXPECT_TRUE(writer->recordsKickClocks());
+    const auto clockOf = [](int frame, std::size_t i) {
+        return 0.125f * float(frame * 4 + int(i));
+    };
+    for (int frame = 0; frame < 3; ++frame) {
+        School school = numberedSchool(4, frame);
+        for (std::size_t i = 0; i < 4; ++i) school[i].kickClock = clockOf(frame, i);
+        ASSERT_TRUE(writer->addFrame(frame, frame, school));
+    }
+    // A frame given without its clocks holds 0 for each: drawn anew.
+    const School last = numberedSchool(4, 3);
+    ASSERT_TRUE(writer->addFrameFrom(
+        3, 3.0, [&](std::span<float> p, std::span<float> v) { copyFrame(last, p, v); }));
+    EXPECT_FALSE(writer->addFrameFrom(
+        4, 4.0, [&](std::span<float> p, std::span<float> v) { copyFrame(last, p, v); },
+        std::vector<float>(3, 1.0f), std::nullopt));
+    ASSERT_TRUE(writer->finish());
+    {
+        const hdf5::File h5 = openRead(file);
+        EXPECT_EQ(shapeOf(h5.get(), "particles/school/kick_clock/value"),
+                  (std::vector<hsize_t>{4, 4}));
+    }
+    auto reader = TrajectoryReader::open(file);
+    ASSERT_TRUE(reader) << reader.error();
+    EXPECT_TRUE((*reader)->hasKickClocks());
+    School read;
+    for (int frame = 0; frame < 4; ++frame) {
+        ASSERT_TRUE((*reader)->readFrame(std::size_t(frame), read));
+        for (std::size_t i = 0; i < 4; ++i)
+            EXPECT_EQ(read[i].kickClock, frame < 3 ? clockOf(frame, i) : 0.0f) << frame << i;
+    }
+}
+
+TEST_F(TrajectoryWriterTest, OtherSteeringsRecordNoKickClock) {
+    const fs::path file = folder_ / "t.h5";
+    auto writer = TrajectoryWriter::create(file, SimParams{}, 2);
+    ASSERT_TRUE(writer) << writer.error();
+    EXPECT_FALSE((*writer)->recordsKickClocks());
+    School school = numberedSchool(2, 0);
+    school[1].kickClock = 0.5f;
+    ASSERT_TRUE((*writer)->addFrame(0, 0.0, school));
+    ASSERT_TRUE((*writer)->finish());
+    auto reader = TrajectoryReader::open(file);
+    ASSERT_TRUE(reader) << reader.error();
+    EXPECT_FALSE((*reader)->hasKickClocks());
+    School read;
+    ASSERT_TRUE((*reader)->readFrame(0, read));
+    EXPECT_EQ(read[1].kickClock, 0.0f);
+}
+
+TEST_F(TrajectoryWriterTest, AKickClockOutOfItsRangeIsRefusedNamingTheFrameAndTheFish) {
+    const float bad[] = {-0.5f, std::numeric_limits<float>::quiet_NaN(),
+                         std::numeric_limits<float>::infinity(), 2e8f};
+    for (const float clock : bad) {
+        const fs::path file = folder_ / "t.h5";
+        auto writer = burstWriter(file, 3);
+        ASSERT_TRUE(writer);
+        School school = numberedSchool(3, 0);
+        ASSERT_TRUE(writer->addFrame(0, 0.0, school));
+        school[2].kickClock = clock;
+        ASSERT_TRUE(writer->addFrame(1, 1.0, school));
+        ASSERT_TRUE(writer->finish());
+        auto reader = TrajectoryReader::open(file);
+        ASSERT_TRUE(reader) << reader.error();
+        School read;
+        EXPECT_TRUE((*reader)->readFrame(0, read));
+        auto refused = (*reader)->readFrame(1, read);
+        ASSERT_FALSE(refused) << clock;
+        EXPECT_THAT(refused.error().message(),
+                    HasSubstr("t.h5: particles/school/kick_clock/value: frame 1, fish 2: "));
+        EXPECT_THAT(refused.error().message(), HasSubstr("must be a time in seconds from 0"));
+    }
 }
 
 TEST(FishKinds, LeadersFirstThenPredators) {

@@ -132,6 +132,94 @@ TEST_F(RunTest, ARecordedFrameContinuesToTheSameBits) {
     }
 }
 
+// docs/model.md "Burst-and-coast swimming": a school of the rummy-nose tank, whose fish kick
+// about every half second (tens of steps of 0.01 s).
+constexpr const char* kTetras = R"({"fishCount": 12, "seed": 4, "steering": "burst-and-coast",
+    "arena": "cylinder", "bounds": [0.25, 0.035, 0.25], "dimensions": 2, "rocks": [],
+    "dt": 0.01, "rCohesion": 1.0, "maxVelocity": 0.35, "kickSpeedMax": 0.35})";
+
+/// Each fish of `a` and `b` the same to the bit: position, velocity and kick clock.
+void expectSameBits(std::span<const Fish> a, std::span<const Fish> b, const std::string& what) {
+    ASSERT_EQ(a.size(), b.size()) << what;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].position, b[i].position) << what << ", fish " << i;
+        EXPECT_EQ(a[i].velocity, b[i].velocity) << what << ", fish " << i;
+        EXPECT_EQ(a[i].kickClock, b[i].kickClock) << what << ", fish " << i;
+    }
+}
+
+// Saved after N steps, loaded and stepped M more, a burst-and-coast school is the one stepped
+// N + M straight: the state file carries each fish's kick clock. Without the clocks the fish
+// would draw their next kicks anew, and part ways.
+TEST_F(RunTest, ABurstAndCoastStateFileStepsOnToTheSameBits) {
+    for (const char* backend : {"cpu", "tbb"}) {
+        auto sim = Simulation::start(RunStart{.configJson = kTetras}, backend);
+        ASSERT_TRUE(sim) << sim.error();
+        ASSERT_TRUE(sim->step(70));
+        ASSERT_TRUE(sim->saveState(path("s.csv")));
+        const std::uint64_t steps = sim->stepCount();
+        const double seconds = sim->time();
+        ASSERT_TRUE(sim->step(60));
+        const School straight(sim->school().begin(), sim->school().end());
+
+        auto resumed =
+            Simulation::start(RunStart{.configJson = kTetras, .state = path("s.csv")}, backend);
+        ASSERT_TRUE(resumed) << resumed.error();
+        resumed->setClock(steps, seconds);  // a state file holds no step count: the noise's
+        ASSERT_TRUE(resumed->step(60));
+        expectSameBits(resumed->school(), straight, backend);
+
+        // The same file without its clocks: each fish's next kick drawn anew.
+        std::istringstream text(read(path("s.csv")));
+        std::ofstream stripped(path("stripped.csv"));
+        for (std::string line; std::getline(text, line);)
+            stripped << line.substr(0, line.rfind(',')) << '\n';
+        stripped.close();
+        ASSERT_THAT(read(path("s.csv")), ::testing::StartsWith("x,y,z,vx,vy,vz,kickClock\n"));
+        auto redrawn = Simulation::start(
+            RunStart{.configJson = kTetras, .state = path("stripped.csv")}, backend);
+        ASSERT_TRUE(redrawn) << redrawn.error();
+        redrawn->setClock(steps, seconds);
+        ASSERT_TRUE(redrawn->step(60));
+        const auto other = redrawn->school();
+        EXPECT_FALSE(
+            std::equal(other.begin(), other.end(), straight.begin(),
+                       [](const Fish& a, const Fish& b) { return a.velocity == b.velocity; }))
+            << backend;
+    }
+}
+
+// The same from a trajectory's frame: each frame holds the kick clocks (particles/school/
+// kick_clock), and a run started from it goes on as the run that wrote it.
+TEST_F(RunTest, ABurstAndCoastTrajectoryFrameStepsOnToTheSameBits) {
+    for (const char* backend : {"cpu", "tbb"}) {
+        auto sim = Simulation::start(RunStart{.configJson = kTetras}, backend);
+        ASSERT_TRUE(sim) << sim.error();
+        const std::vector<RunOutput> outputs{
+            {.kind = OutputKind::Trajectory, .path = path("t.h5"), .every = 35}};
+        ASSERT_TRUE(sim->startRecording(outputs));
+        ASSERT_TRUE(sim->step(70));
+        const School atFrame(sim->school().begin(), sim->school().end());
+        ASSERT_TRUE(sim->finishRecording());
+        ASSERT_TRUE(sim->step(60));
+        const School straight(sim->school().begin(), sim->school().end());
+
+        auto reader = TrajectoryReader::open(path("t.h5"));
+        ASSERT_TRUE(reader) << reader.error();
+        ASSERT_TRUE((*reader)->hasKickClocks());
+        School frame;
+        ASSERT_TRUE((*reader)->readFrame(2, frame));
+        expectSameBits(frame, atFrame, std::string(backend) + ", frame 2");
+        reader->reset();
+
+        auto resumed = Simulation::start(RunStart{.state = path("t.h5")}, backend);
+        ASSERT_TRUE(resumed) << resumed.error();
+        EXPECT_EQ(resumed->stepCount(), 70u);
+        ASSERT_TRUE(resumed->step(60));
+        expectSameBits(resumed->school(), straight, backend);
+    }
+}
+
 // A change made while recording is in the file at its step, so the frames after it read back
 // with the parameters they were stepped with, leaders included.
 TEST_F(RunTest, AChangeThatAddsLeadersReadsBackAtItsFrames) {

@@ -61,6 +61,45 @@ def test_step_in_pieces_gives_the_same_bits(fishschool):
         assert np.array_equal(a.velocities, b.velocities)
 
 
+TETRAS = dict(fishCount=12, seed=4, steering="burst-and-coast", arena="cylinder",
+              bounds=[0.25, 0.035, 0.25], dimensions=2, rocks=[], dt=0.01, rCohesion=1.0,
+              maxVelocity=0.35, kickSpeedMax=0.35)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "tbb"])
+def test_kick_clocks_are_saved_and_resumed(fishschool, tmp_path, backend):
+    """docs/model.md, Burst-and-coast swimming: a state file and a trajectory's frame keep each
+    fish's kick clock, so a school loaded from either steps on as the one that never stopped."""
+    with fishschool.Simulation(backend=backend, **TETRAS) as sim:
+        clocks = sim.kick_clocks
+        assert clocks.dtype == np.float32 and clocks.shape == (12,)
+        assert not clocks.flags.writeable
+        assert np.all(clocks == 0)  # a new school draws its first kicks at its first step
+        sim.record(trajectory=str(tmp_path / "t.h5"), every=40)
+        sim.step(40)
+        assert np.all(sim.kick_clocks > 0)
+        sim.save_state(tmp_path / "s.csv")
+        saved = sim.kick_clocks.copy()
+        sim.finish_recording()
+        sim.step(30)
+        with fishschool.Simulation(backend=backend, **TETRAS) as loaded:
+            loaded.load_state(tmp_path / "s.csv")
+            assert np.array_equal(loaded.kick_clocks, saved)
+        with fishschool.Trajectory(tmp_path / "t.h5") as t:
+            assert np.array_equal(t.kick_clocks(-1), saved)
+            assert np.all(t.kick_clocks(0) == 0)
+        with fishschool.Simulation.from_trajectory(tmp_path / "t.h5", backend=backend) as resumed:
+            assert np.array_equal(resumed.kick_clocks, saved)
+            resumed.step(30)
+            assert np.array_equal(resumed.positions, sim.positions)
+            assert np.array_equal(resumed.kick_clocks, sim.kick_clocks)
+    with fishschool.Simulation(fishCount=3) as plain:
+        plain.record(trajectory=str(tmp_path / "plain.h5"))
+        plain.finish_recording()
+    with fishschool.Trajectory(tmp_path / "plain.h5") as t:
+        assert t.kick_clocks(0) is None
+
+
 # ---- zero-copy views --------------------------------------------------------------------------
 
 
