@@ -25,10 +25,14 @@
 #if defined(__x86_64__) && !defined(FISHSCHOOL_ONE_INSTRUCTION_SET)
 #define FISHSCHOOL_STEP_CLONES \
     [[gnu::target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4"), gnu::flatten]]
-#else
+#elif !defined(FISHSCHOOL_STEP_NOT_FLATTENED)
 // Flattened all the same: without it a native build called the rule's helpers
 // (StepRule::normalizeOrZero) out of line and stepped about 7 % slower than a portable one.
 #define FISHSCHOOL_STEP_CLONES [[gnu::flatten]]
+#else
+// Under the sanitizers (CMakeLists.txt): each set's step flattened into one function took 4 to
+// 5 times the CPU to compile, for nothing the checks need.
+#define FISHSCHOOL_STEP_CLONES
 #endif
 
 namespace fishschool {
