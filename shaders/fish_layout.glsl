@@ -11,6 +11,17 @@
 layout(std140, binding = 14) uniform SpeciesParams { SpeciesTable speciesTable; };
 uint stepSpecies = 0u;
 #define params speciesTable.packs[stepSpecies]
+// step_rule.h's per-fish types and branches: on the GPU an invocation steps one fish.
+#define real float
+#define flag bool
+#define rvec3 vec3
+#define rvec4 vec4
+#define ruint uint
+#define LaneSums NeighborSums
+#define LaneUpdate FishUpdate
+#define select(c, a, b) ((c) ? (a) : (b))
+#define anyLane(c) (c)
+#define STEP_IF_HAS(feature) if (STEP_HAS(feature))
 #else
 layout(std140, binding = 0) uniform StepParams { StepParamsData params; };
 #endif
@@ -34,3 +45,4 @@ vec3 schoolVelocity(uint j) {
 uint schoolId(uint j) {
     return fish[STEP_FIRST_FISH_READ(params) + j].id;
 }
+

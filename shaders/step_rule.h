@@ -12,59 +12,71 @@
 // C++: src/core/StepRule.h includes it inside the class template StepRule<features>, whose
 // members these are. So: no references, pointers, swizzles or struct constructors; float
 // literals carry an f; functions are declared before use.
+//
+// The step of a fish is written over per-fish types, so that the CPU steps eight fish at a time
+// with the same text: `real`, `flag`, `rvec3`, `rvec4`, `ruint`, `LaneSums` and `LaneUpdate`
+// (GLSL's float, bool, vec3, vec4, uint, NeighborSums and FishUpdate, which they are on the GPU
+// and for one fish), `select(c, a, b)` for c ? a : b where c differs between fish, and
+// `anyLane(c)` around a block that only some fish need. A branch on a value of `params` stays an
+// `if`; a behaviour the lanes do not run (StepRule.h's stepsInLanes) sits behind
+// STEP_IF_HAS(feature), which C++ compiles only where the behaviour is on.
 
 // The largest of x's components in size: dividing by it keeps a length's square finite.
-float largestComponent(vec3 x) {
+real largestComponent(rvec3 x) {
     return max(max(abs(x.x), abs(x.y)), abs(x.z));
 }
 
 // x / |x| for finite x, and the zero vector for |x| < 1e-12. A component past
 // kLargestSafeComponent could overflow |x|^2, so such an x is scaled down first: the direction
 // is the same.
-vec3 normalizeOrZero(vec3 x) {
-    float largest = largestComponent(x);
-    if (largest > kLargestSafeComponent) x *= kOverflowScale;
-    float len = length(x);
-    return len < 1e-12f ? vec3(0.0f) : x / len;
+rvec3 normalizeOrZero(rvec3 x) {
+    real largest = largestComponent(x);
+    x = select(largest > kLargestSafeComponent, x * kOverflowScale, x);
+    real len = length(x);
+    return select(len < 1e-12f, rvec3(0.0f), x / len);
 }
 
 // x when |x| <= m, else x scaled to length m (x finite; scaled down first where |x|^2 overflows).
-vec3 clampLength(vec3 x, float m) {
-    float largest = largestComponent(x);
-    if (largest > kLargestSafeComponent) x *= kOverflowScale;
-    float len = length(x);
-    if (largest <= kLargestSafeComponent && len <= m) return x;
-    return x * (m / len);
+rvec3 clampLength(rvec3 x, float m) {
+    real largest = largestComponent(x);
+    x = select(largest > kLargestSafeComponent, x * kOverflowScale, x);
+    real len = length(x);
+    return select(largest <= kLargestSafeComponent && len <= m, x, x * (m / len));
 }
 
 // docs/model.md "The school and the tank": the offset d from one point to another, taken to the
 // nearest image of the other in a periodic tank (each component within half the tank's size);
 // d itself between walls. Every offset the step measures goes through it.
-vec3 nearestImage(vec3 d) {
+rvec3 nearestImage(rvec3 d) {
     if (STEP_BOUNDARY(params) != kBoundaryPeriodic) return d;
     vec3 size = 2.0f * vec3(params.bounds);
     return d - size * floor(d / size + 0.5f);
 }
 
 // The centre of rock r, or in a periodic tank its image nearest to p.
-vec3 rockCenterNear(uint r, vec3 p) {
+rvec3 rockCenterNear(uint r, rvec3 p) {
     if (STEP_BOUNDARY(params) != kBoundaryPeriodic) return vec3(rocks[r]);
     return p + nearestImage(vec3(rocks[r]) - p);
 }
 
 // Whether some point of the segment a -> b lies strictly inside the sphere.
-bool segmentEntersSphere(vec3 a, vec3 b, vec3 center, float radius) {
-    vec3 ab = b - a;
-    float lengthSquared = dot(ab, ab);
+flag segmentEntersSphere(rvec3 a, rvec3 b, rvec3 center, float radius) {
+    rvec3 ab = b - a;
+    real lengthSquared = dot(ab, ab);
     // Quick reject without a division: every point of the segment lies within |ab| of a. The
     // margin keeps it conservative under rounding, so the answer is the exact test's.
-    vec3 fromCenter = a - center;
-    float reach = (radius + sqrt(lengthSquared)) * 1.001f;
-    if (dot(fromCenter, fromCenter) > reach * reach) return false;
-    float t = 0.0f;
-    if (lengthSquared > 0.0f) t = clamp(dot(center - a, ab) / lengthSquared, 0.0f, 1.0f);
-    vec3 offset = a + t * ab - center;
-    return dot(offset, offset) < radius * radius;
+    rvec3 fromCenter = a - center;
+    real reach = (radius + sqrt(lengthSquared)) * 1.001f;
+    flag far = dot(fromCenter, fromCenter) > reach * reach;
+    flag enters = flag(false);
+    if (anyLane(!far)) {
+        real t =
+            select(lengthSquared > 0.0f,
+                   clamp(dot(center - a, ab) / lengthSquared, real(0.0f), real(1.0f)), real(0.0f));
+        rvec3 offset = a + t * ab - center;
+        enters = !far && dot(offset, offset) < radius * radius;
+    }
+    return enters;
 }
 
 // Field of view: whether a fish with unit `heading` sees a neighbour at offset d (|d|^2 = d2),
@@ -82,15 +94,15 @@ bool inView(vec3 heading, vec3 d, float d2) {
 
 // Avoidance: away from each rock whose surface is closer than avoidanceDistance, weighted from 1
 // at its surface to 0 at that distance; the sum shortened to length 1.
-vec3 rockAvoidance(vec3 p) {
-    vec3 away = vec3(0.0f);
+rvec3 rockAvoidance(rvec3 p) {
+    rvec3 away = rvec3(0.0f);
     float reach = STEP_AVOIDANCE_DISTANCE(params);
     for (uint r = 0u; r < STEP_ROCK_COUNT(params); ++r) {
-        vec3 offset = p - rockCenterNear(r, p);
-        float distance = length(offset);
-        float gap = distance - rocks[r].w;
-        if (gap < reach && distance > 0.0f)
-            away += offset / distance * min(1.0f - gap / reach, 1.0f);
+        rvec3 offset = p - rockCenterNear(r, p);
+        real distance = length(offset);
+        real gap = distance - rocks[r].w;
+        away = select(gap < reach && distance > 0.0f,
+                      away + offset / distance * min(1.0f - gap / reach, real(1.0f)), away);
     }
     return clampLength(away, 1.0f);
 }
@@ -123,10 +135,13 @@ vec3 sampleFlow(vec3 p) {
 }
 
 // Whether the segment from p to p + ray enters a rock.
-bool rayBlocked(vec3 p, vec3 ray) {
-    for (uint r = 0u; r < STEP_ROCK_COUNT(params); ++r)
-        if (segmentEntersSphere(p, p + ray, rockCenterNear(r, p), rocks[r].w)) return true;
-    return false;
+flag rayBlocked(rvec3 p, rvec3 ray) {
+    flag blocked = flag(false);
+    for (uint r = 0u; r < STEP_ROCK_COUNT(params); ++r) {
+        blocked = blocked || segmentEntersSphere(p, p + ray, rockCenterNear(r, p), rocks[r].w);
+        if (!anyLane(!blocked)) break;
+    }
+    return blocked;
 }
 
 // Avoidance "rays": when the ray of length avoidanceDistance along the heading enters a rock, the
@@ -134,21 +149,27 @@ bool rayBlocked(vec3 p, vec3 ray) {
 // 160 degrees, 8 directions each, from the heading's side (x) round through its up (y), then
 // straight back. Zero when the way ahead is free, when every ray is blocked, or standing still.
 // The angles step by rotation, so no trigonometric function differs between languages.
-vec3 rayAvoidance(vec3 p, vec3 v) {
-    vec3 heading = normalizeOrZero(v);
+rvec3 rayAvoidance(rvec3 p, rvec3 v) {
+    rvec3 heading = normalizeOrZero(v);
     float reach = STEP_AVOIDANCE_DISTANCE(params);
-    if (heading == vec3(0.0f) || !rayBlocked(p, heading * reach)) return vec3(0.0f);
-    vec3 helper = abs(heading.y) < 0.9f ? vec3(0.0f, 1.0f, 0.0f) : vec3(1.0f, 0.0f, 0.0f);
-    vec3 side = normalizeOrZero(cross(helper, heading));
-    vec3 up = cross(heading, side);
+    // done: the fish whose direction is found (zero for a free way ahead or no heading).
+    flag done = heading == rvec3(0.0f) || !rayBlocked(p, heading * reach);
+    rvec3 away = rvec3(0.0f);
+    if (!anyLane(!done)) return away;
+    rvec3 helper = select(abs(heading.y) < 0.9f, rvec3(0.0f, 1.0f, 0.0f), rvec3(1.0f, 0.0f, 0.0f));
+    rvec3 side = normalizeOrZero(cross(helper, heading));
+    rvec3 up = cross(heading, side);
     float ringCos = 0.93969262f;  // cos 20 degrees
     float ringSin = 0.34202014f;
     for (int ring = 0; ring < 8; ++ring) {
         float aroundCos = 1.0f;
         float aroundSin = 0.0f;
         for (int k = 0; k < 8; ++k) {
-            vec3 d = ringCos * heading + ringSin * (aroundCos * side + aroundSin * up);
-            if (!rayBlocked(p, d * reach)) return d;
+            rvec3 d = ringCos * heading + ringSin * (aroundCos * side + aroundSin * up);
+            flag found = !done && !rayBlocked(p, d * reach);
+            away = select(found, d, away);
+            done = done || found;
+            if (!anyLane(!done)) return away;
             float c = aroundCos;
             aroundCos = 0.70710678f * (c - aroundSin);  // + 45 degrees
             aroundSin = 0.70710678f * (c + aroundSin);
@@ -157,16 +178,15 @@ vec3 rayAvoidance(vec3 p, vec3 v) {
         ringCos = c * 0.93969262f - ringSin * 0.34202014f;  // + 20 degrees
         ringSin = ringSin * 0.93969262f + c * 0.34202014f;
     }
-    if (!rayBlocked(p, -heading * reach)) return -heading;
-    return vec3(0.0f);
+    return select(!done && !rayBlocked(p, -heading * reach), -heading, away);
 }
 
 // A rule's force from its direction u (a unit vector or shorter; zero when the rule has none).
 // Steering "article": u itself. "reynolds": the change from velocity v to the desired velocity
 // u * speed (the fish's maxVelocity), clamped to maxAcceleration; zero when u is.
-vec3 ruleForce(vec3 u, vec3 v, float speed) {
-    if (STEP_REYNOLDS(params) == 0.0f || u == vec3(0.0f)) return u;
-    return clampLength(u * speed - v, STEP_MAX_ACCELERATION(params));
+rvec3 ruleForce(rvec3 u, rvec3 v, float speed) {
+    if (STEP_REYNOLDS(params) == 0.0f) return u;
+    return select(u == rvec3(0.0f), u, clampLength(u * speed - v, STEP_MAX_ACCELERATION(params)));
 }
 
 uint kindOf(uint id) {
@@ -207,14 +227,14 @@ vec3 awayFromPredators(vec3 p) {
 // Combine "prioritized": acc (xyz) plus force f, as much of it as the budget maxAcceleration
 // leaves: all of f if it fits, else f shortened to the length left, and then acc.w = 1 (spent),
 // after which nothing more is added.
-vec4 addWithinBudget(vec4 acc, vec3 f) {
-    if (acc.w != 0.0f) return acc;
-    vec3 sum = vec3(acc);
-    float left = STEP_MAX_ACCELERATION(params) - length(sum);
-    float len = length(f);
-    if (len <= left) return vec4(sum + f, 0.0f);
-    if (left <= 0.0f) return vec4(sum, 1.0f);
-    return vec4(sum + f * (left / len), 1.0f);
+rvec4 addWithinBudget(rvec4 acc, rvec3 f) {
+    rvec3 sum = rvec3(acc);
+    real left = STEP_MAX_ACCELERATION(params) - length(sum);
+    real len = length(f);
+    rvec4 next =
+        select(len <= left, rvec4(sum + f, 0.0f),
+               select(left <= 0.0f, rvec4(sum, 1.0f), rvec4(sum + f * (left / len), 1.0f)));
+    return select(acc.w != 0.0f, acc, next);
 }
 
 // The speed limit of a fish of `kind`.
@@ -227,42 +247,45 @@ float speedLimit(uint kind) {
 // the rules, clamped. A
 // behaviour that is off adds nothing, not even a rounding. `kind` and `prey` (the position of
 // the nearest other fish, for a predator) matter only with kFeatureKinds.
-vec3 steeringAcceleration(vec3 p, vec3 v, NeighborSums s, uint kind, vec3 prey) {
-    vec3 cohesion = vec3(0.0f);
-    vec3 separation = vec3(0.0f);
-    vec3 alignment = vec3(0.0f);
+rvec3 steeringAcceleration(rvec3 p, rvec3 v, LaneSums s, uint kind, rvec3 prey) {
+    rvec3 cohesion = rvec3(0.0f);
+    rvec3 separation = rvec3(0.0f);
+    rvec3 alignment = rvec3(0.0f);
     // Leaders and predators ignore the flock.
     bool flocks = !STEP_HAS(kFeatureKinds) || kind == kKindFish;
     if (flocks) {
-        if (s.cohesionCount > 0u)
-            cohesion = normalizeOrZero(s.cohesion / float(s.cohesionCount) - p);
-        if (s.separationCount > 0u)
-            separation = normalizeOrZero(-s.separation / float(s.separationCount));
-        if (s.alignmentCount > 0u)
-            alignment = normalizeOrZero(s.alignment / float(s.alignmentCount));
+        cohesion = select(s.cohesionCount > 0u,
+                          normalizeOrZero(s.cohesion / real(s.cohesionCount) - p), cohesion);
+        separation = select(s.separationCount > 0u,
+                            normalizeOrZero(-s.separation / real(s.separationCount)), separation);
+        alignment = select(s.alignmentCount > 0u,
+                           normalizeOrZero(s.alignment / real(s.alignmentCount)), alignment);
     }
     float speed = speedLimit(kind);
 
-    vec3 cohesionForce = STEP_K_COHESION(params) * ruleForce(cohesion, v, speed);
-    vec3 separationForce = STEP_K_SEPARATION(params) * ruleForce(separation, v, speed);
-    vec3 alignmentForce = STEP_K_ALIGNMENT(params) * ruleForce(alignment, v, speed);
+    rvec3 cohesionForce = STEP_K_COHESION(params) * ruleForce(cohesion, v, speed);
+    rvec3 separationForce = STEP_K_SEPARATION(params) * ruleForce(separation, v, speed);
+    rvec3 alignmentForce = STEP_K_ALIGNMENT(params) * ruleForce(alignment, v, speed);
     // With kFeatureSpecies these three are compiled in whether on or not (one set of behaviours
     // for every species), so each also asks whether it is on.
-    vec3 targetForce = vec3(0.0f);
+    rvec3 targetForce = rvec3(0.0f);
     if (STEP_HAS(kFeatureSeek) && STEP_K_TARGET(params) != 0.0f)
         targetForce = STEP_K_TARGET(params) *
                       ruleForce(normalizeOrZero(nearestImage(STEP_TARGET(params) - p)), v, speed);
-    if (STEP_HAS(kFeatureFlowField) && STEP_K_TARGET(params) != 0.0f)
-        targetForce = STEP_K_TARGET(params) * ruleForce(normalizeOrZero(sampleFlow(p)), v, speed);
-    vec3 avoidanceForce = vec3(0.0f);
+    STEP_IF_HAS(kFeatureFlowField) {
+        if (STEP_K_TARGET(params) != 0.0f)
+            targetForce =
+                STEP_K_TARGET(params) * ruleForce(normalizeOrZero(sampleFlow(p)), v, speed);
+    }
+    rvec3 avoidanceForce = rvec3(0.0f);
     if (STEP_HAS(kFeatureAvoidance) && STEP_K_AVOIDANCE(params) != 0.0f &&
         STEP_AVOIDANCE_DISTANCE(params) > 0.0f) {
-        vec3 away = STEP_RAYS(params) != 0.0f ? rayAvoidance(p, v) : rockAvoidance(p);
+        rvec3 away = STEP_RAYS(params) != 0.0f ? rayAvoidance(p, v) : rockAvoidance(p);
         avoidanceForce = STEP_K_AVOIDANCE(params) * ruleForce(away, v, speed);
     }
-    vec3 leaderForce = vec3(0.0f);
-    vec3 fleeForce = vec3(0.0f);
-    if (STEP_HAS(kFeatureKinds)) {
+    rvec3 leaderForce = rvec3(0.0f);
+    rvec3 fleeForce = rvec3(0.0f);
+    STEP_IF_HAS(kFeatureKinds) {
         if (kind == kKindFish)
             leaderForce = STEP_K_LEADER(params) * ruleForce(towardNearestLeader(p, v), v, speed);
         if (kind != kKindPredator) {
@@ -276,18 +299,18 @@ vec3 steeringAcceleration(vec3 p, vec3 v, NeighborSums s, uint kind, vec3 prey) 
 
     // Seed 004's sidestep (away, across the heading, from the neighbours that close in) and an
     // informed fish's preferred direction: plain fish only, as the flock's rules.
-    vec3 sidestepForce = vec3(0.0f);
-    vec3 preferredForce = vec3(0.0f);
-    if (STEP_HAS(kFeatureSpecies) && flocks) {
-        if (STEP_K_SIDESTEP(params) != 0.0f)
+    rvec3 sidestepForce = rvec3(0.0f);
+    rvec3 preferredForce = rvec3(0.0f);
+    STEP_IF_HAS(kFeatureSpecies) {
+        if (flocks && STEP_K_SIDESTEP(params) != 0.0f)
             sidestepForce =
                 STEP_K_SIDESTEP(params) * ruleForce(normalizeOrZero(-s.sidestep), v, speed);
-        if (STEP_K_PREFERRED(params) != 0.0f)
-            preferredForce = STEP_K_PREFERRED(params) *
-                             ruleForce(STEP_PREFERRED_DIRECTION(params), v, speed);
+        if (flocks && STEP_K_PREFERRED(params) != 0.0f)
+            preferredForce =
+                STEP_K_PREFERRED(params) * ruleForce(STEP_PREFERRED_DIRECTION(params), v, speed);
     }
 
-    vec3 steer;
+    rvec3 steer;
     if (STEP_PRIORITIZED(params) == 0.0f) {
         steer = cohesionForce + separationForce + alignmentForce;
         if (STEP_HAS(kFeatureSeek) || STEP_HAS(kFeatureFlowField) || STEP_HAS(kFeatureKinds))
@@ -298,7 +321,7 @@ vec3 steeringAcceleration(vec3 p, vec3 v, NeighborSums s, uint kind, vec3 prey) 
     } else {
         // By priority: avoidance, fleeing, separation, sidestep, target (or prey), preferred
         // direction, leader, alignment, cohesion.
-        vec4 acc = vec4(0.0f);
+        rvec4 acc = rvec4(0.0f);
         if (STEP_HAS(kFeatureAvoidance)) acc = addWithinBudget(acc, avoidanceForce);
         if (STEP_HAS(kFeatureKinds)) acc = addWithinBudget(acc, fleeForce);
         acc = addWithinBudget(acc, separationForce);
@@ -309,42 +332,41 @@ vec3 steeringAcceleration(vec3 p, vec3 v, NeighborSums s, uint kind, vec3 prey) 
         if (STEP_HAS(kFeatureKinds)) acc = addWithinBudget(acc, leaderForce);
         acc = addWithinBudget(acc, alignmentForce);
         acc = addWithinBudget(acc, cohesionForce);
-        steer = vec3(acc);
+        steer = rvec3(acc);
     }
-    vec3 a = clampLength(steer, STEP_MAX_ACCELERATION(params));
+    rvec3 a = clampLength(steer, STEP_MAX_ACCELERATION(params));
     if (STEP_LOCK_VERTICAL(params) != 0.0f) a.y = 0.0f;
     return a;
 }
 
 // minVelocity: a fish slower than it (after the velocity clamp) is sped up to it along its
 // velocity, or along its acceleration a when it stands still (then, with a zero too, it stays).
-vec3 atLeastMinVelocity(vec3 vNext, vec3 a) {
+rvec3 atLeastMinVelocity(rvec3 vNext, rvec3 a) {
     float minimum = STEP_MIN_VELOCITY(params);
-    if (length(vNext) >= minimum) return vNext;
-    vec3 direction = normalizeOrZero(vNext);
-    if (direction == vec3(0.0f)) direction = normalizeOrZero(a);
-    return direction * minimum;
+    rvec3 direction = normalizeOrZero(vNext);
+    direction = select(direction == rvec3(0.0f), normalizeOrZero(a), direction);
+    return select(length(vNext) >= minimum, vNext, direction * minimum);
 }
 
 // Noise: a counter-based generator, the same bits in both languages (hash.h).
 #include "hash.h"
 
 // The key of fish `id`'s draws in this step: the seed, the step's index and the fish hashed.
-uint noiseKey(uint id) {
+ruint noiseKey(ruint id) {
     uint stepKey = lowbias32(STEP_INDEX(params));
     return lowbias32(lowbias32(stepKey ^ STEP_SEED_LOW(params)) ^ STEP_SEED_HIGH(params)) + id;
 }
 
 // Draw number `draw` of a key: uniform on [0, 1) in steps of 2^-24 (exact as a float).
-float uniformDraw(uint key, uint draw) {
-    return float(lowbias32(lowbias32(key) + draw * 0x9e3779b9u) >> 8u) * (1.0f / 16777216.0f);
+real uniformDraw(ruint key, uint draw) {
+    return real(lowbias32(lowbias32(key) + draw * 0x9e3779b9u) >> 8u) * (1.0f / 16777216.0f);
 }
 
 // A standard normal draw, approximated by the sum of 12 uniform draws minus 6 (Irwin-Hall: mean
 // 0, variance 1, bounded by 6): additions only, so C++ and GLSL agree but for the order of
 // rounding, where a logarithm (Box-Muller) would differ by the GPU's precision.
-float normalDraw(uint key, uint first) {
-    float sum = 0.0f;
+real normalDraw(ruint key, uint first) {
+    real sum = real(0.0f);
     for (uint k = 0u; k < 12u; ++k) sum += uniformDraw(key, first + k);
     return sum - 6.0f;
 }
@@ -352,20 +374,25 @@ float normalDraw(uint key, uint first) {
 // The velocity v turned by an angle of noise * (a normal draw), its speed kept: about a random
 // axis across the heading, or about the vertical when lockVerticalSteering is on. A fish standing
 // still stays so. Only cos and sin differ between languages (by the GPU's precision).
-vec3 withNoise(vec3 v, uint id) {
-    vec3 heading = normalizeOrZero(v);
-    if (heading == vec3(0.0f)) return v;
-    uint key = noiseKey(id);
-    float angle = STEP_NOISE(params) * normalDraw(key, 0u);
-    float c = cos(angle);
-    float s = sin(angle);
-    if (STEP_LOCK_VERTICAL(params) != 0.0f) return vec3(c * v.x + s * v.z, v.y, c * v.z - s * v.x);
-    float around = 6.2831853f * uniformDraw(key, 12u);
-    vec3 helper = abs(heading.y) < 0.9f ? vec3(0.0f, 1.0f, 0.0f) : vec3(1.0f, 0.0f, 0.0f);
-    vec3 side = normalizeOrZero(cross(helper, heading));
-    vec3 up = cross(heading, side);
-    vec3 across = cos(around) * side + sin(around) * up;
-    return c * v + (s * length(v)) * across;
+rvec3 withNoise(rvec3 v, ruint id) {
+    rvec3 heading = normalizeOrZero(v);
+    ruint key = noiseKey(id);
+    real angle = STEP_NOISE(params) * normalDraw(key, 0u);
+    real c = cos(angle);
+    real s = sin(angle);
+    rvec3 turned;
+    if (STEP_LOCK_VERTICAL(params) != 0.0f) {
+        turned = rvec3(c * v.x + s * v.z, v.y, c * v.z - s * v.x);
+    } else {
+        real around = 6.2831853f * uniformDraw(key, 12u);
+        rvec3 helper =
+            select(abs(heading.y) < 0.9f, rvec3(0.0f, 1.0f, 0.0f), rvec3(1.0f, 0.0f, 0.0f));
+        rvec3 side = normalizeOrZero(cross(helper, heading));
+        rvec3 up = cross(heading, side);
+        rvec3 across = cos(around) * side + sin(around) * up;
+        turned = c * v + (s * length(v)) * across;
+    }
+    return select(heading == rvec3(0.0f), v, turned);
 }
 
 // Steering "couzin" (Couzin et al. 2002): the desired direction of a fish with velocity v and
@@ -696,61 +723,67 @@ FishUpdate burstAndCoast(vec3 p, vec3 v, float clock, uint id) {
 // to its next state.
 // `id` is its upload index; `prey`, for a predator, the position of its nearest other fish;
 // `kickClock`, under steering "burst-and-coast", the time to its next kick.
-FishUpdate integrateFish(vec3 p, vec3 v, float kickClock, NeighborSums s, uint id, vec3 prey) {
+LaneUpdate integrateFish(rvec3 p, rvec3 v, real kickClock, LaneSums s, ruint id, rvec3 prey) {
     float dt = STEP_DT(params);
-    vec3 a = vec3(0.0f);
-    vec3 vNext = vec3(0.0f);
-    vec3 pNext = vec3(0.0f);
-    float clock = 0.0f;
-    if (STEP_HAS(kFeatureBurst)) {
+    rvec3 a = rvec3(0.0f);
+    rvec3 vNext = rvec3(0.0f);
+    rvec3 pNext = rvec3(0.0f);
+    real clock = real(0.0f);
+    // The steerings that set the velocity come alone (StepRule.h's usedFeatureSet).
+    STEP_IF_HAS(kFeatureBurst) {
         FishUpdate glided = burstAndCoast(p, v, kickClock, id);
         pNext = glided.position;
         vNext = glided.velocity;
         clock = glided.kickClock;
         a = (vNext - v) / dt;
         if (largestComponent(a) > kOverflowing) a = vec3(0.0f);
-    } else if (STEP_HAS(kFeatureCouzin)) {
+    }
+    STEP_IF_HAS(kFeatureCouzin) {
         // Steering "couzin" sets the velocity; the acceleration reported is its change.
         vNext = couzinVelocity(v, s, id);
         a = (vNext - v) / dt;
         if (largestComponent(a) > kOverflowing) a = vec3(0.0f);
-    } else if (STEP_HAS(kFeatureVicsek)) {
+    }
+    STEP_IF_HAS(kFeatureVicsek) {
         // Steering "vicsek" sets the velocity too: one heading update a step, then the move.
         vNext = vicsekVelocity(v, s, id);
         a = (vNext - v) / dt;
         if (largestComponent(a) > kOverflowing) a = vec3(0.0f);
-    } else {
+    }
+    if (!STEP_HAS(kFeatureBurst | kFeatureCouzin | kFeatureVicsek)) {
         uint kind = kKindFish;
-        if (STEP_HAS(kFeatureKinds)) kind = kindOf(id);
+        STEP_IF_HAS(kFeatureKinds) kind = kindOf(id);
         a = steeringAcceleration(p, v, s, kind, prey);
-        vec3 change = a * dt;
+        rvec3 change = a * dt;
         float limit = speedLimit(kind);
         // A change past the range of a float (a huge dt) dwarfs any speed a fish can have (1e6
         // at most): the clamp keeps its direction alone.
-        vNext = largestComponent(change) > kOverflowing ? normalizeOrZero(a) * limit
-                                                : clampLength(v + change, limit);
+        vNext = select(largestComponent(change) > kOverflowing, normalizeOrZero(a) * limit,
+                       clampLength(v + change, limit));
         if (STEP_MIN_VELOCITY(params) > 0.0f) vNext = atLeastMinVelocity(vNext, a);
         if (STEP_NOISE(params) != 0.0f) vNext = withNoise(vNext, id);
     }
     if (!STEP_HAS(kFeatureBurst)) pNext = p + vNext * dt;
 
     // Step 6: the first rock, in list order, that the segment enters bounces the fish back.
+    flag bounced = flag(false);
     for (uint r = 0u; r < STEP_ROCK_COUNT(params); ++r) {
-        if (segmentEntersSphere(p, pNext, rockCenterNear(r, p), rocks[r].w)) {
-            pNext = p - vNext * dt;
-            vNext = -vNext;
+        flag hit = !bounced && segmentEntersSphere(p, pNext, rockCenterNear(r, p), rocks[r].w);
+        if (anyLane(hit)) {
+            rvec3 back = p - vNext * dt;
             // The gap between rocks (one step) keeps the way back clear only while a fish turns
             // less than a right angle in a step. A sharper turn (steering "couzin", a huge
             // maxAcceleration) can send it back into another rock: it then waits where it is.
+            flag blocked = flag(false);
             for (uint other = 0u; other < STEP_ROCK_COUNT(params); ++other) {
-                vec3 fromCenter = pNext - rockCenterNear(other, pNext);
-                if (dot(fromCenter, fromCenter) < rocks[other].w * rocks[other].w) {
-                    pNext = p;
-                    break;
-                }
+                rvec3 fromCenter = back - rockCenterNear(other, back);
+                blocked = blocked || dot(fromCenter, fromCenter) < rocks[other].w * rocks[other].w;
             }
-            break;
+            pNext = select(hit, select(blocked, p, back), pNext);
+            vNext = select(hit, -vNext, vNext);
+            bounced = bounced || hit;
         }
+        if (!anyLane(!bounced)) break;
     }
 
     // Step 7: reflect at the walls, or in a periodic tank come in by the opposite face, the
@@ -759,11 +792,8 @@ FishUpdate integrateFish(vec3 p, vec3 v, float kickClock, NeighborSums s, uint i
     if (STEP_BOUNDARY(params) == kBoundaryPeriodic) {
         for (int k = 0; k < 3; ++k) {
             float b = STEP_HALF_EXTENT(params, k);
-            if (pNext[k] >= b) {
-                pNext[k] -= 2.0f * b;
-            } else if (pNext[k] < -b) {
-                pNext[k] += 2.0f * b;
-            }
+            real q = pNext[k];
+            pNext[k] = select(q >= b, q - 2.0f * b, select(q < -b, q + 2.0f * b, q));
         }
     } else if (STEP_BOUNDARY(params) != kBoundaryOpen) {
         // A round tank (docs/model.md "The round tank"): the floor and the surface as the box's,
@@ -772,32 +802,32 @@ FishUpdate integrateFish(vec3 p, vec3 v, float kickClock, NeighborSums s, uint i
         for (int k = 0; k < 3; ++k) {
             if (radius > 0.0f && k != 1) continue;
             float b = STEP_HALF_EXTENT(params, k);
-            if (pNext[k] > b) {
-                pNext[k] = 2.0f * b - pNext[k];
-                vNext[k] = -abs(vNext[k]);
-            } else if (pNext[k] < -b) {
-                pNext[k] = -2.0f * b - pNext[k];
-                vNext[k] = abs(vNext[k]);
-            }
+            real q = pNext[k];
+            real w = vNext[k];
+            flag above = q > b;
+            flag below = q < -b;
+            pNext[k] = select(above, 2.0f * b - q, select(below, -2.0f * b - q, q));
+            vNext[k] = select(above, -abs(w), select(below, abs(w), w));
         }
         // Past the curved wall: mirrored back across it, the velocity's outward radial part
         // reversed. A step is shorter than the radius, so the mirror lands inside.
-        float r2 = radius > 0.0f ? pNext.x * pNext.x + pNext.z * pNext.z : 0.0f;
-        if (r2 > radius * radius) {
-            float r = sqrt(r2);
-            float nx = pNext.x / r;
-            float nz = pNext.z / r;
-            float mirrored = 2.0f * radius - r;
-            pNext.x = nx * mirrored;
-            pNext.z = nz * mirrored;
-            float outward = vNext.x * nx + vNext.z * nz;
-            if (outward > 0.0f) {
-                vNext.x -= 2.0f * outward * nx;
-                vNext.z -= 2.0f * outward * nz;
-            }
+        real r2 = real(0.0f);
+        if (radius > 0.0f) r2 = pNext.x * pNext.x + pNext.z * pNext.z;
+        flag outside = r2 > radius * radius;
+        if (anyLane(outside)) {
+            real r = sqrt(r2);
+            real nx = pNext.x / r;
+            real nz = pNext.z / r;
+            real mirrored = 2.0f * radius - r;
+            pNext.x = select(outside, nx * mirrored, pNext.x);
+            pNext.z = select(outside, nz * mirrored, pNext.z);
+            real outward = vNext.x * nx + vNext.z * nz;
+            flag turns = outside && outward > 0.0f;
+            vNext.x = select(turns, vNext.x - 2.0f * outward * nx, vNext.x);
+            vNext.z = select(turns, vNext.z - 2.0f * outward * nz, vNext.z);
         }
     }
-    FishUpdate next;
+    LaneUpdate next;
     next.position = pNext;
     next.velocity = vNext;
     next.acceleration = a;

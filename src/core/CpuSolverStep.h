@@ -3,12 +3,12 @@
 // The templates of the CPU step, for the step's files alone (CpuSolverStep0.cpp to
 // CpuSolverStep3.cpp, each the sets of behaviours CpuSolver::stepFileOf deals it): the
 // eight-lane helpers, the packing of a group's candidates (packCandidates), the neighbour sums
-// (RangeAccumulator, sumNeighbours<search>) and the rule of each fish (stepRange<features>). The
-// packing and the sums are compiled beside the rule, in each file that calls them, not in a file
-// of their own: in a portable build the rule's clone for one instruction set calls their clone
-// for that set by a name local to the file that defines it (a link error across files), and with
-// the sums and the grid's lookups in other files the step was 8 to 13 % slower
-// (docs/performance-log.md).
+// (RangeAccumulator, sumNeighbours<search>) and the rule of each fish (stepRange<features>,
+// eight fish at a time for the sets of stepsInLanes). The packing and the sums are compiled
+// beside the rule, in each file that calls them, not in a file of their own: in a portable build
+// the rule's clone for one instruction set calls their clone for that set by a name local to the
+// file that defines it (a link error across files), and with the sums and the grid's lookups in
+// other files the step was 8 to 13 % slower (docs/performance-log.md).
 
 #include "CpuSolverInternals.h"
 #include "NeighbourSumsAvx512.h"
@@ -718,6 +718,52 @@ void CpuSolver::sumNeighbours(const SearchQuery* queries, std::size_t count,
     }
 }
 
+/// The neighbour sums of a run of slots, a column each: what the rule reads eight fish at a
+/// time (stepsInLanes).
+struct SumsColumns {
+    static constexpr std::size_t kSize = 128;
+    alignas(32) std::array<float, kSize> cx, cy, cz, sx, sy, sz, ax, ay, az;
+    alignas(32) std::array<std::uint32_t, kSize> cc, sc, ac;
+    std::size_t first = 0, count = 0;  ///< the slots [first, first + count)
+
+    void add(const NeighborSums& s) {
+        const std::size_t k = count++;
+        cx[k] = s.cohesion.x;
+        cy[k] = s.cohesion.y;
+        cz[k] = s.cohesion.z;
+        sx[k] = s.separation.x;
+        sy[k] = s.separation.y;
+        sz[k] = s.separation.z;
+        ax[k] = s.alignment.x;
+        ay[k] = s.alignment.y;
+        az[k] = s.alignment.z;
+        cc[k] = s.cohesionCount;
+        sc[k] = s.separationCount;
+        ac[k] = s.alignmentCount;
+    }
+};
+
+/// n <= kStepLanes values from `from` in lanes, the lanes past n zero: a range's last fish,
+/// read without passing its end.
+template <class Lanes, class T>
+inline Lanes firstLanes(const T* from, std::size_t n) {
+    decltype(Lanes{}.v) v{};
+    if (n == glsl::kStepLanes)
+        std::memcpy(&v, from, sizeof v);
+    else
+        for (std::size_t l = 0; l < n; ++l) v[l] = from[l];
+    return Lanes(v);
+}
+
+/// The first n lanes of x stored from `to`: the lanes past a range's end are not written (they
+/// are another thread's fish).
+inline void storeFirstLanes(float* to, glsl::Real8 x, std::size_t n) {
+    if (n == glsl::kStepLanes)
+        std::memcpy(to, &x.v, sizeof x.v);
+    else
+        for (std::size_t l = 0; l < n; ++l) to[l] = x.v[l];
+}
+
 template <std::uint32_t kFeatures>
 void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, StepFrameCopy frame) {
     constexpr bool kFieldOfView = (kFeatures & glsl::kFeatureFieldOfView) != 0u;
@@ -725,6 +771,7 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
     constexpr bool kKinds = (kFeatures & glsl::kFeatureKinds) != 0u;
     constexpr bool kTopological = (kFeatures & glsl::kFeatureTopological) != 0u;
     constexpr bool kBurst = (kFeatures & glsl::kFeatureBurst) != 0u;
+    constexpr bool kInLanes = stepsInLanes(kFeatures);
     const SearchConstants schoolSearch(stepParams_);
     const glm::vec4* flowNodes = flow_ ? flow_->nodes().data() : nullptr;
     const Arrays& in = *current_;
@@ -755,6 +802,50 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
     std::size_t runStart = useGrid && begin < end ? runStartOf(begin) : begin;
     glm::ivec3 rangesCell{std::numeric_limits<int>::min()}, packedCell = rangesCell;
     std::size_t packedGroup = std::numeric_limits<std::size_t>::max(), packedAt = 0;
+    // kInLanes: the sums of the slots not yet stepped, and the rule over them eight at a time. A
+    // last block of fewer fish steps in the same lanes, its other lanes not stored, so no fish's
+    // bits depend on where a thread's slots end.
+    SumsColumns columns;
+    const auto stepColumns = [&] {
+        if constexpr (kInLanes) {
+            using glsl::Real8;
+            using glsl::Vec3L;
+            StepRule<kFeatures, glsl::kStepLanes> rule(stepParams_, rocks_.data(), flowNodes,
+                                                       specials_.data());
+            for (std::size_t k = 0; k < columns.count; k += glsl::kStepLanes) {
+                const std::size_t n = std::min<std::size_t>(glsl::kStepLanes, columns.count - k);
+                const std::size_t i = columns.first + k;
+                const auto column = [&](const float* c) { return firstLanes<Real8>(c + k, n); };
+                const Vec3L p{firstLanes<Real8>(&in.px[i], n), firstLanes<Real8>(&in.py[i], n),
+                              firstLanes<Real8>(&in.pz[i], n)};
+                const Vec3L v{firstLanes<Real8>(&in.vx[i], n), firstLanes<Real8>(&in.vy[i], n),
+                              firstLanes<Real8>(&in.vz[i], n)};
+                glsl::NeighborSums8 s;
+                s.cohesion = {column(columns.cx.data()), column(columns.cy.data()),
+                              column(columns.cz.data())};
+                s.separation = {column(columns.sx.data()), column(columns.sy.data()),
+                                column(columns.sz.data())};
+                s.alignment = {column(columns.ax.data()), column(columns.ay.data()),
+                               column(columns.az.data())};
+                s.sidestep = Vec3L(Real8(0.0f));
+                s.cohesionCount = firstLanes<glsl::UInt8>(columns.cc.data() + k, n);
+                s.separationCount = firstLanes<glsl::UInt8>(columns.sc.data() + k, n);
+                s.alignmentCount = firstLanes<glsl::UInt8>(columns.ac.data() + k, n);
+                const glsl::UInt8 id = firstLanes<glsl::UInt8>(&ids_[i], n);
+                const glsl::FishUpdate8 u = rule.integrateFish(p, v, Real8(0.0f), s, id, p);
+                storeFirstLanes(&out.px[i], u.position.x, n);
+                storeFirstLanes(&out.py[i], u.position.y, n);
+                storeFirstLanes(&out.pz[i], u.position.z, n);
+                storeFirstLanes(&out.vx[i], u.velocity.x, n);
+                storeFirstLanes(&out.vy[i], u.velocity.y, n);
+                storeFirstLanes(&out.vz[i], u.velocity.z, n);
+                storeFirstLanes(&out.ax[i], u.acceleration.x, n);
+                storeFirstLanes(&out.ay[i], u.acceleration.y, n);
+                storeFirstLanes(&out.az[i], u.acceleration.z, n);
+            }
+            columns.count = 0;
+        }
+    };
 
     for (std::size_t first = begin; first < end;) {
         std::size_t last = std::min(end, first + kGroupMost);
@@ -824,28 +915,42 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
         if constexpr (!kBurst)
             sumNeighbours<kFeatures & kSearchFeatures>(queries.data(), last - first, source,
                                                        sums.data());
-        for (std::size_t i = first; i < last; ++i) {
-            const SearchQuery& query = queries[i - first];
-            const StepParamsData& own = kSpecies ? speciesParams_[slotSpecies_[i]] : stepParams_;
-            StepRule<kFeatures> rule(own, rocks_.data(), flowNodes, specials_.data());
-            glm::vec3 prey = query.position;
-            if constexpr (kKinds) {
-                if (rule.kindOf(ids_[i]) == glsl::kKindPredator) prey = nearestPrey(i);
+        if constexpr (kInLanes) {
+            if (columns.count == 0) columns.first = first;
+            for (std::size_t i = first; i < last; ++i) {
+                const SearchQuery& query = queries[i - first];
+                columns.add(sums[i - first]);
+                if (frame.positions != nullptr)
+                    frame.store(ids_[i], query.position, query.velocity);
             }
-            float kickClock = 0.0f;
-            if constexpr (kBurst) {
-                sums[i - first] = NeighborSums{};
-                rule.school = {in.px.data(), in.py.data(), in.pz.data(), in.vx.data(),
-                               in.vy.data(), in.vz.data(), ids_.data(),
-                               static_cast<std::uint32_t>(ids_.size())};
-                kickClock = in.kickClock[i];
+            if (last == end || columns.count > SumsColumns::kSize - kGroupMost) stepColumns();
+        } else {
+            for (std::size_t i = first; i < last; ++i) {
+                const SearchQuery& query = queries[i - first];
+                const StepParamsData& own =
+                    kSpecies ? speciesParams_[slotSpecies_[i]] : stepParams_;
+                StepRule<kFeatures> rule(own, rocks_.data(), flowNodes, specials_.data());
+                glm::vec3 prey = query.position;
+                if constexpr (kKinds) {
+                    if (rule.kindOf(ids_[i]) == glsl::kKindPredator) prey = nearestPrey(i);
+                }
+                float kickClock = 0.0f;
+                if constexpr (kBurst) {
+                    sums[i - first] = NeighborSums{};
+                    rule.school = {in.px.data(), in.py.data(),
+                                   in.pz.data(), in.vx.data(),
+                                   in.vy.data(), in.vz.data(),
+                                   ids_.data(),  static_cast<std::uint32_t>(ids_.size())};
+                    kickClock = in.kickClock[i];
+                }
+                const FishUpdate u = rule.integrateFish(query.position, query.velocity, kickClock,
+                                                        sums[i - first], ids_[i], prey);
+                out.store(i, u.position, u.velocity, u.acceleration);
+                if constexpr (kBurst) out.kickClock[i] = u.kickClock;
+                // The fish as it was, by upload index: a miss or two the step's arithmetic hides.
+                if (frame.positions != nullptr)
+                    frame.store(ids_[i], query.position, query.velocity);
             }
-            const FishUpdate u = rule.integrateFish(query.position, query.velocity, kickClock,
-                                                    sums[i - first], ids_[i], prey);
-            out.store(i, u.position, u.velocity, u.acceleration);
-            if constexpr (kBurst) out.kickClock[i] = u.kickClock;
-            // The fish as it was, by upload index: a miss or two the step's arithmetic hides.
-            if (frame.positions != nullptr) frame.store(ids_[i], query.position, query.velocity);
         }
         first = last;
     }

@@ -18,6 +18,7 @@
 #include <glm/vec4.hpp>
 
 #include "core/Hash.h"
+#include "core/StepLanes.h"
 #include "fishschool/SimParams.h"
 
 namespace fishschool {
@@ -51,11 +52,44 @@ using glm::sqrt;
 
 #include "step_params.h"
 
+/// The per-fish types of step_rule.h: one fish (kWidth 1, GLSL's types) or eight in lanes.
+template <int kWidth>
+struct StepLanes {
+    using Real = float;
+    using Flag = bool;
+    using Vec3 = vec3;
+    using Vec4 = vec4;
+    using UInt = uint;
+    using Sums = NeighborSums;
+    using Update = FishUpdate;
+};
+template <>
+struct StepLanes<kStepLanes> {
+    using Real = Real8;
+    using Flag = Flag8;
+    using Vec3 = Vec3L;
+    using Vec4 = Vec4L;
+    using UInt = UInt8;
+    using Sums = NeighborSums8;
+    using Update = FishUpdate8;
+};
+
 /// shaders/step_rule.h for one set of behaviours (kFeature* bits). Its functions read `params`,
-/// `rocks`, `flow` and `specials` as the shaders read their uniform block and buffers.
-template <uint kFeatures>
+/// `rocks`, `flow` and `specials` as the shaders read their uniform block and buffers. kWidth:
+/// the fish a call steps, one, or kStepLanes in lanes (the behaviours stepsInLanes() allows).
+template <uint kFeatures, int kWidth = 1>
 class StepRule : Hash {
   public:
+    using real = typename StepLanes<kWidth>::Real;
+    using flag = typename StepLanes<kWidth>::Flag;
+    using rvec3 = typename StepLanes<kWidth>::Vec3;
+    using rvec4 = typename StepLanes<kWidth>::Vec4;
+    using ruint = typename StepLanes<kWidth>::UInt;
+    using LaneSums = typename StepLanes<kWidth>::Sums;
+    using LaneUpdate = typename StepLanes<kWidth>::Update;
+    using Hash::lowbias32;
+    static UInt8 lowbias32(UInt8 x) { return glsl::lowbias32(x); }
+
     /// `rockData` holds STEP_ROCK_COUNT(params) rocks; `flowData` the flow field's nodes when
     /// kFeatureFlowField is on (else it may be null). All must outlive the rule.
     /// `specialData`: position and velocity (two vec4 each) of the STEP_PREDATORS_END(params)
@@ -84,7 +118,10 @@ class StepRule : Hash {
     uint schoolId(uint j) { return school.ids[j]; }
 
 #define STEP_FEATURES kFeatures
+// A behaviour's code compiled only where it is on: the lanes' types need no code for the rest.
+#define STEP_IF_HAS(feature) if constexpr (STEP_HAS(feature))
 #include "step_rule.h"
+#undef STEP_IF_HAS
 #undef STEP_FEATURES
 };
 
@@ -116,6 +153,17 @@ using glsl::FishUpdate;
 using glsl::NeighborSums;
 using glsl::StepParamsData;
 using glsl::StepRule;
+
+/// Whether the CPU steps a set of behaviours eight fish at a time (StepRule<features, 8>): the
+/// sets whose rule reads nothing per fish but its state and sums (no species, kinds, flow
+/// field, or steerings "couzin", "vicsek" and "burst-and-coast"); the others step one at a time.
+constexpr bool stepsInLanes(std::uint32_t features) {
+    constexpr std::uint32_t kOneByOne = glsl::kFeatureFlowField | glsl::kFeatureKinds |
+                                        glsl::kFeatureCouzin | glsl::kFeatureSpecies |
+                                        glsl::kFeatureVicsek | glsl::kFeatureTopological |
+                                        glsl::kFeatureBurst;
+    return (features & kOneByOne) == 0u;
+}
 
 /// The behaviours of `params` that cost work (kFeature* bits of step_params.h).
 std::uint32_t stepFeatures(const SimParams& params);
