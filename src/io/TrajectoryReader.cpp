@@ -541,6 +541,8 @@ class Hdf5TrajectoryReader final : public TrajectoryReader {
     Result<void> readPositions(const Dataset& value, std::size_t frame, std::vector<float>& out);
     Result<void> loadMeasures(Checker& checker);
     Result<void> loadParameters(Checker& checker);
+    /// base/step, base/time and base/value: one value a fish a frame, the frames position's.
+    Result<Dataset> openPerFishElement(Checker& checker, const std::string& base, Kind kind);
     Result<void> loadMissing(Checker& checker);
     Result<void> loadKickClocks(Checker& checker);
 
@@ -964,19 +966,14 @@ Result<void> Hdf5TrajectoryReader::loadMeasures(Checker& checker) {
     return {};
 }
 
-Result<void> Hdf5TrajectoryReader::loadMissing(Checker& checker) {
-    // particles/school/missing: absent, or one flag a fish a frame (an imported file's), its step
-    // and time position's.
-    noneMissing_.assign(fish_, 0);
-    auto there = checker.exists("particles/school/missing");
-    if (!there) return fail(there.error());
-    if (!*there) return {};
-    const std::string base = "particles/school/missing";
+Result<Dataset> Hdf5TrajectoryReader::openPerFishElement(Checker& checker, const std::string& base,
+                                                         Kind kind) {
+    // A value a fish a frame, with position's steps and times.
     auto step = checker.openDataset(base + "/step", Kind::Integer, 1);
     if (!step) return fail(step.error());
     auto time = checker.openDataset(base + "/time", Kind::Float, 1);
     if (!time) return fail(time.error());
-    auto value = checker.openDataset(base + "/value", Kind::Integer, 2, true);
+    auto value = checker.openDataset(base + "/value", kind, 2, true);
     if (!value) return fail(value.error());
     if (value->dims[0] != steps_.size() || value->dims[1] != fish_)
         return fail(checker.error(value->path, "has " + Checker::describeDims(value->dims) +
@@ -996,6 +993,19 @@ Result<void> Hdf5TrajectoryReader::loadMissing(Checker& checker) {
         return fail(checker.error(base,
                                   "has steps or times other than "
                                   "particles/school/position's; they are one frame's"));
+    return value;
+}
+
+Result<void> Hdf5TrajectoryReader::loadMissing(Checker& checker) {
+    // particles/school/missing: absent, or one flag a fish a frame (an imported file's), its step
+    // and time position's.
+    noneMissing_.assign(fish_, 0);
+    auto there = checker.exists("particles/school/missing");
+    if (!there) return fail(there.error());
+    if (!*there) return {};
+    const std::string base = "particles/school/missing";
+    auto value = openPerFishElement(checker, base, Kind::Integer);
+    if (!value) return fail(value.error());
     std::vector<std::uint8_t> flags(steps_.size() * fish_);
     if (!flags.empty() &&
         H5Dread(value->id.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, flags.data()) < 0)
@@ -1018,30 +1028,8 @@ Result<void> Hdf5TrajectoryReader::loadKickClocks(Checker& checker) {
     if (!there) return fail(there.error());
     if (!*there) return {};
     const std::string base = "particles/school/kick_clock";
-    auto step = checker.openDataset(base + "/step", Kind::Integer, 1);
-    if (!step) return fail(step.error());
-    auto time = checker.openDataset(base + "/time", Kind::Float, 1);
-    if (!time) return fail(time.error());
-    auto value = checker.openDataset(base + "/value", Kind::Float, 2, true);
+    auto value = openPerFishElement(checker, base, Kind::Float);
     if (!value) return fail(value.error());
-    if (value->dims[0] != steps_.size() || value->dims[1] != fish_)
-        return fail(checker.error(value->path, "has " + Checker::describeDims(value->dims) +
-                                                   " elements; must hold one a fish a frame (" +
-                                                   std::to_string(steps_.size()) + " x " +
-                                                   std::to_string(fish_) + ")"));
-    for (const Dataset* set : {&*step, &*time})
-        if (set->dims[0] != steps_.size())
-            return fail(checker.error(set->path, "holds " + std::to_string(set->dims[0]) +
-                                                     " values; must hold one a frame (" +
-                                                     std::to_string(steps_.size()) + ")"));
-    auto steps = readSeries<std::int64_t>(checker, *step, H5T_NATIVE_INT64);
-    if (!steps) return fail(steps.error());
-    auto times = readSeries<double>(checker, *time, H5T_NATIVE_DOUBLE);
-    if (!times) return fail(times.error());
-    if (*steps != steps_ || *times != times_)
-        return fail(checker.error(base,
-                                  "has steps or times other than "
-                                  "particles/school/position's; they are one frame's"));
     // The values are read a frame at a time, with the frame's positions (readFrame).
     kickClock_ = std::move(*value);
     return {};
