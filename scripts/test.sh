@@ -4,9 +4,10 @@
 # packages (scripts/package_test.sh); runs the Python module's pytest suite; then builds the core
 # and the CLI with AddressSanitizer and UndefinedBehaviorSanitizer and runs their tests again. GL
 # tests run on Mesa's software rasteriser where no GPU is present. An ensemble runs on a one-node
-# Slurm cluster started for it (scripts/slurm_test.sh), and the programs are probed with hostile
-# files and places (scripts/hostile.sh). Last, the parsers are fuzzed (scripts/fuzz.sh) and random
-# scenes soaked under --check (scripts/soak.sh).
+# Slurm cluster started for it (scripts/slurm_test.sh), the programs are probed with hostile
+# files and places (scripts/hostile.sh) and random scenes soaked under --check (scripts/soak.sh).
+# Last, the parsers are fuzzed (scripts/fuzz.sh). The sanitizer build compiles in the background,
+# at the lowest priority, while the Release build's programs are tried.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
@@ -27,6 +28,22 @@ if [ -n "${CI:-}" ] && grep -q '(Skipped)' "$log"; then
     grep '(Skipped)' "$log" >&2
     exit 1
 fi
+
+# The sanitizer build needs nothing of the Release build: it compiles at the lowest priority while
+# the phases below try the Release build's programs, which mostly keep one core of two busy. In a
+# process group of its own, so that a failure here stops it.
+# Compiled by the plain compiler, not AFL++'s: AFL++'s runtime takes SIGTERM for itself, and the
+# tests check what the programs do with signals. For this machine alone (native): the step
+# compiled once rather than once per instruction set, minutes less under the sanitizers, to the
+# same bits (the golden hashes hold for both). The model at -O1, the rest at -Og (CMakeLists.txt).
+phase "Core and CLI under AddressSanitizer and UndefinedBehaviorSanitizer: building in the background"
+sanitize_log="$FISHSCHOOL_ROOT/build/sanitize-build.log"
+setsid nice -n 19 "$FISHSCHOOL_ROOT/scripts/setup.sh" "$FISHSCHOOL_ROOT/build-sanitize" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFISHSCHOOL_WERROR=ON -DFISHSCHOOL_SANITIZE=ON \
+    -DFISHSCHOOL_NATIVE=ON -DFISHSCHOOL_BUILD_APP=OFF -DFISHSCHOOL_BUILD_GPU=OFF \
+    -DFISHSCHOOL_BUILD_BENCH=OFF -DFISHSCHOOL_BUILD_PYTHON=OFF >"$sanitize_log" 2>&1 &
+sanitize_build=$!
+trap '[ -z "${sanitize_build:-}" ] || kill -- "-$sanitize_build" 2>/dev/null || true' EXIT
 
 phase "The installed library as another project uses it (scripts/consumer_test.sh)"
 "$FISHSCHOOL_ROOT/scripts/consumer_test.sh" "$FISHSCHOOL_ROOT/build"
@@ -51,15 +68,18 @@ fi
 phase "Hostile files and places (scripts/hostile.sh)"
 "$FISHSCHOOL_ROOT/scripts/hostile.sh" "$FISHSCHOOL_ROOT/build/bin"
 
-phase "Core and CLI under AddressSanitizer and UndefinedBehaviorSanitizer"
-# Compiled by the plain compiler, not AFL++'s: AFL++'s runtime takes SIGTERM for itself, and the
-# tests check what the programs do with signals. For this machine alone (native): the step
-# compiled once rather than once per instruction set, minutes less under the sanitizers, to the
-# same bits (the golden hashes hold for both). The model at -O1, the rest at -Og (CMakeLists.txt).
-configure_and_build "$FISHSCHOOL_ROOT/build-sanitize" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DFISHSCHOOL_WERROR=ON -DFISHSCHOOL_SANITIZE=ON -DFISHSCHOOL_NATIVE=ON \
-    -DFISHSCHOOL_BUILD_APP=OFF -DFISHSCHOOL_BUILD_GPU=OFF -DFISHSCHOOL_BUILD_BENCH=OFF \
-    -DFISHSCHOOL_BUILD_PYTHON=OFF
+phase "Soak: random scenes under simulate --check, 1e7 fish-steps (scripts/soak.sh)"
+"$FISHSCHOOL_ROOT/scripts/soak.sh" 10000000
+
+phase "Core and CLI under AddressSanitizer and UndefinedBehaviorSanitizer: the build's end, then the tests"
+if ! wait "$sanitize_build"; then
+    sanitize_build=""
+    echo "error: the sanitizer build failed ($sanitize_log):" >&2
+    tail -n 60 "$sanitize_log" >&2
+    exit 1
+fi
+sanitize_build=""
+tail -n 3 "$sanitize_log"
 # Two tests that step thousands of fish for minutes of simulated time, checking the model rather
 # than memory, run in the Release phase only: under the sanitizers they took 100 s of CPU, while
 # Determinism.* step the same code there (one thread, many threads and the golden hashes).
@@ -73,6 +93,4 @@ phase "Fuzzing the config, state and flag parsers, 20 s each, the app's flags 10
 "$FISHSCHOOL_ROOT/scripts/fuzz.sh" 20 config state flags trajectory ensemble:15 appflags:10 pickle:10 \
     trackcsv:10 fit:10
 
-phase "Soak: random scenes under simulate --check, 1e7 fish-steps (scripts/soak.sh)"
-"$FISHSCHOOL_ROOT/scripts/soak.sh" 10000000
 phase "all passed"

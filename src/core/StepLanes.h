@@ -12,6 +12,8 @@
 #include <glm/vec3.hpp>
 #include <glm/vec4.hpp>
 
+#include "core/Hash.h"
+
 namespace fishschool::glsl {
 
 inline constexpr int kStepLanes = 8;
@@ -240,14 +242,16 @@ inline Vec4L select(Flag8 c, const Vec4L& a, const Vec4L& b) {
             select(c, a.w, b.w)};
 }
 
-/// shaders/hash.h's lowbias32 in each lane, the same operations.
+/// shaders/hash.h's text over lanes: lowbias32 in each lane. Hash.h has compiled it once for
+/// one fish and set its guard; lifted here for this one more compile, the guard is set again
+/// after, so the text's other includes still skip it.
+struct HashLanes {
+    using uint = UInt8;
+#undef FISHSCHOOL_HASH_H
+#include "hash.h"
+};
 inline UInt8 lowbias32(UInt8 x) {
-    x ^= x >> 16u;
-    x *= 0x7feb352du;
-    x ^= x >> 15u;
-    x *= 0x846ca68bu;
-    x ^= x >> 16u;
-    return x;
+    return HashLanes{}.lowbias32(x);
 }
 
 /// step_params.h's NeighborSums and FishUpdate, eight fish each.
