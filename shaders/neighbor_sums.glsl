@@ -94,35 +94,67 @@ void addSidestep(Searcher me, vec3 d, float d2, uint j, inout NeighborSums s) {
 }
 
 // neighborSelection "topological": a first pass over the candidates keeps the k nearest within
-// the largest radius, as (d2, id) in order, ties by the lower id; the second pass sums only them.
-// (The CPU keeps the same set: CpuSolver.cpp.)
-float nearestD2[kMaxNeighborCount];
-uint nearestId[kMaxNeighborCount];
-uint nearestCount = 0u;
+// the largest radius, in the order of nearerThan (d2, ties by the lower id); the second pass sums
+// only them. (The CPU keeps the same set: CpuSolver.cpp.)
+// The list is sorted in the last k of KEPT_CAPACITY slots (a define of the backend's: a power of
+// two from 8 that holds k), so that the k-th kept, which every candidate is weighed against, has
+// a fixed index, and every index is fixed once the loops unroll: the list stays in registers,
+// where a list indexed at run time lives in memory. The slots before the last k hold -1, which no
+// candidate displaces; an empty slot holds reach2, which no candidate within reach ties. The list
+// holds each kept fish's handle (NEIGHBOR_HANDLE, a macro of the including shader: where it lies
+// in the school read); its id, one more read, is read (HANDLE_ID) only for a tie in d2.
+#ifndef KEPT_CAPACITY
+#define KEPT_CAPACITY 8u
+#endif
+float keptD2[KEPT_CAPACITY];
+uint keptHandle[KEPT_CAPACITY];
+const uint kKthKept = KEPT_CAPACITY - 1u;
 
-void considerNearest(float d2, uint id) {
-    float reach2 = max(max(STEP_COHESION_RADIUS2(params), STEP_SEPARATION_RADIUS2(params)),
-                       STEP_ALIGNMENT_RADIUS2(params));
-    uint k = uint(STEP_NEIGHBOR_COUNT(params));
-    if (!(d2 < reach2)) return;
-    if (nearestCount == k && !nearerThan(d2, id, nearestD2[k - 1u], nearestId[k - 1u])) return;
-    uint at = min(nearestCount, k - 1u);
-    if (nearestCount < k) nearestCount++;
-    while (at > 0u && nearerThan(d2, id, nearestD2[at - 1u], nearestId[at - 1u])) {
-        nearestD2[at] = nearestD2[at - 1u];
-        nearestId[at] = nearestId[at - 1u];
-        at--;
-    }
-    nearestD2[at] = d2;
-    nearestId[at] = id;
+float nearestReach2() {
+    return max(max(STEP_COHESION_RADIUS2(params), STEP_SEPARATION_RADIUS2(params)),
+               STEP_ALIGNMENT_RADIUS2(params));
 }
 
-// After the first pass: whether the candidate (d2, id) is one of the nearest kept. With fewer
-// than k within reach, every one within reach is (the rules' radii lie within it).
-bool isNearest(float d2, uint id) {
+void startNearest() {
     uint k = uint(STEP_NEIGHBOR_COUNT(params));
-    if (nearestCount < k) return true;
-    return !nearerThan(nearestD2[k - 1u], nearestId[k - 1u], d2, id);
+    for (uint n = 0u; n < KEPT_CAPACITY; ++n) {
+        keptD2[n] = n + k >= KEPT_CAPACITY ? nearestReach2() : -1.0;
+        keptHandle[n] = 0u;
+    }
+}
+
+// Whether candidate j at d2 comes before the kept (otherD2, otherHandle) in nearerThan's order.
+bool nearerThanKept(float d2, uint j, float otherD2, uint otherHandle) {
+    if (d2 != otherD2) return d2 < otherD2;
+    return NEIGHBOR_ID(j) < HANDLE_ID(otherHandle);
+}
+
+void considerNearest(float d2, uint j) {
+    if (!(d2 < nearestReach2()) || !nearerThanKept(d2, j, keptD2[kKthKept], keptHandle[kKthKept]))
+        return;
+    // The candidate takes the k-th's slot, then moves down past each kept that comes after it.
+    uint handle = NEIGHBOR_HANDLE(j);
+    keptD2[kKthKept] = d2;
+    keptHandle[kKthKept] = handle;
+    bool moving = true;
+    for (uint n = kKthKept; n > 0u; --n) {
+        // Slot n - 1 before the last k holds -1: the candidate stops there.
+        bool past = moving && nearerThanKept(d2, j, keptD2[n - 1u], keptHandle[n - 1u]);
+        keptD2[n] = past ? keptD2[n - 1u] : keptD2[n];
+        keptHandle[n] = past ? keptHandle[n - 1u] : keptHandle[n];
+        keptD2[n - 1u] = past ? d2 : keptD2[n - 1u];
+        keptHandle[n - 1u] = past ? handle : keptHandle[n - 1u];
+        moving = past;
+    }
+}
+
+// After the first pass: whether candidate j at d2 is one of the nearest kept. With fewer than k
+// within reach, every one within reach is (the k-th slot is empty; the rules' radii lie within
+// the reach).
+bool isNearest(float d2, uint j) {
+    float kth = keptD2[kKthKept];
+    if (d2 != kth) return d2 < kth;
+    return d2 < nearestReach2() && NEIGHBOR_ID(j) <= HANDLE_ID(keptHandle[kKthKept]);
 }
 
 // pj: the candidate's position; d = pj - pi, d2 = |d|^2; j: where NEIGHBOR_VELOCITY(j), a macro
@@ -130,7 +162,7 @@ bool isNearest(float d2, uint id) {
 // energy scaling, a separation neighbour); with kFeatureSpecies NEIGHBOR_SPECIES(j) its table
 // species and NEIGHBOR_ENERGY(j) its kinetic energy.
 void addNeighbor(Searcher me, vec3 pj, vec3 d, float d2, uint j, inout NeighborSums s) {
-    if (STEP_HAS(kFeatureTopological) && !isNearest(d2, NEIGHBOR_ID(j))) return;
+    if (STEP_HAS(kFeatureTopological) && !isNearest(d2, j)) return;
     if (STEP_HAS(kFeatureFieldOfView) && !inView(me.heading, d, d2)) return;
     // schoolsWith "own": cohesion and alignment count the fish's own species only.
     bool schools = true;
@@ -184,7 +216,7 @@ void addNeighbor(Searcher me, vec3 pj, vec3 d, float d2, uint j, inout NeighborS
 void visitNeighbor(uint pass, Searcher me, vec3 pj, vec3 d, float d2, uint j,
                    inout NeighborSums s) {
     if (STEP_HAS(kFeatureTopological) && pass == 0u) {
-        considerNearest(d2, NEIGHBOR_ID(j));
+        considerNearest(d2, j);
         return;
     }
     addNeighbor(me, pj, d, d2, j, s);

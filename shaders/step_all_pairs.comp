@@ -17,6 +17,8 @@ shared uint tileId[WORKGROUP_SIZE];  // topological: ties go to the lower id
 #define NEIGHBOR_SPECIES(k) uint(tilePosition[k].w)
 #define NEIGHBOR_ENERGY(k) tileVelocity[k].w
 #define NEIGHBOR_ID(k) tileId[k]
+#define NEIGHBOR_HANDLE(k) tileId[k]  // its id: the tile's slots are taken again
+#define HANDLE_ID(h) (h)
 #include "neighbor_sums.glsl"
 
 void main() {
@@ -30,6 +32,7 @@ void main() {
     Searcher me = searcherOf(self);
     NeighborSums sums = emptySums();
 
+    if (firstPass() == 0u) startNearest();
     for (uint pass = firstPass(); pass < 2u; ++pass) {
         for (uint tileStart = 0u; tileStart < n; tileStart += WORKGROUP_SIZE) {
             uint j = tileStart + gl_LocalInvocationID.x;

@@ -17,6 +17,8 @@ layout(std430, binding = 7) readonly buffer SortedPositions { vec4 sortedPositio
 #define NEIGHBOR_SPECIES(j) tableSpecies(uint(sortedPositions[j].w))
 #define NEIGHBOR_ENERGY(j) kineticEnergy(NEIGHBOR_VELOCITY(j), NEIGHBOR_SPECIES(j))
 #define NEIGHBOR_ID(j) fish[STEP_FIRST_FISH_READ(params) + (j)].id
+#define NEIGHBOR_HANDLE(j) (j)  // its slot
+#define HANDLE_ID(h) NEIGHBOR_ID(h)
 #include "neighbor_sums.glsl"
 
 void main() {
@@ -30,6 +32,7 @@ void main() {
     ivec3 cell = ivec3(cellOf(self.position));
     ivec3 dims = ivec3(STEP_GRID_DIMS(params));
     int reach = int(STEP_GRID_REACH(params));
+    if (firstPass() == 0u) startNearest();
     for (uint pass = firstPass(); pass < 2u; ++pass) {
         if (STEP_BOUNDARY(params) == kBoundaryOpen) {
             // Open water: the 27 cells around (a reach of 1), each bucket once though two cells

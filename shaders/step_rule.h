@@ -17,7 +17,9 @@
 // with the same text: `real`, `flag`, `rvec3`, `rvec4`, `ruint`, `LaneSums` and `LaneUpdate`
 // (GLSL's float, bool, vec3, vec4, uint, NeighborSums and FishUpdate, which they are on the GPU
 // and for one fish), `select(c, a, b)` for c ? a : b where c differs between fish, and
-// `anyLane(c)` around a block that only some fish need. A branch on a value of `params` stays an
+// `anyLane(c)` around a block that only some fish need; a fish's way out, `if (!anyLane(!c))
+// return x;` with a select of x at the end, is the early return on the GPU, which keeps what
+// follows out of the registers a GPU counts for the step. A branch on a value of `params` stays an
 // `if`; a behaviour the lanes do not run (StepRule.h's stepsInLanes) sits behind
 // STEP_IF_HAS(feature), which C++ compiles only where the behaviour is on.
 
@@ -228,13 +230,15 @@ vec3 awayFromPredators(vec3 p) {
 // leaves: all of f if it fits, else f shortened to the length left, and then acc.w = 1 (spent),
 // after which nothing more is added.
 rvec4 addWithinBudget(rvec4 acc, rvec3 f) {
+    flag spent = acc.w != 0.0f;
+    if (!anyLane(!spent)) return acc;
     rvec3 sum = rvec3(acc);
     real left = STEP_MAX_ACCELERATION(params) - length(sum);
     real len = length(f);
     rvec4 next =
         select(len <= left, rvec4(sum + f, 0.0f),
                select(left <= 0.0f, rvec4(sum, 1.0f), rvec4(sum + f * (left / len), 1.0f)));
-    return select(acc.w != 0.0f, acc, next);
+    return select(spent, acc, next);
 }
 
 // The speed limit of a fish of `kind`.
@@ -343,9 +347,11 @@ rvec3 steeringAcceleration(rvec3 p, rvec3 v, LaneSums s, uint kind, rvec3 prey) 
 // velocity, or along its acceleration a when it stands still (then, with a zero too, it stays).
 rvec3 atLeastMinVelocity(rvec3 vNext, rvec3 a) {
     float minimum = STEP_MIN_VELOCITY(params);
+    flag fastEnough = length(vNext) >= minimum;
+    if (!anyLane(!fastEnough)) return vNext;
     rvec3 direction = normalizeOrZero(vNext);
     direction = select(direction == rvec3(0.0f), normalizeOrZero(a), direction);
-    return select(length(vNext) >= minimum, vNext, direction * minimum);
+    return select(fastEnough, vNext, direction * minimum);
 }
 
 // Noise: a counter-based generator, the same bits in both languages (hash.h).
@@ -376,6 +382,8 @@ real normalDraw(ruint key, uint first) {
 // still stays so. Only cos and sin differ between languages (by the GPU's precision).
 rvec3 withNoise(rvec3 v, ruint id) {
     rvec3 heading = normalizeOrZero(v);
+    flag still = heading == rvec3(0.0f);
+    if (!anyLane(!still)) return v;
     ruint key = noiseKey(id);
     real angle = STEP_NOISE(params) * normalDraw(key, 0u);
     real c = cos(angle);
@@ -392,7 +400,7 @@ rvec3 withNoise(rvec3 v, ruint id) {
         rvec3 across = cos(around) * side + sin(around) * up;
         turned = c * v + (s * length(v)) * across;
     }
-    return select(heading == rvec3(0.0f), v, turned);
+    return select(still, v, turned);
 }
 
 // Steering "couzin" (Couzin et al. 2002): the desired direction of a fish with velocity v and

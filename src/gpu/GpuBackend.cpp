@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +27,18 @@ std::string glString(GLenum name) {
 
 std::string workgroupDefine(unsigned size) {
     return "#define WORKGROUP_SIZE " + std::to_string(size) + "u\n";
+}
+
+// The slots of the topological kept list (neighbor_sums.glsl's KEPT_CAPACITY): the smallest of
+// 8, 16, 32 and 64 that holds every species' k. Few slots keep the list in registers; a new k
+// compiles the step again only past a bucket.
+std::uint32_t keptCapacity(const SimParams& params) {
+    std::uint32_t k = 1;
+    if ((stepFeatures(params) & glsl::kFeatureTopological) != 0u) {
+        for (const GpuStepParams& pack : makeSpeciesStepParams(params, nullptr))
+            k = std::max(k, static_cast<std::uint32_t>(STEP_NEIGHBOR_COUNT(pack)));
+    }
+    return std::bit_ceil(std::clamp(k, 8u, glsl::kMaxNeighborCount));
 }
 
 GLuint groupsFor(std::size_t count) {
@@ -100,7 +113,8 @@ Result<std::unique_ptr<GpuBackend>> GpuBackend::create(
         GlBuffer::create(sizeof(GpuStepParams), nullptr, GL_DYNAMIC_STORAGE_BIT);
     backend->speciesBuffer_ =
         GlBuffer::create(sizeof(GpuSpeciesTable), nullptr, GL_DYNAMIC_STORAGE_BIT);
-    if (auto programs = backend->stepProgramsFor(stepFeatures(params)); !programs)
+    if (auto programs = backend->stepProgramsFor(stepFeatures(params), keptCapacity(params));
+        !programs)
         return fail(programs.error());
     if (auto ok = backend->setParams(params); !ok) return fail(ok.error());
     if (auto ok = takeGlErrors("GpuBackend::create"); !ok) return fail("gpu: " + ok.error());
@@ -132,7 +146,7 @@ Result<void> GpuBackend::setParams(const SimParams& params) {
     // The step compiled for this set of behaviours: from the cache, or compiled now. Every set
     // compiles (a test builds them all), so a failure here is the driver's: the school is not to
     // be stepped with programs for other behaviours, so steps stop and health() says why.
-    auto programs = stepProgramsFor(stepFeatures(params));
+    auto programs = stepProgramsFor(stepFeatures(params), keptCapacity(params));
     (void)checkGlErrors("GpuBackend::setParams");  // on stderr, in runs with GL debugging
     if (!programs) {
         stepPrograms_ = nullptr;
@@ -145,11 +159,14 @@ Result<void> GpuBackend::setParams(const SimParams& params) {
     return {};
 }
 
-Result<const GpuBackend::StepPrograms*> GpuBackend::stepProgramsFor(std::uint32_t features) {
-    auto cached = stepProgramCache_.find(features);
+Result<const GpuBackend::StepPrograms*> GpuBackend::stepProgramsFor(std::uint32_t features,
+                                                                    std::uint32_t keptCapacity) {
+    const auto key = std::make_pair(features, keptCapacity);
+    auto cached = stepProgramCache_.find(key);
     if (cached != stepProgramCache_.end()) return &cached->second;
     std::string defines = workgroupDefine(kWorkgroupSize) + "#define STEP_FEATURES " +
-                          std::to_string(features) + "u\n";
+                          std::to_string(features) + "u\n#define KEPT_CAPACITY " +
+                          std::to_string(keptCapacity) + "u\n";
     if ((features & overrides_.brokenFeatures) != 0u)
         defines += "#error refused by ShaderOverrides::brokenFeatures\n";
     StepPrograms programs;
@@ -166,7 +183,7 @@ Result<const GpuBackend::StepPrograms*> GpuBackend::stepProgramsFor(std::uint32_
     auto grid = GlProgram::fromFiles({{GL_COMPUTE_SHADER, "step_grid.comp"}}, defines);
     if (!grid) return fail(grid.error());
     programs.grid = std::move(*grid);
-    return &stepProgramCache_.emplace(features, std::move(programs)).first->second;
+    return &stepProgramCache_.emplace(key, std::move(programs)).first->second;
 }
 
 Result<void> GpuBackend::checkStorageFits(std::size_t fishCount) const {

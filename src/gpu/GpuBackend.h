@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "GlObjects.h"
@@ -115,13 +116,15 @@ class GpuBackend final : public Backend {
     struct StepPrograms {
         GlProgram allPairs, grid;
     };
-    /// The programs for `features`, compiled on first use and kept: switching a behaviour on and
-    /// off again compiles nothing. Fails with the compile log.
-    [[nodiscard]] Result<const StepPrograms*> stepProgramsFor(std::uint32_t features);
+    /// The programs for `features` with a topological kept list of `keptCapacity` slots,
+    /// compiled on first use and kept: switching a behaviour on and off again compiles nothing.
+    /// Fails with the compile log.
+    [[nodiscard]] Result<const StepPrograms*> stepProgramsFor(std::uint32_t features,
+                                                              std::uint32_t keptCapacity);
 
     ShaderOverrides overrides_;
     GlProgram copyFish_, gridCount_, gridScanBlocks_, gridScanSums_, gridScanAdd_, gridScatter_;
-    std::map<std::uint32_t, StepPrograms> stepProgramCache_;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, StepPrograms> stepProgramCache_;
     const StepPrograms* stepPrograms_ = nullptr;  ///< those of params_, from the cache
     GpuStepParams stepParams_{};                  ///< params_ as the step reads them
     /// Each species' pack (makeSpeciesStepParams: one without species), which the step shaders

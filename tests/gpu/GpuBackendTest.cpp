@@ -397,6 +397,27 @@ TEST_F(Gpu, EachSetOfBehavioursIsCompiledOnce) {
     EXPECT_EQ(gpu.compiledStepSets(), 2u);
 }
 
+/// Topological selection's kept list comes in 8, 16, 32 or 64 slots: a new k compiles the step
+/// again only when it needs more slots (or fewer).
+TEST_F(Gpu, ANewNeighbourCountCompilesOnlyPastItsListSize) {
+    SimParams p;
+    p.neighborSelection = NeighborSelection::Topological;
+    p.neighborCount = 7;
+    auto backend = gpu::GpuBackend::create(p);
+    ASSERT_TRUE(backend) << backend.error();
+    gpu::GpuBackend& gpu = **backend;
+    EXPECT_EQ(gpu.compiledStepSets(), 1u);
+    p.neighborCount = 8;
+    ASSERT_TRUE(gpu.setParams(p));
+    EXPECT_EQ(gpu.compiledStepSets(), 1u);
+    p.neighborCount = 9;
+    ASSERT_TRUE(gpu.setParams(p));
+    EXPECT_EQ(gpu.compiledStepSets(), 2u);
+    p.neighborCount = 1;
+    ASSERT_TRUE(gpu.setParams(p));
+    EXPECT_EQ(gpu.compiledStepSets(), 2u);
+}
+
 /// A step that does not compile for a new set of behaviours is the answer of setParams and of
 /// health(), and the school stops rather than run the old step with the new parameters.
 TEST_F(Gpu, AStepThatDoesNotCompileForNewBehavioursIsReported) {
