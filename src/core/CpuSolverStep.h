@@ -123,20 +123,40 @@ enum class Images { None, PerCandidate, LaneByLane };
 /// compiled in but run only where the fish's species has it on.
 /// neighborSelection "topological": the k nearest candidates within reach seen so far, as
 /// (d2, id) in order, ties by the lower id, with where each sits among the candidates
-/// (neighbor_sums.glsl keeps the same set on the GPU).
+/// (neighbor_sums.glsl keeps the same set on the GPU). For k up to kLanes the kept sit in the
+/// lanes of three vectors, and a candidate goes in by a comparison and a shift of every lane at
+/// once: no loop whose length the processor has to guess; past it, in arrays.
 struct NearestKeeper {
     std::array<float, kMaxNeighborCount> d2;
     std::array<std::int32_t, kMaxNeighborCount> id;
     std::array<std::size_t, kMaxNeighborCount> slot;
+    Floats laneD2;  ///< k <= kLanes: the kept's d2, ids and slots, +inf and INT32_MAX past k
+    Ints laneId, laneSlot;
     std::uint32_t count = 0, k = 1;
+    bool inLanes = true;
+    float worstD2 = INFINITY;  ///< the k-th's d2 once there are k, else +inf
+    std::int32_t worstId = 0;
 
+    void start(std::uint32_t keep) {
+        k = keep;
+        count = 0;
+        inLanes = k <= kLanes;
+        worstD2 = INFINITY;
+        laneD2 = Floats{} + INFINITY;
+        laneId = Ints{} + std::numeric_limits<std::int32_t>::max();
+        laneSlot = Ints{};
+    }
     static bool nearer(float a, std::int32_t ia, float b, std::int32_t ib) {
         return a < b || (a == b && ia < ib);
     }
     /// Past this a candidate is not kept (ties aside): the k-th's distance, once there are k.
-    float worst() const { return count == k ? d2[k - 1] : INFINITY; }
+    float worst() const { return worstD2; }
     void consider(float dd, std::int32_t who, std::size_t where) {
-        if (count == k && !nearer(dd, who, d2[k - 1], id[k - 1])) return;
+        if (count == k && !nearer(dd, who, worstD2, worstId)) return;
+        if (inLanes) {
+            considerInLanes(dd, who, static_cast<std::int32_t>(where));
+            return;
+        }
         std::uint32_t at = count < k ? count++ : k - 1;
         for (; at > 0 && nearer(dd, who, d2[at - 1], id[at - 1]); --at) {
             d2[at] = d2[at - 1];
@@ -146,6 +166,35 @@ struct NearestKeeper {
         d2[at] = dd;
         id[at] = who;
         slot[at] = where;
+        if (count == k) {
+            worstD2 = d2[k - 1];
+            worstId = id[k - 1];
+        }
+    }
+    void considerInLanes(float dd, std::int32_t who, std::int32_t where) {
+        // The kept before the candidate are a prefix of the lanes; it takes the next lane and
+        // those after it move one lane on. Lanes from k on are +inf again after.
+        const Ints lane = {0, 1, 2, 3, 4, 5, 6, 7};
+        const Ints before = (laneD2 < dd) | ((laneD2 == dd) & (laneId < who));
+        const Ints at = lane == std::popcount(laneBits(before));
+        const Ints after = ~before & ~at;
+        const Ints shift = {0, 0, 1, 2, 3, 4, 5, 6};
+        const Ints beyond = lane >= static_cast<std::int32_t>(k);
+        const Floats movedD2 = __builtin_shuffle(laneD2, shift);
+        laneD2 = (after & ~beyond) ? movedD2 : (at ? Floats{} + dd : laneD2);
+        laneD2 = beyond ? Floats{} + INFINITY : laneD2;
+        laneId = after ? __builtin_shuffle(laneId, shift) : (at ? Ints{} + who : laneId);
+        laneId = beyond ? Ints{} + std::numeric_limits<std::int32_t>::max() : laneId;
+        laneSlot = after ? __builtin_shuffle(laneSlot, shift) : (at ? Ints{} + where : laneSlot);
+        if (count < k) ++count;
+        if (count == k) {
+            worstD2 = laneD2[k - 1];
+            worstId = laneId[k - 1];
+        }
+    }
+    /// Where the n-th kept sits among the candidates.
+    std::size_t slotOf(std::size_t n) const {
+        return inLanes ? static_cast<std::size_t>(laneSlot[n]) : slot[n];
     }
 };
 
@@ -261,10 +310,12 @@ struct RangeAccumulator {
         }
         if constexpr (kTopological) {
             if (finding) {
+                const Ints kept = use & (d2 < c.maxRadius2) & (d2 <= nearest.worst());
+                unsigned bits = laneBits(kept);
+                if (bits == 0) return;
                 Ints theirs;
                 std::memcpy(&theirs, ids + j, sizeof theirs);
-                const Ints kept = use & (d2 < c.maxRadius2) & (d2 <= nearest.worst());
-                for (unsigned bits = laneBits(kept); bits != 0; bits &= bits - 1) {
+                for (; bits != 0; bits &= bits - 1) {
                     const int lane = std::countr_zero(bits);
                     nearest.consider(d2[lane], theirs[lane], j + static_cast<std::size_t>(lane));
                 }
@@ -479,9 +530,8 @@ using namespace cpu_solver;
             count += static_cast<std::size_t>(std::popcount(bits));
         }
     };
-    // The same candidates with AVX-512's masks where the processor has them (ids aside: the
-    // plain path packs those).
-    const bool wide = avx512::available() && !withIds;
+    // The same candidates with AVX-512's masks where the processor has them.
+    const bool wide = avx512::available();
     avx512::PackedRange packed;
     if (wide) {
         std::copy(from.begin(), from.end(), packed.from);
@@ -497,6 +547,10 @@ using namespace cpu_solver;
             packed.toSpecies = speciesTo;
             packed.toEnergy = energyTo;
         }
+        if (withIds) {
+            packed.fromIds = idsFrom;
+            packed.toIds = idsTo;
+        }
         for (int axis = 0; axis < 3; ++axis) {
             packed.low[axis] = low[axis];
             packed.high[axis] = high[axis];
@@ -504,7 +558,9 @@ using namespace cpu_solver;
         packed.reach2 = reach2;
         packed.mark = group.first;
     }
+    run.rows.clear();
     for (const CandidateRange& range : ranges) {
+        const std::size_t rowFirst = count;
         if (wide) {
             packed.first = range.first;
             packed.last = range.last;
@@ -515,6 +571,16 @@ using namespace cpu_solver;
             packRange(range, std::true_type{});
         } else {
             packRange(range, std::false_type{});
+        }
+        if (withIds && count > rowFirst) {
+            CandidateRun::Row row{rowFirst, count, glm::vec3(INFINITY), glm::vec3(-INFINITY),
+                                  range.image};
+            for (std::size_t j = rowFirst; j < count; ++j) {
+                const glm::vec3 q(run.px[j], run.py[j], run.pz[j]);
+                row.low = glm::min(row.low, q);
+                row.high = glm::max(row.high, q);
+            }
+            run.rows.push_back(row);
         }
     }
     run.count = count;
@@ -545,6 +611,10 @@ struct CpuSolver::CandidateSource {
     const std::int32_t* ids = nullptr;      ///< topological: each candidate's upload index
     const CandidateRange* ranges = nullptr;
     std::size_t rangeCount = 0;
+    /// Topological, a cell's run: its rows (CandidateRun::Row), which the search of the k
+    /// nearest visits nearest first; none: the ranges in order.
+    const CandidateRun::Row* rows = nullptr;
+    std::size_t rowCount = 0;
     /// Every pair rather than a cell's run: most blocks lie beyond every radius and are skipped,
     /// and a range across a face finds its nearest images lane by lane.
     bool everyPair = false;
@@ -598,6 +668,43 @@ void CpuSolver::sumNeighbours(const SearchQuery* queries, std::size_t count,
             }
         }
     };
+    // The first pass of topological selection over a cell's run: its rows nearest first, each
+    // skipped whole once its box lies past the k-th kept. The box's distance is found as the
+    // search finds a candidate's, (q - p) - image per axis, and rounding keeps the order of exact
+    // values: no candidate of a row lies nearer than its box, so a row skipped holds none that
+    // would be kept (a tie with the k-th is visited). Which rows are visited changes no kept set.
+    constexpr std::size_t kMostRows = 64;
+    const auto findNearestByRows = [&](auto& acc, const SearchQuery& query) {
+        const glm::vec3 p = query.position;
+        std::array<std::pair<float, std::uint32_t>, kMostRows> order;
+        const std::size_t n = source.rowCount;
+        for (std::size_t r = 0; r < n; ++r) {
+            const CandidateRun::Row& row = source.rows[r];
+            float boxD2 = 0.0f;
+            for (int axis = 0; axis < 3; ++axis) {
+                const float fromLow = (row.low[axis] - p[axis]) - row.image[axis];
+                const float fromHigh = (row.high[axis] - p[axis]) - row.image[axis];
+                const float gap = fromLow > 0.0f ? fromLow : (fromHigh < 0.0f ? -fromHigh : 0.0f);
+                boxD2 = axis == 0 ? gap * gap : boxD2 + gap * gap;
+            }
+            order[r] = {boxD2, static_cast<std::uint32_t>(r)};
+        }
+        std::sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n));
+        const bool images = source.imageX != nullptr;
+        for (std::size_t k = 0; k < n; ++k) {
+            if (order[k].first > acc.nearest.worst()) break;
+            const CandidateRun::Row& row = source.rows[order[k].second];
+            const auto add = [&]<Images kImages>() {
+                acc.template add<kImages, false>(query.search, source.px, source.py, source.pz,
+                                                 source.vx, source.vy, source.vz, row.first,
+                                                 row.last, query.self, p.x, p.y, p.z);
+            };
+            if (images)
+                add.template operator()<Images::PerCandidate>();
+            else
+                add.template operator()<Images::None>();
+        }
+    };
     // The sums, with the neighbours' species and energies read (kReadsSpecies) only where the
     // fish's species asks for them: a species that sets only values sums as no species.
     const auto sumsOf = [&]<bool kReadsSpecies>(const SearchQuery& query,
@@ -618,16 +725,19 @@ void CpuSolver::sumNeighbours(const SearchQuery* queries, std::size_t count,
             // The k nearest first, then the sums over them alone, gathered in their order: the
             // same candidates in the same order whichever search found them.
             acc.ids = source.ids;
-            acc.nearest.k = std::clamp<std::uint32_t>(
-                query.search.neighborCount, 1, static_cast<std::uint32_t>(kMaxNeighborCount));
+            acc.nearest.start(std::clamp<std::uint32_t>(
+                query.search.neighborCount, 1, static_cast<std::uint32_t>(kMaxNeighborCount)));
             acc.finding = true;
-            addRanges();
+            if (source.rows != nullptr && source.rowCount <= kMostRows)
+                findNearestByRows(acc, query);
+            else
+                addRanges();
             acc.finding = false;
             KeptCandidates kept;
             const std::size_t n = acc.nearest.count;
             const bool images = source.imageX != nullptr;
             for (std::size_t k = 0; k < n; ++k) {
-                const std::size_t j = acc.nearest.slot[k];
+                const std::size_t j = acc.nearest.slotOf(k);
                 kept.px[k] = source.px[j];
                 kept.py[k] = source.py[j];
                 kept.pz[k] = source.pz[j];
@@ -886,6 +996,8 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
                 runRange = {0, run.count, run.wraps};
                 source.ranges = &runRange;
                 source.rangeCount = 1;
+                source.rows = kTopological ? run.rows.data() : nullptr;
+                source.rowCount = kTopological ? run.rows.size() : 0;
                 source.tankSize = 2.0f * params_.bounds;
             }
         }

@@ -199,6 +199,8 @@ void sumsOfEach(const Candidates& candidates, const Radii& radii, const Seeker* 
     const float* const fromEnergy = range.fromEnergy;
     std::int32_t* const toSpecies = range.toSpecies;
     float* const toEnergy = range.toEnergy;
+    const std::int32_t* const fromIds = range.fromIds;
+    std::int32_t* const toIds = range.toIds;
     const std::size_t first = range.first, last = range.last, at = range.at, mark = range.mark;
     std::size_t count = 0;
     for (std::size_t j = first; j < last; j += 8) {
@@ -241,6 +243,11 @@ void sumsOfEach(const Candidates& candidates, const Radii& radii, const Seeker* 
                                 _mm256_permutexvar_epi32(order, species));
             _mm256_storeu_ps(toEnergy + out,
                              _mm256_permutexvar_ps(order, _mm256_loadu_ps(fromEnergy + j)));
+        }
+        if (toIds != nullptr) {
+            const __m256i ids = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(fromIds + j));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(toIds + out),
+                                _mm256_permutexvar_epi32(order, ids));
         }
         count += static_cast<std::size_t>(__builtin_popcount(bits));
     }

@@ -71,6 +71,8 @@ struct PackedRange {
     float *toImageX = nullptr, *toImageY = nullptr, *toImageZ = nullptr;  ///< when not null
     std::int32_t* toSpecies = nullptr;
     float* toEnergy = nullptr;
+    const std::int32_t* fromIds = nullptr;  ///< topological: the ids, packed to toIds
+    std::int32_t* toIds = nullptr;
     std::size_t first = 0, last = 0, at = 0;
     float low[3] = {}, high[3] = {}, image[3] = {};
     float reach2 = 0.0f;

@@ -57,6 +57,17 @@ TEST_P(Topological, TiesGoToTheLowerIndexWhereverTheFishSit) {
     expectVec(step(aligning(1), swapped)[0].acceleration, {0, 0, 1});
 }
 
+TEST_P(Topological, ATieForTheLastPlaceGoesToTheLowerIndex) {
+    // k = 2: fish 3 is nearest; fish 1 and 2 tie for the second place, fish 1 in either spot.
+    for (const float side : {1.0f, -1.0f}) {
+        const School school{{{0, 0, 0}, {}, {}},
+                            {{0, 0, 2 * side}, {0, 0, 1}, {}},
+                            {{0, 0, -2 * side}, {0, 1, 0}, {}},
+                            {{1, 0, 0}, {1, 0, 0}, {}}};
+        expectVec(step(aligning(2), school)[0].acceleration, glm::normalize(glm::vec3(1, 0, 1)));
+    }
+}
+
 TEST_P(Topological, EachRuleAppliesItsOwnRadiusToTheNearest) {
     // The two nearest are 1 m and 1.5 m away; a third fish 3 m away is not among them.
     // Alignment reaches 1.2 m: the nearest alone aligns. Cohesion reaches 10 m: toward the two.
@@ -81,8 +92,13 @@ TEST_P(Topological, ASchoolAgreesWithCpu) {
     p.bounds = {15.0f, 8.0f, 15.0f};
     p.rCohesion = p.rAlignment = 6.0f;
     p.rocks.clear();
-    ASSERT_TRUE(validate(p)) << validate(p).error();
-    EXPECT_LT(test::errorAgainstCpu(GetParam().backend, p, makeInitialSchool(p), 3), 1e-4);
+    // k of 1, the default 7, 20 and 64: the GPU's kept list in each of its sizes.
+    for (const std::int64_t k : {1, 7, 20, 64}) {
+        p.neighborCount = k;
+        ASSERT_TRUE(validate(p)) << validate(p).error();
+        EXPECT_LT(test::errorAgainstCpu(GetParam().backend, p, makeInitialSchool(p), 3), 1e-4)
+            << "k = " << k;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryBackend, Topological, ::testing::ValuesIn(test::everyBuiltBackend()),
