@@ -200,8 +200,9 @@ class CpuSolver {
         std::vector<std::int32_t> species;          ///< with species: each candidate's
         std::vector<float> energy;                  ///< with species: each candidate's
         std::vector<std::int32_t> ids;              ///< topological: each candidate's
-        /// Topological: each range's packed candidates and the box of their positions, for the
-        /// search of the k nearest to visit the nearest rows first and skip those past the k-th.
+        /// Topological: each range's packed candidates (at most CandidateRanges::kMost rows) and
+        /// the box of their positions, for the search of the k nearest to visit the nearest rows
+        /// first and skip those past the k-th.
         struct Row {
             std::size_t first = 0, last = 0;
             glm::vec3 low{0.0f}, high{0.0f}, image{0.0f};

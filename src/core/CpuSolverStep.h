@@ -181,7 +181,7 @@ struct NearestKeeper {
         const Ints shift = {0, 0, 1, 2, 3, 4, 5, 6};
         const Ints beyond = lane >= static_cast<std::int32_t>(k);
         const Floats movedD2 = __builtin_shuffle(laneD2, shift);
-        laneD2 = (after & ~beyond) ? movedD2 : (at ? Floats{} + dd : laneD2);
+        laneD2 = after ? movedD2 : (at ? Floats{} + dd : laneD2);
         laneD2 = beyond ? Floats{} + INFINITY : laneD2;
         laneId = after ? __builtin_shuffle(laneId, shift) : (at ? Ints{} + who : laneId);
         laneId = beyond ? Ints{} + std::numeric_limits<std::int32_t>::max() : laneId;
@@ -673,10 +673,9 @@ void CpuSolver::sumNeighbours(const SearchQuery* queries, std::size_t count,
     // search finds a candidate's, (q - p) - image per axis, and rounding keeps the order of exact
     // values: no candidate of a row lies nearer than its box, so a row skipped holds none that
     // would be kept (a tie with the k-th is visited). Which rows are visited changes no kept set.
-    constexpr std::size_t kMostRows = 64;
     const auto findNearestByRows = [&](auto& acc, const SearchQuery& query) {
         const glm::vec3 p = query.position;
-        std::array<std::pair<float, std::uint32_t>, kMostRows> order;
+        std::array<std::pair<float, std::uint32_t>, CandidateRanges::kMost> order;
         const std::size_t n = source.rowCount;
         for (std::size_t r = 0; r < n; ++r) {
             const CandidateRun::Row& row = source.rows[r];
@@ -728,7 +727,7 @@ void CpuSolver::sumNeighbours(const SearchQuery* queries, std::size_t count,
             acc.nearest.start(std::clamp<std::uint32_t>(
                 query.search.neighborCount, 1, static_cast<std::uint32_t>(kMaxNeighborCount)));
             acc.finding = true;
-            if (source.rows != nullptr && source.rowCount <= kMostRows)
+            if (source.rows != nullptr)
                 findNearestByRows(acc, query);
             else
                 addRanges();

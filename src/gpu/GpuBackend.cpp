@@ -30,12 +30,12 @@ std::string workgroupDefine(unsigned size) {
 }
 
 // The slots of the topological kept list (neighbor_sums.glsl's KEPT_CAPACITY): the smallest of
-// 8, 16, 32 and 64 that holds every species' k. Few slots keep the list in registers; a new k
-// compiles the step again only past a bucket.
-std::uint32_t keptCapacity(const SimParams& params) {
+// 8, 16, 32 and 64 that holds the k of every species' pack. Few slots keep the list in
+// registers; a new k compiles the step again only past a bucket.
+std::uint32_t keptCapacity(std::uint32_t features, const std::vector<GpuStepParams>& packs) {
     std::uint32_t k = 1;
-    if ((stepFeatures(params) & glsl::kFeatureTopological) != 0u) {
-        for (const GpuStepParams& pack : makeSpeciesStepParams(params, nullptr))
+    if ((features & glsl::kFeatureTopological) != 0u) {
+        for (const GpuStepParams& pack : packs)
             k = std::max(k, static_cast<std::uint32_t>(STEP_NEIGHBOR_COUNT(pack)));
     }
     return std::bit_ceil(std::clamp(k, 8u, glsl::kMaxNeighborCount));
@@ -113,7 +113,9 @@ Result<std::unique_ptr<GpuBackend>> GpuBackend::create(
         GlBuffer::create(sizeof(GpuStepParams), nullptr, GL_DYNAMIC_STORAGE_BIT);
     backend->speciesBuffer_ =
         GlBuffer::create(sizeof(GpuSpeciesTable), nullptr, GL_DYNAMIC_STORAGE_BIT);
-    if (auto programs = backend->stepProgramsFor(stepFeatures(params), keptCapacity(params));
+    const std::uint32_t features = stepFeatures(params);
+    if (auto programs = backend->stepProgramsFor(
+            features, keptCapacity(features, makeSpeciesStepParams(params, nullptr)));
         !programs)
         return fail(programs.error());
     if (auto ok = backend->setParams(params); !ok) return fail(ok.error());
@@ -146,7 +148,8 @@ Result<void> GpuBackend::setParams(const SimParams& params) {
     // The step compiled for this set of behaviours: from the cache, or compiled now. Every set
     // compiles (a test builds them all), so a failure here is the driver's: the school is not to
     // be stepped with programs for other behaviours, so steps stop and health() says why.
-    auto programs = stepProgramsFor(stepFeatures(params), keptCapacity(params));
+    const std::uint32_t features = stepFeatures(params);
+    auto programs = stepProgramsFor(features, keptCapacity(features, speciesParams_));
     (void)checkGlErrors("GpuBackend::setParams");  // on stderr, in runs with GL debugging
     if (!programs) {
         stepPrograms_ = nullptr;
