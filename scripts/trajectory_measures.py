@@ -335,6 +335,7 @@ DISTRIBUTIONS = (
     ("polarization", "1", 0.0, 1.0, 50),
     ("milling", "1", 0.0, 1.0, 50),
     ("turning_angle", "rad", 0.0, 3.14159265358979323846, 360),
+    ("turn_axis_change", "rad", 0.0, 3.14159265358979323846, 720),
 )
 
 
@@ -419,6 +420,18 @@ def heading_angles(v, w):
     return angle
 
 
+def turn_axis_changes(u, v, w):
+    """The angle between the axes of each row's turn from u to v and from v to w (float64),
+    radians in [0, pi]; NaN where either turn is none."""
+    first, second = np.cross(u, v), np.cross(v, w)
+    both = np.cross(first, second)
+    angle = np.arctan2(np.sqrt(np.einsum("ij,ij->i", both, both)),
+                       np.einsum("ij,ij->i", first, second))
+    turning = ((first != 0.0).any(axis=1)) & ((second != 0.0).any(axis=1))
+    angle[~turning] = np.nan
+    return angle
+
+
 def frame_distributions(p32, v32, config, histograms):
     """Adds one frame's values to `histograms` (by name); returns its measures."""
     n = len(p32)
@@ -489,15 +502,19 @@ def distributions(path, out):
                           f"{velocities.shape}; both must be [frames][fish][3]")
         configs = read_configs(file)
         frames = positions.shape[0]
-        before = None
+        before = before_that = None
         for k in range(frames):
             v32 = velocities[k]
             frame_distributions(positions[k], v32, config_at(configs, int(steps[k])), histograms)
-            # Each fish's turn since the frame before (fish by index).
+            # Each fish's turns since the frames before (fish by index).
             if before is not None and len(before) == len(v32):
                 histograms["turning_angle"].add(
                     heading_angles(before.astype(np.float64), v32.astype(np.float64)))
-            before = v32
+                if before_that is not None and len(before_that) == len(v32):
+                    histograms["turn_axis_change"].add(turn_axis_changes(
+                        before_that.astype(np.float64), before.astype(np.float64),
+                        v32.astype(np.float64)))
+            before_that, before = before, v32
     with open(out, "w", encoding="utf-8") as csv:
         csv.write("distribution,unit,bin_low,bin_high,count\n")
         for name, unit, low, high, bins in DISTRIBUTIONS:

@@ -31,7 +31,7 @@ struct DistributionSpec {
 };
 
 /// The one list of distributions: every writer, reader and plot walks it.
-inline constexpr std::array<DistributionSpec, 9> kDistributions{{
+inline constexpr std::array<DistributionSpec, 10> kDistributions{{
     {"wall_distance", "m",
      "Each fish's distance to the tank's wall (the round wall, or the box's nearest face; "
      "boundary \"walls\" only), per frame.",
@@ -56,6 +56,10 @@ inline constexpr std::array<DistributionSpec, 9> kDistributions{{
      "Angle each fish's heading turned since the frame before, per frame (fish that move in "
      "both).",
      0.0, 3.14159265358979323846, 360},
+    {"turn_axis_change", "rad",
+     "Angle between the axes of each fish's turn into the frame before and its turn since (in 2D "
+     "0 for a turn to the same side, pi for the other), per frame (fish that turn in both).",
+     0.0, 3.14159265358979323846, 720},
 }};
 
 /// The index in kDistributions of the distribution of this name (its size for none).
@@ -119,14 +123,20 @@ using Histograms = std::array<Histogram, kDistributions.size()>;
 /// Empty histograms over kDistributions' bins.
 FISHSCHOOL_API Histograms emptyHistograms();
 
+/// A frame before the one measured: its fish, and their flags (empty: every fish present).
+struct EarlierFrame {
+    std::span<const Fish> school = {};
+    std::span<const std::uint8_t> present = {};
+};
+
 /// The measures of one frame: the school's measures (measureSchool) of the fish present, their
 /// count, and each present fish's values added to `histograms`. `present` holds one flag a fish
 /// (non-zero: present) or is empty (every fish present); a missing fish is left out of every
 /// measure and is nobody's neighbour. The wall distance is counted only in a tank of walls
 /// (params.boundary), the heading difference only where both fish move. The turning angle is
-/// counted against `previous`, the frame before with its own flags `previousPresent` (empty:
-/// every fish present): fish i of one against fish i of the other, where it is present and moves
-/// in both; none where `previous` is empty (a first frame) or holds another number of fish.
+/// counted against `previous`, the turn axis change against `previous` and `beforePrevious`: fish
+/// i of one against fish i of the others, where it is present and moves in each (and turns, for
+/// the axis); none where a frame is empty (a first frame) or holds another number of fish.
 struct FrameMeasures {
     SchoolMetrics measures;
     std::size_t fish = 0;  ///< the fish present
@@ -134,8 +144,12 @@ struct FrameMeasures {
 FISHSCHOOL_API FrameMeasures measureFrame(std::span<const Fish> school,
                                           std::span<const std::uint8_t> present,
                                           const SimParams& params, Histograms& histograms,
-                                          std::span<const Fish> previous = {},
-                                          std::span<const std::uint8_t> previousPresent = {});
+                                          EarlierFrame previous = {},
+                                          EarlierFrame beforePrevious = {});
+
+/// The value below which a share `p` (0 to 1) of a histogram's values lie, linear within the bin
+/// that holds it (the values below and above the range at its ends); NaN for an empty histogram.
+FISHSCHOOL_API double histogramQuantile(const Histogram& histogram, double p);
 
 /// The Hellinger distance sqrt(1 - sum_k sqrt(p_k q_k)) of two histograms over the same bins,
 /// each normalised to sum 1 (the counts below and above the range taken as two more bins): 0
@@ -155,13 +169,13 @@ struct TrajectoryMeasurement {
 };
 
 /// Reads `file` (TrajectoryReader) frame by frame and measures each with measureFrame, in the
-/// config in force at that frame, its turning angles against the frame before it. Errors are the
+/// config in force at that frame, its turns against the frames before it. Errors are the
 /// reader's (bad input, naming the file and the object).
 [[nodiscard]] FISHSCHOOL_API Result<TrajectoryMeasurement> measureTrajectory(
     const std::filesystem::path& file);
 /// The same of the frames whose step lies from `fromStep` to `toStep` (both included) alone: a
-/// fit's target window (its first frame's turning angles left out). No frame there is no error: the
-/// measurement is empty.
+/// fit's target window (its first frame's turns and its second's turn axis change left out). No
+/// frame there is no error: the measurement is empty.
 [[nodiscard]] FISHSCHOOL_API Result<TrajectoryMeasurement> measureTrajectory(
     const std::filesystem::path& file, std::int64_t fromStep, std::int64_t toStep);
 

@@ -36,6 +36,20 @@ double headingAngle(const glm::vec3& a, const glm::vec3& b) {
     return std::atan2(glm::length(glm::cross(u, v)), glm::dot(u, v));
 }
 
+/// The angle, radians in [0, pi], between the axes of the turn from a to b and the turn from b
+/// to c (velocities one frame apart); NaN where either turn is none.
+double turnAxisChange(const glm::vec3& a, const glm::vec3& b, const glm::vec3& c) {
+    const glm::dvec3 first = glm::cross(glm::dvec3(a), glm::dvec3(b));
+    const glm::dvec3 second = glm::cross(glm::dvec3(b), glm::dvec3(c));
+    if (first == glm::dvec3(0.0) || second == glm::dvec3(0.0))
+        return std::numeric_limits<double>::quiet_NaN();
+    return std::atan2(glm::length(glm::cross(first, second)), glm::dot(first, second));
+}
+
+bool presentIn(std::span<const std::uint8_t> present, std::size_t i) {
+    return present.empty() || (i < present.size() && present[i]);
+}
+
 constexpr std::size_t kWall = distributionIndex("wall_distance");
 constexpr std::size_t kWallAngle = distributionIndex("wall_angle");
 constexpr std::size_t kViewing = distributionIndex("viewing_angle");
@@ -45,24 +59,27 @@ constexpr std::size_t kSpeed = distributionIndex("speed");
 constexpr std::size_t kPolarization = distributionIndex("polarization");
 constexpr std::size_t kMilling = distributionIndex("milling");
 constexpr std::size_t kTurning = distributionIndex("turning_angle");
-static_assert(kMilling < kDistributions.size() && kTurning < kDistributions.size());
+constexpr std::size_t kTurnAxis = distributionIndex("turn_axis_change");
+static_assert(kMilling < kDistributions.size() && kTurnAxis < kDistributions.size());
 
 }  // namespace
 
 FrameMeasures measureFrame(std::span<const Fish> school, std::span<const std::uint8_t> present,
-                           const SimParams& params, Histograms& histograms,
-                           std::span<const Fish> previous,
-                           std::span<const std::uint8_t> previousPresent) {
-    // Each fish's turn since the frame before, fish by index: present in both (an empty mask:
-    // every fish present), moving in both (else NaN, not counted).
-    if (!previous.empty() && previous.size() == school.size())
-        for (std::size_t i = 0; i < school.size(); ++i) {
-            const bool now = present.empty() || (i < present.size() && present[i]);
-            const bool before =
-                previousPresent.empty() || (i < previousPresent.size() && previousPresent[i]);
-            if (now && before)
-                histograms[kTurning].add(headingAngle(previous[i].velocity, school[i].velocity));
-        }
+                           const SimParams& params, Histograms& histograms, EarlierFrame previous,
+                           EarlierFrame beforePrevious) {
+    // Each fish's turns since the frames before, fish by index: present in each (an empty mask:
+    // every fish present), moving in each (else NaN, not counted).
+    const std::size_t n = school.size();
+    const bool turns = !previous.school.empty() && previous.school.size() == n;
+    const bool axes = turns && beforePrevious.school.size() == n;
+    for (std::size_t i = 0; turns && i < n; ++i) {
+        if (!presentIn(present, i) || !presentIn(previous.present, i)) continue;
+        const glm::vec3& before = previous.school[i].velocity;
+        histograms[kTurning].add(headingAngle(before, school[i].velocity));
+        if (axes && presentIn(beforePrevious.present, i))
+            histograms[kTurnAxis].add(
+                turnAxisChange(beforePrevious.school[i].velocity, before, school[i].velocity));
+    }
     // The fish present, in their order: a missing fish is nobody's neighbour.
     School kept;
     std::span<const Fish> fish = school;
@@ -116,6 +133,22 @@ double hellingerDistance(const Histogram& a, const Histogram& b) {
     add(a.above, b.above);
     for (std::size_t k = 0; k < a.counts.size(); ++k) add(a.counts[k], b.counts[k]);
     return std::sqrt(std::clamp(0.5 * sum, 0.0, 1.0));
+}
+
+double histogramQuantile(const Histogram& h, double p) {
+    const std::uint64_t total = h.total();
+    if (total == 0 || !(p >= 0.0 && p <= 1.0)) return std::numeric_limits<double>::quiet_NaN();
+    const double rank = p * static_cast<double>(total);
+    double below = static_cast<double>(h.below);
+    if (rank <= below) return h.low;
+    const double width = (h.high - h.low) / static_cast<double>(h.counts.size());
+    for (std::size_t k = 0; k < h.counts.size(); ++k) {
+        const double count = static_cast<double>(h.counts[k]);
+        if (count > 0.0 && rank <= below + count)
+            return h.low + width * (static_cast<double>(k) + (rank - below) / count);
+        below += count;
+    }
+    return h.high;
 }
 
 std::string frameMeasuresCsv(const TrajectoryMeasurement& m) {

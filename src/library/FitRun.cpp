@@ -67,11 +67,20 @@ struct Target {
     std::size_t frames = 0;
 };
 
-/// A turning angle is a fish's turn from one frame to the next: the target's and the runs' compare
-/// only where their frames are as far apart, every `every` steps of dt for the runs.
+/// The distributions of a fish's turns from one frame to the next.
+bool isTurn(const std::string& distribution) {
+    return distribution == "turning_angle" || distribution == "turn_axis_change";
+}
+
+/// A turn is a fish's from one frame to the next: the target's and the runs' compare only where
+/// their frames are as far apart, every `every` steps of dt for the runs.
 Result<void> checkTurningInterval(const FitSpec& spec, const TrajectoryMeasurement& m) {
-    const auto& names = spec.distributions;
-    if (std::find(names.begin(), names.end(), "turning_angle") == names.end()) return {};
+    std::string turn;
+    for (const std::string& d : spec.distributions)
+        if (isTurn(d)) turn = d;
+    for (const FitSpec::Quantile& q : spec.quantiles)
+        if (isTurn(q.distribution)) turn = q.distribution;
+    if (turn.empty()) return {};
     for (const Prior& p : spec.priors)
         if (p.key == "dt") return {};  // the runs' interval varies with the fit
     const double runs = double(spec.every) * double(spec.base.dt);
@@ -82,9 +91,9 @@ Result<void> checkTurningInterval(const FitSpec& spec, const TrajectoryMeasureme
                     std::to_string(m.step[k - 1]) + " and " + std::to_string(m.step[k]) + " are " +
                     formatNumber(gap) + " s apart, the runs' measured frames " +
                     formatNumber(runs) + " s (measure.every " + std::to_string(spec.every) +
-                    " steps of dt " + formatNumber(double(spec.base.dt)) +
-                    "): turning_angle compares turns over equal intervals; give measure.every " +
-                    "to match the target's frames, or fit without turning_angle");
+                    " steps of dt " + formatNumber(double(spec.base.dt)) + "): " + turn +
+                    " compares turns over equal intervals; give measure.every " +
+                    "to match the target's frames, or fit without " + turn);
     }
     return {};
 }
@@ -114,6 +123,14 @@ Result<Target> measureTarget(const FitSpec& spec) {
             return fail("target: " + file + " has no value of the distribution " + quote(name) +
                         " in its window (wall_distance needs a tank of walls); fit without it");
         target.values.push_back(0.0);  // a Hellinger distance to it
+    }
+    for (const FitSpec::Quantile& q : spec.quantiles) {
+        const Histogram& h = m->histograms[distributionIndex(q.distribution)];
+        if (h.total() == 0)
+            return fail("target: " + file + " has no value of the distribution " +
+                        quote(q.distribution) + " in its window (" + q.name() +
+                        "); fit without it");
+        target.values.push_back(histogramQuantile(h, q.share));
     }
     return target;
 }
@@ -639,7 +656,7 @@ Result<FitOutcome> runFit(const fs::path& file, const fs::path& out, const FitRu
         runs.steps = spec->steps;
         runs.window = spec->window;
         runs.measureEvery = spec->every;
-        runs.histograms = !spec->distributions.empty();
+        runs.histograms = !spec->distributions.empty() || !spec->quantiles.empty();
         runs.backend = spec->backend;
         std::vector<std::size_t> position;  // of each run's proposal
         for (std::size_t i = 0; i < proposals.size(); ++i) {
@@ -682,6 +699,11 @@ Result<FitOutcome> runFit(const fs::path& file, const fs::path& out, const FitRu
                             row.ok ? hellingerDistance(row.histograms[at], target->histograms[at])
                                    : nan);
                     }
+                    for (const FitSpec::Quantile& q : spec->quantiles)
+                        result.stats.push_back(
+                            row.ok ? histogramQuantile(
+                                         row.histograms[distributionIndex(q.distribution)], q.share)
+                                   : nan);
                     std::string line = std::to_string(proposal.index);
                     for (double v : proposal.values) line.append(",").append(exactNumber(v));
                     line.append(",").append(std::to_string(proposal.seed));

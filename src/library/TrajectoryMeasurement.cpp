@@ -93,9 +93,10 @@ Result<TrajectoryMeasurement> measureTrajectory(const std::filesystem::path& fil
     std::vector<Histograms> partial(schools.size());
     // An imported file's fish that were not found at a frame are left out of its measures.
     std::vector<std::vector<std::uint8_t>> present(schools.size());
-    // The last frame of the batch before, and its flags: the turning angle of a batch's first.
-    School before;
-    std::vector<std::uint8_t> presentBefore;
+    // The last two frames of the batches before, and their flags: the turns of a batch's first
+    // two frames.
+    School before, beforeThat;
+    std::vector<std::uint8_t> presentBefore, presentBeforeThat;
     for (std::size_t first = 0; first < frames; first += kBatchFrames) {
         const std::size_t count = std::min(kBatchFrames, frames - first);
         for (std::size_t k = 0; k < count; ++k) {
@@ -114,11 +115,14 @@ Result<TrajectoryMeasurement> measureTrajectory(const std::filesystem::path& fil
         }
         tbb::parallel_for(std::size_t{0}, count, [&](std::size_t k) {
             // Every fish of a simulated trajectory is present at every frame (an empty mask).
-            const School& previous = k == 0 ? before : schools[k - 1];
-            const std::vector<std::uint8_t>& previousPresent =
-                k == 0 ? presentBefore : present[k - 1];
+            const EarlierFrame previous = k == 0 ? EarlierFrame{before, presentBefore}
+                                                 : EarlierFrame{schools[k - 1], present[k - 1]};
+            const EarlierFrame beforePrevious = k == 0 ? EarlierFrame{beforeThat, presentBeforeThat}
+                                                : k == 1
+                                                    ? EarlierFrame{before, presentBefore}
+                                                    : EarlierFrame{schools[k - 2], present[k - 2]};
             const FrameMeasures m = measureFrame(schools[k], present[k], *params[k], partial[k],
-                                                 previous, previousPresent);
+                                                 previous, beforePrevious);
             out.measures[first + k] = m.measures;
             out.fish[first + k] = m.fish;
         });
@@ -129,6 +133,13 @@ Result<TrajectoryMeasurement> measureTrajectory(const std::filesystem::path& fil
             for (std::size_t d = 0; d < kDistributions.size(); ++d)
                 out.histograms[d].merge(partial[k][d]);
             if (params[k]->boundary != Boundary::Walls) out.walls = false;
+        }
+        if (count >= 2) {
+            beforeThat = schools[count - 2];
+            presentBeforeThat = present[count - 2];
+        } else {
+            beforeThat = std::move(before);
+            presentBeforeThat = std::move(presentBefore);
         }
         before = schools[count - 1];
         presentBefore = present[count - 1];

@@ -166,7 +166,8 @@ RunRow runOne(Backend& backend, const EnsembleSpec& spec, RunRow row, const SimP
     SchoolMetrics sum;
     std::int64_t measuredSteps = 0;
     if (spec.histograms) row.histograms = emptyHistograms();
-    School previous;  // the frame measured before: each fish's turning angle since it
+    // The two frames measured before: each fish's turns since them.
+    School previous, beforePrevious;
     for (std::int64_t s = 0; s < spec.steps; ++s) {
         if (stop.stop_requested()) {
             dropped = true;
@@ -193,10 +194,14 @@ RunRow runOne(Backend& backend, const EnsembleSpec& spec, RunRow row, const SimP
             }
         if (!measured) continue;
         ++measuredSteps;
-        const SchoolMetrics m =
-            spec.histograms ? measureFrame(school, {}, params, row.histograms, previous).measures
-                            : measureSchool(school, params);
-        if (spec.histograms) previous = school;
+        const SchoolMetrics m = spec.histograms ? measureFrame(school, {}, params, row.histograms,
+                                                               {previous}, {beforePrevious})
+                                                      .measures
+                                                : measureSchool(school, params);
+        if (spec.histograms) {
+            beforePrevious = std::move(previous);
+            previous = school;
+        }
         // A direction error is NaN throughout when no fish is informed, and so is its mean.
         for (const SchoolMeasure& measure : kSchoolMeasures)
             sum.*measure.member += m.*measure.member;

@@ -117,6 +117,44 @@ std::vector<std::string> distributionNames() {
     return names;
 }
 
+/// {"distribution": [share, ...], ...}: quantiles of distributions, each share between 0 and 1.
+Result<std::vector<FitSpec::Quantile>> readQuantiles(const Json& value, const std::string& source,
+                                                     const std::string& key) {
+    const std::string form =
+        "{\"turn_axis_change\": [0.1, 0.25]}: a distribution's name and the "
+        "shares of its values below each quantile";
+    if (!value.is_object() || value.empty())
+        return fail(where(source, key) + "must be like " + form + ", got " + quote(value.dump()));
+    std::vector<FitSpec::Quantile> out;
+    for (const auto& [name, shares] : value.items()) {
+        const std::string at = key + "." + name;
+        if (distributionIndex(name) == kDistributions.size()) {
+            std::string names;
+            for (const std::string& n : distributionNames())
+                names += (names.empty() ? "" : ", ") + n;
+            return fail(where(source, at) + "unknown distribution; must be one of " + names);
+        }
+        if (!shares.is_array() || shares.empty())
+            return fail(where(source, at) + "must be a list of shares between 0 and 1, got " +
+                        quote(shares.dump()));
+        for (std::size_t k = 0; k < shares.size(); ++k) {
+            auto share = numberKey(shares[k], source, at + "[" + std::to_string(k) + "]");
+            if (!share) return fail(share.error());
+            if (!(*share > 0.0 && *share < 1.0))
+                return fail(where(source, at + "[" + std::to_string(k) + "]") +
+                            formatNumber(*share) +
+                            " is not allowed; must be between 0 and 1 (0.5: the median)");
+            const FitSpec::Quantile q{name, *share};
+            for (const FitSpec::Quantile& given : out)
+                if (given.name() == q.name())
+                    return fail(where(source, at + "[" + std::to_string(k) + "]") +
+                                formatNumber(*share) + " is named twice; name each once");
+            out.push_back(q);
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 Result<SimParams> fitParams(const FitSpec& spec, const std::vector<double>& values) {
@@ -221,14 +259,20 @@ Result<FitSpec> parseFit(std::string_view text, std::string_view sourceName,
                         readNames(list, source, "statistics.distributions", distributionNames());
                     if (!names) return fail(names.error());
                     spec.distributions = *names;
+                } else if (name == "quantiles") {
+                    auto quantiles = readQuantiles(list, source, "statistics.quantiles");
+                    if (!quantiles) return fail(quantiles.error());
+                    spec.quantiles = *quantiles;
                 } else {
                     return fail(where(source, "statistics." + name) +
-                                "unknown key; statistics are measures and distributions");
+                                "unknown key; statistics are measures, distributions and "
+                                "quantiles");
                 }
             }
-            if (spec.measures.empty() && spec.distributions.empty())
+            if (spec.measures.empty() && spec.distributions.empty() && spec.quantiles.empty())
                 return fail(where(source, key) +
-                            "names no statistic; give at least one measure or distribution");
+                            "names no statistic; give at least one measure, distribution or "
+                            "quantile");
         } else if (key == "steps") {
             auto n = wholeNumberKey(value, source, key, 1, std::int64_t(1) << 40);
             if (!n) return fail(n.error());
@@ -323,6 +367,8 @@ Result<FitSpec> parseFit(std::string_view text, std::string_view sourceName,
     for (const std::string& m : spec.measures) spec.abc.statistics.push_back({m, 0.0, true});
     for (const std::string& d : spec.distributions)
         spec.abc.statistics.push_back({"hellinger_" + d, 0.0, true});
+    for (const FitSpec::Quantile& q : spec.quantiles)
+        spec.abc.statistics.push_back({q.name(), 0.0, true});
     return spec;
 }
 
@@ -337,6 +383,8 @@ std::string FitSpec::canonicalJson() const {
     for (const Prior& p : priors)
         priorsJson.push_back({p.key, p.logUniform ? "log-uniform" : "uniform", exactNumber(p.low),
                               exactNumber(p.high)});
+    Json quantilesJson = Json::array();
+    for (const Quantile& q : quantiles) quantilesJson.push_back(q.name());
     const Json root = {
         {"base", Json::parse(configToJson(base))},
         {"parameters", priorsJson},
@@ -344,6 +392,7 @@ std::string FitSpec::canonicalJson() const {
         {"target_steps", {targetFrom, targetTo}},
         {"measures", measures},
         {"distributions", distributions},
+        {"quantiles", quantilesJson},
         {"steps", steps},
         {"window", window},
         {"every", every},
@@ -353,6 +402,10 @@ std::string FitSpec::canonicalJson() const {
         {"backend", backend},
     };
     return root.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string FitSpec::Quantile::name() const {
+    return distribution + "_q" + formatNumber(share);
 }
 
 std::string FitSpec::hash() const {

@@ -34,10 +34,17 @@ struct FitSpec {
     std::filesystem::path target;
     std::int64_t targetFrom = 0;
     std::int64_t targetTo = std::int64_t(1) << 62;
-    /// The statistics: each measure's mean over the window (kSchoolMeasures' columns), and the
-    /// Hellinger distance of each distribution (kDistributions' names) to the target's.
+    /// The statistics: each measure's mean over the window (kSchoolMeasures' columns), the
+    /// Hellinger distance of each distribution (kDistributions' names) to the target's, and
+    /// quantiles of distributions (histogramQuantile), in that order.
     std::vector<std::string> measures;
     std::vector<std::string> distributions;
+    struct Quantile {
+        std::string distribution;
+        double share = 0.5;        ///< of the values below it, from 0 to 1 (both excluded)
+        std::string name() const;  ///< its statistic's column, "turn_axis_change_q0.1"
+    };
+    std::vector<Quantile> quantiles;
     std::int64_t steps = 0;
     std::int64_t window = 0;  ///< the last `window` steps of a run are measured...
     std::int64_t every = 1;   ///< ...every `every`-th, counted back from the last

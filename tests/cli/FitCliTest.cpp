@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -198,6 +199,15 @@ TEST_F(Fit, BadInputExitsTwoNamingWhatIsWrongAndWhatIsAllowed) {
              "measure": {"last": 9, "every": 3}, "budget": 100})",
          "(measure.every 3 steps of dt 0.1): turning_angle compares turns over equal intervals; "
          "give measure.every to match the target's frames"},
+        {R"({"base": "base.json", "parameters": {"noise": {"uniform": [0, 1]}},
+             "target": {"trajectory": "target.h5"},
+             "statistics": {"quantiles": {"turn_axis_change": [0.1]}}, "steps": 10,
+             "measure": {"last": 9, "every": 3}, "budget": 100})",
+         "turn_axis_change compares turns over equal intervals"},
+        {R"({"base": "base.json", "parameters": {"noise": {"uniform": [0, 1]}},
+             "target": {"trajectory": "target.h5"},
+             "statistics": {"quantiles": {"wall_distance": [0.5]}}, "steps": 10, "budget": 100})",
+         "has no value of the distribution 'wall_distance' in its window (wall_distance_q0.5)"},
         {R"([1, 2, 3])", "a fit file must be a JSON object"},
         {R"({"base": "base.json", "parameters": {"noise": {"uniform": [0, 1]}},
              "target": {"trajectory": "target.h5"}, "statistics": {"measures": ["milling"]},
@@ -224,6 +234,30 @@ TEST_F(Fit, BadInputExitsTwoNamingWhatIsWrongAndWhatIsAllowed) {
     const CliRun stranger = fit("stranger");
     EXPECT_EQ(stranger.status, 2);
     EXPECT_THAT(stranger.err, HasSubstr("holds 'notes.txt' and no fit.json"));
+}
+
+TEST_F(Fit, AQuantileOfADistributionIsAStatisticOfEveryRun) {
+    std::string text = kFit;
+    text.replace(text.find("\"distributions\": [\"neighbor_heading\"]"), 37,
+                 "\"quantiles\": {\"turn_axis_change\": [0.25]}");
+    text.replace(text.find("\"populations\": 4"), 16, "\"populations\": 1");
+    write("quantile.json", text);
+    const CliRun run = cli("fit " + path("quantile.json") + " --out " + path("q"));
+    ASSERT_EQ(run.status, 0) << run.err;
+    const std::string runs = read(path("q/runs-0.csv"));
+    ASSERT_THAT(runs, HasSubstr("nearest_neighbor_m,turn_axis_change_q0.25\n"));
+    // Each run's value: an angle in radians, within (0, pi).
+    std::stringstream rows(runs);
+    std::string header, row;
+    std::getline(rows, header);
+    int checked = 0;
+    while (std::getline(rows, row)) {
+        const double value = std::stod(row.substr(row.rfind(',') + 1));
+        EXPECT_GT(value, 0.0) << row;
+        EXPECT_LT(value, 3.1416) << row;
+        ++checked;
+    }
+    EXPECT_EQ(checked, 20);
 }
 
 TEST_F(Fit, ADryRunChecksEverythingAndMakesNothing) {

@@ -34,9 +34,9 @@ TEST_F(MeasureCli, MeasuresEveryFrameAndWritesItsCsvAndHistograms) {
     ASSERT_EQ(run.status, 0) << run.err;
     EXPECT_NE(run.out.find("5 frames (steps 0 to 40), 200 fish a frame"), std::string::npos)
         << run.out;
-    for (const char* name :
-         {"wall_distance", "wall_angle", "nearest_neighbor", "neighbor_heading", "viewing_angle",
-          "speed", "polarization", "milling", "turning_angle", "80 x 0.25 from 0"})
+    for (const char* name : {"wall_distance", "wall_angle", "nearest_neighbor", "neighbor_heading",
+                             "viewing_angle", "speed", "polarization", "milling", "turning_angle",
+                             "turn_axis_change", "80 x 0.25 from 0", "720 x 0.004363 from 0"})
         EXPECT_NE(run.out.find(name), std::string::npos) << name << "\n" << run.out;
     const auto frames = lines(read(path("frames.csv")));
     ASSERT_EQ(frames.size(), 6u);
@@ -45,7 +45,7 @@ TEST_F(MeasureCli, MeasuresEveryFrameAndWritesItsCsvAndHistograms) {
     EXPECT_TRUE(frames[5].ends_with(",200"));
     const auto bins = lines(read(path("histograms.csv")));
     // A row a bin and two for the values outside each range, and the header.
-    EXPECT_EQ(bins.size(), 1u + (80 + 72 + 100 + 36 + 72 + 100 + 50 + 50 + 360) + 2 * 9);
+    EXPECT_EQ(bins.size(), 1u + (80 + 72 + 100 + 36 + 72 + 100 + 50 + 50 + 360 + 720) + 2 * 10);
     EXPECT_EQ(bins[0], "distribution,unit,bin_low,bin_high,count");
     EXPECT_EQ(bins[1], "wall_distance,m,0,0.25,0") << bins[1];
 }
@@ -55,7 +55,7 @@ TEST_F(MeasureCli, AFileComparedWithItselfIsZeroEverywhere) {
     const CliRun run = cli("compare " + file + " " + file + " --histograms " + path("both.csv"));
     ASSERT_EQ(run.status, 0) << run.err;
     for (const char* name : {"wall_distance", "nearest_neighbor", "neighbor_heading", "speed",
-                             "polarization", "milling", "turning_angle"}) {
+                             "polarization", "milling", "turning_angle", "turn_axis_change"}) {
         const auto at = run.out.find(std::string("  ") + name);
         ASSERT_NE(at, std::string::npos) << name << "\n" << run.out;
         const std::string line = run.out.substr(at, run.out.find('\n', at) - at);

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "FuzzMain.h"
+#include "fishschool/Distributions.h"
 #include "io/ConfigIO.h"
 #include "runs/FitSpec.h"
 
@@ -34,8 +35,13 @@ void fuzzOne(std::string_view input) {
     }
     fuzz::fuzzCheck(
         !spec->abc.statistics.empty() &&
-            spec->abc.statistics.size() == spec->measures.size() + spec->distributions.size(),
+            spec->abc.statistics.size() ==
+                spec->measures.size() + spec->distributions.size() + spec->quantiles.size(),
         "an accepted fit has no statistic");
+    for (const FitSpec::Quantile& q : spec->quantiles)
+        fuzz::fuzzCheck(q.share > 0.0 && q.share < 1.0 &&
+                            distributionIndex(q.distribution) < kDistributions.size(),
+                        "an accepted quantile's share is not between 0 and 1", q.name());
     fuzz::fuzzCheck(spec->steps >= 1 && spec->window >= 1 && spec->window <= spec->steps &&
                         spec->every >= 1 && spec->every <= spec->window,
                     "an accepted fit's window is not within its steps");

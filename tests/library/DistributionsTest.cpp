@@ -28,6 +28,7 @@ constexpr std::size_t kHeading = distributionIndex("neighbor_heading");
 constexpr std::size_t kSpeed = distributionIndex("speed");
 constexpr std::size_t kPolarization = distributionIndex("polarization");
 constexpr std::size_t kTurning = distributionIndex("turning_angle");
+constexpr std::size_t kTurnAxis = distributionIndex("turn_axis_change");
 
 glm::vec3 direction(double degrees) {
     const double a = degrees * std::numbers::pi / 180.0;
@@ -108,21 +109,65 @@ School threeFishTurned() {
 
 TEST(Distributions, TheTurningAngleIsEachFishsTurnSinceTheFrameBefore) {
     Histograms h = emptyHistograms();
-    (void)measureFrame(threeFishTurned(), {}, tank(), h, threeFish());
+    (void)measureFrame(threeFishTurned(), {}, tank(), h, {threeFish()});
     EXPECT_EQ(filled(h[kTurning]), (Bins{{24, 1}, {180, 1}}));  // C does not move: none
     // A fish missing from either frame has no turn.
     Histograms missing = emptyHistograms();
     const std::vector<std::uint8_t> withoutA{0, 1, 1}, withoutB{1, 0, 1};
-    (void)measureFrame(threeFishTurned(), withoutA, tank(), missing, threeFish(), withoutB);
+    (void)measureFrame(threeFishTurned(), withoutA, tank(), missing, {threeFish(), withoutB});
     EXPECT_EQ(missing[kTurning].total(), 0u);
     // None without a frame before, or against one of another school.
     Histograms first = emptyHistograms();
     (void)measureFrame(threeFishTurned(), {}, tank(), first);
     School two = threeFish();
     two.pop_back();
-    (void)measureFrame(threeFishTurned(), {}, tank(), first, two);
+    (void)measureFrame(threeFishTurned(), {}, tank(), first, {two});
     EXPECT_EQ(first[kTurning].total(), 0u);
     EXPECT_EQ(first[kNearest].total(), 6u);
+}
+
+TEST(Distributions, TheTurnAxisChangeIsTheAngleBetweenTwoTurnsAxes) {
+    // A turns about z into the frame before (x to y), then about the axis (1, 0, 2) / sqrt(5):
+    // cross(y, (-2, 0.5, 1)) = (1, 0, 2), at atan2(1, 2) = 26.57 degrees from z (bin 106 of
+    // 0.25). B turns about z twice, the second time the other way: pi (the last bin). C does not
+    // turn into the frame before (the same heading): none.
+    School first(3), second(3), third(3);
+    for (School* s : {&first, &second, &third})
+        for (std::size_t i = 0; i < 3; ++i) (*s)[i].position = {3.0f * float(i), 0.0f, 0.0f};
+    first[0].velocity = {1.0f, 0.0f, 0.0f};
+    second[0].velocity = {0.0f, 1.0f, 0.0f};
+    third[0].velocity = {-2.0f, 0.5f, 1.0f};
+    first[1].velocity = direction(0.0);
+    second[1].velocity = direction(30.0);
+    third[1].velocity = direction(10.0);
+    first[2].velocity = direction(45.0);
+    second[2].velocity = direction(45.0);
+    third[2].velocity = direction(60.0);
+    Histograms h = emptyHistograms();
+    (void)measureFrame(third, {}, tank(), h, {second}, {first});
+    EXPECT_EQ(filled(h[kTurnAxis]), (Bins{{106, 1}, {719, 1}}));
+    EXPECT_EQ(h[kTurning].total(), 3u);
+    // A fish missing from the first frame has none; no first frame, none at all.
+    Histograms missing = emptyHistograms();
+    const std::vector<std::uint8_t> withoutA{0, 1, 1};
+    (void)measureFrame(third, {}, tank(), missing, {second}, {first, withoutA});
+    EXPECT_EQ(filled(missing[kTurnAxis]), (Bins{{719, 1}}));
+    Histograms none = emptyHistograms();
+    (void)measureFrame(third, {}, tank(), none, {second});
+    EXPECT_EQ(none[kTurnAxis].total(), 0u);
+}
+
+TEST(Distributions, AQuantileLiesWithinTheBinThatHoldsItsShare) {
+    Histogram h(DistributionSpec{"x", "1", "", 0.0, 10.0, 10});
+    for (double v : {0.5, 1.5, 1.5, 1.5, 7.5}) h.add(v);
+    EXPECT_DOUBLE_EQ(histogramQuantile(h, 0.2), 1.0);  // the first value: bin 0 whole
+    EXPECT_DOUBLE_EQ(histogramQuantile(h, 0.5), 1.5);  // 2.5 of 5: half of bin 1's three
+    EXPECT_DOUBLE_EQ(histogramQuantile(h, 0.9), 7.5);  // 4.5 of 5: half of bin 7's one
+    h.add(-3.0);                                       // below the range: at its low end
+    EXPECT_DOUBLE_EQ(histogramQuantile(h, 0.1), 0.0);
+    EXPECT_TRUE(
+        std::isnan(histogramQuantile(Histogram(DistributionSpec{"x", "1", "", 0.0, 1.0, 2}), 0.5)));
+    EXPECT_TRUE(std::isnan(histogramQuantile(h, 1.5)));
 }
 
 TEST(Distributions, OpenWaterHasNoWallDistance) {
@@ -208,18 +253,22 @@ TEST_F(TrajectoryDistributions, EveryFrameIsMeasuredAndCounted) {
 }
 
 TEST_F(TrajectoryDistributions, TurnsAreCountedFromFrameToFrameAcrossReadBatches) {
-    // 70 frames, more than one batch of reads, each fish turning 10.25 degrees a frame (bin 20).
+    // 70 frames, more than one batch of reads, each fish turning 10.25 degrees a frame (bin 20),
+    // to the right into each frame k with k % 3 == 0 and to the left into the others: the turn
+    // axis flips (pi, the last bin) into frames k % 3 == 0 and k % 3 == 1, else stays (bin 0).
     const fs::path file = dir_ / "turning.h5";
     {
         auto writer = TrajectoryWriter::create(file, tank(), 3);
         ASSERT_TRUE(writer) << writer.error();
+        double turned = 0.0;
         for (std::size_t k = 0; k < 70; ++k) {
+            if (k > 0) turned += k % 3 == 0 ? -10.25 : 10.25;
             School s = threeFish();
             for (Fish& f : s)
                 f.velocity =
                     glm::length(f.velocity) *
                     direction(std::atan2(f.velocity.y, f.velocity.x) * 180.0 / std::numbers::pi +
-                              10.25 * double(k));
+                              turned);
             ASSERT_TRUE((*writer)->addFrame(std::int64_t(k), 0.1 * double(k), s));
         }
         ASSERT_TRUE((*writer)->finish());
@@ -227,10 +276,14 @@ TEST_F(TrajectoryDistributions, TurnsAreCountedFromFrameToFrameAcrossReadBatches
     auto all = measureTrajectory(file);
     ASSERT_TRUE(all) << all.error();
     EXPECT_EQ(filled(all->histograms[kTurning]), (Bins{{20, 3 * 69}}));
-    // A window's first frame has no turn: 10 frames, 9 turns.
+    // Frames 2 to 69: 45 flips (3, 6, ..., 69 and 4, 7, ..., 67), 23 not.
+    EXPECT_EQ(filled(all->histograms[kTurnAxis]), (Bins{{0, 3 * 23}, {719, 3 * 45}}));
+    // A window's first frame has no turn and its second no turn axis change: 10 frames, 9
+    // turns, 8 changes (frames 62 to 69: flips at 63, 64, 66, 67 and 69).
     auto window = measureTrajectory(file, 60, 69);
     ASSERT_TRUE(window) << window.error();
     EXPECT_EQ(filled(window->histograms[kTurning]), (Bins{{20, 3 * 9}}));
+    EXPECT_EQ(filled(window->histograms[kTurnAxis]), (Bins{{0, 3 * 3}, {719, 3 * 5}}));
 }
 
 TEST_F(TrajectoryDistributions, AFileAgainstItselfIsZeroAndAgainstOtherSpeedsDisjoint) {
@@ -238,8 +291,13 @@ TEST_F(TrajectoryDistributions, AFileAgainstItselfIsZeroAndAgainstOtherSpeedsDis
     const fs::path fast = write("fast.h5", threeFish(), 2, 2.5f);  // 2.5625, 5.0625, 3.8125 m/s
     auto same = compareTrajectories(slow, slow);
     ASSERT_TRUE(same) << same.error();
-    for (std::size_t d = 0; d < kDistributions.size(); ++d)
+    for (std::size_t d = 0; d < kDistributions.size(); ++d) {
+        if (d == kTurnAxis) {  // fish that never turn: an empty distribution
+            EXPECT_TRUE(std::isnan(same->hellinger[d]));
+            continue;
+        }
         EXPECT_DOUBLE_EQ(same->hellinger[d], 0.0) << kDistributions[d].name;
+    }
     auto other = compareTrajectories(slow, fast);
     ASSERT_TRUE(other) << other.error();
     EXPECT_DOUBLE_EQ(other->hellinger[kSpeed], 1.0);

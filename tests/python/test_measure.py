@@ -13,7 +13,8 @@ import pytest
 REPO = pathlib.Path(__file__).resolve().parents[2]
 MEASURES_SCRIPT = REPO / "scripts" / "trajectory_measures.py"
 DISTRIBUTIONS = ("wall_distance", "wall_angle", "nearest_neighbor", "neighbor_heading",
-                 "viewing_angle", "speed", "polarization", "milling", "turning_angle")
+                 "viewing_angle", "speed", "polarization", "milling", "turning_angle",
+                 "turn_axis_change")
 
 
 def simulate(cli, path, seed):
@@ -53,6 +54,9 @@ def test_measure_trajectory_returns_arrays_a_value_a_frame(fishschool, files):
     # A turn a fish from each frame to the next: 6 of them, every fish moving.
     turning = m["histograms"]["turning_angle"]
     assert turning["below"] + turning["counts"].sum() + turning["above"] == 250 * 6
+    # A turn axis change from each frame's turn to the next: 5 a fish, where it turns in both.
+    axes = m["histograms"]["turn_axis_change"]
+    assert 0 < axes["below"] + axes["counts"].sum() + axes["above"] <= 250 * 5
     # The histogram of the frames' polarization holds the frames' values.
     edges = m["histograms"]["polarization"]["edges"]
     assert np.array_equal(np.histogram(m["polarization"], bins=edges)[0],

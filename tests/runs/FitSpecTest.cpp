@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "runs/FitSpec.h"
 
@@ -46,6 +49,44 @@ TEST(FitSpec, TheFileSaysTheParametersInItsOrderAndTheStatisticsMeasuresFirst) {
     ASSERT_TRUE(params) << params.error();
     EXPECT_FLOAT_EQ(params->rCohesion, 8.0f);
     EXPECT_FLOAT_EQ(params->noise, 0.2f);
+}
+
+TEST(FitSpec, QuantilesOfADistributionComeAfterTheHellingerDistances) {
+    const std::string measures = "\"measures\": [\"milling\"]";
+    std::string text = kFit;
+    text.replace(text.find(measures), measures.size(),
+                 "\"quantiles\": {\"turn_axis_change\": [0.1, 0.25]}, \"measures\": [\"milling\"]");
+    auto spec = parseFit(text, "f.json", "/data");
+    ASSERT_TRUE(spec) << spec.error();
+    ASSERT_EQ(spec->abc.statistics.size(), 4u);
+    EXPECT_EQ(spec->abc.statistics[1].name, "hellinger_neighbor_heading");
+    EXPECT_EQ(spec->abc.statistics[2].name, "turn_axis_change_q0.1");
+    EXPECT_EQ(spec->abc.statistics[3].name, "turn_axis_change_q0.25");
+    EXPECT_TRUE(spec->abc.statistics[2].scaled);
+    auto without = parseFit(kFit, "f.json", "/data");
+    ASSERT_TRUE(without) << without.error();
+    EXPECT_NE(spec->hash(), without->hash());
+    // Bad quantiles name the key and what is allowed.
+    const std::vector<std::pair<std::string, std::string>> bad{
+        {"{\"gills\": [0.5]}",
+         "'statistics.quantiles.gills': unknown distribution; must be "
+         "one of wall_distance"},
+        {"{\"speed\": [1]}",
+         "'statistics.quantiles.speed[0]': 1 is not allowed; must be "
+         "between 0 and 1"},
+        {"{\"speed\": [0.5, 0.5]}", "0.5 is named twice"},
+        {"{\"speed\": []}", "must be a list of shares between 0 and 1"},
+        {"{\"speed\": [\"half\"]}", "must be a number"},
+        {"[0.5]", "must be like {\"turn_axis_change\": [0.1, 0.25]}"},
+    };
+    for (const auto& [quantiles, expected] : bad) {
+        std::string t = kFit;
+        t.replace(t.find(measures), measures.size(),
+                  "\"quantiles\": " + quantiles + ", \"measures\": [\"milling\"]");
+        auto refused = parseFit(t, "f.json", "/data");
+        ASSERT_FALSE(refused) << quantiles;
+        EXPECT_THAT(refused.error().message(), HasSubstr(expected)) << quantiles;
+    }
 }
 
 TEST(FitSpec, TheBudgetIsLeftOutOfTheHashSoThatAFitCanGoFurther) {
