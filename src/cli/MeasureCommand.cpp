@@ -22,8 +22,9 @@ namespace fishschool::cli {
 void addMeasureCommand(CLI::App& app, MeasureOptions& o) {
     CLI::App* cmd = app.add_subcommand(
         "measure",
-        "Measure every frame of a trajectory and its distributions (wall distance, nearest "
-        "neighbour, neighbour heading, speed, polarization, milling); print a summary");
+        "Measure every frame of a trajectory and its distributions (wall distance and angle, "
+        "nearest neighbour, neighbour heading, viewing angle, speed, polarization, milling, "
+        "turning angle, turn axis change); print a summary");
     cmd->add_option("file", o.file, "The trajectory (H5MD, as simulate --trajectory writes)")
         ->required()
         ->check(nonEmpty());
