@@ -72,6 +72,16 @@ bool isTurn(const std::string& distribution) {
     return distribution == "turning_angle" || distribution == "turn_axis_change";
 }
 
+/// Why a target's window may hold no value of a distribution.
+std::string whyNone(const std::string& distribution) {
+    if (distribution == "wall_distance" || distribution == "wall_angle")
+        return distribution + " needs a tank of walls";
+    if (distribution == "turning_angle") return "turning_angle needs 2 frames of a moving fish";
+    if (distribution == "turn_axis_change")
+        return "turn_axis_change needs 3 frames of a fish that turns";
+    return "no fish was measured";
+}
+
 /// A turn is a fish's from one frame to the next: the target's and the runs' compare only where
 /// their frames are as far apart, every `every` steps of dt for the runs.
 Result<void> checkTurningInterval(const FitSpec& spec, const TrajectoryMeasurement& m) {
@@ -121,15 +131,15 @@ Result<Target> measureTarget(const FitSpec& spec) {
     for (const std::string& name : spec.distributions) {
         if (m->histograms[distributionIndex(name)].total() == 0)
             return fail("target: " + file + " has no value of the distribution " + quote(name) +
-                        " in its window (wall_distance needs a tank of walls); fit without it");
+                        " in its window (" + whyNone(name) + "); fit without it");
         target.values.push_back(0.0);  // a Hellinger distance to it
     }
     for (const FitSpec::Quantile& q : spec.quantiles) {
         const Histogram& h = m->histograms[distributionIndex(q.distribution)];
         if (h.total() == 0)
             return fail("target: " + file + " has no value of the distribution " +
-                        quote(q.distribution) + " in its window (" + q.name() +
-                        "); fit without it");
+                        quote(q.distribution) + " in its window (" + q.name() + ": " +
+                        whyNone(q.distribution) + "); fit without it");
         target.values.push_back(histogramQuantile(h, q.share));
     }
     return target;

@@ -117,7 +117,7 @@ std::vector<std::string> distributionNames() {
     return names;
 }
 
-/// {"distribution": [share, ...], ...}: quantiles of distributions, each share between 0 and 1.
+/// {"distribution": [share, ...], ...}: quantiles of distributions, each share above 0 and below 1.
 Result<std::vector<FitSpec::Quantile>> readQuantiles(const Json& value, const std::string& source,
                                                      const std::string& key) {
     const std::string form =
@@ -135,7 +135,7 @@ Result<std::vector<FitSpec::Quantile>> readQuantiles(const Json& value, const st
             return fail(where(source, at) + "unknown distribution; must be one of " + names);
         }
         if (!shares.is_array() || shares.empty())
-            return fail(where(source, at) + "must be a list of shares between 0 and 1, got " +
+            return fail(where(source, at) + "must be a list of shares above 0 and below 1, got " +
                         quote(shares.dump()));
         for (std::size_t k = 0; k < shares.size(); ++k) {
             auto share = numberKey(shares[k], source, at + "[" + std::to_string(k) + "]");
@@ -143,7 +143,7 @@ Result<std::vector<FitSpec::Quantile>> readQuantiles(const Json& value, const st
             if (!(*share > 0.0 && *share < 1.0))
                 return fail(where(source, at + "[" + std::to_string(k) + "]") +
                             formatNumber(*share) +
-                            " is not allowed; must be between 0 and 1 (0.5: the median)");
+                            " is not allowed; must be above 0 and below 1 (0.5: the median)");
             const FitSpec::Quantile q{name, *share};
             for (const FitSpec::Quantile& given : out)
                 if (given.name() == q.name())
@@ -346,6 +346,22 @@ Result<FitSpec> parseFit(std::string_view text, std::string_view sourceName,
         return fail(where(source, "measure.every") + std::to_string(spec.every) +
                     " is not allowed; must be at most measure.last (" +
                     std::to_string(spec.window) + ")");
+    // A turn needs two measured frames of a run, a turn axis change three: with fewer every run
+    // would have none, and none would ever be accepted.
+    const std::int64_t measuredFrames = (spec.window - 1) / spec.every + 1;
+    for (const auto& [name, needed] :
+         {std::pair<std::string_view, std::int64_t>{"turning_angle", 2}, {"turn_axis_change", 3}}) {
+        bool used = std::find(spec.distributions.begin(), spec.distributions.end(), name) !=
+                    spec.distributions.end();
+        for (const FitSpec::Quantile& q : spec.quantiles) used = used || q.distribution == name;
+        if (used && measuredFrames < needed)
+            return fail(where(source, "measure") + "measure.last " + std::to_string(spec.window) +
+                        " every " + std::to_string(spec.every) + " measures " +
+                        std::to_string(measuredFrames) + " frame" +
+                        (measuredFrames == 1 ? "" : "s") + " of each run; " + std::string(name) +
+                        " needs at least " + std::to_string(needed) +
+                        ": measure more of each run's steps");
+    }
     if (spec.abc.budget < spec.abc.particles)
         return fail(where(source, "budget") + std::to_string(spec.abc.budget) +
                     " simulations is not allowed; must be at least particles (" +

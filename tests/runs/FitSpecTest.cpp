@@ -73,9 +73,9 @@ TEST(FitSpec, QuantilesOfADistributionComeAfterTheHellingerDistances) {
          "one of wall_distance"},
         {"{\"speed\": [1]}",
          "'statistics.quantiles.speed[0]': 1 is not allowed; must be "
-         "between 0 and 1"},
+         "above 0 and below 1"},
         {"{\"speed\": [0.5, 0.5]}", "0.5 is named twice"},
-        {"{\"speed\": []}", "must be a list of shares between 0 and 1"},
+        {"{\"speed\": []}", "must be a list of shares above 0 and below 1"},
         {"{\"speed\": [\"half\"]}", "must be a number"},
         {"[0.5]", "must be like {\"turn_axis_change\": [0.1, 0.25]}"},
     };
