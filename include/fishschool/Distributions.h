@@ -28,6 +28,8 @@ struct DistributionSpec {
     double low;        ///< the first bin's left edge
     double high;       ///< the last bin's right edge (the last bin holds it)
     std::size_t bins;  ///< bins of equal width between them
+    /// Successive frames of a fish one value reads: 2 for a turn, 3 for a change of turn.
+    std::size_t frames = 1;
 };
 
 /// The one list of distributions: every writer, reader and plot walks it.
@@ -55,11 +57,11 @@ inline constexpr std::array<DistributionSpec, 10> kDistributions{{
     {"turning_angle", "rad",
      "Angle each fish's heading turned since the frame before, per frame (fish that move in "
      "both).",
-     0.0, 3.14159265358979323846, 360},
+     0.0, 3.14159265358979323846, 360, 2},
     {"turn_axis_change", "rad",
      "Angle between the axes of each fish's turn into the frame before and its turn since (in 2D "
      "0 for a turn to the same side, pi for the other), per frame (fish that turn in both).",
-     0.0, 3.14159265358979323846, 720},
+     0.0, 3.14159265358979323846, 720, 3},
 }};
 
 /// The index in kDistributions of the distribution of this name (its size for none).

@@ -67,18 +67,14 @@ struct Target {
     std::size_t frames = 0;
 };
 
-/// The distributions of a fish's turns from one frame to the next.
-bool isTurn(const std::string& distribution) {
-    return distribution == "turning_angle" || distribution == "turn_axis_change";
-}
-
 /// Why a target's window may hold no value of a distribution.
 std::string whyNone(const std::string& distribution) {
     if (distribution == "wall_distance" || distribution == "wall_angle")
         return distribution + " needs a tank of walls";
-    if (distribution == "turning_angle") return "turning_angle needs 2 frames of a moving fish";
-    if (distribution == "turn_axis_change")
-        return "turn_axis_change needs 3 frames of a fish that turns";
+    const std::size_t frames = kDistributions[distributionIndex(distribution)].frames;
+    if (frames > 1)
+        return distribution + " needs " + std::to_string(frames) + " frames of a fish that " +
+               (frames == 2 ? "moves" : "turns");
     return "no fish was measured";
 }
 
@@ -86,10 +82,8 @@ std::string whyNone(const std::string& distribution) {
 /// their frames are as far apart, every `every` steps of dt for the runs.
 Result<void> checkTurningInterval(const FitSpec& spec, const TrajectoryMeasurement& m) {
     std::string turn;
-    for (const std::string& d : spec.distributions)
-        if (isTurn(d)) turn = d;
-    for (const FitSpec::Quantile& q : spec.quantiles)
-        if (isTurn(q.distribution)) turn = q.distribution;
+    for (const std::string& d : spec.distributionsRead())
+        if (kDistributions[distributionIndex(d)].frames > 1) turn = d;
     if (turn.empty()) return {};
     for (const Prior& p : spec.priors)
         if (p.key == "dt") return {};  // the runs' interval varies with the fit

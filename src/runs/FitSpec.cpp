@@ -349,16 +349,14 @@ Result<FitSpec> parseFit(std::string_view text, std::string_view sourceName,
     // A turn needs two measured frames of a run, a turn axis change three: with fewer every run
     // would have none, and none would ever be accepted.
     const std::int64_t measuredFrames = (spec.window - 1) / spec.every + 1;
-    for (const auto& [name, needed] :
-         {std::pair<std::string_view, std::int64_t>{"turning_angle", 2}, {"turn_axis_change", 3}}) {
-        bool used = std::find(spec.distributions.begin(), spec.distributions.end(), name) !=
-                    spec.distributions.end();
-        for (const FitSpec::Quantile& q : spec.quantiles) used = used || q.distribution == name;
-        if (used && measuredFrames < needed)
+    for (const std::string& name : spec.distributionsRead()) {
+        const auto needed =
+            static_cast<std::int64_t>(kDistributions[distributionIndex(name)].frames);
+        if (measuredFrames < needed)
             return fail(where(source, "measure") + "measure.last " + std::to_string(spec.window) +
                         " every " + std::to_string(spec.every) + " measures " +
                         std::to_string(measuredFrames) + " frame" +
-                        (measuredFrames == 1 ? "" : "s") + " of each run; " + std::string(name) +
+                        (measuredFrames == 1 ? "" : "s") + " of each run; " + name +
                         " needs at least " + std::to_string(needed) +
                         ": measure more of each run's steps");
     }
@@ -422,6 +420,14 @@ std::string FitSpec::canonicalJson() const {
 
 std::string FitSpec::Quantile::name() const {
     return distribution + "_q" + formatNumber(share);
+}
+
+std::vector<std::string> FitSpec::distributionsRead() const {
+    std::vector<std::string> names = distributions;
+    for (const Quantile& q : quantiles)
+        if (std::find(names.begin(), names.end(), q.distribution) == names.end())
+            names.push_back(q.distribution);
+    return names;
 }
 
 std::string FitSpec::hash() const {

@@ -45,6 +45,8 @@ struct FitSpec {
         std::string name() const;  ///< its statistic's column, "turn_axis_change_q0.1"
     };
     std::vector<Quantile> quantiles;
+    /// The distributions the statistics read, through a Hellinger distance or a quantile.
+    std::vector<std::string> distributionsRead() const;
     std::int64_t steps = 0;
     std::int64_t window = 0;  ///< the last `window` steps of a run are measured...
     std::int64_t every = 1;   ///< ...every `every`-th, counted back from the last

@@ -43,14 +43,10 @@ void fuzzOne(std::string_view input) {
                             distributionIndex(q.distribution) < kDistributions.size(),
                         "an accepted quantile's share is not between 0 and 1", q.name());
     // Every run measures enough frames for the turns its statistics read.
-    const std::int64_t frames = (spec->window - 1) / spec->every + 1;
-    for (const FitSpec::Quantile& q : spec->quantiles)
-        fuzz::fuzzCheck(q.distribution != "turn_axis_change" || frames >= 3,
-                        "an accepted fit's runs measure too few frames for", q.name());
-    for (const std::string& d : spec->distributions)
-        fuzz::fuzzCheck(
-            (d != "turn_axis_change" || frames >= 3) && (d != "turning_angle" || frames >= 2),
-            "an accepted fit's runs measure too few frames for", d);
+    const auto frames = static_cast<std::size_t>((spec->window - 1) / spec->every + 1);
+    for (const std::string& d : spec->distributionsRead())
+        fuzz::fuzzCheck(frames >= kDistributions[distributionIndex(d)].frames,
+                        "an accepted fit's runs measure too few frames for", d);
     fuzz::fuzzCheck(spec->steps >= 1 && spec->window >= 1 && spec->window <= spec->steps &&
                         spec->every >= 1 && spec->every <= spec->window,
                     "an accepted fit's window is not within its steps");
