@@ -10,7 +10,10 @@
 # Writes OUT_DIR/target.h5, the fit's folder OUT_DIR/fit (posterior.csv, populations.csv, ...)
 # and OUT_DIR/recovery.csv; with gnuplot, OUT_DIR/posterior.png (scripts/plot_fit.sh).
 # Environment: FISHSCHOOL_CLI (default build/bin/fishschool-cli), JOBS (default: the CPU
-# threads), SEED (the target's seed, default 11).
+# threads), SEED (the target's seed, default 11), FIT (the fit file of bench/fit_recovery/,
+# default fit.json; fit-trials.json fits three trials together, seeds SEED, SEED + 1, SEED + 2,
+# at most 6,666 simulations of three schools each). Each trajectory the fit file's target names
+# is simulated, the k-th (from 0) with seed SEED + k.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cli="${FISHSCHOOL_CLI:-$root/build/bin/fishschool-cli}"
@@ -19,9 +22,17 @@ jobs="${JOBS:-$(nproc)}"
 seed="${SEED:-11}"
 [ -x "$cli" ] || { echo "error: $cli not found: build it first (scripts/setup.sh)" >&2; exit 2; }
 mkdir -p "$out"
-cp "$root/bench/fit_recovery/truth.json" "$root/bench/fit_recovery/fit.json" "$out/"
-"$cli" simulate --config "$out/truth.json" --steps 400 --seed "$seed" \
-    --trajectory "$out/target.h5" --trajectory-every 1 > /dev/null 2>&1
+fit="${FIT:-fit.json}"
+cp "$root/bench/fit_recovery/truth.json" "$out/"
+cp "$root/bench/fit_recovery/$fit" "$out/fit.json"
+targets=$(/usr/bin/env python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["target"]
+print(" ".join(t.get("trajectories", [t.get("trajectory")])))' "$out/fit.json")
+k=0
+for target in $targets; do
+    "$cli" simulate --config "$out/truth.json" --steps 400 --seed "$((seed + k))" \
+        --trajectory "$out/$target" --trajectory-every 1 > /dev/null 2>&1
+    k=$((k + 1))
+done
 TIMEFORMAT="fit: %R s wall, %U s CPU, on $jobs jobs ($(nproc) CPU threads)"
 time (nice "$cli" fit "$out/fit.json" --out "$out/fit" --jobs "$jobs" | tee "$out/fit.txt")
 # The truth beside the posterior (populations.csv's last row: each key's median, q05, q95).

@@ -59,6 +59,8 @@ struct FitOutcome {
     std::vector<double> targets;                    ///< each statistic's target value
     std::vector<double> scales;                     ///< the last population's
     std::int64_t simulations = 0;                   ///< run for the populations, in all
+    /// The schools a simulation runs and pools: one for each target trajectory.
+    std::int64_t schoolsPerSimulation = 1;
     std::string stopReason;                         ///< why the fit ended here
     bool stopped = false;                           ///< asked to stop: the same call goes on
     /// The posterior's samples and weights (the last population), written when the fit ended

@@ -71,7 +71,11 @@ int runFit(const FitOptions& o) {
     }
     const FitOutcome& f = *fitted;
     std::cout << o.file << ": " << f.populations.size() << " populations, " << f.simulations
-              << " simulations; " << f.stopReason << "\n";
+              << " simulations";
+    if (f.schoolsPerSimulation > 1)
+        std::cout << " (" << f.simulations * f.schoolsPerSimulation << " schools run, "
+                  << f.schoolsPerSimulation << " a simulation: one for each target trajectory)";
+    std::cout << "; " << f.stopReason << "\n";
     std::cout << "  statistic                    target      scale\n";
     for (std::size_t c = 0; c < f.statistics.size(); ++c) {
         char line[160];

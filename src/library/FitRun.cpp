@@ -80,7 +80,8 @@ std::string whyNone(const std::string& distribution) {
 
 /// A turn is a fish's from one frame to the next: the target's and the runs' compare only where
 /// their frames are as far apart, every `every` steps of dt for the runs.
-Result<void> checkTurningInterval(const FitSpec& spec, const TrajectoryMeasurement& m) {
+Result<void> checkTurningInterval(const FitSpec& spec, const fs::path& file,
+                                  const TrajectoryMeasurement& m) {
     std::string turn;
     for (const std::string& d : spec.distributionsRead())
         if (kDistributions[distributionIndex(d)].frames > 1) turn = d;
@@ -91,7 +92,7 @@ Result<void> checkTurningInterval(const FitSpec& spec, const TrajectoryMeasureme
     for (std::size_t k = 1; k < m.time.size(); ++k) {
         const double gap = m.time[k] - m.time[k - 1];
         if (std::abs(gap - runs) <= 1e-4 * runs) continue;
-        return fail("target: " + quote(spec.target.string(), 200) + "'s frames at steps " +
+        return fail("target: " + quote(file.string(), 200) + "'s frames at steps " +
                     std::to_string(m.step[k - 1]) + " and " + std::to_string(m.step[k]) + " are " +
                     formatNumber(gap) + " s apart, the runs' measured frames " +
                     formatNumber(runs) + " s (measure.every " + std::to_string(spec.every) +
@@ -102,34 +103,43 @@ Result<void> checkTurningInterval(const FitSpec& spec, const TrajectoryMeasureme
     return {};
 }
 
+/// The target's statistics from its trajectories' frames pooled: each measure's mean over every
+/// frame of every trajectory's window, and the distributions of all of them.
 Result<Target> measureTarget(const FitSpec& spec) {
-    auto m = measureTrajectory(spec.target, spec.targetFrom, spec.targetTo);
-    if (!m) return fail(m.error().prefixed("target: "));
-    const std::string file = quote(spec.target.string(), 200);
-    if (m->measures.empty())
-        return fail(
-            "target: " + file + " has no frame from step " + std::to_string(spec.targetFrom) +
-            (spec.targetTo == FitSpec{}.targetTo ? std::string(" on")
-                                                 : " to step " + std::to_string(spec.targetTo)) +
-            "; give from_step and to_step within its frames");
     Target target;
-    target.frames = m->measures.size();
-    target.histograms = m->histograms;
-    for (const std::string& name : spec.measures) {
-        const SchoolMeasure& measure = kSchoolMeasures[schoolMeasureIndex(name)];
-        double sum = 0.0;
-        for (const SchoolMetrics& frame : m->measures) sum += frame.*measure.member;
-        target.values.push_back(sum / double(m->measures.size()));
+    target.histograms = emptyHistograms();
+    std::vector<double> sums(spec.measures.size(), 0.0);
+    for (const fs::path& path : spec.targets) {
+        auto m = measureTrajectory(path, spec.targetFrom, spec.targetTo);
+        if (!m) return fail(m.error().prefixed("target: "));
+        if (m->measures.empty())
+            return fail("target: " + quote(path.string(), 200) + " has no frame from step " +
+                        std::to_string(spec.targetFrom) +
+                        (spec.targetTo == FitSpec{}.targetTo
+                             ? std::string(" on")
+                             : " to step " + std::to_string(spec.targetTo)) +
+                        "; give from_step and to_step within its frames");
+        if (auto ok = checkTurningInterval(spec, path, *m); !ok) return fail(ok.error());
+        target.frames += m->measures.size();
+        for (std::size_t d = 0; d < kDistributions.size(); ++d)
+            target.histograms[d].merge(m->histograms[d]);
+        for (std::size_t i = 0; i < spec.measures.size(); ++i) {
+            const SchoolMeasure& measure = kSchoolMeasures[schoolMeasureIndex(spec.measures[i])];
+            for (const SchoolMetrics& frame : m->measures) sums[i] += frame.*measure.member;
+        }
     }
-    if (auto ok = checkTurningInterval(spec, *m); !ok) return fail(ok.error());
+    for (double sum : sums) target.values.push_back(sum / double(target.frames));
+    const std::string file = spec.targets.size() == 1
+                                 ? quote(spec.targets.front().string(), 200)
+                                 : std::to_string(spec.targets.size()) + " trajectories";
     for (const std::string& name : spec.distributions) {
-        if (m->histograms[distributionIndex(name)].total() == 0)
+        if (target.histograms[distributionIndex(name)].total() == 0)
             return fail("target: " + file + " has no value of the distribution " + quote(name) +
                         " in its window (" + whyNone(name) + "); fit without it");
         target.values.push_back(0.0);  // a Hellinger distance to it
     }
     for (const FitSpec::Quantile& q : spec.quantiles) {
-        const Histogram& h = m->histograms[distributionIndex(q.distribution)];
+        const Histogram& h = target.histograms[distributionIndex(q.distribution)];
         if (h.total() == 0)
             return fail("target: " + file + " has no value of the distribution " +
                         quote(q.distribution) + " in its window (" + q.name() + ": " +
@@ -615,6 +625,7 @@ Result<FitOutcome> runFit(const fs::path& file, const fs::path& out, const FitRu
     if (!lock) return fail(lock.error());
 
     FitOutcome outcome;
+    outcome.schoolsPerSimulation = std::int64_t(spec->targets.size());
     for (const Prior& p : spec->priors) outcome.keys.push_back(p.key);
     for (const AbcStatistic& s : spec->abc.statistics) {
         outcome.statistics.push_back(s.name);
@@ -662,6 +673,8 @@ Result<FitOutcome> runFit(const fs::path& file, const fs::path& out, const FitRu
         runs.measureEvery = spec->every;
         runs.histograms = !spec->distributions.empty() || !spec->quantiles.empty();
         runs.backend = spec->backend;
+        // A school a target trajectory: a proposal's runs are pooled as the targets are.
+        runs.replicates = std::int64_t(spec->targets.size());
         std::vector<std::size_t> position;  // of each run's proposal
         for (std::size_t i = 0; i < proposals.size(); ++i) {
             const auto found = done.find(proposals[i].index);
@@ -686,35 +699,58 @@ Result<FitOutcome> runFit(const fs::path& file, const fs::path& out, const FitRu
                               .backendFor = backends->backendFor(),
                               .onRow = {},
                               .stop = o.stop};
-            for (std::size_t r = 0; r < runs.points.size(); ++r)
-                work.runs.push_back(std::int64_t(r));
+            for (std::int64_t r = 0; r < runs.runCount(); ++r) work.runs.push_back(r);
+            // The schools of a proposal finished so far: each one's measures, in replicate order
+            // (summed in that order, whichever finished first), and their distributions merged.
+            struct Pooled {
+                std::vector<std::optional<SchoolMetrics>> measures;
+                Histograms histograms = emptyHistograms();
+                std::size_t finished = 0;
+                bool ok = true;
+            };
+            std::map<std::size_t, Pooled> pooling;
+            const std::size_t schools = spec->targets.size();
             work.onRow = [&](std::size_t, const RunRow& row) -> Result<void> {
                 try {
-                    const AbcProposal& proposal = proposals[position[std::size_t(row.plan.index)]];
+                    const std::size_t point = std::size_t(row.plan.index / runs.replicates);
+                    const AbcProposal& proposal = proposals[position[point]];
+                    const std::lock_guard guard(mutex);
+                    Pooled& pooled = pooling[point];
+                    pooled.measures.resize(schools);
+                    pooled.measures[std::size_t(row.plan.replicate)] = row.measures;
+                    pooled.ok = pooled.ok && row.ok;
+                    if (row.ok)
+                        for (std::size_t d = 0; d < kDistributions.size(); ++d)
+                            pooled.histograms[d].merge(row.histograms[d]);
+                    if (++pooled.finished < schools) return {};
                     RunResult result{proposal.values, proposal.seed, {}};
                     const double nan = std::numeric_limits<double>::quiet_NaN();
-                    for (const std::string& m : spec->measures)
-                        result.stats.push_back(
-                            row.ok ? row.measures.*kSchoolMeasures[schoolMeasureIndex(m)].member
-                                   : nan);
+                    for (const std::string& m : spec->measures) {
+                        const auto member = kSchoolMeasures[schoolMeasureIndex(m)].member;
+                        double sum = (*pooled.measures[0]).*member;
+                        for (std::size_t r = 1; r < schools; ++r)
+                            sum += (*pooled.measures[r]).*member;
+                        result.stats.push_back(pooled.ok ? sum / double(schools) : nan);
+                    }
                     for (const std::string& d : spec->distributions) {
                         const std::size_t at = distributionIndex(d);
-                        result.stats.push_back(
-                            row.ok ? hellingerDistance(row.histograms[at], target->histograms[at])
-                                   : nan);
+                        result.stats.push_back(pooled.ok ? hellingerDistance(pooled.histograms[at],
+                                                                             target->histograms[at])
+                                                         : nan);
                     }
                     for (const FitSpec::Quantile& q : spec->quantiles)
                         result.stats.push_back(
-                            row.ok ? histogramQuantile(
-                                         row.histograms[distributionIndex(q.distribution)], q.share)
-                                   : nan);
+                            pooled.ok
+                                ? histogramQuantile(
+                                      pooled.histograms[distributionIndex(q.distribution)], q.share)
+                                : nan);
                     std::string line = std::to_string(proposal.index);
                     for (double v : proposal.values) line.append(",").append(exactNumber(v));
                     line.append(",").append(std::to_string(proposal.seed));
-                    line.append(row.ok ? ",ok" : ",failed");
+                    line.append(pooled.ok ? ",ok" : ",failed");
                     for (double v : result.stats) line.append(",").append(exactNumber(v));
                     line += "\n";
-                    const std::lock_guard guard(mutex);
+                    pooling.erase(point);
                     if (auto ok = folder.append(line); !ok) return ok;
                     done[proposal.index] = std::move(result);
                     ++doneInPopulation;

@@ -91,6 +91,7 @@ py::dict fit(const py::handle& file, const py::handle& out, const py::handle& jo
     d["populations"] = populations;
     d["posterior"] = posterior;
     d["simulations"] = f.simulations;
+    d["schools_per_simulation"] = f.schoolsPerSimulation;
     d["stop_reason"] = f.stopReason;
     d["posterior_file"] =
         f.posterior.empty() ? py::object(py::none()) : py::object(py::str(f.posterior.string()));
@@ -108,7 +109,8 @@ finished simulation and population written to the folder `out`, so that the same
 fit that was stopped. progress(population, simulations, budget, population_done) is called after
 each simulation and each population. Returns {parameters, targets, populations: [{population,
 epsilon, simulations, particles, acceptance, ess, parameters: {key: {mean, median, q05, q95}},
-scales}], posterior: {key: array, weight: array}, simulations, stop_reason, posterior_file}.
+scales}], posterior: {key: array, weight: array}, simulations, schools_per_simulation (one for
+each target trajectory), stop_reason, posterior_file}.
 ValueError names what is refused in the file, its target or the folder. Ctrl-C stops the
 simulations within a step and raises KeyboardInterrupt: those finished stay in the folder.)doc");
 }

@@ -499,7 +499,12 @@ RunPlan planRun(const EnsembleSpec& spec, std::int64_t index) {
         rest /= size;
     }
     plan.seed = spec.seedFromBase ? spec.base.seed : runSeed(spec.seed, index);
-    if (!spec.pointSeeds.empty()) plan.seed = spec.pointSeeds[std::size_t(index / spec.replicates)];
+    // A fit's point: its proposal's seed, and its further replicates (a fit of several target
+    // trials) the seeds that one gives.
+    if (!spec.pointSeeds.empty()) {
+        const std::uint64_t seed = spec.pointSeeds[std::size_t(index / spec.replicates)];
+        plan.seed = plan.replicate == 0 ? seed : runSeed(seed, plan.replicate);
+    }
     // A seed axis (phase --vary seed) is the run's seed; a value withVaried refuses is left to
     // runParams to refuse.
     for (std::size_t a = 0; a < spec.axes.size(); ++a)

@@ -62,7 +62,8 @@ struct EnsembleSpec {
     /// The points in place of the grid, a value per axis each: a Sobol design's (saltelliPoints),
     /// or a fit's proposals. Empty: the grid of the axes.
     std::vector<std::vector<double>> points;
-    /// A fit's runs: each point's own seed (its proposal's), in place of runSeed's.
+    /// A fit's runs: each point's own seed (its proposal's) for its replicate 0, in place of
+    /// runSeed's; replicate r > 0 takes runSeed(that seed, r).
     std::vector<std::uint64_t> pointSeeds;
     /// A fit's runs only: every `measureEvery`-th step of the window is measured, counted back
     /// from the last, and each run's distributions are kept (RunRow::histograms).

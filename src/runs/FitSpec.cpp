@@ -219,9 +219,11 @@ Result<FitSpec> parseFit(std::string_view text, std::string_view sourceName,
                 spec.priors.push_back(*prior);
             }
         } else if (key == "target") {
-            if (!value.is_object() || !value.contains("trajectory"))
+            if (!value.is_object() ||
+                value.contains("trajectory") == value.contains("trajectories"))
                 return fail(where(source, key) +
-                            "must be {\"trajectory\": \"FILE.h5\"}, with \"from_step\" and "
+                            "must be {\"trajectory\": \"FILE.h5\"} or {\"trajectories\": "
+                            "[\"A.h5\", \"B.h5\", ...]} (one of them), with \"from_step\" and "
                             "\"to_step\" optional; got " +
                             quote(value.dump()));
             for (const auto& [name, item] : value.items()) {
@@ -229,7 +231,23 @@ Result<FitSpec> parseFit(std::string_view text, std::string_view sourceName,
                     auto path = pathKey(item, source, "target.trajectory", folder,
                                         "a trajectory (an H5MD file, docs/trajectories.md)");
                     if (!path) return fail(path.error());
-                    spec.target = *path;
+                    spec.targets = {*path};
+                } else if (name == "trajectories") {
+                    if (!item.is_array() || item.empty() || item.size() > kMaxFitTargets)
+                        return fail(where(source, "target.trajectories") +
+                                    "must be a list of 1 to " + std::to_string(kMaxFitTargets) +
+                                    " trajectories (H5MD files), got " + quote(item.dump()));
+                    for (std::size_t i = 0; i < item.size(); ++i) {
+                        const std::string at = "target.trajectories[" + std::to_string(i) + "]";
+                        auto path = pathKey(item[i], source, at, folder,
+                                            "a trajectory (an H5MD file, docs/trajectories.md)");
+                        if (!path) return fail(path.error());
+                        for (const auto& before : spec.targets)
+                            if (before == *path)
+                                return fail(where(source, at) + quote(path->string(), 200) +
+                                            " is given twice; each trial once");
+                        spec.targets.push_back(*path);
+                    }
                 } else if (name == "from_step" || name == "to_step") {
                     auto step =
                         wholeNumberKey(item, source, "target." + name, 0, std::int64_t(1) << 62);
@@ -237,7 +255,8 @@ Result<FitSpec> parseFit(std::string_view text, std::string_view sourceName,
                     (name == "from_step" ? spec.targetFrom : spec.targetTo) = *step;
                 } else {
                     return fail(where(source, "target." + name) +
-                                "unknown key; a target has trajectory, from_step and to_step");
+                                "unknown key; a target has trajectory or trajectories, from_step "
+                                "and to_step");
                 }
             }
             if (spec.targetFrom > spec.targetTo)
@@ -399,10 +418,14 @@ std::string FitSpec::canonicalJson() const {
                               exactNumber(p.high)});
     Json quantilesJson = Json::array();
     for (const Quantile& q : quantiles) quantilesJson.push_back(q.name());
+    // One target as its path alone, as before trials could be several: the same fit, the same hash.
+    Json targetsJson = Json::array();
+    for (const auto& t : targets) targetsJson.push_back(t.string());
+    if (targets.size() == 1) targetsJson = targets.front().string();
     const Json root = {
         {"base", Json::parse(configToJson(base))},
         {"parameters", priorsJson},
-        {"target", target.string()},
+        {"target", targetsJson},
         {"target_steps", {targetFrom, targetTo}},
         {"measures", measures},
         {"distributions", distributions},

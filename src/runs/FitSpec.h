@@ -24,14 +24,17 @@ inline constexpr std::size_t kMaxFitParameters = 16;
 inline constexpr std::int64_t kMaxFitParticles = 100'000;
 inline constexpr std::int64_t kMaxFitBudget = 1'000'000'000;
 inline constexpr std::int64_t kMaxFitPopulations = 1000;
+/// The most target trajectories a fit takes: each proposal runs a school for each.
+inline constexpr std::size_t kMaxFitTargets = 100;
 
 struct FitSpec {
     SimParams base;
     /// The priors, in the file's order: the order the values are set in each run.
     std::vector<Prior> priors;
-    /// The target trajectory, read from the fit file's folder, and the steps of its frames
-    /// that are measured (both included).
-    std::filesystem::path target;
+    /// The target trajectories (trials of one experiment), read from the fit file's folder, and
+    /// the steps of their frames that are measured (both included). Their frames are pooled, and
+    /// each proposal runs as many schools, their frames pooled the same way.
+    std::vector<std::filesystem::path> targets;
     std::int64_t targetFrom = 0;
     std::int64_t targetTo = std::int64_t(1) << 62;
     /// The statistics: each measure's mean over the window (kSchoolMeasures' columns), the

@@ -277,6 +277,55 @@ TEST_F(Fit, AQuantileOfADistributionIsAStatisticOfEveryRun) {
     EXPECT_EQ(checked, 20);
 }
 
+TEST_F(Fit, SeveralTrialsArePooledInTheTargetAndInEachSimulation) {
+    ASSERT_EQ(cli("simulate --config " + path("base.json") + " --steps 60 --seed 10 --trajectory " +
+                  path("second.h5") + " --trajectory-every 2")
+                  .status,
+              0);
+    const auto withTarget = [](const std::string& target) {
+        std::string text = kFit;
+        const std::string one = R"("trajectory": "target.h5")";
+        text.replace(text.find(one), one.size(), target);
+        return text.replace(text.find("\"populations\": 4"), 16, "\"populations\": 2");
+    };
+    write("first.json", withTarget(R"("trajectory": "target.h5")"));
+    write("second.json", withTarget(R"("trajectory": "second.h5")"));
+    write("both.json", withTarget(R"("trajectories": ["target.h5", "second.h5"])"));
+    /// A statistic's target as the fit prints it.
+    const auto targetOf = [](const std::string& out, const std::string& statistic) {
+        const std::size_t at = out.find("\n  " + statistic + " ");
+        EXPECT_NE(at, std::string::npos) << out;
+        return at == std::string::npos ? 0.0 : std::stod(out.substr(at + 3 + statistic.size()));
+    };
+    const CliRun first = cli("fit " + path("first.json") + " --out " + path("first"));
+    const CliRun second = cli("fit " + path("second.json") + " --out " + path("second"));
+    const CliRun both = cli("fit " + path("both.json") + " --out " + path("both") + " --jobs 2");
+    ASSERT_EQ(first.status, 0) << first.err;
+    ASSERT_EQ(second.status, 0) << second.err;
+    ASSERT_EQ(both.status, 0) << both.err;
+    // The trials have as many frames: the pooled mean is the mean of their means.
+    for (const char* measure : {"polarization", "nearest_neighbor_m"}) {
+        const double a = targetOf(first.out, measure), b = targetOf(second.out, measure);
+        EXPECT_NE(a, b) << measure;
+        EXPECT_NEAR(targetOf(both.out, measure), 0.5 * (a + b), 2e-4 * std::abs(a + b)) << measure;
+    }
+    EXPECT_THAT(both.out, HasSubstr("schools run, 2 a simulation: one for each target trajectory"));
+    EXPECT_THAT(first.out, ::testing::Not(HasSubstr("schools run")));
+    // A row a simulation, its statistics those of its two schools: the same whatever the jobs.
+    const std::string runs = read(path("both/runs-0.csv"));
+    EXPECT_EQ(std::count(runs.begin(), runs.end(), '\n'), 21);
+    const CliRun alone = cli("fit " + path("both.json") + " --out " + path("alone") + " --jobs 1");
+    ASSERT_EQ(alone.status, 0) << alone.err;
+    EXPECT_TRUE(same("both", "alone"));
+    EXPECT_NE(read(path("both/posterior.csv")), read(path("first/posterior.csv")));
+
+    fs::remove(path("second.h5"));
+    const CliRun missing = cli("fit " + path("both.json") + " --out " + path("missing"));
+    EXPECT_EQ(missing.status, 2);
+    EXPECT_THAT(missing.err, HasSubstr("second.h5"));
+    EXPECT_FALSE(fs::exists(path("missing")));
+}
+
 TEST_F(Fit, ADryRunChecksEverythingAndMakesNothing) {
     const CliRun run = fit("dry", " --dry-run");
     EXPECT_EQ(run.status, 0) << run.err;

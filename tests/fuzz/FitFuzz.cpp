@@ -1,7 +1,7 @@
 // Fuzz target: the fit file parser (FIT.json, docs/data.md). An accepted fit has parameters
 // with non-empty ranges whose ends and insides make valid configs, at least one statistic, a
-// window within its steps, a budget for population 0, and the same text gives the same hash; a
-// refused one has a readable message.
+// window within its steps, a budget for population 0, one to kMaxFitTargets distinct target
+// trajectories, and the same text gives the same hash; a refused one has a readable message.
 
 #include <cmath>
 #include <filesystem>
@@ -52,6 +52,13 @@ void fuzzOne(std::string_view input) {
                     "an accepted fit's window is not within its steps");
     fuzz::fuzzCheck(spec->abc.budget >= spec->abc.particles && spec->abc.particles >= 2,
                     "an accepted fit's budget cannot run population 0");
+    // One to kMaxFitTargets trials, none twice: each is a school every simulation runs.
+    bool distinct = true;
+    for (std::size_t i = 0; i < spec->targets.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            distinct = distinct && spec->targets[i] != spec->targets[j];
+    fuzz::fuzzCheck(!spec->targets.empty() && spec->targets.size() <= kMaxFitTargets && distinct,
+                    "an accepted fit's targets are none, too many or repeated");
     fuzz::fuzzCheck(spec->abc.quantile > 0.0 && spec->abc.quantile < 1.0,
                     "an accepted fit's quantile is not in (0, 1)");
     auto again = parseFit(input, "fuzz.json", std::filesystem::current_path());

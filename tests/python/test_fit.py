@@ -58,6 +58,7 @@ def test_fit_returns_the_posterior_and_the_cli_writes_the_same(fishschool, cli, 
     assert posterior["weight"].sum() == pytest.approx(1.0)
     assert np.all((posterior["orientation-width"] >= 0) & (posterior["orientation-width"] <= 6))
     assert fitted["simulations"] <= 300
+    assert fitted["schools_per_simulation"] == 1  # one target trajectory
     assert fitted["posterior_file"].endswith("posterior.csv")
     # Progress after each simulation and each population.
     assert sum(1 for c in calls if c[3]) == len(populations)

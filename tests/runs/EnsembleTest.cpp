@@ -66,6 +66,24 @@ TEST(Ensemble, ARunsSeedFollowsFromTheMasterSeedAndItsIndexAlone) {
     EXPECT_NE(runSeed(6, 0), runSeed(5, 0));
 }
 
+TEST(Ensemble, AFitsPointTakesItsOwnSeedAndItsReplicatesTheSeedsThatOneGives) {
+    EnsembleSpec spec = twoAxes();
+    spec.points = {{0.1, 1.0}, {0.2, 2.0}};
+    spec.pointSeeds = {41, 42};
+    spec.replicates = 3;
+    ASSERT_EQ(spec.runCount(), 6);
+    std::set<std::uint64_t> seeds;
+    for (std::int64_t i = 0; i < spec.runCount(); ++i) {
+        const RunPlan plan = planRun(spec, i);
+        const std::uint64_t own = spec.pointSeeds[std::size_t(i / 3)];
+        EXPECT_EQ(plan.values, spec.points[std::size_t(i / 3)]);
+        EXPECT_EQ(plan.replicate, i % 3);
+        EXPECT_EQ(plan.seed, plan.replicate == 0 ? own : runSeed(own, plan.replicate));
+        seeds.insert(plan.seed);
+    }
+    EXPECT_EQ(seeds.size(), 6u);
+}
+
 TEST(Ensemble, ABasePathIsReadBesideTheFileAndTheHashSeesItsContent) {
     const auto folder = std::filesystem::temp_directory_path() / "fishschool_ensemble_base";
     std::filesystem::create_directories(folder);

@@ -34,7 +34,7 @@ TEST(FitSpec, TheFileSaysTheParametersInItsOrderAndTheStatisticsMeasuresFirst) {
     EXPECT_FALSE(spec->priors[0].logUniform);
     EXPECT_TRUE(spec->priors[1].logUniform);
     EXPECT_EQ(spec->priors[1].low, 0.01);
-    EXPECT_EQ(spec->target, std::filesystem::path("/data/t.h5"));
+    EXPECT_EQ(spec->targets, std::vector<std::filesystem::path>{"/data/t.h5"});
     ASSERT_EQ(spec->abc.statistics.size(), 2u);
     EXPECT_EQ(spec->abc.statistics[0].name, "milling");
     EXPECT_EQ(spec->abc.statistics[1].name, "hellinger_neighbor_heading");
@@ -103,13 +103,52 @@ TEST(FitSpec, TheBudgetIsLeftOutOfTheHashSoThatAFitCanGoFurther) {
     EXPECT_NE(a->hash(), c->hash());
 }
 
+TEST(FitSpec, SeveralTargetTrajectoriesAreTrialsOfOneFit) {
+    const auto with = [](const std::string& target) {
+        std::string text = kFit;
+        const std::string one = "\"target\": {\"trajectory\": \"t.h5\"}";
+        return text.replace(text.find(one), one.size(), "\"target\": " + target);
+    };
+    auto trials = parseFit(with(R"({"trajectories": ["t.h5", "sub/u.h5"], "from_step": 3})"),
+                           "f.json", "/data");
+    ASSERT_TRUE(trials) << trials.error();
+    EXPECT_EQ(trials->targets,
+              (std::vector<std::filesystem::path>{"/data/t.h5", "/data/sub/u.h5"}));
+    EXPECT_EQ(trials->targetFrom, 3);
+    // One trajectory in a list is the same fit as one given alone; a second is another fit.
+    auto listed = parseFit(with(R"({"trajectories": ["t.h5"]})"), "f.json", "/data");
+    auto alone = parseFit(kFit, "f.json", "/data");
+    ASSERT_TRUE(listed && alone);
+    EXPECT_EQ(listed->hash(), alone->hash());
+    EXPECT_NE(trials->hash(), alone->hash());
+
+    std::string many = "[";
+    for (int i = 0; i <= 100; ++i) many += (i ? ",\"" : "\"") + std::to_string(i) + ".h5\"";
+    many += "]";
+    const std::vector<std::pair<std::string, std::string>> refused = {
+        {R"({"trajectory": "t.h5", "trajectories": ["u.h5"]})", "(one of them)"},
+        {R"({"from_step": 2})", "(one of them)"},
+        {R"({"trajectories": []})", "'target.trajectories': must be a list of 1 to 100"},
+        {R"({"trajectories": "t.h5"})", "'target.trajectories': must be a list of 1 to 100"},
+        {R"({"trajectories": )" + many + "}", "must be a list of 1 to 100"},
+        {R"({"trajectories": ["t.h5", 3]})", "'target.trajectories[1]': must be the path"},
+        {R"({"trajectories": ["t.h5", "./t.h5"]})", "is given twice; each trial once"},
+        {R"({"trajectories": ["t.h5"], "trials": 2})", "has trajectory or trajectories"},
+    };
+    for (const auto& [target, expected] : refused) {
+        auto bad = parseFit(with(target), "f.json", "/data");
+        ASSERT_FALSE(bad) << target;
+        EXPECT_THAT(bad.error().message(), HasSubstr(expected)) << target;
+    }
+}
+
 TEST(FitSpec, TheExampleFitLoads) {
     const auto path =
         std::filesystem::path(FISHSCHOOL_SOURCE_DIR) / "docs" / "examples" / "fit.json";
     auto spec = loadFit(path);
     ASSERT_TRUE(spec) << spec.error();
     EXPECT_EQ(spec->base.fishCount, 30u);  // fit-school.json, beside it
-    EXPECT_EQ(spec->target, path.parent_path() / "target.h5");
+    EXPECT_EQ(spec->targets, std::vector{path.parent_path() / "target.h5"});
 }
 
 TEST(FitSpec, AParameterThatTakesWholeNumbersIsRefused) {
