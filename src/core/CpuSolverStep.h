@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <numbers>
 #include <type_traits>
 #include <utility>
 
@@ -175,7 +176,9 @@ struct NearestKeeper {
         // The kept before the candidate are a prefix of the lanes; it takes the next lane and
         // those after it move one lane on. Lanes from k on are +inf again after.
         const Ints lane = {0, 1, 2, 3, 4, 5, 6, 7};
-        const Ints before = (laneD2 < dd) | ((laneD2 == dd) & (laneId < who));
+        // A tie of (d2, id), one fish seen through two images, goes after the one seen first,
+        // as in the arrays past kLanes and in the ranking of those collected.
+        const Ints before = (laneD2 < dd) | ((laneD2 == dd) & (laneId <= who));
         const Ints at = lane == std::popcount(laneBits(before));
         const Ints after = ~before & ~at;
         const Ints shift = {0, 0, 1, 2, 3, 4, 5, 6};
@@ -192,6 +195,82 @@ struct NearestKeeper {
             worstId = laneId[k - 1];
         }
     }
+    // Collecting (k <= kLanes): every candidate within a guessed distance is noted, a block of
+    // lanes at a time with no branch, and the k nearest then ranked among those noted. Where k or
+    // more lie within the guess, the k nearest are among them: the same kept as considering every
+    // candidate in turn, which branches on each block and inserts many before its k-th narrows.
+    // (One fish seen through two images at one distance, a tie of (d2, id), ranks as seen.)
+    static constexpr std::uint32_t kCollectMost = 128;
+    bool collecting = false, overflowed = false;
+    std::uint32_t collected = 0;
+    alignas(32) std::array<float, kCollectMost + kLanes> collectedD2;
+    alignas(32) std::array<std::int32_t, kCollectMost + kLanes> collectedId, collectedSlot;
+
+    void collectWithin(float limitD2) {
+        collecting = true;
+        overflowed = false;
+        collected = 0;
+        worstD2 = limitD2;  // what worst() tells the search: no candidate beyond is noted
+    }
+    /// The lanes of `bits` of a block at `at`: their d2, ids and slots, packed after those noted.
+    void collectBlock(Floats d2, const std::int32_t* ids, std::size_t at, unsigned bits) {
+        if (collected > kCollectMost - kLanes) {
+            overflowed = true;
+            return;
+        }
+        Ints order, theirs;
+        std::memcpy(&order, avx512::kPackOrders.lanes[bits], sizeof order);
+        std::memcpy(&theirs, ids + at, sizeof theirs);
+        const Ints slots = Ints{0, 1, 2, 3, 4, 5, 6, 7} + static_cast<std::int32_t>(at);
+        const Floats packedD2 = __builtin_shuffle(d2, order);
+        const Ints packedIds = __builtin_shuffle(theirs, order),
+                   packedSlots = __builtin_shuffle(slots, order);
+        std::memcpy(collectedD2.data() + collected, &packedD2, sizeof packedD2);
+        std::memcpy(collectedId.data() + collected, &packedIds, sizeof packedIds);
+        std::memcpy(collectedSlot.data() + collected, &packedSlots, sizeof packedSlots);
+        collected += static_cast<std::uint32_t>(std::popcount(bits));
+    }
+    /// After collecting: whether the k nearest are among those noted, and if so, kept in order.
+    /// Each noted one's rank is the count of those before it by (d2, id, then as seen).
+    bool keepCollected() {
+        collecting = false;
+        const bool enough = !overflowed && collected >= k;
+        start(k);
+        if (!enough) return false;
+        const std::uint32_t n = collected;
+        for (std::uint32_t l = n; l < n + kLanes; ++l) {
+            collectedD2[l] = INFINITY;
+            collectedId[l] = std::numeric_limits<std::int32_t>::max();
+        }
+        const Ints lane = {0, 1, 2, 3, 4, 5, 6, 7};
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const float dd = collectedD2[i];
+            const std::int32_t who = collectedId[i];
+            Ints ahead{};
+            for (std::uint32_t j = 0; j < n; j += kLanes) {
+                Floats theirD2;
+                Ints theirId;
+                std::memcpy(&theirD2, collectedD2.data() + j, sizeof theirD2);
+                std::memcpy(&theirId, collectedId.data() + j, sizeof theirId);
+                const Ints seenBefore =
+                    (lane + static_cast<std::int32_t>(j)) < static_cast<std::int32_t>(i);
+                ahead += (theirD2 < dd) |
+                         ((theirD2 == dd) & ((theirId < who) | ((theirId == who) & seenBefore)));
+            }
+            std::int32_t rank = 0;
+            for (int l = 0; l < kLanes; ++l) rank -= ahead[l];
+            if (rank < static_cast<std::int32_t>(k)) {
+                laneD2[rank] = dd;
+                laneId[rank] = who;
+                laneSlot[rank] = collectedSlot[i];
+            }
+        }
+        count = k;
+        worstD2 = laneD2[k - 1];
+        worstId = laneId[k - 1];
+        return true;
+    }
+
     /// Where the n-th kept sits among the candidates.
     std::size_t slotOf(std::size_t n) const {
         return inLanes ? static_cast<std::size_t>(laneSlot[n]) : slot[n];
@@ -311,6 +390,10 @@ struct RangeAccumulator {
         if constexpr (kTopological) {
             if (finding) {
                 const Ints kept = use & (d2 < c.maxRadius2) & (d2 <= nearest.worst());
+                if (nearest.collecting) {
+                    nearest.collectBlock(d2, ids, j, laneBits(kept));
+                    return;
+                }
                 unsigned bits = laneBits(kept);
                 if (bits == 0) return;
                 Ints theirs;
@@ -668,6 +751,26 @@ void CpuSolver::sumNeighbours(const SearchQuery* queries, std::size_t count,
             }
         }
     };
+    // Topological: a fish's guess of its k-th nearest's d2, times kGuessWidening (its distance
+    // times 1.34: about 2.4 times the neighbours expected within). The group's first fish guesses
+    // from the density of the run's rows, the others take the fish's before.
+    constexpr float kGuessWidening = 1.8f;
+    float lastKthD2 = INFINITY;
+    if constexpr (kTopological) {
+        double candidates = 0.0, volume = 0.0;
+        for (std::size_t r = 0; r < source.rowCount; ++r) {
+            const CandidateRun::Row& row = source.rows[r];
+            const glm::vec3 size = row.high - row.low;
+            candidates += static_cast<double>(row.last - row.first);
+            volume += static_cast<double>(size.x) * size.y * size.z;
+        }
+        const double k = std::clamp<double>(queries[0].search.neighborCount, 1.0,
+                                            static_cast<double>(kMaxNeighborCount));
+        // The radius that holds k fish on average: 4/3 pi r^3 density = k.
+        const double radius = std::cbrt(3.0 * k * volume / (4.0 * std::numbers::pi * candidates));
+        if (source.rowCount > 0 && candidates > k && volume > 0.0 && std::isfinite(radius))
+            lastKthD2 = static_cast<float>(radius * radius);
+    }
     // The first pass of topological selection over a cell's run: its rows nearest first, each
     // skipped whole once its box lies past the k-th kept. The box's distance is found as the
     // search finds a candidate's, (q - p) - image per axis, and rounding keeps the order of exact
@@ -727,10 +830,19 @@ void CpuSolver::sumNeighbours(const SearchQuery* queries, std::size_t count,
             acc.nearest.start(std::clamp<std::uint32_t>(
                 query.search.neighborCount, 1, static_cast<std::uint32_t>(kMaxNeighborCount)));
             acc.finding = true;
-            if (source.rows != nullptr)
-                findNearestByRows(acc, query);
-            else
+            if (source.rows != nullptr) {
+                // Within the last fish's k-th distance, widened (the group's fish are close
+                // and their neighbours as dense); the whole search where that falls short.
+                const bool guessed = acc.nearest.inLanes && lastKthD2 < INFINITY;
+                if (guessed) {
+                    acc.nearest.collectWithin(lastKthD2 * kGuessWidening);
+                    findNearestByRows(acc, query);
+                }
+                if (!guessed || !acc.nearest.keepCollected()) findNearestByRows(acc, query);
+                lastKthD2 = acc.nearest.count == acc.nearest.k ? acc.nearest.worst() : INFINITY;
+            } else {
                 addRanges();
+            }
             acc.finding = false;
             KeptCandidates kept;
             const std::size_t n = acc.nearest.count;

@@ -118,8 +118,7 @@ inline School afterSteps(BackendKind kind, NeighborSearch search, SimParams p, c
 /// cpu and tbb give the same bits with each search, and the two searches find the same
 /// neighbours (to the last bits of the sums), over 3 steps of `p`'s own school; cpu's grid
 /// school.
-inline School expectTbbMatchesCpuAndSearchesAgree(const SimParams& p) {
-    const School school = makeInitialSchool(p);
+inline School expectTbbMatchesCpuAndSearchesAgree(const SimParams& p, const School& school) {
     const auto run = [&](BackendKind kind, NeighborSearch search) {
         return afterSteps(kind, search, p, school, 3);
     };
@@ -129,6 +128,9 @@ inline School expectTbbMatchesCpuAndSearchesAgree(const SimParams& p) {
     EXPECT_EQ(run(BackendKind::Tbb, NeighborSearch::AllPairs), cpuPairs);
     EXPECT_LT(maxRelativeError(cpuGrid, cpuPairs, p), 1e-4);
     return cpuGrid;
+}
+inline School expectTbbMatchesCpuAndSearchesAgree(const SimParams& p) {
+    return expectTbbMatchesCpuAndSearchesAgree(p, makeInitialSchool(p));
 }
 
 /// A test run on every backend and search of everyBuiltBackend(); it fails, rather than skips,

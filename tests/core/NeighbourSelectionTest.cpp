@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <glm/geometric.hpp>
 
 #include "HandBuiltScenes.h"
@@ -117,6 +119,34 @@ TEST(TopologicalSchool, TbbMatchesCpuToTheBitAndTheSearchesAgree) {
     EXPECT_NE(
         test::afterSteps(BackendKind::Cpu, NeighborSearch::Grid, metric, makeInitialSchool(p), 3),
         cpuGrid);
+}
+
+/// The grid's search guesses how far a fish's k-th nearest lies from the fish before it in its
+/// group and looks within that first: a fish alone beside a dense clump finds fewer than k
+/// there, and a clump's fish after a lone one finds more than it notes; either searches again
+/// from no guess, and the neighbours are the same as every pair's.
+TEST(TopologicalSchool, AGuessThatFallsShortOrHoldsTooManyFindsTheSameNeighbours) {
+    SimParams p;
+    p.neighborSelection = NeighborSelection::Topological;
+    p.fishCount = 3000;
+    p.rocks.clear();
+    School school = makeInitialSchool(p);
+    // 400 fish within 0.3 m of a point, a few fish strewn 1 to 3 m about it.
+    const glm::vec3 centre = school[0].position;
+    for (std::size_t i = 0; i < 400; ++i) {
+        const float t = static_cast<float>(i);
+        school[i].position =
+            centre + 0.3f * glm::vec3(std::sin(1.7f * t), std::cos(2.3f * t), std::sin(0.9f * t));
+    }
+    for (std::size_t i = 400; i < 420; ++i) {
+        const float t = static_cast<float>(i);
+        school[i].position = centre + (1.0f + 0.1f * static_cast<float>(i - 400)) *
+                                          glm::normalize(glm::vec3(std::sin(t), std::cos(t), 0.5f));
+    }
+    for (const std::int64_t k : {1, 7}) {
+        p.neighborCount = k;
+        (void)test::expectTbbMatchesCpuAndSearchesAgree(p, school);
+    }
 }
 
 TEST(TopologicalRules, TheCountIsFromOneTo64) {
