@@ -73,8 +73,8 @@ int runFit(const FitOptions& o) {
     std::cout << o.file << ": " << f.populations.size() << " populations, " << f.simulations
               << " simulations";
     if (f.schoolsPerSimulation > 1)
-        std::cout << " (" << f.simulations * f.schoolsPerSimulation << " schools run, "
-                  << f.schoolsPerSimulation << " a simulation: one for each target trajectory)";
+        std::cout << " (" << f.schoolsPerSimulation
+                  << " schools a simulation: one for each target trajectory)";
     std::cout << "; " << f.stopReason << "\n";
     std::cout << "  statistic                    target      scale\n";
     for (std::size_t c = 0; c < f.statistics.size(); ++c) {

@@ -278,10 +278,12 @@ TEST_F(Fit, AQuantileOfADistributionIsAStatisticOfEveryRun) {
 }
 
 TEST_F(Fit, SeveralTrialsArePooledInTheTargetAndInEachSimulation) {
-    ASSERT_EQ(cli("simulate --config " + path("base.json") + " --steps 60 --seed 10 --trajectory " +
-                  path("second.h5") + " --trajectory-every 2")
-                  .status,
-              0);
+    for (const auto& [name, seed] : {std::pair{"second.h5", 10}, std::pair{"third.h5", 12}})
+        ASSERT_EQ(
+            cli("simulate --config " + path("base.json") + " --steps 60 --seed " +
+                std::to_string(seed) + " --trajectory " + path(name) + " --trajectory-every 2")
+                .status,
+            0);
     const auto withTarget = [](const std::string& target) {
         std::string text = kFit;
         const std::string one = R"("trajectory": "target.h5")";
@@ -291,7 +293,8 @@ TEST_F(Fit, SeveralTrialsArePooledInTheTargetAndInEachSimulation) {
     write("first.json", withTarget(R"("trajectory": "target.h5")"));
     write("second.json", withTarget(R"("trajectory": "second.h5")"));
     write("both.json", withTarget(R"("trajectories": ["target.h5", "second.h5"])"));
-    /// A statistic's target as the fit prints it.
+    write("three.json", withTarget(R"("trajectories": ["target.h5", "second.h5", "third.h5"])"));
+    /// A statistic's target as the fit prints it (4 significant digits).
     const auto targetOf = [](const std::string& out, const std::string& statistic) {
         const std::size_t at = out.find("\n  " + statistic + " ");
         EXPECT_NE(at, std::string::npos) << out;
@@ -299,25 +302,30 @@ TEST_F(Fit, SeveralTrialsArePooledInTheTargetAndInEachSimulation) {
     };
     const CliRun first = cli("fit " + path("first.json") + " --out " + path("first"));
     const CliRun second = cli("fit " + path("second.json") + " --out " + path("second"));
-    const CliRun both = cli("fit " + path("both.json") + " --out " + path("both") + " --jobs 2");
+    const CliRun both = cli("fit " + path("both.json") + " --out " + path("both"));
     ASSERT_EQ(first.status, 0) << first.err;
     ASSERT_EQ(second.status, 0) << second.err;
     ASSERT_EQ(both.status, 0) << both.err;
-    // The trials have as many frames: the pooled mean is the mean of their means.
+    // The trials have as many frames: the pooled mean is the mean of their means, to the
+    // printed digits; the trials differ by more, so either alone would be seen.
     for (const char* measure : {"polarization", "nearest_neighbor_m"}) {
         const double a = targetOf(first.out, measure), b = targetOf(second.out, measure);
-        EXPECT_NE(a, b) << measure;
-        EXPECT_NEAR(targetOf(both.out, measure), 0.5 * (a + b), 2e-4 * std::abs(a + b)) << measure;
+        const double printed = 5e-4 * std::abs(a + b);
+        EXPECT_GT(std::abs(a - b), 4.0 * printed) << measure;
+        EXPECT_NEAR(targetOf(both.out, measure), 0.5 * (a + b), printed) << measure;
     }
-    EXPECT_THAT(both.out, HasSubstr("schools run, 2 a simulation: one for each target trajectory"));
-    EXPECT_THAT(first.out, ::testing::Not(HasSubstr("schools run")));
-    // A row a simulation, its statistics those of its two schools: the same whatever the jobs.
+    EXPECT_THAT(both.out, HasSubstr("(2 schools a simulation: one for each target trajectory)"));
+    EXPECT_THAT(first.out, ::testing::Not(HasSubstr("schools a simulation")));
     const std::string runs = read(path("both/runs-0.csv"));
-    EXPECT_EQ(std::count(runs.begin(), runs.end(), '\n'), 21);
-    const CliRun alone = cli("fit " + path("both.json") + " --out " + path("alone") + " --jobs 1");
-    ASSERT_EQ(alone.status, 0) << alone.err;
-    EXPECT_TRUE(same("both", "alone"));
+    EXPECT_EQ(std::count(runs.begin(), runs.end(), '\n'), 21);  // a row a simulation
     EXPECT_NE(read(path("both/posterior.csv")), read(path("first/posterior.csv")));
+    // Three schools a simulation, their measures summed in one order whichever finished first:
+    // the same bytes whatever the jobs.
+    const CliRun two = cli("fit " + path("three.json") + " --out " + path("two") + " --jobs 2");
+    const CliRun one = cli("fit " + path("three.json") + " --out " + path("one") + " --jobs 1");
+    ASSERT_EQ(two.status, 0) << two.err;
+    ASSERT_EQ(one.status, 0) << one.err;
+    EXPECT_TRUE(same("two", "one"));
 
     fs::remove(path("second.h5"));
     const CliRun missing = cli("fit " + path("both.json") + " --out " + path("missing"));
