@@ -703,7 +703,7 @@ Result<FitOutcome> runFit(const fs::path& file, const fs::path& out, const FitRu
             // The schools of a proposal finished so far: each one's measures, in replicate order
             // (summed in that order, whichever finished first), and their distributions merged.
             struct Pooled {
-                std::vector<std::optional<SchoolMetrics>> measures;
+                std::vector<SchoolMetrics> measures;
                 Histograms histograms = emptyHistograms();
                 std::size_t finished = 0;
                 bool ok = true;
@@ -716,7 +716,7 @@ Result<FitOutcome> runFit(const fs::path& file, const fs::path& out, const FitRu
                     const AbcProposal& proposal = proposals[position[point]];
                     const std::lock_guard guard(mutex);
                     Pooled& pooled = pooling[point];
-                    pooled.measures.resize(schools);
+                    if (pooled.measures.empty()) pooled.measures.resize(schools);
                     pooled.measures[std::size_t(row.plan.replicate)] = row.measures;
                     pooled.ok = pooled.ok && row.ok;
                     if (row.ok)
@@ -727,9 +727,8 @@ Result<FitOutcome> runFit(const fs::path& file, const fs::path& out, const FitRu
                     const double nan = std::numeric_limits<double>::quiet_NaN();
                     for (const std::string& m : spec->measures) {
                         const auto member = kSchoolMeasures[schoolMeasureIndex(m)].member;
-                        double sum = (*pooled.measures[0]).*member;
-                        for (std::size_t r = 1; r < schools; ++r)
-                            sum += (*pooled.measures[r]).*member;
+                        double sum = pooled.measures[0].*member;
+                        for (std::size_t r = 1; r < schools; ++r) sum += pooled.measures[r].*member;
                         result.stats.push_back(pooled.ok ? sum / double(schools) : nan);
                     }
                     for (const std::string& d : spec->distributions) {
