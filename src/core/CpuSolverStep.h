@@ -833,12 +833,14 @@ void CpuSolver::sumNeighbours(const SearchQuery* queries, std::size_t count,
             if (source.rows != nullptr) {
                 // Within the last fish's k-th distance, widened (the group's fish are close
                 // and their neighbours as dense); the whole search where that falls short.
-                const bool guessed = acc.nearest.inLanes && lastKthD2 < INFINITY;
-                if (guessed) {
-                    acc.nearest.collectWithin(lastKthD2 * kGuessWidening);
+                // One call of the search, compiled once: the step is flattened, and each call
+                // inlines the whole search again.
+                for (bool guessing = acc.nearest.inLanes && lastKthD2 < INFINITY;;
+                     guessing = false) {
+                    if (guessing) acc.nearest.collectWithin(lastKthD2 * kGuessWidening);
                     findNearestByRows(acc, query);
+                    if (!guessing || acc.nearest.keepCollected()) break;
                 }
-                if (!guessed || !acc.nearest.keepCollected()) findNearestByRows(acc, query);
                 lastKthD2 = acc.nearest.count == acc.nearest.k ? acc.nearest.worst() : INFINITY;
             } else {
                 addRanges();
