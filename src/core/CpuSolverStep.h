@@ -196,7 +196,7 @@ struct NearestKeeper {
         }
     }
     // Collecting (k <= kLanes): every candidate within a guessed distance is noted, a block of
-    // lanes at a time with no branch, and the k nearest then ranked among those noted. Where k or
+    // lanes at a time with no branch, and the k nearest then kept among those noted. Where k or
     // more lie within the guess, the k nearest are among them: the same kept as considering every
     // candidate in turn, which branches on each block and inserts many before its k-th narrows.
     // (One fish seen through two images at one distance, a tie of (d2, id), ranks as seen.)
@@ -231,40 +231,32 @@ struct NearestKeeper {
         collected += static_cast<std::uint32_t>(std::popcount(bits));
     }
     /// After collecting: whether the k nearest are among those noted, and if so, kept in order.
-    /// Each noted one's rank is the count of those before it by (d2, id, then as seen).
+    /// Each noted one goes into eight lanes kept in order as considerInLanes puts it, without
+    /// its branches: the eight nearest so far, of which the first k are kept.
     bool keepCollected() {
         collecting = false;
         const bool enough = !overflowed && collected >= k;
         start(k);
         if (!enough) return false;
-        const std::uint32_t n = collected;
-        for (std::uint32_t l = n; l < n + kLanes; ++l) {
-            collectedD2[l] = INFINITY;
-            collectedId[l] = std::numeric_limits<std::int32_t>::max();
-        }
         const Ints lane = {0, 1, 2, 3, 4, 5, 6, 7};
-        for (std::uint32_t i = 0; i < n; ++i) {
+        const Ints shift = {0, 0, 1, 2, 3, 4, 5, 6};
+        Floats nearD2 = laneD2;
+        Ints nearId = laneId, nearSlot = laneSlot;
+        for (std::uint32_t i = 0; i < collected; ++i) {
             const float dd = collectedD2[i];
             const std::int32_t who = collectedId[i];
-            Ints ahead{};
-            for (std::uint32_t j = 0; j < n; j += kLanes) {
-                Floats theirD2;
-                Ints theirId;
-                std::memcpy(&theirD2, collectedD2.data() + j, sizeof theirD2);
-                std::memcpy(&theirId, collectedId.data() + j, sizeof theirId);
-                const Ints seenBefore =
-                    (lane + static_cast<std::int32_t>(j)) < static_cast<std::int32_t>(i);
-                ahead += (theirD2 < dd) |
-                         ((theirD2 == dd) & ((theirId < who) | ((theirId == who) & seenBefore)));
-            }
-            std::int32_t rank = 0;
-            for (int l = 0; l < kLanes; ++l) rank -= ahead[l];
-            if (rank < static_cast<std::int32_t>(k)) {
-                laneD2[rank] = dd;
-                laneId[rank] = who;
-                laneSlot[rank] = collectedSlot[i];
-            }
+            const Ints before = (nearD2 < dd) | ((nearD2 == dd) & (nearId <= who));
+            const Ints at = lane == std::popcount(laneBits(before));
+            const Ints after = ~before & ~at;
+            nearD2 = after ? __builtin_shuffle(nearD2, shift) : (at ? Floats{} + dd : nearD2);
+            nearId = after ? __builtin_shuffle(nearId, shift) : (at ? Ints{} + who : nearId);
+            nearSlot = after ? __builtin_shuffle(nearSlot, shift)
+                             : (at ? Ints{} + collectedSlot[i] : nearSlot);
         }
+        const Ints beyond = lane >= static_cast<std::int32_t>(k);
+        laneD2 = beyond ? Floats{} + INFINITY : nearD2;
+        laneId = beyond ? Ints{} + std::numeric_limits<std::int32_t>::max() : nearId;
+        laneSlot = nearSlot;
         count = k;
         worstD2 = laneD2[k - 1];
         worstId = laneId[k - 1];
