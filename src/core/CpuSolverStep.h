@@ -172,23 +172,25 @@ struct NearestKeeper {
             worstId = id[k - 1];
         }
     }
-    void considerInLanes(float dd, std::int32_t who, std::int32_t where) {
-        // The kept before the candidate are a prefix of the lanes; it takes the next lane and
-        // those after it move one lane on. Lanes from k on are +inf again after.
-        const Ints lane = {0, 1, 2, 3, 4, 5, 6, 7};
-        // A tie of (d2, id), one fish seen through two images, goes after the one seen first,
-        // as in the arrays past kLanes and in the ranking of those collected.
-        const Ints before = (laneD2 < dd) | ((laneD2 == dd) & (laneId <= who));
-        const Ints at = lane == std::popcount(laneBits(before));
-        const Ints after = ~before & ~at;
+    /// Puts (dd, who, where) into eight lanes held in order by (d2, id), the candidate after
+    /// any of equal (d2, id) (one fish seen through two images goes after the one seen first, as
+    /// in the arrays past kLanes). Those nearer are a prefix of the lanes, so the candidate's
+    /// lane is the first whose lane before is nearer: found with a shuffle rather than a count.
+    static void insertInLanes(Floats& d2s, Ints& ids, Ints& slots, float dd, std::int32_t who,
+                              std::int32_t where) {
         const Ints shift = {0, 0, 1, 2, 3, 4, 5, 6};
-        const Ints beyond = lane >= static_cast<std::int32_t>(k);
-        const Floats movedD2 = __builtin_shuffle(laneD2, shift);
-        laneD2 = after ? movedD2 : (at ? Floats{} + dd : laneD2);
+        const Ints before = (d2s < dd) | ((d2s == dd) & (ids <= who));
+        const Ints previous = __builtin_shuffle(before, shift) | Ints{-1, 0, 0, 0, 0, 0, 0, 0};
+        d2s = before ? d2s : (previous ? Floats{} + dd : __builtin_shuffle(d2s, shift));
+        ids = before ? ids : (previous ? Ints{} + who : __builtin_shuffle(ids, shift));
+        slots = before ? slots : (previous ? Ints{} + where : __builtin_shuffle(slots, shift));
+    }
+    void considerInLanes(float dd, std::int32_t who, std::int32_t where) {
+        insertInLanes(laneD2, laneId, laneSlot, dd, who, where);
+        // Lanes from k on are +inf again: the k-th is the last kept.
+        const Ints beyond = Ints{0, 1, 2, 3, 4, 5, 6, 7} >= static_cast<std::int32_t>(k);
         laneD2 = beyond ? Floats{} + INFINITY : laneD2;
-        laneId = after ? __builtin_shuffle(laneId, shift) : (at ? Ints{} + who : laneId);
         laneId = beyond ? Ints{} + std::numeric_limits<std::int32_t>::max() : laneId;
-        laneSlot = after ? __builtin_shuffle(laneSlot, shift) : (at ? Ints{} + where : laneSlot);
         if (count < k) ++count;
         if (count == k) {
             worstD2 = laneD2[k - 1];
@@ -231,29 +233,19 @@ struct NearestKeeper {
         collected += static_cast<std::uint32_t>(std::popcount(bits));
     }
     /// After collecting: whether the k nearest are among those noted, and if so, kept in order.
-    /// Each noted one goes into eight lanes kept in order as considerInLanes puts it, without
-    /// its branches: the eight nearest so far, of which the first k are kept.
+    /// Each noted one goes into eight lanes in order (insertInLanes), with no branch: the eight
+    /// nearest so far, of which the first k are kept.
     bool keepCollected() {
         collecting = false;
         const bool enough = !overflowed && collected >= k;
         start(k);
         if (!enough) return false;
-        const Ints lane = {0, 1, 2, 3, 4, 5, 6, 7};
-        const Ints shift = {0, 0, 1, 2, 3, 4, 5, 6};
         Floats nearD2 = laneD2;
         Ints nearId = laneId, nearSlot = laneSlot;
-        for (std::uint32_t i = 0; i < collected; ++i) {
-            const float dd = collectedD2[i];
-            const std::int32_t who = collectedId[i];
-            const Ints before = (nearD2 < dd) | ((nearD2 == dd) & (nearId <= who));
-            const Ints at = lane == std::popcount(laneBits(before));
-            const Ints after = ~before & ~at;
-            nearD2 = after ? __builtin_shuffle(nearD2, shift) : (at ? Floats{} + dd : nearD2);
-            nearId = after ? __builtin_shuffle(nearId, shift) : (at ? Ints{} + who : nearId);
-            nearSlot = after ? __builtin_shuffle(nearSlot, shift)
-                             : (at ? Ints{} + collectedSlot[i] : nearSlot);
-        }
-        const Ints beyond = lane >= static_cast<std::int32_t>(k);
+        for (std::uint32_t i = 0; i < collected; ++i)
+            insertInLanes(nearD2, nearId, nearSlot, collectedD2[i], collectedId[i],
+                          collectedSlot[i]);
+        const Ints beyond = Ints{0, 1, 2, 3, 4, 5, 6, 7} >= static_cast<std::int32_t>(k);
         laneD2 = beyond ? Floats{} + INFINITY : nearD2;
         laneId = beyond ? Ints{} + std::numeric_limits<std::int32_t>::max() : nearId;
         laneSlot = nearSlot;
