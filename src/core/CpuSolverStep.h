@@ -215,7 +215,12 @@ struct NearestKeeper {
     // (One fish seen through two images at one distance, a tie of (d2, id), ranks as seen.)
     static constexpr std::uint32_t kCollectMost = 128;
     bool collecting = false, overflowed = false;
-    std::uint32_t collected = 0;
+    // A size_t and stores of float and int lanes, not memcpy's, which may write anything: so
+    // the count stays in a register across a run's blocks rather than in memory.
+    std::size_t collected = 0;
+    using FloatsAnywhere = float __attribute__((vector_size(kLanes * sizeof(float)), aligned(4)));
+    using IntsAnywhere =
+        std::int32_t __attribute__((vector_size(kLanes * sizeof(std::int32_t)), aligned(4)));
     alignas(32) std::array<float, kCollectMost + kLanes> collectedD2;
     alignas(32) std::array<std::int32_t, kCollectMost + kLanes> collectedId, collectedSlot;
 
@@ -238,10 +243,10 @@ struct NearestKeeper {
         const Floats packedD2 = __builtin_shuffle(d2, order);
         const Ints packedIds = __builtin_shuffle(theirs, order),
                    packedSlots = __builtin_shuffle(slots, order);
-        std::memcpy(collectedD2.data() + collected, &packedD2, sizeof packedD2);
-        std::memcpy(collectedId.data() + collected, &packedIds, sizeof packedIds);
-        std::memcpy(collectedSlot.data() + collected, &packedSlots, sizeof packedSlots);
-        collected += static_cast<std::uint32_t>(std::popcount(bits));
+        *reinterpret_cast<FloatsAnywhere*>(collectedD2.data() + collected) = packedD2;
+        *reinterpret_cast<IntsAnywhere*>(collectedId.data() + collected) = packedIds;
+        *reinterpret_cast<IntsAnywhere*>(collectedSlot.data() + collected) = packedSlots;
+        collected += static_cast<std::size_t>(std::popcount(bits));
     }
     /// After collecting: whether the k nearest are among those noted, and if so, kept in order.
     /// Each noted one goes into eight lanes in order (insertInLanes), with no branch: the eight
@@ -253,7 +258,7 @@ struct NearestKeeper {
         if (!enough) return false;
         Floats nearD2 = laneD2;
         Ints nearId = laneId, nearSlot = laneSlot;
-        for (std::uint32_t i = 0; i < collected; ++i)
+        for (std::size_t i = 0; i < collected; ++i)
             insertInLanes(nearD2, nearId, nearSlot, collectedD2[i], collectedId[i],
                           collectedSlot[i]);
         const Ints beyond = Ints{0, 1, 2, 3, 4, 5, 6, 7} >= static_cast<std::int32_t>(k);
