@@ -21,6 +21,25 @@ layout(std430, binding = 7) readonly buffer SortedPositions { vec4 sortedPositio
 #define HANDLE_ID(h) NEIGHBOR_ID(h)
 #include "neighbor_sums.glsl"
 
+// The offset on an axis of the m-th of a fish's 2 reach + 1 cells: in the first pass of
+// topological selection its own first, then outwards (0, -1, 1, -2, 2...); else in order.
+int cellOffset(uint pass, int m, int reach) {
+    if (pass == 0u) return (m & 1) != 0 ? -(m + 1) / 2 : m / 2;
+    return m - reach;
+}
+
+// The squared distance from p, in cell `own`, to a tank's cell c, less a thousandth of a cell on
+// each axis for rounding: no fish sorted into c lies nearer (cellOf clamps to the grid, so a fish
+// outside it lies beyond its border cell, on the far side from p).
+float cellGap2(vec3 p, ivec3 own, ivec3 c) {
+    float size = STEP_GRID_CELL_SIZE(params);
+    vec3 low = STEP_GRID_ORIGIN(params) + vec3(c) * size;
+    vec3 gap = mix(mix(vec3(0.0), p - (low + size), lessThan(c, own)), low - p,
+                   greaterThan(c, own));
+    gap = max(gap - 0.001 * size, vec3(0.0));
+    return dot(gap, gap);
+}
+
 void main() {
     uint i = gl_GlobalInvocationID.x;
     if (i >= STEP_FISH_COUNT(params)) return;
@@ -70,6 +89,29 @@ void main() {
                         for (uint j = first; j < last; ++j) {
                             vec3 d = nearestImage(sortedPositions[j].xyz - self.position);
                             vec3 pj = self.position + d;
+                            if (j != i) visitNeighbor(pass, me, pj, d, dot(d, d), j, sums);
+                        }
+                    }
+                }
+            }
+        } else if (STEP_HAS(kFeatureTopological)) {
+            // A tank, topological: cell by cell, each skipped where it lies past the k-th kept
+            // (in the first pass, the k-th so far: it holds none that would be kept). The first
+            // pass starts at the fish's own cell and goes outwards, so that the k-th narrows
+            // early; the second visits the cells in the order of the rows below (the sums' order).
+            for (int mz = 0; mz <= 2 * reach; ++mz) {
+                for (int my = 0; my <= 2 * reach; ++my) {
+                    for (int mx = 0; mx <= 2 * reach; ++mx) {
+                        ivec3 c = cell + ivec3(cellOffset(pass, mx, reach),
+                                               cellOffset(pass, my, reach),
+                                               cellOffset(pass, mz, reach));
+                        if (any(lessThan(c, ivec3(0))) || any(greaterThanEqual(c, dims))) continue;
+                        if (cellGap2(self.position, cell, c) > keptD2[kKthKept]) continue;
+                        uint first = cellStarts[cellIndex(uvec3(c))];
+                        uint last = cellStarts[cellIndex(uvec3(c)) + 1u];
+                        for (uint j = first; j < last; ++j) {
+                            vec3 pj = sortedPositions[j].xyz;
+                            vec3 d = pj - self.position;
                             if (j != i) visitNeighbor(pass, me, pj, d, dot(d, d), j, sums);
                         }
                     }
