@@ -53,7 +53,7 @@ else
     build="$FISHSCHOOL_ROOT/build-fuzz"
     use_afl_compilers "$build/afl"
     echo "== fuzz targets with afl-g++-fast, AddressSanitizer and UBSan, into $build"
-    configure "$build" \
+    cmake -S "$FISHSCHOOL_ROOT" -B "$build" \
         -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFISHSCHOOL_FUZZ=ON -DFISHSCHOOL_SANITIZE=ON \
         -DFISHSCHOOL_WERROR=ON >/dev/null
 fi

@@ -6,7 +6,7 @@ set -euo pipefail
 FISHSCHOOL_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 fishschool_packages=(
-    build-essential cmake ninja-build pkg-config
+    build-essential cmake pkg-config
     libsdl2-dev libglm-dev libtbb-dev libimgui-dev libstb-dev
     python3-glad libegl-dev libegl1 libegl-mesa0 libgl1 libglx-mesa0 libgl1-mesa-dri libgl-dev
     nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
@@ -36,20 +36,10 @@ install_missing_packages() {
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
-# configure BUILD_DIR [CMAKE_ARGS...]: a new tree with Ninja, whose compiles do not wait for the
-# libraries they link (make's do, and one of CI's two cores waited); a tree that exists keeps the
-# generator it has (CMake refuses another).
-configure() {
-    local dir="$1"; shift
-    local generator=()
-    [ -f "$dir/CMakeCache.txt" ] || generator=(-G Ninja)
-    cmake -S "$FISHSCHOOL_ROOT" -B "$dir" "${generator[@]}" "$@"
-}
-
 # configure_and_build BUILD_DIR [CMAKE_ARGS...]
 configure_and_build() {
     local dir="$1"; shift
-    configure "$dir" -DCMAKE_BUILD_TYPE=Release "$@"
+    cmake -S "$FISHSCHOOL_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@"
     cmake --build "$dir" -j "$(nproc)"
 }
 
