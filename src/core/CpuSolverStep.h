@@ -196,12 +196,15 @@ struct NearestKeeper {
         ids = before ? ids : (previous ? Ints{} + who : __builtin_shuffle(ids, shift));
         slots = before ? slots : (previous ? Ints{} + where : __builtin_shuffle(slots, shift));
     }
-    void considerInLanes(float dd, std::int32_t who, std::int32_t where) {
-        insertInLanes(laneD2, laneId, laneSlot, dd, who, where);
-        // Lanes from k on are +inf again: the k-th is the last kept.
+    /// Lanes from k on +inf again: the k-th is the last kept.
+    void emptyLanesFromK() {
         const Ints beyond = Ints{0, 1, 2, 3, 4, 5, 6, 7} >= static_cast<std::int32_t>(k);
         laneD2 = beyond ? Floats{} + INFINITY : laneD2;
         laneId = beyond ? Ints{} + std::numeric_limits<std::int32_t>::max() : laneId;
+    }
+    void considerInLanes(float dd, std::int32_t who, std::int32_t where) {
+        insertInLanes(laneD2, laneId, laneSlot, dd, who, where);
+        emptyLanesFromK();
         if (count < k) ++count;
         if (count == k) {
             worstD2 = laneD2[k - 1];
@@ -256,15 +259,16 @@ struct NearestKeeper {
         const bool enough = !overflowed && collected >= k;
         start(k);
         if (!enough) return false;
+        // In locals, which stay in registers across the loop.
         Floats nearD2 = laneD2;
         Ints nearId = laneId, nearSlot = laneSlot;
         for (std::size_t i = 0; i < collected; ++i)
             insertInLanes(nearD2, nearId, nearSlot, collectedD2[i], collectedId[i],
                           collectedSlot[i]);
-        const Ints beyond = Ints{0, 1, 2, 3, 4, 5, 6, 7} >= static_cast<std::int32_t>(k);
-        laneD2 = beyond ? Floats{} + INFINITY : nearD2;
-        laneId = beyond ? Ints{} + std::numeric_limits<std::int32_t>::max() : nearId;
+        laneD2 = nearD2;
+        laneId = nearId;
         laneSlot = nearSlot;
+        emptyLanesFromK();
         count = k;
         worstD2 = laneD2[k - 1];
         worstId = laneId[k - 1];
