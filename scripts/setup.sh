@@ -55,6 +55,8 @@ use_afl_compilers() {
     # build's own flags: full debug information where the fuzz build asks for -g1 (line tables),
     # 30 to 70 % more CPU a file for nothing the fuzzing needs. The build's flags alone:
     export AFL_DONT_OPTIMIZE=1
+    # No coverage where no fuzz target goes: the step (the biggest files) and the tests' own code.
+    export AFL_GCC_DENYLIST="$FISHSCHOOL_ROOT/scripts/fuzz/not-instrumented.txt"
     echo 'int main(void) { return 0; }' >"$scratch/probe.c"
     if afl-gcc-fast "$scratch/probe.c" -o "$scratch/probe" >/dev/null 2>&1; then
         unset AFL_PATH
