@@ -40,6 +40,21 @@ float cellGap2(vec3 p, ivec3 own, ivec3 c) {
     return dot(gap, gap);
 }
 
+// The squared distance from p, in cell `own` of a periodic tank, to the cell `offset` cells
+// away, less a thousandth of a cell on each axis as in cellGap2: a lower bound for either image
+// of a fish there, as the grid holds at least 2 reach + 1 cells an axis, none narrower than a
+// cell (the last may be wider).
+float periodicCellGap2(vec3 p, ivec3 own, ivec3 offset) {
+    float size = STEP_GRID_CELL_SIZE(params);
+    vec3 low = STEP_GRID_ORIGIN(params) + vec3(own) * size;
+    vec3 towardsHigh = max(low + size - p, vec3(0.0)) + vec3(offset - 1) * size;
+    vec3 towardsLow = max(p - low, vec3(0.0)) + vec3(-offset - 1) * size;
+    vec3 gap = mix(mix(vec3(0.0), towardsLow, lessThan(offset, ivec3(0))), towardsHigh,
+                   greaterThan(offset, ivec3(0)));
+    gap = max(gap - 0.001 * size, vec3(0.0));
+    return dot(gap, gap);
+}
+
 void main() {
     uint i = gl_GlobalInvocationID.x;
     if (i >= STEP_FISH_COUNT(params)) return;
@@ -79,11 +94,18 @@ void main() {
             // A periodic tank: the cells wrap round (the grid holds at least 2 reach + 1 on each
             // axis, so none is visited twice) and each candidate is seen at its nearest image.
             // A flat grid (2D: one layer in y) holds every fish in its one layer: no wrap in y.
+            // Topological: cell by cell as in a tank below, each skipped past the k-th kept.
             int reachY = dims.y == 1 ? 0 : reach;
-            for (int dz = -reach; dz <= reach; ++dz) {
-                for (int dy = -reachY; dy <= reachY; ++dy) {
-                    for (int dx = -reach; dx <= reach; ++dx) {
-                        uvec3 c = uvec3((cell + ivec3(dx, dy, dz) + dims) % dims);
+            for (int mz = 0; mz <= 2 * reach; ++mz) {
+                for (int my = 0; my <= 2 * reachY; ++my) {
+                    for (int mx = 0; mx <= 2 * reach; ++mx) {
+                        ivec3 offset = ivec3(cellOffset(pass, mx, reach),
+                                             cellOffset(pass, my, reachY),
+                                             cellOffset(pass, mz, reach));
+                        if (STEP_HAS(kFeatureTopological) &&
+                            periodicCellGap2(self.position, cell, offset) > keptD2[kKthKept])
+                            continue;
+                        uvec3 c = uvec3((cell + offset + dims) % dims);
                         uint first = cellStarts[cellIndex(c)];
                         uint last = cellStarts[cellIndex(c) + 1u];
                         for (uint j = first; j < last; ++j) {

@@ -101,6 +101,21 @@ TEST_P(Topological, ASchoolAgreesWithCpu) {
         EXPECT_LT(test::errorAgainstCpu(GetParam().backend, p, makeInitialSchool(p), 3), 1e-4)
             << "k = " << k;
     }
+    // A periodic tank, in 3D and flat (2D: one layer of cells, no wrap in y): the search wraps
+    // round and skips the cells past the k-th kept, whichever image of a fish is the nearer. 30 x
+    // 20 x 30 m in cells of 6 m: 3 cells in y (fewer would be searched pair by pair), the last
+    // of them wider than the others.
+    p.boundary = Boundary::Periodic;
+    p.bounds.y = 10.0f;
+    for (const std::int64_t dimensions : {3, 2}) {
+        p.dimensions = dimensions;
+        for (const std::int64_t k : {1, 7, 64}) {
+            p.neighborCount = k;
+            ASSERT_TRUE(validate(p)) << validate(p).error();
+            EXPECT_LT(test::errorAgainstCpu(GetParam().backend, p, makeInitialSchool(p), 3), 1e-4)
+                << "periodic, " << dimensions << "D, k = " << k;
+        }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryBackend, Topological, ::testing::ValuesIn(test::everyBuiltBackend()),
