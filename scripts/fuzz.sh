@@ -41,7 +41,8 @@ install_missing_packages
 # FISHSCHOOL_FUZZ_BUILD: a build folder configured with afl-g++-fast and the sanitizers that already
 # holds the targets (to fuzz again without building anew).
 if [ -n "${FISHSCHOOL_FUZZ_BUILD:-}" ]; then
-    build="$FISHSCHOOL_FUZZ_BUILD"
+    # A full path: each afl-fuzz runs in a folder of its own.
+    build="$(realpath -m "$FISHSCHOOL_FUZZ_BUILD")"
     grep -q '^CMAKE_CXX_COMPILER:.*afl-g++-fast' "$build/CMakeCache.txt" 2>/dev/null || {
         echo "error: FISHSCHOOL_FUZZ_BUILD=$build is not a build configured with afl-g++-fast;" \
             "unset it to build the fuzzers into build-fuzz/" >&2

@@ -20,7 +20,8 @@ phase "Release build, all targets, warnings as errors"
 # Tests and benchmarks on, whatever scripts/run.sh left in build/'s cache. A new tree is built for
 # this machine, as scripts/run.sh builds the app: the portable step's three instruction sets
 # compiled at -O3 took 7 minutes of CPU more; they are compiled unoptimised, as a check
-# (src/core/CMakeLists.txt), and step a school to the same bits (the golden hashes).
+# (src/core/CMakeLists.txt), and not run here (a portable build's tests hold the same golden
+# hashes).
 native=()
 [ -f "$FISHSCHOOL_ROOT/build/CMakeCache.txt" ] || native=(-DFISHSCHOOL_NATIVE=ON)
 configure_and_build "$FISHSCHOOL_ROOT/build" -DFISHSCHOOL_WERROR=ON -DFISHSCHOOL_BUILD_TESTS=ON \
@@ -47,14 +48,13 @@ fi
 # (CMakeLists.txt).
 phase "Core and CLI under AddressSanitizer and UndefinedBehaviorSanitizer: building in the background"
 sanitize_log="$FISHSCHOOL_ROOT/build/sanitize-build.log"
-(
-    use_afl_compilers "$FISHSCHOOL_ROOT/build-sanitize/afl"
-    exec setsid nice -n 19 "$FISHSCHOOL_ROOT/scripts/setup.sh" "$FISHSCHOOL_ROOT/build-sanitize" \
-        -DCMAKE_C_COMPILER=afl-gcc-fast -DCMAKE_CXX_COMPILER=afl-g++-fast \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFISHSCHOOL_WERROR=ON -DFISHSCHOOL_SANITIZE=ON \
-        -DFISHSCHOOL_NATIVE=ON -DFISHSCHOOL_BUILD_APP=OFF -DFISHSCHOOL_BUILD_GPU=OFF \
-        -DFISHSCHOOL_BUILD_BENCH=OFF -DFISHSCHOOL_BUILD_PYTHON=OFF
-) >"$sanitize_log" 2>&1 &
+# The process group first, then the compilers: a failure at any moment stops all of it.
+setsid nice -n 19 bash -c 'source "$1/scripts/setup.sh"; use_afl_compilers "$1/build-sanitize/afl"
+    exec "$1/scripts/setup.sh" "$1/build-sanitize" "${@:2}"' sanitize-build "$FISHSCHOOL_ROOT" \
+    -DCMAKE_C_COMPILER=afl-gcc-fast -DCMAKE_CXX_COMPILER=afl-g++-fast \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFISHSCHOOL_WERROR=ON -DFISHSCHOOL_SANITIZE=ON \
+    -DFISHSCHOOL_NATIVE=ON -DFISHSCHOOL_BUILD_APP=OFF -DFISHSCHOOL_BUILD_GPU=OFF \
+    -DFISHSCHOOL_BUILD_BENCH=OFF -DFISHSCHOOL_BUILD_PYTHON=OFF >"$sanitize_log" 2>&1 &
 sanitize_build=$!
 trap '[ -z "${sanitize_build:-}" ] || kill -- "-$sanitize_build" 2>/dev/null || true' EXIT
 

@@ -41,9 +41,10 @@ float cellGap2(vec3 p, ivec3 own, ivec3 c) {
 }
 
 // The squared distance from p, in cell `own` of a periodic tank, to the cell `offset` cells
-// away, less a thousandth of a cell on each axis as in cellGap2: a lower bound for either image
-// of a fish there, as the grid holds at least 2 reach + 1 cells an axis, none narrower than a
-// cell (the last may be wider).
+// away, less a thousandth of a cell on each axis as in cellGap2: a lower bound for the image of
+// a fish there that lies that way, as no cell is narrower than a cell (the last may be wider).
+// Its other image lies the other way round the tank, past at least `reach` cells of the 2 reach +
+// 1 or more an axis, so beyond the largest radius: never kept, whatever the bound.
 float periodicCellGap2(vec3 p, ivec3 own, ivec3 offset) {
     float size = STEP_GRID_CELL_SIZE(params);
     vec3 low = STEP_GRID_ORIGIN(params) + vec3(own) * size;

@@ -103,8 +103,8 @@ TEST_P(Topological, ASchoolAgreesWithCpu) {
     }
     // A periodic tank, in 3D and flat (2D: one layer of cells, no wrap in y): the search wraps
     // round and skips the cells past the k-th kept, whichever image of a fish is the nearer. 30 x
-    // 20 x 30 m in cells of 6 m: 3 cells in y (fewer would be searched pair by pair), the last
-    // of them wider than the others.
+    // 20 x 30 m in cells of just over 6 m: 4 in x and z, 3 in y (fewer would be searched pair by
+    // pair), the last on each axis wider than the others.
     p.boundary = Boundary::Periodic;
     p.bounds.y = 10.0f;
     for (const std::int64_t dimensions : {3, 2}) {
