@@ -28,24 +28,14 @@ int cellOffset(uint pass, int m, int reach) {
     return m - reach;
 }
 
-// The squared distance from p, in cell `own`, to a tank's cell c, less a thousandth of a cell on
-// each axis for rounding: no fish sorted into c lies nearer (cellOf clamps to the grid, so a fish
-// outside it lies beyond its border cell, on the far side from p).
-float cellGap2(vec3 p, ivec3 own, ivec3 c) {
-    float size = STEP_GRID_CELL_SIZE(params);
-    vec3 low = STEP_GRID_ORIGIN(params) + vec3(c) * size;
-    vec3 gap = mix(mix(vec3(0.0), p - (low + size), lessThan(c, own)), low - p,
-                   greaterThan(c, own));
-    gap = max(gap - 0.001 * size, vec3(0.0));
-    return dot(gap, gap);
-}
-
-// The squared distance from p, in cell `own` of a periodic tank, to the cell `offset` cells
-// away, less a thousandth of a cell on each axis as in cellGap2: a lower bound for the image of
-// a fish there that lies that way, as no cell is narrower than a cell (the last may be wider).
-// Its other image lies the other way round the tank, past at least `reach` cells of the 2 reach +
-// 1 or more an axis, so beyond the largest radius: never kept, whatever the bound.
-float periodicCellGap2(vec3 p, ivec3 own, ivec3 offset) {
+// The squared distance from p, in cell `own`, to the cell `offset` cells away, less a thousandth
+// of a cell on each axis for rounding: no fish sorted there lies nearer by way of that offset. The
+// whole cells between count a cell each: in a periodic tank the last on an axis may be wider,
+// never narrower. In a tank, cellOf clamps to the grid, so a fish outside it lies beyond its border
+// cell, on the far side from p. In a periodic tank a fish's other image lies the other way round,
+// past at least `reach` cells of the 2 reach + 1 or more an axis, so beyond the largest radius:
+// never kept, whatever the bound.
+float cellGap2(vec3 p, ivec3 own, ivec3 offset) {
     float size = STEP_GRID_CELL_SIZE(params);
     vec3 low = STEP_GRID_ORIGIN(params) + vec3(own) * size;
     vec3 towardsHigh = max(low + size - p, vec3(0.0)) + vec3(offset - 1) * size;
@@ -104,7 +94,7 @@ void main() {
                                              cellOffset(pass, my, reachY),
                                              cellOffset(pass, mz, reach));
                         if (STEP_HAS(kFeatureTopological) &&
-                            periodicCellGap2(self.position, cell, offset) > keptD2[kKthKept])
+                            cellGap2(self.position, cell, offset) > keptD2[kKthKept])
                             continue;
                         uvec3 c = uvec3((cell + offset + dims) % dims);
                         uint first = cellStarts[cellIndex(c)];
@@ -125,11 +115,12 @@ void main() {
             for (int mz = 0; mz <= 2 * reach; ++mz) {
                 for (int my = 0; my <= 2 * reach; ++my) {
                     for (int mx = 0; mx <= 2 * reach; ++mx) {
-                        ivec3 c = cell + ivec3(cellOffset(pass, mx, reach),
-                                               cellOffset(pass, my, reach),
-                                               cellOffset(pass, mz, reach));
+                        ivec3 offset = ivec3(cellOffset(pass, mx, reach),
+                                             cellOffset(pass, my, reach),
+                                             cellOffset(pass, mz, reach));
+                        ivec3 c = cell + offset;
                         if (any(lessThan(c, ivec3(0))) || any(greaterThanEqual(c, dims))) continue;
-                        if (cellGap2(self.position, cell, c) > keptD2[kKthKept]) continue;
+                        if (cellGap2(self.position, cell, offset) > keptD2[kKthKept]) continue;
                         uint first = cellStarts[cellIndex(uvec3(c))];
                         uint last = cellStarts[cellIndex(uvec3(c)) + 1u];
                         for (uint j = first; j < last; ++j) {
