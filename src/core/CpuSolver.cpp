@@ -56,6 +56,8 @@ void CpuSolver::upload(std::span<const Fish> school) {
     ids_.resize(n);
     nextIds_.resize(n);
     speciesOfId_.resize(n);
+    // No order to mend: the first sort sorts anew.
+    slotCell_.clear();
     for (std::size_t i = 0; i < n; ++i) {
         current_->store(i, school[i].position, school[i].velocity, school[i].acceleration);
         current_->kickClock[i] = school[i].kickClock;

@@ -120,6 +120,10 @@ class CpuSolver {
     /// Sorts current_ by cell. The accelerations are reordered only when `keepAccelerations`:
     /// a step rewrites every one of them anyway.
     void buildGrid(bool keepAccelerations);
+    /// buildGrid's order from the last one, where `moverCount` fish changed cell or half-cell;
+    /// false where it cannot be (then nothing it wrote is read).
+    template <class Copy>
+    bool mendOrder(std::size_t moverCount, const Copy& copy);
     /// The step of slots [begin, end) with the behaviours `kFeatures` (kFeature* bits) compiled in:
     /// the fish in groups (Group), each group's neighbour sums (sumNeighbours), then each fish's
     /// rule. Compiled for three instruction sets (FISHSCHOOL_STEP_CLONES).
@@ -264,8 +268,23 @@ class CpuSolver {
     std::vector<std::uint32_t> ids_, nextIds_;  ///< upload index of the fish in each slot
 
     GridShape grid_;
-    std::vector<std::uint8_t> fishOctant_;  ///< buildGrid: the half-cells of each unsorted slot
     std::vector<std::uint8_t> slotOctant_;  ///< the half-cells of each sorted slot
+    std::vector<std::uint32_t> slotCell_;   ///< the cell of each sorted slot
+    /// buildGrid: each unsorted slot's sort key, and the slots of the fish that changed cell or
+    /// half-cell since the last sort, kSortChunk places a chunk of slots.
+    std::vector<std::uint64_t> sortKeys_;
+    std::vector<std::uint32_t> moverSlots_;
+    /// What a chunk of slots holds for mendOrder: how many fish changed cell or half-cell, how
+    /// many stayed and their first and last keys, whether those are in order; then which of the
+    /// movers in key order it merges, and where it writes.
+    struct SortChunk {
+        std::uint64_t firstKey = 0, lastKey = 0;
+        std::size_t movers = 0, stayed = 0, moversFrom = 0, moversTo = 0, writeAt = 0;
+        bool inOrder = true;
+    };
+    std::vector<SortChunk> sortChunks_;
+    std::vector<std::uint64_t> movers_;         ///< mendOrder: the movers' keys, in order
+    std::vector<std::uint32_t> moverSlotOfId_;  ///< mendOrder: a mover's unsorted slot, by id
     CellSort cells_;  ///< current_ sorted by cell: order[k] is the current_ slot of sorted slot k
 };
 

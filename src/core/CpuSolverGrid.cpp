@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -61,8 +62,33 @@ bool CpuSolver::usesGrid() const {
     return params_.boundary != Boundary::Periodic || gridShape().holdsWrappedSearch();
 }
 
-/// Counting sort of the fish by cell: count, prefix sum, scatter, then reorder current_ so that
-/// the fish of a cell, and of a row of cells, sit together in memory.
+namespace {
+
+// A fish's sort key (CpuSolver::sortKeys_): its cell, then its half-cell, then its id, and the
+// top bit set where the fish changed cell or half-cell since the last sort. Cells below 2^28.
+constexpr int kKeyCellShift = 35, kKeyOctantShift = 32;
+constexpr std::uint64_t kKeyMoved = std::uint64_t{1} << 63;
+constexpr std::uint64_t kKeyWithinCell = (std::uint64_t{1} << kKeyCellShift) - 1;
+constexpr std::size_t kKeyedCells = std::size_t{1} << 28;
+
+/// The slots the sort deals in chunks of, each on one thread: fixed, so that what a chunk finds
+/// does not depend on the split.
+constexpr std::size_t kSortChunk = 2048;
+
+/// The order is mended while at most one fish in this many changed cell or half-cell: the sort
+/// of those that did is then short beside a sort of all.
+constexpr std::size_t kMendMostMoversPart = 16;
+
+}  // namespace
+
+/// Sorts the fish by cell, half-cell and id (docs/model.md "Neighbour search"), reordering
+/// current_ so that the fish of a cell, and of a row of cells, sit together in memory: within a
+/// cell by half-cells so that a group of fish spans half a cell and searches fewer candidates
+/// (packCandidates), then by upload index so that the sums depend only on the school, not on how
+/// threads or earlier steps ordered it (a school saved and loaded again steps to the same bits).
+/// The fish come in the order of the last sort, and between two steps a few in a hundred cross
+/// into another cell or half-cell: the order is then mended (mendOrder), else sorted anew by
+/// cell. Both give the one order of the keys, whatever the split across threads.
 void CpuSolver::buildGrid(bool keepAccelerations) {
     const std::size_t n = size();
     grid_ = gridShape();
@@ -73,53 +99,209 @@ void CpuSolver::buildGrid(bool keepAccelerations) {
         grid_ = grid_.forSchoolWithin(low, high);
     }
     const std::size_t cells = grid_.cellCount();
-    // Within a cell by half-cells, so that a group of fish spans half a cell and searches fewer
-    // candidates (packCandidates), then by upload index, so the sums depend only on the school,
-    // not on how threads or earlier steps ordered it (a school saved and loaded again steps to
-    // the same bits).
-    fishOctant_.resize(n);
-    cells_.build(
-        n, cells,
-        [&](std::size_t i) {
-            const auto [slot, octant] =
-                grid_.slotAndOctantOf(current_->px[i], current_->py[i], current_->pz[i]);
-            fishOctant_[i] = static_cast<std::uint8_t>(octant);
-            return slot;
-        },
-        [&](std::uint32_t a, std::uint32_t b) {
-            return fishOctant_[a] != fishOctant_[b] ? fishOctant_[a] < fishOctant_[b]
-                                                    : ids_[a] < ids_[b];
-        },
-        parallelFor_);
-    slotOctant_.resize(n);
+    // Each fish's key, and what each chunk of slots holds: its movers, the keys of the fish that
+    // stayed, and whether those are in order.
+    const bool mendable = slotCell_.size() == n && cells < kKeyedCells;
+    const std::size_t chunks = (n + kSortChunk - 1) / kSortChunk;
+    sortKeys_.resize(n);
+    moverSlots_.resize(n);
+    sortChunks_.resize(chunks);
+    parallelFor_(chunks, 1, [&](std::size_t begin, std::size_t end) {
+        const Arrays& a = *current_;
+        for (std::size_t c = begin; c < end; ++c) {
+            SortChunk chunk;
+            // Eight fish at a time (the arrays hold eight past the last fish).
+            std::array<std::uint32_t, 8> cells8{}, octants8{};
+            for (std::size_t i = c * kSortChunk; i < std::min(n, (c + 1) * kSortChunk); ++i) {
+                const std::size_t lane = i % 8;
+                if (lane == 0 && !grid_.hashed)
+                    grid_.slotsAndOctantsOf8(&a.px[i], &a.py[i], &a.pz[i], cells8.data(),
+                                             octants8.data());
+                else if (grid_.hashed)
+                    std::tie(cells8[lane], octants8[lane]) =
+                        grid_.slotAndOctantOf(a.px[i], a.py[i], a.pz[i]);
+                const std::uint32_t cell = cells8[lane], octant = octants8[lane];
+                const std::uint64_t key = std::uint64_t{cell} << kKeyCellShift |
+                                          std::uint64_t{octant} << kKeyOctantShift | ids_[i];
+                if (mendable && (cell != slotCell_[i] || octant != slotOctant_[i])) {
+                    sortKeys_[i] = key | kKeyMoved;
+                    moverSlots_[c * kSortChunk + chunk.movers++] = static_cast<std::uint32_t>(i);
+                    continue;
+                }
+                sortKeys_[i] = key;
+                if (chunk.stayed++ == 0)
+                    chunk.firstKey = key;
+                else
+                    chunk.inOrder = chunk.inOrder && chunk.lastKey < key;
+                chunk.lastKey = key;
+            }
+            sortChunks_[c] = chunk;
+        }
+    });
+    std::size_t moverCount = 0;
+    for (const SortChunk& chunk : sortChunks_) moverCount += chunk.movers;
 
     claimNext();
     const Arrays& from = *current_;
     Arrays& to = *next_;
     // The kick clocks only where they tick: a steering without kicks copies none.
     const bool burst = (features_ & glsl::kFeatureBurst) != 0u;
-    parallelFor_(n, kGridGrain, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t k = begin; k < end; ++k) {
-            const std::uint32_t slot = cells_.order[k];
-            to.px[k] = from.px[slot];
-            to.py[k] = from.py[slot];
-            to.pz[k] = from.pz[slot];
-            to.vx[k] = from.vx[slot];
-            to.vy[k] = from.vy[slot];
-            to.vz[k] = from.vz[slot];
-            nextIds_[k] = ids_[slot];
-            slotOctant_[k] = fishOctant_[slot];
-            if (burst) to.kickClock[k] = from.kickClock[slot];
-            if (keepAccelerations) {
-                to.ax[k] = from.ax[slot];
-                to.ay[k] = from.ay[slot];
-                to.az[k] = from.az[slot];
-            }
+    // Copies `count` fish from unsorted slot `slot` on to sorted slot `k`, through pointers held
+    // in locals: a store of a half-cell's byte may alias anything, and would make every fish load
+    // the arrays' addresses again.
+    const std::array<const float*, 6> fromArrays = {from.px.data(), from.py.data(), from.pz.data(),
+                                                    from.vx.data(), from.vy.data(), from.vz.data()};
+    const std::array<float*, 6> toArrays = {to.px.data(), to.py.data(), to.pz.data(),
+                                            to.vx.data(), to.vy.data(), to.vz.data()};
+    const std::array<const float*, 3> fromAccelerations = {from.ax.data(), from.ay.data(),
+                                                           from.az.data()};
+    const std::array<float*, 3> toAccelerations = {to.ax.data(), to.ay.data(), to.az.data()};
+    const float* const fromKick = from.kickClock.data();
+    float* const toKick = to.kickClock.data();
+    const std::uint32_t* const fromIds = ids_.data();
+    std::uint32_t* const toIds = nextIds_.data();
+    const std::uint64_t* const keys = sortKeys_.data();
+    slotOctant_.resize(n);
+    slotCell_.resize(n);
+    std::uint32_t* const toCells = slotCell_.data();
+    std::uint8_t* const toOctants = slotOctant_.data();
+    const auto copy = [=](std::size_t slot, std::size_t k, std::size_t count) {
+        for (std::size_t a = 0; a < fromArrays.size(); ++a)
+            std::copy_n(fromArrays[a] + slot, count, toArrays[a] + k);
+        std::copy_n(fromIds + slot, count, toIds + k);
+        for (std::size_t j = 0; j < count; ++j) {
+            const std::uint64_t key = keys[slot + j];
+            toCells[k + j] = static_cast<std::uint32_t>(key >> kKeyCellShift) & (kKeyedCells - 1);
+            toOctants[k + j] = static_cast<std::uint8_t>(key >> kKeyOctantShift & 7u);
         }
-    });
+        if (burst) std::copy_n(fromKick + slot, count, toKick + k);
+        if (keepAccelerations)
+            for (std::size_t a = 0; a < fromAccelerations.size(); ++a)
+                std::copy_n(fromAccelerations[a] + slot, count, toAccelerations[a] + k);
+    };
+    const bool mended =
+        mendable && moverCount <= n / kMendMostMoversPart && mendOrder(moverCount, copy);
+    if (!mended) {
+        cells_.build(
+            n, cells,
+            [&](std::size_t i) {
+                return static_cast<std::uint32_t>(sortKeys_[i] >> kKeyCellShift) &
+                       (kKeyedCells - 1);
+            },
+            [&](std::uint32_t a, std::uint32_t b) {
+                return (sortKeys_[a] & kKeyWithinCell) < (sortKeys_[b] & kKeyWithinCell);
+            },
+            parallelFor_);
+        parallelFor_(n, kGridGrain, [&](std::size_t begin, std::size_t end) {
+            // Runs of fish that keep their order, a copy each.
+            for (std::size_t k = begin; k < end;) {
+                const std::uint32_t slot = cells_.order[k];
+                std::size_t count = 1;
+                while (k + count < end && cells_.order[k + count] == slot + count) ++count;
+                copy(slot, k, count);
+                k += count;
+            }
+        });
+    } else {
+        // Each cell's first slot: the slots are in order of their cells, so each cell's is
+        // written once, by the slot that begins it or follows the empty cells before it.
+        cells_.cellStart.resize(cells + 1);
+        parallelFor_(n + 1, kGridGrain, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t k = begin; k < end; ++k) {
+                const std::size_t low = k == 0 ? 0 : std::size_t{slotCell_[k - 1]} + 1;
+                const std::size_t high = k == n ? cells : std::size_t{slotCell_[k]};
+                for (std::size_t cell = low; cell <= high; ++cell)
+                    cells_.cellStart[cell] = static_cast<std::uint32_t>(k);
+            }
+        });
+    }
     // The sorted copy becomes the previous state; its ids follow it.
     std::swap(current_, next_);
     std::swap(ids_, nextIds_);
+}
+
+/// The fish that kept their cell and half-cell since the last sort are still in order among
+/// themselves; the movers are sorted and merged in. A chunk of slots merges its fish that stayed
+/// with the movers that fall between them, from the place its counts before it give, and copies
+/// each fish there (`copy(slot, sortedSlot, count)`) as it goes: the fish that stayed are read
+/// and written in runs. Returns false, with nothing copied, where the fish that stayed are out of
+/// order: never after a sort of this solver's, whose order only this sort changes, but the
+/// order must not rest on that.
+template <class Copy>
+bool CpuSolver::mendOrder(std::size_t moverCount, const Copy& copy) {
+    const std::size_t n = size();
+    std::size_t stayedBefore = 0, moversBefore = 0;
+    SortChunk* previous = nullptr;
+    movers_.resize(moverCount);
+    for (std::size_t c = 0; c < sortChunks_.size(); ++c) {
+        SortChunk& chunk = sortChunks_[c];
+        if (!chunk.inOrder) return false;
+        for (std::size_t m = 0; m < chunk.movers; ++m) {
+            const std::uint32_t slot = moverSlots_[c * kSortChunk + m];
+            movers_[moversBefore + m] = sortKeys_[slot] & ~kKeyMoved;
+        }
+        moversBefore += chunk.movers;
+        if (chunk.stayed == 0) continue;
+        if (previous != nullptr && !(previous->lastKey < chunk.firstKey)) return false;
+        previous = &chunk;
+    }
+    if (previous == nullptr) return false;
+    // Keys are distinct (ids are): the order is the one order of the keys. A key's low 32 bits
+    // are its fish's id, which leads to its slot once the movers are in order.
+    std::sort(movers_.begin(), movers_.end());
+    previous = nullptr;
+    for (SortChunk& chunk : sortChunks_) {
+        if (chunk.stayed == 0) continue;
+        // The movers before the first key go to the first chunk that holds a fish that stayed,
+        // those after a chunk's last key, up to the next such chunk's first, to it.
+        chunk.moversFrom =
+            previous == nullptr
+                ? 0
+                : static_cast<std::size_t>(
+                      std::lower_bound(movers_.begin(), movers_.end(), chunk.firstKey) -
+                      movers_.begin());
+        if (previous != nullptr) previous->moversTo = chunk.moversFrom;
+        chunk.writeAt = stayedBefore + chunk.moversFrom;
+        stayedBefore += chunk.stayed;
+        previous = &chunk;
+    }
+    previous->moversTo = moverCount;
+    // Each mover's slot, by id.
+    moverSlotOfId_.resize(n);
+    for (std::size_t c = 0; c < sortChunks_.size(); ++c)
+        for (std::size_t m = 0; m < sortChunks_[c].movers; ++m) {
+            const std::uint32_t slot = moverSlots_[c * kSortChunk + m];
+            moverSlotOfId_[ids_[slot]] = slot;
+        }
+
+    parallelFor_(sortChunks_.size(), 1, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t c = begin; c < end; ++c) {
+            const SortChunk& chunk = sortChunks_[c];
+            if (chunk.stayed == 0) continue;
+            std::size_t at = chunk.writeAt, m = chunk.moversFrom;
+            // The fish that stayed in runs, each run copied at once: from runStart, `run` long.
+            std::size_t runStart = 0, run = 0;
+            const auto copyMover = [&] {
+                copy(moverSlotOfId_[static_cast<std::uint32_t>(movers_[m++])], at++, 1);
+            };
+            for (std::size_t i = c * kSortChunk; i < std::min(n, (c + 1) * kSortChunk); ++i) {
+                const std::uint64_t key = sortKeys_[i];
+                const bool moved = (key & kKeyMoved) != 0u;
+                if (moved || (m < chunk.moversTo && movers_[m] < key)) {
+                    copy(runStart, at, run);
+                    at += run;
+                    run = 0;
+                    if (moved) continue;
+                    while (m < chunk.moversTo && movers_[m] < key) copyMover();
+                }
+                if (run++ == 0) runStart = i;
+            }
+            copy(runStart, at, run);
+            at += run;
+            while (m < chunk.moversTo) copyMover();
+        }
+    });
+    return true;
 }
 
 void CpuSolver::gatherCandidateRanges(const glm::ivec3& cell, CandidateRanges& out) const {

@@ -106,15 +106,15 @@ inline glm::ivec3 CpuSolver::searchCellOf(std::size_t i) const {
 }
 
 inline bool CpuSolver::inOneRun(std::size_t a, std::size_t b) const {
-    const std::uint32_t cell = cells_.fishCell[cells_.order[a]];
-    if (cell != cells_.fishCell[cells_.order[b]]) return false;
+    const std::uint32_t cell = slotCell_[a];
+    if (cell != slotCell_[b]) return false;
     // A cell that holds one group at most is one run: its fish share the cell's candidates.
     return cells_.cellStart[cell + 1] - cells_.cellStart[cell] <= kGroupMost ||
            slotOctant_[a] == slotOctant_[b];
 }
 
 inline std::size_t CpuSolver::runStartOf(std::size_t i) const {
-    const std::uint32_t cell = cells_.fishCell[cells_.order[i]];
+    const std::uint32_t cell = slotCell_[i];
     const std::size_t cellFirst = cells_.cellStart[cell];
     if (cells_.cellStart[cell + 1] - cellFirst <= kGroupMost) return cellFirst;
     // A fuller cell's fish are in order of their half-cells: found in log time, however many

@@ -233,5 +233,41 @@ INSTANTIATE_TEST_SUITE_P(
                       Scene{"EverySteeringMode", everySteeringMode(), 0}),
     [](const auto& info) { return std::string(info.param.name); });
 
+class MendedOrder : public ::testing::TestWithParam<Scene> {};
+
+// Each step sorts the fish by cell, half-cell and id, mending the last step's order where few
+// fish changed cell: a school that steps on from the order it kept steps to the bytes of the same
+// school uploaded afresh, whose first sort sorts every fish anew, at every step.
+TEST_P(MendedOrder, StepsTheBytesOfAFreshSort) {
+    const SimParams& p = GetParam().params;
+    ASSERT_TRUE(validate(p)) << validate(p).error();
+    for (auto make : {&makeCpuBackend, &makeTbbBackend}) {
+        const std::unique_ptr<Backend> kept = make();
+        ASSERT_TRUE(kept->setParams(p));
+        ASSERT_TRUE(kept->upload(makeInitialSchool(p)));
+        for (int s = 0; s < 40; ++s) {
+            const std::unique_ptr<Backend> fresh = make();
+            ASSERT_TRUE(fresh->setParams(p));
+            ASSERT_TRUE(fresh->upload(kept->download()));
+            fresh->setStepCount(kept->stepCount());
+            kept->step();
+            fresh->step();
+            const School a = kept->download(), b = fresh->download();
+            ASSERT_EQ(a.size(), b.size());
+            ASSERT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(Fish)), 0)
+                << "step " << s << " of " << kept->description();
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Scenes, MendedOrder,
+    ::testing::Values(Scene{"Walls", crowded(), 0},
+                      Scene{"Periodic", withBoundary(crowded(), Boundary::Periodic), 0},
+                      Scene{"OpenWater", withBoundary(crowded(), Boundary::Open), 0},
+                      Scene{"Species", withSpecies(), 0},
+                      Scene{"Article", splitScene(articleParams(), NeighborSearch::Grid), 0}),
+    [](const auto& info) { return std::string(info.param.name); });
+
 }  // namespace
 }  // namespace fishschool

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -88,6 +89,52 @@ void expectTheNeighbourSetsOfAllPairs(const SimParams& gridParams, const School&
             total += expected.size();
         }
         EXPECT_GT(total, 20u) << "the scene should have neighbours at radius " << radius;
+    }
+}
+
+// The sort finds eight fish's cells and halves at once: the same as one at a time, for positions
+// inside, on the faces and halves of cells, outside the tank, infinite and NaN.
+TEST(Grid, EightFishAtOnceFallInTheCellsAndHalvesOfOneAtATime) {
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> unit(-1.3f, 1.3f);
+    const float kInf = std::numeric_limits<float>::infinity();
+    const float kNaN = std::numeric_limits<float>::quiet_NaN();
+    // Cells 2 wide from -8: a fish at a whole number of half-cells lies exactly on a face or a
+    // half, which the rounding of other widths seldom hits.
+    GridShape exact;
+    exact.origin = {-8.0, -4.0, -8.0};
+    exact.cellSize = 2.0;
+    exact.dimX = exact.dimZ = 8;
+    exact.dimY = 4;
+    for (const bool periodic : {false, true}) {
+        for (const glm::vec3 bounds : {glm::vec3(20.0f, 10.0f, 20.0f), glm::vec3(7.0f, 0.0f, 3.0f),
+                                       glm::vec3(8.0f, 4.0f, 8.0f)}) {
+            const GridShape grid =
+                bounds.x == 8.0f ? exact : GridShape::forTank(bounds, 2.5f, 100000, 1, periodic);
+            std::vector<float> x, y, z;
+            for (int i = 0; i < 4000; ++i) {
+                glm::vec3 p = bounds * glm::vec3(unit(rng), unit(rng), unit(rng));
+                // Every fourth fish exactly on a cell's face or half, some far out.
+                if (i % 4 == 1)
+                    p.x = static_cast<float>(grid.origin.x + grid.cellSize * (i % 13) * 0.5);
+                if (i % 4 == 2) p.z = static_cast<float>(grid.origin.z + grid.cellSize * (i % 7));
+                if (i % 97 == 3) p.y = i % 2 == 0 ? kInf : -kInf;
+                if (i % 89 == 5) p.x = kNaN;
+                if (i % 83 == 7) p.z = 1e30f;
+                x.push_back(p.x);
+                y.push_back(p.y);
+                z.push_back(p.z);
+            }
+            for (std::size_t i = 0; i < x.size(); i += 8) {
+                std::uint32_t slots[8], octants[8];
+                grid.slotsAndOctantsOf8(&x[i], &y[i], &z[i], slots, octants);
+                for (std::size_t l = 0; l < 8; ++l) {
+                    const auto [slot, octant] = grid.slotAndOctantOf(x[i + l], y[i + l], z[i + l]);
+                    ASSERT_EQ(slots[l], slot) << x[i + l] << " " << y[i + l] << " " << z[i + l];
+                    ASSERT_EQ(octants[l], octant) << x[i + l] << " " << y[i + l] << " " << z[i + l];
+                }
+            }
+        }
     }
 }
 
