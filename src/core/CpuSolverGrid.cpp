@@ -65,7 +65,9 @@ bool CpuSolver::usesGrid() const {
 namespace {
 
 // A fish's sort key (CpuSolver::sortKeys_): its cell, then its half-cell, then its id, and the
-// top bit set where the fish changed cell or half-cell since the last sort. Cells below 2^28.
+// top bit set where the fish changed cell or half-cell since the last sort. The cell's bits hold
+// cells below 2^28 (kKeyedCells), far more than 16 million fish need; with more, every sort is a
+// full one, by cell as CellSort::fishCell holds it, then by the key's half-cell and id.
 constexpr int kKeyCellShift = 35, kKeyOctantShift = 32;
 constexpr std::uint64_t kKeyMoved = std::uint64_t{1} << 63;
 constexpr std::uint64_t kKeyWithinCell = (std::uint64_t{1} << kKeyCellShift) - 1;
@@ -104,6 +106,7 @@ void CpuSolver::buildGrid(bool keepAccelerations) {
     const bool mendable = slotCell_.size() == n && cells < kKeyedCells;
     const std::size_t chunks = (n + kSortChunk - 1) / kSortChunk;
     sortKeys_.resize(n);
+    cells_.fishCell.resize(n);
     moverSlots_.resize(n);
     sortChunks_.resize(chunks);
     parallelFor_(chunks, 1, [&](std::size_t begin, std::size_t end) {
@@ -121,6 +124,7 @@ void CpuSolver::buildGrid(bool keepAccelerations) {
                     std::tie(cells8[lane], octants8[lane]) =
                         grid_.slotAndOctantOf(a.px[i], a.py[i], a.pz[i]);
                 const std::uint32_t cell = cells8[lane], octant = octants8[lane];
+                cells_.fishCell[i] = cell;
                 const std::uint64_t key = std::uint64_t{cell} << kKeyCellShift |
                                           std::uint64_t{octant} << kKeyOctantShift | ids_[i];
                 if (mendable && (cell != slotCell_[i] || octant != slotOctant_[i])) {
@@ -161,6 +165,7 @@ void CpuSolver::buildGrid(bool keepAccelerations) {
     const std::uint32_t* const fromIds = ids_.data();
     std::uint32_t* const toIds = nextIds_.data();
     const std::uint64_t* const keys = sortKeys_.data();
+    const std::uint32_t* const fishCells = cells_.fishCell.data();
     slotOctant_.resize(n);
     slotCell_.resize(n);
     std::uint32_t* const toCells = slotCell_.data();
@@ -169,11 +174,9 @@ void CpuSolver::buildGrid(bool keepAccelerations) {
         for (std::size_t a = 0; a < fromArrays.size(); ++a)
             std::copy_n(fromArrays[a] + slot, count, toArrays[a] + k);
         std::copy_n(fromIds + slot, count, toIds + k);
-        for (std::size_t j = 0; j < count; ++j) {
-            const std::uint64_t key = keys[slot + j];
-            toCells[k + j] = static_cast<std::uint32_t>(key >> kKeyCellShift) & (kKeyedCells - 1);
-            toOctants[k + j] = static_cast<std::uint8_t>(key >> kKeyOctantShift & 7u);
-        }
+        std::copy_n(fishCells + slot, count, toCells + k);
+        for (std::size_t j = 0; j < count; ++j)
+            toOctants[k + j] = static_cast<std::uint8_t>(keys[slot + j] >> kKeyOctantShift & 7u);
         if (burst) std::copy_n(fromKick + slot, count, toKick + k);
         if (keepAccelerations)
             for (std::size_t a = 0; a < fromAccelerations.size(); ++a)
@@ -183,11 +186,7 @@ void CpuSolver::buildGrid(bool keepAccelerations) {
         mendable && moverCount <= n / kMendMostMoversPart && mendOrder(moverCount, copy);
     if (!mended) {
         cells_.build(
-            n, cells,
-            [&](std::size_t i) {
-                return static_cast<std::uint32_t>(sortKeys_[i] >> kKeyCellShift) &
-                       (kKeyedCells - 1);
-            },
+            n, cells, [&](std::size_t i) { return cells_.fishCell[i]; },
             [&](std::uint32_t a, std::uint32_t b) {
                 return (sortKeys_[a] & kKeyWithinCell) < (sortKeys_[b] & kKeyWithinCell);
             },
