@@ -124,6 +124,9 @@ class CpuSolver {
     /// false where it cannot be (then nothing it wrote is read).
     template <class Copy>
     bool mendOrder(std::size_t moverCount, const Copy& copy);
+    /// A thread's buffers of packed candidates, kept from one stepRange to the next
+    /// (CpuSolverStep.h).
+    class ThreadCandidateRun;
     /// The step of slots [begin, end) with the behaviours `kFeatures` (kFeature* bits) compiled in:
     /// the fish in groups (Group), each group's neighbour sums (sumNeighbours), then each fish's
     /// rule. Compiled for three instruction sets (FISHSCHOOL_STEP_CLONES).
@@ -285,7 +288,9 @@ class CpuSolver {
     std::vector<SortChunk> sortChunks_;
     std::vector<std::uint64_t> movers_;         ///< mendOrder: the movers' keys, in order
     std::vector<std::uint32_t> moverSlotOfId_;  ///< mendOrder: a mover's unsorted slot, by id
-    CellSort cells_;  ///< current_ sorted by cell: order[k] is the current_ slot of sorted slot k
+    /// Each cell's first sorted slot (cellStart) and each unsorted slot's cell (fishCell); order,
+    /// the unsorted slot of each sorted slot, after a full sort only.
+    CellSort cells_;
 };
 
 /// The part of the cpu and tbb backends that is the same: everything but how work is split.

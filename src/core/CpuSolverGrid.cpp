@@ -223,9 +223,9 @@ void CpuSolver::buildGrid(bool keepAccelerations) {
 /// themselves; the movers are sorted and merged in. A chunk of slots merges its fish that stayed
 /// with the movers that fall between them, from the place its counts before it give, and copies
 /// each fish there (`copy(slot, sortedSlot, count)`) as it goes: the fish that stayed are read
-/// and written in runs. Returns false, with nothing copied, where the fish that stayed are out of
-/// order: never after a sort of this solver's, whose order only this sort changes, but the
-/// order must not rest on that.
+/// and written in runs. Returns false, with nothing copied, where no fish stayed, or where the
+/// fish that stayed are out of order: never after a sort of this solver's, whose order only this
+/// sort changes, but the order must not rest on that.
 template <class Copy>
 bool CpuSolver::mendOrder(std::size_t moverCount, const Copy& copy) {
     const std::size_t n = size();

@@ -991,6 +991,37 @@ inline void storeFirstLanes(float* to, glsl::Real8 x, std::size_t n) {
         for (std::size_t l = 0; l < n; ++l) to[l] = x.v[l];
 }
 
+/// Each thread keeps its run's buffers from one stepRange call to the next, whatever the set of
+/// behaviours: tbb calls it for every chunk of kGridGrain fish, and new buffers each time cost 2
+/// to 3 % of a step. Buffers of more than 65,536 candidates (3 MB) are let go, so that a crowded
+/// school's do not outlive it. A call does not wait for other work, so none runs inside it on
+/// its thread; a fresh run all the same, should one ever be.
+class CpuSolver::ThreadCandidateRun {
+  public:
+    ThreadCandidateRun() : owns_(!std::exchange(inUse(), true)) {}
+    ~ThreadCandidateRun() {
+        if (!owns_) return;
+        if (kept().px.size() > kMostKept) kept() = CandidateRun{};
+        inUse() = false;
+    }
+    ThreadCandidateRun(const ThreadCandidateRun&) = delete;
+    ThreadCandidateRun& operator=(const ThreadCandidateRun&) = delete;
+    CandidateRun& run() { return owns_ ? kept() : fresh_; }
+
+  private:
+    static constexpr std::size_t kMostKept = 65536;
+    static CandidateRun& kept() {
+        thread_local CandidateRun run;
+        return run;
+    }
+    static bool& inUse() {
+        thread_local bool used = false;
+        return used;
+    }
+    bool owns_;
+    CandidateRun fresh_;
+};
+
 template <std::uint32_t kFeatures>
 void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, StepFrameCopy frame) {
     constexpr bool kFieldOfView = (kFeatures & glsl::kFeatureFieldOfView) != 0u;
@@ -1006,24 +1037,8 @@ void CpuSolver::stepRange(std::size_t begin, std::size_t end, bool useGrid, Step
     // The fish of a group sit together, near one another, and search the same candidates: the
     // candidate ranges are found once a cell, packed once a group, and summed a group at a time.
     CandidateRanges candidates;
-    // Each thread keeps its run's buffers from one call to the next: tbb calls this for every
-    // chunk of kGridGrain fish, and new buffers each time cost 2 to 3 % of a step. Buffers of
-    // more than 65,536 candidates (3 MB) are let go, so that a crowded school's do not outlive
-    // it. A call does not wait for other work, so none runs inside it on its thread; a fresh run
-    // all the same, should one ever be.
-    thread_local CandidateRun keptRun;
-    thread_local bool keptRunInUse = false;
-    CandidateRun freshRun;
-    const bool ownsKeptRun = !std::exchange(keptRunInUse, true);
-    CandidateRun& run = ownsKeptRun ? keptRun : freshRun;
-    struct ReleaseKeptRun {
-        bool owns;
-        ~ReleaseKeptRun() {
-            if (!owns) return;
-            if (keptRun.px.size() > 65536) keptRun = CandidateRun{};
-            keptRunInUse = false;
-        }
-    } releaseKeptRun{ownsKeptRun};
+    ThreadCandidateRun threadRun;
+    CandidateRun& run = threadRun.run();
     CandidateRange runRange;
     // On the grid a group's run, set where the group changes; else every pair of the school.
     CandidateSource source;

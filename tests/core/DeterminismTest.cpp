@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <ostream>
+#include <random>
 #include <string>
 
 #include <tbb/global_control.h>
@@ -15,6 +16,7 @@
 #include <tbb/task_arena.h>
 
 #include "core/CpuBackends.h"
+#include "core/GridShape.h"
 #include "core/NeighbourSumsAvx512.h"
 #include "core/Scenario.h"
 
@@ -233,19 +235,14 @@ INSTANTIATE_TEST_SUITE_P(
                       Scene{"EverySteeringMode", everySteeringMode(), 0}),
     [](const auto& info) { return std::string(info.param.name); });
 
-class MendedOrder : public ::testing::TestWithParam<Scene> {};
-
-// Each step sorts the fish by cell, half-cell and id, mending the last step's order where few
-// fish changed cell: a school that steps on from the order it kept steps to the bytes of the same
-// school uploaded afresh, whose first sort sorts every fish anew, at every step.
-TEST_P(MendedOrder, StepsTheBytesOfAFreshSort) {
-    const SimParams& p = GetParam().params;
-    ASSERT_TRUE(validate(p)) << validate(p).error();
+/// Steps `school` on cpu and tbb, each step beside the same school uploaded afresh: the bytes
+/// must agree at every step.
+void expectEveryStepAsAfterAFreshSort(const SimParams& p, const School& school, int steps) {
     for (auto make : {&makeCpuBackend, &makeTbbBackend}) {
         const std::unique_ptr<Backend> kept = make();
         ASSERT_TRUE(kept->setParams(p));
-        ASSERT_TRUE(kept->upload(makeInitialSchool(p)));
-        for (int s = 0; s < 40; ++s) {
+        ASSERT_TRUE(kept->upload(school));
+        for (int s = 0; s < steps; ++s) {
             const std::unique_ptr<Backend> fresh = make();
             ASSERT_TRUE(fresh->setParams(p));
             ASSERT_TRUE(fresh->upload(kept->download()));
@@ -258,6 +255,57 @@ TEST_P(MendedOrder, StepsTheBytesOfAFreshSort) {
                 << "step " << s << " of " << kept->description();
         }
     }
+}
+
+class MendedOrder : public ::testing::TestWithParam<Scene> {};
+
+// Each step sorts the fish by cell, half-cell and id, mending the last step's order where few
+// fish changed cell: a school that steps on from the order it kept steps to the bytes of the same
+// school uploaded afresh, whose first sort sorts every fish anew, at every step.
+TEST_P(MendedOrder, StepsTheBytesOfAFreshSort) {
+    const SimParams& p = GetParam().params;
+    ASSERT_TRUE(validate(p)) << validate(p).error();
+    expectEveryStepAsAfterAFreshSort(p, makeInitialSchool(p), 40);
+}
+
+// The sort is mended in chunks of 2,048 slots. Here the first chunk's fish all cross a half-cell
+// together, and sort before every fish that stayed: a chunk with none that stayed, and movers
+// placed before the first chunk that has some.
+TEST(MendedOrder, AWholeChunkOfFishCrossingAHalfCell) {
+    SimParams p;
+    p.bounds = {40.0f, 40.0f, 40.0f};
+    p.rocks.clear();
+    p.rCohesion = p.rAlignment = 10.0f;
+    p.rSeparation = 2.0f;
+    p.fishCount = 40000;
+    ASSERT_TRUE(validate(p)) << validate(p).error();
+    const GridShape grid = GridShape::forTank(p.bounds, 10.0f, 2 * 40000 + 64);
+    ASSERT_EQ(grid.dimX, 8);
+    const float cell = static_cast<float>(grid.cellSize);
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> within(-1.0f, 1.0f);
+    School school(40000);
+    for (std::size_t i = 0; i < school.size(); ++i) {
+        Fish& f = school[i];
+        if (i < 2100) {
+            // Just below the middle of the first cell in x, swimming across it; the lower halves
+            // in y and z.
+            f.position = {-40.0f + 0.5f * cell - 0.02f, -40.0f + 0.25f * cell + within(rng),
+                          -40.0f + 0.25f * cell + within(rng)};
+            f.velocity = {3.0f, 0.0f, 0.0f};
+        } else {
+            // At rest a quarter of a cell from every face and middle, in the other cells.
+            const std::size_t k = i % 511 + 1;
+            const glm::vec3 cellAt(static_cast<float>(k % 8), static_cast<float>(k / 8 % 8),
+                                   static_cast<float>(k / 64));
+            const glm::vec3 quarter(0.25f + 0.5f * static_cast<float>(i / 511 % 2),
+                                    0.25f + 0.5f * static_cast<float>(i / 1022 % 2), 0.25f);
+            f.position = -p.bounds + (cellAt + quarter) * cell +
+                         glm::vec3(within(rng), within(rng), within(rng));
+            f.velocity = {};
+        }
+    }
+    expectEveryStepAsAfterAFreshSort(p, school, 3);
 }
 
 INSTANTIATE_TEST_SUITE_P(
