@@ -286,8 +286,8 @@ class CpuSolver {
         bool inOrder = true;
     };
     std::vector<SortChunk> sortChunks_;
-    std::vector<std::uint64_t> movers_;         ///< mendOrder: the movers' keys, in order
-    std::vector<std::uint32_t> moverSlotOfId_;  ///< mendOrder: a mover's unsorted slot, by id
+    /// mendOrder: the movers' keys and unsorted slots, in order of their keys.
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> movers_;
     /// Each cell's first sorted slot (cellStart) and each unsorted slot's cell (fishCell); order,
     /// the unsorted slot of each sorted slot, after a full sort only.
     CellSort cells_;

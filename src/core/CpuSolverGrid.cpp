@@ -237,7 +237,7 @@ bool CpuSolver::mendOrder(std::size_t moverCount, const Copy& copy) {
         if (!chunk.inOrder) return false;
         for (std::size_t m = 0; m < chunk.movers; ++m) {
             const std::uint32_t slot = moverSlots_[c * kSortChunk + m];
-            movers_[moversBefore + m] = sortKeys_[slot] & ~kKeyMoved;
+            movers_[moversBefore + m] = {sortKeys_[slot] & ~kKeyMoved, slot};
         }
         moversBefore += chunk.movers;
         if (chunk.stayed == 0) continue;
@@ -245,8 +245,7 @@ bool CpuSolver::mendOrder(std::size_t moverCount, const Copy& copy) {
         previous = &chunk;
     }
     if (previous == nullptr) return false;
-    // Keys are distinct (ids are): the order is the one order of the keys. A key's low 32 bits
-    // are its fish's id, which leads to its slot once the movers are in order.
+    // Keys are distinct (ids are): the order is the one order of the keys.
     std::sort(movers_.begin(), movers_.end());
     previous = nullptr;
     for (SortChunk& chunk : sortChunks_) {
@@ -257,7 +256,8 @@ bool CpuSolver::mendOrder(std::size_t moverCount, const Copy& copy) {
             previous == nullptr
                 ? 0
                 : static_cast<std::size_t>(
-                      std::lower_bound(movers_.begin(), movers_.end(), chunk.firstKey) -
+                      std::lower_bound(movers_.begin(), movers_.end(),
+                                       std::pair<std::uint64_t, std::uint32_t>{chunk.firstKey, 0}) -
                       movers_.begin());
         if (previous != nullptr) previous->moversTo = chunk.moversFrom;
         chunk.writeAt = stayedBefore + chunk.moversFrom;
@@ -265,13 +265,6 @@ bool CpuSolver::mendOrder(std::size_t moverCount, const Copy& copy) {
         previous = &chunk;
     }
     previous->moversTo = moverCount;
-    // Each mover's slot, by id.
-    moverSlotOfId_.resize(n);
-    for (std::size_t c = 0; c < sortChunks_.size(); ++c)
-        for (std::size_t m = 0; m < sortChunks_[c].movers; ++m) {
-            const std::uint32_t slot = moverSlots_[c * kSortChunk + m];
-            moverSlotOfId_[ids_[slot]] = slot;
-        }
 
     parallelFor_(sortChunks_.size(), 1, [&](std::size_t begin, std::size_t end) {
         for (std::size_t c = begin; c < end; ++c) {
@@ -280,18 +273,16 @@ bool CpuSolver::mendOrder(std::size_t moverCount, const Copy& copy) {
             std::size_t at = chunk.writeAt, m = chunk.moversFrom;
             // The fish that stayed in runs, each run copied at once: from runStart, `run` long.
             std::size_t runStart = 0, run = 0;
-            const auto copyMover = [&] {
-                copy(moverSlotOfId_[static_cast<std::uint32_t>(movers_[m++])], at++, 1);
-            };
+            const auto copyMover = [&] { copy(movers_[m++].second, at++, 1); };
             for (std::size_t i = c * kSortChunk; i < std::min(n, (c + 1) * kSortChunk); ++i) {
                 const std::uint64_t key = sortKeys_[i];
                 const bool moved = (key & kKeyMoved) != 0u;
-                if (moved || (m < chunk.moversTo && movers_[m] < key)) {
+                if (moved || (m < chunk.moversTo && movers_[m].first < key)) {
                     copy(runStart, at, run);
                     at += run;
                     run = 0;
                     if (moved) continue;
-                    while (m < chunk.moversTo && movers_[m] < key) copyMover();
+                    while (m < chunk.moversTo && movers_[m].first < key) copyMover();
                 }
                 if (run++ == 0) runStart = i;
             }
